@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpdrift/mcpdrift/catalog"
+	"github.com/mcpdrift/mcpdrift/gate"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/report"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+type gateFlags struct {
+	observed, declared, policy, profile, format, out, rules, color string
+	maxInput                                                       int64
+}
+
+func newGate(e *env) *cobra.Command {
+	var g gateFlags
+	cmd := &cobra.Command{
+		Use:   "gate --observed FILE [--declared FILE] [--policy FILE] [--profile default|strict] [--format json|text|sarif|markdown] [-o FILE]",
+		Short: "Compare an observed record with the declared baseline and/or the policy map; exit 0 clean, 1 findings, 3 inconclusive, 2 bad input",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := runGate(e, &g)
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			opt := report.Options{ToolVersion: version(), ArtifactURI: g.observed, Color: useColor(e, g.out, g.color)}
+			if err := report.Render(&buf, r, g.format, opt); err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			if err := writeOutput(e, g.out, buf.Bytes()); err != nil {
+				return err
+			}
+			e.code = r.ExitCode
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&g.observed, "observed", "", "observed record (assay.mcp_manifest_observed.v0)")
+	f.StringVar(&g.declared, "declared", "", "declared per-tool baseline (assay.declared_mcp_manifest.v0)")
+	f.StringVar(&g.policy, "policy", "", "YAML policy with declared_mcp_manifests")
+	f.StringVar(&g.profile, "profile", "default", "severity profile: "+strings.Join(gate.ProfileNames(), "|"))
+	f.StringVar(&g.format, "format", "json", "report format: "+strings.Join(report.Formats(), "|"))
+	f.StringVarP(&g.out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
+	f.StringVar(&g.rules, "rules", "", "YAML privilege rules; the gate re-classifies tool names and takes either side's privilege")
+	f.StringVar(&g.color, "color", "auto", "colour in text output: auto|always|never (auto: only on a terminal, and never with NO_COLOR)")
+	f.Int64Var(&g.maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
+	return cmd
+}
+
+func useColor(e *env, out, mode string) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if out != "" && out != "-" {
+		return false
+	}
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		return false
+	}
+	f, ok := e.stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func runGate(e *env, g *gateFlags) (*gate.Report, error) {
+	if g.observed == "" {
+		return nil, usageErr("--observed is required")
+	}
+	if g.declared == "" && g.policy == "" {
+		return nil, usageErr("give --declared, --policy, or both")
+	}
+	if !contains(report.Formats(), g.format) {
+		return nil, usageErr("--format must be one of %s", strings.Join(report.Formats(), ", "))
+	}
+	if g.color != "auto" && g.color != "always" && g.color != "never" {
+		return nil, usageErr("--color must be auto, always or never")
+	}
+	prof, err := gate.ProfileByName(g.profile)
+	if err != nil {
+		return nil, usageErr("--profile: %s", err.Error())
+	}
+	c, err := loadClassifier(g.rules)
+	if err != nil {
+		return nil, err
+	}
+	in := gate.Input{Profile: prof, Classifier: c}
+	src, err := readInput(e, g.observed, g.maxInput)
+	if err != nil {
+		return nil, err
+	}
+	if in.Observed, err = manifest.ParseObserved(src, g.observed); err != nil {
+		return nil, &exitError{ExitUsage, err.Error()}
+	}
+	if g.declared != "" {
+		src, err := readInput(e, g.declared, g.maxInput)
+		if err != nil {
+			return nil, err
+		}
+		if in.Declared, err = manifest.ParseDeclared(src, g.declared); err != nil {
+			return nil, &exitError{ExitUsage, err.Error()}
+		}
+	}
+	if g.policy != "" {
+		src, err := readInput(e, g.policy, g.maxInput)
+		if err != nil {
+			return nil, err
+		}
+		if in.Policy, err = manifest.ParsePolicy(src, g.policy); err != nil {
+			return nil, &exitError{ExitUsage, err.Error()}
+		}
+	}
+	r, err := gate.Run(in)
+	if err != nil {
+		var ie *gate.InputError
+		if errors.As(err, &ie) {
+			return nil, usageErr("%s", safetext.Escape(ie.Msg))
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func newCodes(e *env) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "codes [--format text|markdown]",
+		Short: "List every reason code mcpdrift can emit (the rule catalogue)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch format {
+			case "markdown":
+				_, err := e.stdout.Write(catalog.Markdown())
+				return err
+			case "text":
+				var b strings.Builder
+				for _, c := range catalog.All() {
+					sev := string(c.Severity)
+					if c.Kind != catalog.Finding {
+						sev = "-"
+					}
+					b.WriteString(padRight(c.Code, 42) + padRight(string(c.Kind), 13) + padRight(sev, 8) + c.Title + "\n")
+				}
+				_, err := e.stdout.Write([]byte(b.String()))
+				return err
+			}
+			return usageErr("--format must be text or markdown")
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "text|markdown")
+	return cmd
+}
+
+func padRight(s string, n int) string {
+	if len(s) >= n {
+		return s + " "
+	}
+	return s + strings.Repeat(" ", n-len(s))
+}

@@ -1,0 +1,487 @@
+// Package jcs implements strict RFC 8785 JSON Canonicalization (JCS).
+//
+// Parse validates a JSON text strictly and builds a compact, read-only tree
+// whose nodes remember the byte span they came from; AppendCanonical writes
+// the canonical form of any node. Canonicalize does both for a whole text.
+//
+// Strictness (each is an *Error that names the byte offset, line, column and
+// the JSON pointer of the problem):
+//
+//   - duplicate object member names at any depth, compared after unescaping
+//     ("a" and "\u0061" are the same name);
+//   - invalid UTF-8 anywhere, including in raw string bytes, and UTF-8 that
+//     encodes a surrogate;
+//   - lone surrogates in \u escapes (a high surrogate not followed by a low
+//     one, or a low surrogate on its own);
+//   - numbers whose magnitude rounds beyond the float64 range (1e400), and
+//     anything that is not the RFC 8259 number grammar: NaN, Infinity, a
+//     leading "+", leading zeros ("01"), a bare "." or exponent;
+//   - raw control characters in strings, unknown escapes, a byte order mark;
+//   - trailing data after the value, and empty input;
+//   - nesting deeper than MaxDepth (1000) arrays/objects.
+//
+// Canonical output follows RFC 8785: object members sorted by the UTF-16
+// code units of their names, numbers serialised as ECMAScript's
+// Number.prototype.toString (shortest round-trip digits), strings with only
+// the mandatory escapes (\" \\ \b \f \n \r \t and \u00xx for other
+// controls), no insignificant whitespace. Numbers that underflow (1e-400)
+// become 0, as in ECMAScript.
+//
+// The package knows nothing about MCP. It allocates a handful of slices per
+// document, never per value, and does no I/O.
+package jcs
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects Parse accepts. JSON
+// Schemas seen in real MCP servers stay far below 64; 1000 leaves room for
+// machine-generated schemas while bounding recursion.
+const MaxDepth = 1000
+
+// MaxInputSize is the largest text Parse accepts (offsets are 32-bit).
+const MaxInputSize = math.MaxInt32 - 1
+
+// Kind is the JSON type of a value.
+type Kind uint8
+
+// The JSON kinds.
+const (
+	Invalid Kind = iota
+	Null
+	False
+	True
+	Number
+	String
+	Array
+	Object
+)
+
+var kindNames = [...]string{"invalid", "null", "false", "true", "number", "string", "array", "object"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "invalid"
+}
+
+const (
+	flagEscaped    = 1 << iota // string: value decoded into sbuf (had escapes)
+	flagNumFloat               // number: a/b hold float64 bits; needs ES6 formatting
+	flagNumNegZero             // number: canonical form is "0"
+)
+
+// node is one JSON value. For strings a,b are the decoded value's offset and
+// length (in src, or in sbuf when flagEscaped). For arrays and objects a,b
+// are the offset and count of the children in kids (objects list their key
+// nodes, sorted canonically; a member's value node is always key+1). For
+// non-trivial numbers a,b are the float64 bits.
+type node struct {
+	start, end int32
+	a, b       int32
+	kind       Kind
+	flags      uint8
+}
+
+// Doc is a parsed, validated JSON text. It is immutable and safe for
+// concurrent reads.
+type Doc struct {
+	src   []byte
+	nodes []node
+	kids  []int32
+	sbuf  []byte
+}
+
+// Value is a handle to one value inside a Doc.
+type Value struct {
+	d *Doc
+	i int32
+}
+
+// Parse validates src strictly and returns its tree. src is retained (not
+// copied); the caller must not modify it afterwards.
+func Parse(src []byte) (*Doc, error) {
+	if len(src) > MaxInputSize {
+		return nil, &Error{Offset: 0, Line: 1, Column: 1, Msg: "input larger than 2 GiB"}
+	}
+	d, err := parse(src)
+	if err != nil {
+		return nil, err.finish(src)
+	}
+	return d, nil
+}
+
+func parse(src []byte) (*Doc, *Error) {
+	p := parser{src: src}
+	// A rough upper bound that avoids most regrowth for typical JSON.
+	p.nodes = make([]node, 0, len(src)/8+4)
+	p.kids = make([]int32, 0, len(src)/16+4)
+	p.skipWS()
+	if p.pos >= len(src) {
+		if len(src) == 0 {
+			return nil, p.errAt(0, "empty input")
+		}
+		return nil, p.errAt(p.pos, "no JSON value (only whitespace)")
+	}
+	if len(src) >= 3 && src[0] == 0xef && src[1] == 0xbb && src[2] == 0xbf {
+		return nil, p.errAt(0, "byte order mark is not allowed")
+	}
+	if _, err := p.value(0); err != nil {
+		return nil, err
+	}
+	p.skipWS()
+	if p.pos != len(src) {
+		return nil, p.errAt(p.pos, "trailing data after the JSON value")
+	}
+	return &Doc{src: src, nodes: p.nodes, kids: p.kids, sbuf: p.sbuf}, nil
+}
+
+// Canonicalize parses src strictly and returns its RFC 8785 canonical form.
+func Canonicalize(src []byte) ([]byte, error) {
+	d, err := Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	return d.Root().AppendCanonical(make([]byte, 0, len(src))), nil
+}
+
+// Root returns the top-level value.
+func (d *Doc) Root() Value { return Value{d, 0} }
+
+// Source returns the bytes the Doc was parsed from.
+func (d *Doc) Source() []byte { return d.src }
+
+// Kind returns the JSON type of v.
+func (v Value) Kind() Kind { return v.d.nodes[v.i].kind }
+
+// Raw returns the exact bytes of v as they appear in the source.
+func (v Value) Raw() []byte {
+	n := &v.d.nodes[v.i]
+	return v.d.src[n.start:n.end]
+}
+
+// Offset is the byte offset of v in the source.
+func (v Value) Offset() int { return int(v.d.nodes[v.i].start) }
+
+// Str returns the decoded value of a string (empty for other kinds).
+func (v Value) Str() string {
+	b := v.strBytes()
+	return string(b)
+}
+
+func (v Value) strBytes() []byte {
+	n := &v.d.nodes[v.i]
+	if n.kind != String {
+		return nil
+	}
+	if n.flags&flagEscaped != 0 {
+		return v.d.sbuf[n.a : n.a+n.b]
+	}
+	return v.d.src[n.a : n.a+n.b]
+}
+
+// StrEqual reports whether v is a string whose decoded value equals s,
+// without allocating.
+func (v Value) StrEqual(s string) bool {
+	if v.Kind() != String {
+		return false
+	}
+	return string(v.strBytes()) == s
+}
+
+// Len returns the number of elements of an array or members of an object.
+func (v Value) Len() int {
+	n := &v.d.nodes[v.i]
+	if n.kind != Array && n.kind != Object {
+		return 0
+	}
+	return int(n.b)
+}
+
+// Index returns element i of an array.
+func (v Value) Index(i int) Value {
+	n := &v.d.nodes[v.i]
+	return Value{v.d, v.d.kids[int(n.a)+i]}
+}
+
+// Member returns the name and value of member i of an object, in canonical
+// (UTF-16 sorted) order.
+func (v Value) Member(i int) (name, value Value) {
+	n := &v.d.nodes[v.i]
+	k := v.d.kids[int(n.a)+i]
+	return Value{v.d, k}, Value{v.d, k + 1}
+}
+
+// Get returns the value of the member named key, if v is an object that
+// has one.
+func (v Value) Get(key string) (Value, bool) {
+	n := &v.d.nodes[v.i]
+	if n.kind != Object {
+		return Value{}, false
+	}
+	ks := v.d.kids[n.a : n.a+n.b]
+	kb := unsafe.Slice(unsafe.StringData(key), len(key))
+	// Members are sorted by UTF-16 order; binary search with that order.
+	lo, hi := 0, len(ks)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		c := compareUTF16(Value{v.d, ks[m]}.strBytes(), kb)
+		if c == 0 {
+			return Value{v.d, ks[m] + 1}, true
+		}
+		if c < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return Value{}, false
+}
+
+// Keys returns the member names of an object in canonical order.
+func (v Value) Keys() []string {
+	n := v.Len()
+	if v.Kind() != Object {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range n {
+		k, _ := v.Member(i)
+		out[i] = k.Str()
+	}
+	return out
+}
+
+// Float returns the value of a number as float64.
+func (v Value) Float() float64 {
+	n := &v.d.nodes[v.i]
+	if n.kind != Number {
+		return 0
+	}
+	if n.flags&flagNumFloat != 0 {
+		return math.Float64frombits(uint64(uint32(n.a))<<32 | uint64(uint32(n.b)))
+	}
+	f, _ := strconv.ParseFloat(unsafe.String(unsafe.SliceData(v.Raw()), len(v.Raw())), 64)
+	return f
+}
+
+// Bool returns the value of true/false.
+func (v Value) Bool() bool { return v.Kind() == True }
+
+// Valid reports whether v refers to a value (the zero Value does not).
+func (v Value) Valid() bool { return v.d != nil }
+
+// AppendCanonical appends the RFC 8785 canonical form of v to dst.
+func (v Value) AppendCanonical(dst []byte) []byte {
+	return v.d.appendCanon(dst, v.i)
+}
+
+// Canonical returns the RFC 8785 canonical form of v.
+func (v Value) Canonical() []byte { return v.AppendCanonical(nil) }
+
+func (d *Doc) appendCanon(dst []byte, i int32) []byte {
+	n := &d.nodes[i]
+	switch n.kind {
+	case Null:
+		return append(dst, "null"...)
+	case True:
+		return append(dst, "true"...)
+	case False:
+		return append(dst, "false"...)
+	case Number:
+		switch {
+		case n.flags&flagNumNegZero != 0:
+			return append(dst, '0')
+		case n.flags&flagNumFloat != 0:
+			return AppendNumber(dst, math.Float64frombits(uint64(uint32(n.a))<<32|uint64(uint32(n.b))))
+		default:
+			return append(dst, d.src[n.start:n.end]...)
+		}
+	case String:
+		if n.flags&flagEscaped == 0 {
+			// A raw JSON string with no escapes has no control characters,
+			// quotes or backslashes: its token is already canonical.
+			return append(dst, d.src[n.start:n.end]...)
+		}
+		return appendString(dst, d.sbuf[n.a:n.a+n.b])
+	case Array:
+		dst = append(dst, '[')
+		for j := int32(0); j < n.b; j++ {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = d.appendCanon(dst, d.kids[n.a+j])
+		}
+		return append(dst, ']')
+	case Object:
+		dst = append(dst, '{')
+		for j := int32(0); j < n.b; j++ {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			k := d.kids[n.a+j]
+			dst = d.appendCanon(dst, k)
+			dst = append(dst, ':')
+			dst = d.appendCanon(dst, k+1)
+		}
+		return append(dst, '}')
+	}
+	return dst
+}
+
+// AppendString appends the canonical JSON string for s (which must be valid
+// UTF-8) to dst.
+func AppendString(dst []byte, s string) []byte {
+	return appendString(dst, unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+func appendString(dst []byte, s []byte) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			const hexd = "0123456789abcdef"
+			dst = append(dst, '\\', 'u', '0', '0', hexd[c>>4], hexd[c&15])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendNumber appends f serialised as ECMAScript Number.prototype.toString
+// does (RFC 8785 section 3.2.2.3). f must be finite.
+func AppendNumber(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0')
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	var buf [32]byte
+	// Shortest round-trip digits in scientific form: d[.ddd]e±XX.
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+	var digits [24]byte
+	k := 0
+	i := 0
+	for ; i < len(e) && e[i] != 'e'; i++ {
+		if e[i] != '.' {
+			digits[k] = e[i]
+			k++
+		}
+	}
+	exp := 0
+	neg := e[i+1] == '-'
+	for j := i + 2; j < len(e); j++ {
+		exp = exp*10 + int(e[j]-'0')
+	}
+	if neg {
+		exp = -exp
+	}
+	n := exp + 1 // value = 0.d1..dk × 10^n
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, digits[:k]...)
+		for j := 0; j < n-k; j++ {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:k]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for j := 0; j < -n; j++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits[:k]...)
+	default:
+		dst = append(dst, digits[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:k]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst
+}
+
+// compareUTF16 orders two valid UTF-8 strings by their UTF-16 code units.
+func compareUTF16(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		return len(a) - len(b)
+	}
+	// Back up to the start of the rune that differs.
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRune(a[i:])
+	rb, _ := utf8.DecodeRune(b[i:])
+	ua, ub := utf16Key(ra), utf16Key(rb)
+	if ua != ub {
+		if ua < ub {
+			return -1
+		}
+		return 1
+	}
+	// Same high surrogate; the runes differ, so the low surrogates decide.
+	_, la := utf16.EncodeRune(ra)
+	_, lb := utf16.EncodeRune(rb)
+	return int(la) - int(lb)
+}
+
+// utf16Key is the first UTF-16 code unit of r.
+func utf16Key(r rune) rune {
+	if r >= 0x10000 {
+		h, _ := utf16.EncodeRune(r)
+		return h
+	}
+	return r
+}
+
+// sortKeys sorts key node indices in canonical order.
+func sortKeys(p *parser, ks []int32) {
+	if len(ks) < 2 {
+		return
+	}
+	slices.SortFunc(ks, func(x, y int32) int {
+		return compareUTF16(p.keyBytes(x), p.keyBytes(y))
+	})
+}

@@ -1,0 +1,115 @@
+package manifest_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/manifest"
+)
+
+func FuzzParseToolList(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"nextCursor":"x"}}`,
+		`[{"tools":[{"name":"a"}],"nextCursor":"c"},{"tools":[{"name":"b","description":"\u00e9"}]}]`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}]`,
+		`[{"name":"a","annotations":{"readOnlyHint":true}},{"name":"a"}]`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}`,
+		`{"tools":[{"name":"x","input_schema":{"type":"object"},"outputSchema":null}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tl, err := manifest.ParseToolList(b)
+		if err != nil {
+			if !manifest.IsInputError(err) {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			return
+		}
+		o := manifest.BuildObserved("s", tl, tl.Completeness, nil)
+		if o.Observed.ToolCount != len(tl.Tools) {
+			t.Fatal("count")
+		}
+		if (o.Status == manifest.StatusAmbiguous) == (o.Observed.ManifestDigest != nil) {
+			t.Fatal("ambiguous iff no digest")
+		}
+		out, err := manifest.MarshalArtifact(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What we write, we can read back.
+		back, err := manifest.ParseObserved(out, "self")
+		if err != nil {
+			t.Fatalf("own record rejected: %v\n%s", err, out)
+		}
+		if back.Observed.ToolCount != o.Observed.ToolCount {
+			t.Fatal("round trip")
+		}
+		if o.Status == manifest.StatusObserved && tl.Completeness == manifest.Complete && len(tl.Tools) > 0 {
+			if _, err := manifest.Pin(back, manifest.PinOptions{}); err != nil {
+				t.Fatalf("clean record refused: %v", err)
+			}
+		}
+	})
+}
+
+func FuzzParseObserved(f *testing.F) {
+	tl, _ := manifest.ParseToolList([]byte(`{"tools":[{"name":"github.add_deploy_key"},{"name":"b"}]}`))
+	b, _ := manifest.MarshalArtifact(manifest.BuildObserved("s", tl, manifest.Complete, nil))
+	f.Add(b)
+	nb, _ := manifest.MarshalArtifact(manifest.NotObserved("s"))
+	f.Add(nb)
+	f.Add([]byte(`{"schema":"assay.mcp_manifest_observed.v0","status":"observed","server":{"id":"g"},"observed":{"canonicalization":"x","tools_list_observed":true,"tools_list_complete":"complete","tool_digests":[]}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		o, err := manifest.ParseObserved(b, "f")
+		if err != nil {
+			if strings.Contains(err.Error(), "\x1b") {
+				t.Fatal("raw escape in error")
+			}
+			return
+		}
+		if o.Schema != manifest.ObservedSchemaID {
+			t.Fatal("schema id not enforced")
+		}
+		if _, err := json.Marshal(o); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func FuzzParseDeclared(f *testing.F) {
+	tl, _ := manifest.ParseToolList([]byte(`{"tools":[{"name":"a"}]}`))
+	d, _ := manifest.Pin(manifest.BuildObserved("s", tl, manifest.Complete, nil), manifest.PinOptions{})
+	b, _ := manifest.MarshalArtifact(d)
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := manifest.ParseDeclared(b, "f")
+		if err != nil {
+			return
+		}
+		if d.Schema != manifest.DeclaredSchemaID || !manifest.ValidDigest(d.ManifestDigest) {
+			t.Fatal("validation let a bad baseline through")
+		}
+	})
+}
+
+func FuzzParsePolicy(f *testing.F) {
+	f.Add([]byte("declared_mcp_manifests:\n  github:\n    manifest_digest: \"sha256:" + strings.Repeat("ab", 32) + "\"\n"))
+	f.Add([]byte("declared_mcp_manifests:\n  a: &x\n    manifest_digest: y\n  b: *x\n"))
+	f.Add([]byte("{\"declared_mcp_manifests\":{\"s\":{\"manifest_digest\":\"sha256:" + strings.Repeat("0", 64) + "\",\"partial_observation\":\"warn\"}}}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := manifest.ParsePolicy(b, "f")
+		if err != nil {
+			return
+		}
+		if len(p.DeclaredMCPManifests) == 0 {
+			t.Fatal("empty policy accepted")
+		}
+		for _, m := range p.DeclaredMCPManifests {
+			if !manifest.ValidDigest(m.ManifestDigest) {
+				t.Fatal("bad digest accepted")
+			}
+		}
+	})
+}

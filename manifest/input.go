@@ -1,0 +1,413 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// Completeness of an observed tools/list.
+type Completeness string
+
+// The completeness states of the specification.
+const (
+	Complete Completeness = "complete"
+	Partial  Completeness = "partial"
+	Unknown  Completeness = "unknown"
+)
+
+// ParseCompleteness accepts "complete", "partial" or "unknown".
+func ParseCompleteness(s string) (Completeness, error) {
+	switch c := Completeness(s); c {
+	case Complete, Partial, Unknown:
+		return c, nil
+	}
+	return "", fmt.Errorf("completeness must be complete, partial or unknown, not %s", safetext.Quote(s))
+}
+
+func (c Completeness) rank() int {
+	switch c {
+	case Complete:
+		return 2
+	case Partial:
+		return 1
+	}
+	return 0
+}
+
+// InputError is a problem with an input document: where it is (JSON pointer
+// and byte offset) and what is wrong. It wraps *jcs.Error for syntax errors.
+type InputError struct {
+	Pointer string
+	Offset  int
+	Msg     string
+	Err     error
+}
+
+func (e *InputError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("byte %d, at JSON pointer %s: %s", e.Offset, safetext.Quote(e.Pointer), e.Msg)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErr(v jcs.Value, ptr, format string, args ...any) *InputError {
+	off := 0
+	if v.Valid() {
+		off = v.Offset()
+	}
+	return &InputError{Pointer: ptr, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Tool is one tool definition as the server sent it.
+type Tool struct {
+	Name    string    // decoded name
+	Pointer string    // JSON pointer of the tool object in the input
+	Value   jcs.Value // the whole tool object, bytes kept
+	Proj    Projection
+}
+
+// Input forms recognised by ParseToolList.
+const (
+	FormJSONRPC   = "jsonrpc-response"
+	FormResult    = "result"
+	FormPages     = "pages"
+	FormToolArray = "tool-array"
+)
+
+// ToolList is a parsed tools/list observation.
+type ToolList struct {
+	Doc          *jcs.Doc
+	Form         string
+	Tools        []Tool
+	Pages        int
+	Completeness Completeness
+	// Reason explains how Completeness was derived, for people.
+	Reason string
+}
+
+// ParseToolList reads any of the accepted input forms:
+//
+//   - a JSON-RPC 2.0 response to tools/list: {"jsonrpc":"2.0","id":..,"result":{"tools":[..]}};
+//   - a bare result: {"tools":[..], "nextCursor"?: ".."};
+//   - a JSON array of pages (responses or results) in order, optionally
+//     interleaved with the tools/list requests that asked for them, which
+//     lets the cursor chain be verified from the start;
+//   - a bare JSON array of tool objects.
+//
+// For responses and pages, completeness is derived: complete only when the
+// chain starts without a cursor (a file of pages without requests is taken
+// to begin at the list's first page, and Reason says so), every page but
+// the last has a nextCursor, no cursor repeats, and the last page has none.
+// A bare tool array is Unknown: nothing proves it was whole.
+func ParseToolList(src []byte) (*ToolList, error) {
+	doc, err := jcs.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	root := doc.Root()
+	tl := &ToolList{Doc: doc}
+	switch root.Kind() {
+	case jcs.Object:
+		res, form, err := resultOf(root, "")
+		if err != nil {
+			return nil, err
+		}
+		tl.Form = form
+		ptr := ""
+		if form == FormJSONRPC {
+			ptr = "/result"
+		}
+		if err := tl.page(res, ptr); err != nil {
+			return nil, err
+		}
+		tl.Pages = 1
+		if c, ok := res.Get("nextCursor"); ok && c.Kind() != jcs.Null {
+			tl.Completeness = Partial
+			tl.Reason = "the response has a nextCursor: later pages were not observed"
+		} else {
+			tl.Completeness = Complete
+			tl.Reason = "one page without nextCursor; the file is taken to answer a tools/list request without a cursor"
+		}
+		return tl, nil
+	case jcs.Array:
+		if root.Len() == 0 {
+			tl.Form = FormToolArray
+			tl.Completeness = Unknown
+			tl.Reason = "an empty tool array: nothing proves the list was whole"
+			return tl, nil
+		}
+		first := root.Index(0)
+		if first.Kind() == jcs.Object && isPageLike(first) {
+			return tl, tl.pages(root)
+		}
+		tl.Form = FormToolArray
+		tl.Completeness = Unknown
+		tl.Reason = "a bare tool array: nothing proves the list was whole"
+		for i := range root.Len() {
+			el := root.Index(i)
+			ptr := "/" + strconv.Itoa(i)
+			if el.Kind() == jcs.Object && isPageLike(el) {
+				return nil, inputErr(el, ptr, "a page or JSON-RPC message inside a bare tool array (mixed forms)")
+			}
+			if err := tl.addTool(el, ptr); err != nil {
+				return nil, err
+			}
+		}
+		return tl, nil
+	}
+	return nil, inputErr(root, "", "expected a JSON-RPC response, a tools/list result or an array, found %s", root.Kind())
+}
+
+func isPageLike(v jcs.Value) bool {
+	if _, ok := v.Get("jsonrpc"); ok {
+		return true
+	}
+	_, hasTools := v.Get("tools")
+	_, hasName := v.Get("name")
+	return hasTools && !hasName
+}
+
+// resultOf returns the tools/list result inside a response or a bare result.
+func resultOf(obj jcs.Value, ptr string) (jcs.Value, string, error) {
+	if v, ok := obj.Get("jsonrpc"); ok {
+		if !v.StrEqual("2.0") {
+			return jcs.Value{}, "", inputErr(v, ptr+"/jsonrpc", `"jsonrpc" must be "2.0"`)
+		}
+		if e, ok := obj.Get("error"); ok {
+			msg := "a JSON-RPC error response, not a tools/list result"
+			if e.Kind() == jcs.Object {
+				if c, ok := e.Get("code"); ok && c.Kind() == jcs.Number {
+					msg += " (code " + string(c.Raw()) + ")"
+				}
+				if m, ok := e.Get("message"); ok && m.Kind() == jcs.String {
+					msg += ": " + safetext.Quote(clipText(m.Str(), 200))
+				}
+			}
+			return jcs.Value{}, "", inputErr(e, ptr+"/error", "%s", msg)
+		}
+		if _, ok := obj.Get("method"); ok {
+			return jcs.Value{}, "", inputErr(obj, ptr, "a JSON-RPC request or notification, not a response")
+		}
+		res, ok := obj.Get("result")
+		if !ok {
+			return jcs.Value{}, "", inputErr(obj, ptr, "JSON-RPC response without a result")
+		}
+		if res.Kind() != jcs.Object {
+			return jcs.Value{}, "", inputErr(res, ptr+"/result", "result must be an object, found %s", res.Kind())
+		}
+		return res, FormJSONRPC, nil
+	}
+	if _, ok := obj.Get("tools"); ok {
+		return obj, FormResult, nil
+	}
+	return jcs.Value{}, "", inputErr(obj, ptr, `an object that is neither a JSON-RPC response nor a result with "tools"`)
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xc0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+func cursorOf(res jcs.Value, ptr string) (string, bool, error) {
+	c, ok := res.Get("nextCursor")
+	if !ok || c.Kind() == jcs.Null {
+		return "", false, nil
+	}
+	if c.Kind() != jcs.String {
+		return "", false, inputErr(c, ptr+"/nextCursor", "nextCursor must be a string, found %s", c.Kind())
+	}
+	return c.Str(), true, nil
+}
+
+func (tl *ToolList) pages(root jcs.Value) error {
+	tl.Form = FormPages
+	seen := map[string]bool{}
+	var (
+		prevCursor  string
+		prevHas     bool
+		pendingReq  bool
+		reqCursor   string
+		reqHas      bool
+		sawRequests bool
+		startsClean = true
+		cycle       bool
+	)
+	for i := range root.Len() {
+		el := root.Index(i)
+		ptr := "/" + strconv.Itoa(i)
+		if el.Kind() != jcs.Object || !isPageLike(el) {
+			return inputErr(el, ptr, "expected a page (a JSON-RPC response or a result with \"tools\"): mixed forms in one array")
+		}
+		if m, ok := el.Get("method"); ok {
+			// A request in a transcript.
+			if !m.StrEqual("tools/list") {
+				return inputErr(m, ptr+"/method", "only tools/list requests may appear in a page transcript")
+			}
+			if pendingReq {
+				return inputErr(el, ptr, "two requests without a response between them")
+			}
+			sawRequests = true
+			pendingReq = true
+			reqCursor, reqHas = "", false
+			if params, ok := el.Get("params"); ok && params.Kind() == jcs.Object {
+				if c, ok := params.Get("cursor"); ok && c.Kind() != jcs.Null {
+					if c.Kind() != jcs.String {
+						return inputErr(c, ptr+"/params/cursor", "cursor must be a string")
+					}
+					reqCursor, reqHas = c.Str(), true
+				}
+			}
+			continue
+		}
+		res, _, err := resultOf(el, ptr)
+		if err != nil {
+			return err
+		}
+		if tl.Pages > 0 && !prevHas {
+			return inputErr(el, ptr, "page %d follows a page without nextCursor: the list had already ended", tl.Pages+1)
+		}
+		if sawRequests && !pendingReq {
+			return inputErr(el, ptr, "a response without its request in a transcript that has requests")
+		}
+		if pendingReq {
+			if tl.Pages == 0 && reqHas {
+				startsClean = false
+			}
+			if tl.Pages > 0 && (!reqHas || reqCursor != prevCursor) {
+				return inputErr(el, ptr, "the request for page %d did not send the previous page's nextCursor", tl.Pages+1)
+			}
+			pendingReq = false
+		}
+		resPtr := ptr
+		if res != el {
+			resPtr = ptr + "/result"
+		}
+		if err := tl.page(res, resPtr); err != nil {
+			return err
+		}
+		tl.Pages++
+		c, has, err := cursorOf(res, resPtr)
+		if err != nil {
+			return err
+		}
+		if has {
+			if seen[c] {
+				cycle = true
+			}
+			seen[c] = true
+		}
+		prevCursor, prevHas = c, has
+	}
+	switch {
+	case tl.Pages == 0:
+		return inputErr(root, "", "a transcript with requests but no response")
+	case pendingReq:
+		tl.Completeness = Partial
+		tl.Reason = "the last request has no response"
+	case cycle:
+		tl.Completeness = Partial
+		tl.Reason = "a nextCursor repeated: the server's cursor chain cycles"
+	case prevHas:
+		tl.Completeness = Partial
+		tl.Reason = "the last page has a nextCursor: later pages were not observed"
+	case !startsClean:
+		tl.Completeness = Partial
+		tl.Reason = "the first request carried a cursor: the chain did not start at the first page"
+	case sawRequests:
+		tl.Completeness = Complete
+		tl.Reason = fmt.Sprintf("%d pages; the transcript starts without a cursor and ends without nextCursor", tl.Pages)
+	default:
+		tl.Completeness = Complete
+		tl.Reason = fmt.Sprintf("%d pages ending without nextCursor; the file is taken to begin at the list's first page", tl.Pages)
+	}
+	return nil
+}
+
+func (tl *ToolList) page(res jcs.Value, ptr string) error {
+	tools, ok := res.Get("tools")
+	if !ok {
+		return inputErr(res, ptr, `result has no "tools" array`)
+	}
+	if tools.Kind() != jcs.Array {
+		return inputErr(tools, ptr+"/tools", `"tools" must be an array, found %s`, tools.Kind())
+	}
+	if _, _, err := cursorOf(res, ptr); err != nil {
+		return err
+	}
+	for i := range tools.Len() {
+		if err := tl.addTool(tools.Index(i), ptr+"/tools/"+strconv.Itoa(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (tl *ToolList) addTool(v jcs.Value, ptr string) error {
+	if v.Kind() != jcs.Object {
+		return inputErr(v, ptr, "a tools entry must be an object, found %s", v.Kind())
+	}
+	t, err := ToolFromValue(v, ptr)
+	if err != nil {
+		return err
+	}
+	tl.Tools = append(tl.Tools, t)
+	return nil
+}
+
+// ToolFromValue projects one tool object. The MCP wire spellings
+// inputSchema/outputSchema are used; when a tool lacks them, the snake_case
+// spellings input_schema/output_schema are read instead (as the reference
+// implementation does, so projection-form fixtures digest identically). An
+// absent field projects to null. title, icons, _meta, execution and unknown
+// fields stay out of the projection.
+func ToolFromValue(v jcs.Value, ptr string) (Tool, error) {
+	name, ok := v.Get("name")
+	if !ok {
+		return Tool{}, inputErr(v, ptr, "a tool without a name")
+	}
+	if name.Kind() != jcs.String {
+		return Tool{}, inputErr(name, ptr+"/name", "a tool name must be a string, found %s", name.Kind())
+	}
+	n := name.Str()
+	if n == "" {
+		return Tool{}, inputErr(name, ptr+"/name", "a tool name must not be empty")
+	}
+	t := Tool{Name: n, Pointer: ptr, Value: v}
+	t.Proj.Name = name
+	t.Proj.Description, _ = v.Get("description")
+	t.Proj.Annotations, _ = v.Get("annotations")
+	if t.Proj.InputSchema, ok = v.Get("inputSchema"); !ok {
+		t.Proj.InputSchema, _ = v.Get("input_schema")
+	}
+	if t.Proj.OutputSchema, ok = v.Get("outputSchema"); !ok {
+		t.Proj.OutputSchema, _ = v.Get("output_schema")
+	}
+	return t, nil
+}
+
+// IsInputError reports whether err is a problem with the input document
+// (as opposed to an I/O failure).
+func IsInputError(err error) bool {
+	var ie *InputError
+	var je *jcs.Error
+	return errors.As(err, &ie) || errors.As(err, &je)
+}
+
+// pointerJoin appends an escaped RFC 6901 segment.
+func pointerJoin(ptr, seg string) string {
+	seg = strings.ReplaceAll(seg, "~", "~0")
+	return ptr + "/" + strings.ReplaceAll(seg, "/", "~1")
+}

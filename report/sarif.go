@@ -1,0 +1,439 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpdrift/mcpdrift/catalog"
+	"github.com/mcpdrift/mcpdrift/gate"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// SARIF constants.
+const (
+	sarifSchemaURI   = "https://json.schemastore.org/sarif-2.1.0.json"
+	sarifVersion     = "2.1.0"
+	toolName         = "mcpdrift"
+	toolInfoURI      = "https://github.com/mcpdrift/mcpdrift"
+	reasonCodesDoc   = "https://github.com/mcpdrift/mcpdrift/blob/main/docs/reason-codes.md"
+	defaultArtifact  = "mcp-manifest"
+	fingerprintKey   = "mcpdriftFinding/v1"
+	uncataloguedName = "UncataloguedReasonCode"
+)
+
+// The subset of the SARIF 2.1.0 object model mcpdrift writes.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool        sarifTool         `json:"tool"`
+		Invocations []sarifInvocation `json:"invocations"`
+		Results     []sarifResult     `json:"results"`
+		Properties  sarifRunProps     `json:"properties"`
+	}
+	sarifRunProps struct {
+		Schema   string `json:"mcpdriftReportSchema"`
+		Verdict  string `json:"verdict"`
+		ExitCode int    `json:"exitCode"`
+		ServerID string `json:"serverId"`
+		Mode     string `json:"mode"`
+		Profile  string `json:"profile"`
+	}
+	sarifInvocation struct {
+		ExecutionSuccessful bool `json:"executionSuccessful"`
+		ExitCode            int  `json:"exitCode"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string      `json:"name"`
+		InformationURI string      `json:"informationUri"`
+		Version        string      `json:"version,omitempty"`
+		Rules          []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string             `json:"id"`
+		Name                 string             `json:"name"`
+		ShortDescription     sarifMessage       `json:"shortDescription"`
+		FullDescription      sarifMessage       `json:"fullDescription"`
+		Help                 sarifMultiMessage  `json:"help"`
+		HelpURI              string             `json:"helpUri"`
+		DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
+		Properties           sarifRuleProps     `json:"properties"`
+	}
+	sarifMessage struct {
+		Text string `json:"text"`
+	}
+	sarifMultiMessage struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown,omitempty"`
+	}
+	sarifConfiguration struct {
+		Level string `json:"level"`
+	}
+	sarifRuleProps struct {
+		Tags             []string `json:"tags"`
+		Kind             string   `json:"kind"`
+		SecuritySeverity string   `json:"security-severity,omitempty"`
+		Precision        string   `json:"precision"`
+	}
+	sarifResult struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             sarifMessage      `json:"message"`
+		Locations           []sarifLocation   `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          sarifResultProps  `json:"properties"`
+	}
+	sarifResultProps struct {
+		Kind        string `json:"kind"`
+		Severity    string `json:"severity,omitempty"`
+		Privileged  bool   `json:"privileged,omitempty"`
+		ActionClass string `json:"actionClass,omitempty"`
+		Field       string `json:"field,omitempty"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
+		LogicalLocations []sarifLogicalLocation `json:"logicalLocations,omitempty"`
+	}
+	sarifPhysicalLocation struct {
+		ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+		Region           sarifRegion           `json:"region"`
+	}
+	sarifArtifactLocation struct {
+		URI string `json:"uri"`
+	}
+	sarifRegion struct {
+		StartLine int `json:"startLine"`
+	}
+	sarifLogicalLocation struct {
+		Name               string `json:"name"`
+		Kind               string `json:"kind"`
+		FullyQualifiedName string `json:"fullyQualifiedName"`
+	}
+)
+
+// camelCase turns "mcp_tool_added" into "McpToolAdded".
+func camelCase(code string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(code, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		b.WriteString(strings.ToUpper(part[:1]))
+		b.WriteString(part[1:])
+	}
+	return b.String()
+}
+
+// severityLevel maps a finding severity to a SARIF level.
+func severityLevel(sev string) string {
+	switch catalog.Severity(sev) {
+	case catalog.High:
+		return "error"
+	case catalog.Medium:
+		return "warning"
+	case catalog.Low, catalog.None:
+		return "note"
+	}
+	return "warning"
+}
+
+// securitySeverity is GitHub code scanning's numeric severity.
+func securitySeverity(sev catalog.Severity) string {
+	switch sev {
+	case catalog.High:
+		return "8.0"
+	case catalog.Medium:
+		return "5.0"
+	case catalog.Low:
+		return "2.0"
+	}
+	return ""
+}
+
+// ruleLevel is a rule's defaultConfiguration.level.
+func ruleLevel(e catalog.Entry) string {
+	switch e.Kind {
+	case catalog.Finding:
+		return severityLevel(string(e.Severity))
+	case catalog.Inconclusive:
+		return "warning"
+	}
+	return "note"
+}
+
+func ruleFor(e catalog.Entry) sarifRule {
+	help := reasonCodesDoc + "#" + e.Code
+	return sarifRule{
+		ID:               e.Code,
+		Name:             camelCase(e.Code),
+		ShortDescription: sarifMessage{Text: e.Title},
+		FullDescription:  sarifMessage{Text: e.Explanation},
+		Help: sarifMultiMessage{
+			Text:     e.Remedy,
+			Markdown: "**" + e.Title + ".** " + e.Explanation + "\n\nWhat to do: " + e.Remedy + "\n\n[Reference](" + help + ")",
+		},
+		HelpURI:              help,
+		DefaultConfiguration: sarifConfiguration{Level: ruleLevel(e)},
+		Properties: sarifRuleProps{
+			Tags:             []string{"security", "mcp", e.Family},
+			Kind:             string(e.Kind),
+			SecuritySeverity: securitySeverity(e.Severity),
+			Precision:        "very-high",
+		},
+	}
+}
+
+// sarifEscape escapes untrusted text for SARIF: the safetext escaping,
+// then [ and ] backslash-escaped, so viewers that resolve embedded links
+// ("[text](id)", SARIF §3.11.6) in plain-text messages find none. Every
+// untrusted string in the log (messages, logical locations, properties)
+// goes through it.
+func sarifEscape(s string) string {
+	s = safetext.Escape(s)
+	if strings.ContainsAny(s, "[]") {
+		s = strings.NewReplacer("[", `\[`, "]", `\]`).Replace(s)
+	}
+	return s
+}
+
+// sarifQuote is sarifEscape with visible quote boundaries.
+func sarifQuote(s string) string {
+	return `"` + strings.ReplaceAll(sarifEscape(s), `"`, `\"`) + `"`
+}
+
+// fingerprint is the stable identity of one drift: the same drift (server,
+// tool, code, field) seen at the same new digest fingerprints the same on
+// every run; a different observed digest makes a new fingerprint, so a
+// dismissed alert does not hide a later change.
+func fingerprint(serverID, tool, code, field, observedDigest string) string {
+	h := sha256.New()
+	for i, s := range []string{serverID, tool, code, field, observedDigest} {
+		if i > 0 {
+			h.Write([]byte{0})
+		}
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// artifactURI makes the observed file path a URI reference.
+func artifactURI(p string) string {
+	if p == "" {
+		return defaultArtifact
+	}
+	u := url.URL{Path: filepath.ToSlash(p)}
+	return u.String()
+}
+
+type sarifBuilder struct {
+	r       *gate.Report
+	opt     Options
+	rules   []sarifRule
+	index   map[string]int // raw code -> rule index
+	results []sarifResult
+}
+
+func (s *sarifBuilder) ruleIndex(code string) (string, int) {
+	if i, ok := s.index[code]; ok {
+		return s.rules[i].ID, i
+	}
+	// A code the catalogue does not know (a report from another version):
+	// give it a rule of its own so the log stays self-consistent.
+	id := sarifEscape(code)
+	if id == "" {
+		id = "(empty)"
+	}
+	s.rules = append(s.rules, sarifRule{
+		ID:                   id,
+		Name:                 uncataloguedName,
+		ShortDescription:     sarifMessage{Text: "Uncatalogued reason code"},
+		FullDescription:      sarifMessage{Text: "The report carries a reason code this version of mcpdrift does not know."},
+		Help:                 sarifMultiMessage{Text: "Render the report with the mcpdrift version that produced it."},
+		HelpURI:              reasonCodesDoc,
+		DefaultConfiguration: sarifConfiguration{Level: "warning"},
+		Properties:           sarifRuleProps{Tags: []string{"security", "mcp"}, Kind: "unknown", Precision: "very-high"},
+	})
+	i := len(s.rules) - 1
+	s.index[code] = i
+	return id, i
+}
+
+func (s *sarifBuilder) location(tool string) []sarifLocation {
+	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
+		ArtifactLocation: sarifArtifactLocation{URI: artifactURI(s.opt.ArtifactURI)},
+		Region:           sarifRegion{StartLine: 1},
+	}}
+	if tool != "" {
+		loc.LogicalLocations = []sarifLogicalLocation{{
+			Name:               sarifEscape(tool),
+			Kind:               "function",
+			FullyQualifiedName: sarifEscape(s.r.ServerID) + "/" + sarifEscape(tool),
+		}}
+	}
+	return []sarifLocation{loc}
+}
+
+func (s *sarifBuilder) finding(f gate.Finding) {
+	id, idx := s.ruleIndex(f.ReasonCode)
+	var msg strings.Builder
+	msg.WriteString(titleFor(f.ReasonCode))
+	if f.Name != "" {
+		msg.WriteString(": tool " + sarifQuote(f.Name))
+		if f.Field != "" {
+			msg.WriteString(", field " + sarifEscape(f.Field))
+		}
+		if f.Privileged {
+			msg.WriteString(" (privileged)")
+		}
+		msg.WriteString(", server " + sarifQuote(s.r.ServerID))
+	} else {
+		msg.WriteString(": server " + sarifQuote(s.r.ServerID))
+	}
+	if f.ObservedDigest != "" || f.DeclaredDigest != "" {
+		msg.WriteString("; observed " + sarifEscape(orNoneRaw(f.ObservedDigest)) + ", expected " + sarifEscape(orNoneRaw(f.DeclaredDigest)))
+	}
+	msg.WriteString(".")
+	s.results = append(s.results, sarifResult{
+		RuleID:    id,
+		RuleIndex: idx,
+		Level:     severityLevel(f.Severity),
+		Message:   sarifMessage{Text: msg.String()},
+		Locations: s.location(f.Name),
+		PartialFingerprints: map[string]string{
+			fingerprintKey: fingerprint(s.r.ServerID, f.Name, f.ReasonCode, f.Field, f.ObservedDigest),
+		},
+		Properties: sarifResultProps{
+			Kind:        string(catalog.Finding),
+			Severity:    sarifEscape(f.Severity),
+			Privileged:  f.Privileged,
+			ActionClass: sarifEscape(f.ActionClass),
+			Field:       sarifEscape(f.Field),
+		},
+	})
+}
+
+// detail adds one result for an inconclusive or warning code and tool.
+func (s *sarifBuilder) detail(code, kind, level, tool string, messages []string) {
+	id, idx := s.ruleIndex(code)
+	text := titleFor(code)
+	if tool != "" {
+		text += ": tool " + sarifQuote(tool)
+	}
+	if len(messages) > 0 {
+		esc := make([]string, len(messages))
+		for i, m := range messages {
+			esc[i] = sarifEscape(m)
+		}
+		text += ": " + strings.Join(esc, "; ")
+	}
+	if !strings.HasSuffix(text, ".") {
+		text += "."
+	}
+	s.results = append(s.results, sarifResult{
+		RuleID:    id,
+		RuleIndex: idx,
+		Level:     level,
+		Message:   sarifMessage{Text: text},
+		Locations: s.location(tool),
+		PartialFingerprints: map[string]string{
+			fingerprintKey: fingerprint(s.r.ServerID, tool, code, "", deref(s.r.ObservedManifestDigest)),
+		},
+		Properties: sarifResultProps{Kind: kind},
+	})
+}
+
+func (s *sarifBuilder) codes(codes []string, kind, level string, done map[string]bool) {
+	for _, code := range codes {
+		if done[code] {
+			continue
+		}
+		done[code] = true
+		kind := kind
+		if e, ok := entryFor(code); ok {
+			kind = string(e.Kind)
+		}
+		ds := detailsFor(s.r, code)
+		if len(ds) == 0 {
+			s.detail(code, kind, level, "", nil)
+			continue
+		}
+		// One result per tool (or one for the whole manifest).
+		var order []string
+		msgs := map[string][]string{}
+		for _, d := range ds {
+			if _, ok := msgs[d.Name]; !ok {
+				order = append(order, d.Name)
+			}
+			msgs[d.Name] = append(msgs[d.Name], d.Message)
+		}
+		for _, name := range order {
+			s.detail(code, kind, level, name, msgs[name])
+		}
+	}
+}
+
+func orNoneRaw(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// renderSARIF writes a SARIF 2.1.0 log for GitHub code scanning and other
+// SARIF consumers: one rule per catalogued reason code, one result per
+// finding and per inconclusive or warning code (and tool).
+func renderSARIF(w io.Writer, r *gate.Report, opt Options) error {
+	s := &sarifBuilder{r: r, opt: opt, index: map[string]int{}}
+	for i, e := range catalog.All() {
+		s.rules = append(s.rules, ruleFor(e))
+		s.index[e.Code] = i
+	}
+	s.results = []sarifResult{}
+	for _, f := range r.Findings {
+		s.finding(f)
+	}
+	done := map[string]bool{}
+	s.codes(r.Inconclusive, string(catalog.Inconclusive), "warning", done)
+	s.codes(r.Warnings, string(catalog.Warning), "note", done)
+
+	log := sarifLog{
+		Schema:  sarifSchemaURI,
+		Version: sarifVersion,
+		Runs: []sarifRun{{
+			Tool: sarifTool{Driver: sarifDriver{
+				Name:           toolName,
+				InformationURI: toolInfoURI,
+				Version:        sarifEscape(opt.ToolVersion),
+				Rules:          s.rules,
+			}},
+			Invocations: []sarifInvocation{{ExecutionSuccessful: true, ExitCode: r.ExitCode}},
+			Results:     s.results,
+			Properties: sarifRunProps{
+				Schema:   sarifEscape(r.Schema),
+				Verdict:  sarifEscape(r.Verdict),
+				ExitCode: r.ExitCode,
+				ServerID: sarifEscape(r.ServerID),
+				Mode:     sarifEscape(r.Mode),
+				Profile:  sarifEscape(r.Profile),
+			},
+		}},
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&log); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonEscapeInvisible(buf.Bytes()))
+	return err
+}

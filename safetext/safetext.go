@@ -1,0 +1,130 @@
+// Package safetext is the one place where text that a server, a file or any
+// other untrusted source controls is made safe to show to a person.
+//
+// Every renderer in mcpdrift (terminal, Markdown, SARIF messages, error
+// messages) passes untrusted strings through Escape (or Quote) before they
+// reach an output. Escape makes the following visible instead of active:
+//
+//   - C0 and C1 control characters (including ESC, so ANSI/VT escape
+//     sequences cannot move the cursor, recolour, or hide text), DEL;
+//   - Unicode bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E,
+//     U+2066..U+2069), the "Trojan Source" characters;
+//   - zero-width and invisible formatting characters (U+200B..U+200D, U+2060..U+2064,
+//     U+FEFF, U+00AD soft hyphen, U+180E, U+034F);
+//   - line and paragraph separators (U+2028, U+2029) and other Unicode
+//     format (Cf) characters, tag characters (U+E0000..U+E007F), and
+//     private-use / unassigned noncharacters;
+//   - invalid UTF-8 bytes.
+//
+// Escaped runes are written as \uXXXX (or \U00XXXXXX above the BMP),
+// invalid bytes as \xNN, and the escape character itself as \\, so the
+// output is unambiguous: two different inputs never render the same.
+package safetext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Escape returns s with every unsafe character escaped (see the package
+// documentation). Safe strings are returned unchanged without allocating.
+func Escape(s string) string {
+	i := firstUnsafe(s)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			b.WriteString(`\x`)
+			b.WriteString(hex2(s[i]))
+			i++
+			continue
+		}
+		if r == '\\' {
+			b.WriteString(`\\`)
+		} else if unsafeRune(r) {
+			writeRuneEscape(&b, r)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// Quote escapes s and wraps it in double quotes, escaping any double quote
+// inside, so the boundaries of the untrusted text are always visible.
+func Quote(s string) string {
+	e := Escape(s)
+	if strings.IndexByte(e, '"') >= 0 {
+		e = strings.ReplaceAll(e, `"`, `\"`)
+	}
+	return `"` + e + `"`
+}
+
+// IsSafe reports whether Escape(s) == s.
+func IsSafe(s string) bool { return firstUnsafe(s) < 0 }
+
+func firstUnsafe(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f || c == '\\' {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size <= 1) || unsafeRune(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
+		return true
+	case r == 0x00ad, r == 0x034f, r == 0x061c, r == 0x115f, r == 0x1160, r == 0x17b4, r == 0x17b5, r == 0x180e:
+		return true
+	case r >= 0x200b && r <= 0x200f, r >= 0x2028 && r <= 0x202e, r >= 0x2060 && r <= 0x206f:
+		return true
+	case r == 0x3164, r == 0xfeff, r == 0xffa0, r >= 0xfff0 && r <= 0xfffb:
+		return true
+	case r >= 0xe0000 && r <= 0xe007f:
+		return true
+	case r >= 0xe000 && r <= 0xf8ff, r >= 0xf0000:
+		return true // private use
+	case r&0xfffe == 0xfffe, r >= 0xfdd0 && r <= 0xfdef:
+		return true // noncharacters
+	}
+	return unicode.Is(unicode.Cf, r) || !unicode.IsGraphic(r) && r != ' '
+}
+
+func writeRuneEscape(b *strings.Builder, r rune) {
+	if r > 0xffff {
+		b.WriteString(`\U`)
+		s := strconv.FormatInt(int64(r), 16)
+		b.WriteString(strings.Repeat("0", 8-len(s)))
+		b.WriteString(s)
+		return
+	}
+	b.WriteString(`\u`)
+	s := strconv.FormatInt(int64(r), 16)
+	b.WriteString(strings.Repeat("0", 4-len(s)))
+	b.WriteString(s)
+}
+
+func hex2(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[c>>4], digits[c&15]})
+}

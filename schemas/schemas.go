@@ -1,0 +1,147 @@
+// Package schemas holds the JSON Schemas of every artifact mcpdrift reads
+// and writes, and validates documents against them. External references
+// are never loaded: the compiler has no loader, so a schema can only refer
+// to itself.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+//go:embed *.schema.json
+var files embed.FS
+
+// Schema file names by artifact kind.
+const (
+	Observed = "observed.v0.schema.json"
+	Declared = "declared.v0.schema.json"
+	Policy   = "policy.v1.schema.json"
+)
+
+var (
+	once     sync.Once
+	compiled map[string]*jsonschema.Schema
+	initErr  error
+)
+
+func load() {
+	compiled = map[string]*jsonschema.Schema{}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(nil)
+	names := []string{Observed, Declared, Policy}
+	for _, n := range names {
+		b, err := files.ReadFile(n)
+		if err != nil {
+			initErr = err
+			return
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			initErr = fmt.Errorf("schema %s: %w", n, err)
+			return
+		}
+		if err := c.AddResource("mem:///"+n, doc); err != nil {
+			initErr = fmt.Errorf("schema %s: %w", n, err)
+			return
+		}
+	}
+	for _, n := range names {
+		s, err := c.Compile("mem:///" + n)
+		if err != nil {
+			initErr = fmt.Errorf("schema %s: %w", n, err)
+			return
+		}
+		compiled[n] = s
+	}
+}
+
+// Files returns the embedded schema files (for documentation and tests).
+func Files() embed.FS { return files }
+
+// Validate checks doc (a value as produced by encoding/json with UseNumber,
+// or jsonschema.UnmarshalJSON) against the named schema. The error lists
+// each failing location as a JSON pointer.
+func Validate(name string, doc any) error {
+	once.Do(load)
+	if initErr != nil {
+		return initErr
+	}
+	s, ok := compiled[name]
+	if !ok {
+		return fmt.Errorf("no schema %q", name)
+	}
+	err := s.Validate(doc)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err
+	}
+	return &Error{Schema: name, Problems: flatten(ve)}
+}
+
+// Problem is one schema violation.
+type Problem struct {
+	Pointer string
+	Msg     string
+}
+
+// Error is a failed validation.
+type Error struct {
+	Schema   string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("does not match schema ")
+	b.WriteString(e.Schema)
+	for i, p := range e.Problems {
+		if i == 8 {
+			fmt.Fprintf(&b, "; and %d more", len(e.Problems)-i)
+			break
+		}
+		b.WriteString("; at ")
+		b.WriteString(safetext.Quote(p.Pointer))
+		b.WriteString(": ")
+		b.WriteString(safetext.Escape(p.Msg))
+	}
+	return b.String()
+}
+
+func flatten(ve *jsonschema.ValidationError) []Problem {
+	out := ve.BasicOutput()
+	var ps []Problem
+	seen := map[string]bool{}
+	for _, u := range out.Errors {
+		if u.Error == nil {
+			continue
+		}
+		msg := u.Error.String()
+		// Skip the summary lines of composite keywords; keep leaves.
+		if strings.HasPrefix(msg, "validation failed") {
+			continue
+		}
+		k := u.InstanceLocation + "\x00" + msg
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		ps = append(ps, Problem{Pointer: u.InstanceLocation, Msg: msg})
+	}
+	if len(ps) == 0 {
+		ps = append(ps, Problem{Pointer: "", Msg: ve.Error()})
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Pointer < ps[j].Pointer })
+	return ps
+}
