@@ -165,7 +165,7 @@ func TestGateBadArtifacts(t *testing.T) {
 	}{
 		{"declared with a typo key", []string{"--declared", mk("typo.json", strings.Replace(string(declBytes), `"tools"`, `"tool":[],"tools"`, 1))}, 2, "additional properties"},
 		{"declared failing its schema", []string{"--declared", mk("bad.json", strings.Replace(string(declBytes), `"sha256:`, `"md5:`, 1))}, 2, "does not match schema"},
-		{"declared not recomputing", []string{"--declared", mk("nr.json", strings.Replace(string(declBytes), `"manifest_digest": "sha256:`, `"manifest_digest": "sha256:0`, 1)[:0] + recomputeBreak(string(declBytes)))}, 3, "declared_manifest_digest_mismatch"},
+		{"declared not recomputing", []string{"--declared", mk("nr.json", strings.Replace(string(declBytes), `"manifest_digest": "sha256:`, `"manifest_digest": "sha256:0`, 1)[:0]+recomputeBreak(string(declBytes)))}, 3, "declared_manifest_digest_mismatch"},
 		{"observed with another schema id", []string{"--declared", decl, "--observed", mk("other.json", strings.Replace(string(obsBytes), "assay.mcp_manifest_observed.v0", "assay.mcp_manifest_observed.v1", 1))}, 2, "unknown or unexpected schema id"},
 		{"declared given as observed", []string{"--declared", decl, "--observed", decl}, 2, "unexpected schema id"},
 		{"empty policy", []string{"--policy", mk("empty.yaml", "\n\n")}, 2, "the policy is empty"},
@@ -173,7 +173,7 @@ func TestGateBadArtifacts(t *testing.T) {
 		{"policy with duplicate key", []string{"--policy", mk("dup.yaml", "declared_mcp_manifests:\n  s:\n    manifest_digest: a\n  s:\n    manifest_digest: b\n")}, 2, "already defined"},
 		{"policy without the server", []string{"--policy", mk("nos.yaml", "declared_mcp_manifests:\n  other:\n    manifest_digest: \"sha256:"+strings.Repeat("0", 64)+"\"\n")}, 2, "no declared_mcp_manifests entry"},
 		{"policy with empty map", []string{"--policy", mk("em.yaml", "declared_mcp_manifests: {}\n")}, 2, "does not match schema"},
-		{"observed tampered digest", []string{"--declared", decl, "--observed", mk("tamper.json", strings.Replace(string(obsBytes), `"manifest_digest": "sha256:`, `"manifest_digest": "sha256:1`, 1)[:0] + tamper(string(obsBytes)))}, 2, "does not recompute"},
+		{"observed tampered digest", []string{"--declared", decl, "--observed", mk("tamper.json", strings.Replace(string(obsBytes), `"manifest_digest": "sha256:`, `"manifest_digest": "sha256:1`, 1)[:0]+tamper(string(obsBytes)))}, 2, "does not recompute"},
 		{"missing file", []string{"--declared", filepath.Join(dir, "nope.json")}, 2, "nope.json"},
 		{"bad format", []string{"--declared", decl, "--format", "xml"}, 2, "--format"},
 		{"bad profile", []string{"--declared", decl, "--profile", "lax"}, 2, "unknown profile"},
