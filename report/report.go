@@ -22,6 +22,10 @@ import (
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
+// Schema is the id of the JSON report format (the versioned contract the
+// json format writes, in the report's "schema" field).
+const Schema = gate.ReportSchemaID
+
 // Options tune the renderers.
 type Options struct {
 	// Color enables ANSI colour in text output. The CLI sets it only on a

@@ -120,25 +120,37 @@ func (e *Error) Error() string {
 }
 
 func flatten(ve *jsonschema.ValidationError) []Problem {
-	out := ve.BasicOutput()
 	var ps []Problem
 	seen := map[string]bool{}
-	for _, u := range out.Errors {
-		if u.Error == nil {
-			continue
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
 		}
-		msg := u.Error.String()
-		// Skip the summary lines of composite keywords; keep leaves.
-		if strings.HasPrefix(msg, "validation failed") {
-			continue
+		ptr := ""
+		for _, seg := range e.InstanceLocation {
+			seg = strings.ReplaceAll(seg, "~", "~0")
+			ptr += "/" + strings.ReplaceAll(seg, "/", "~1")
 		}
-		k := u.InstanceLocation + "\x00" + msg
+		msg := e.Error()
+		// Drop the library's own "at '<location>': " prefix; the pointer
+		// is reported separately.
+		if strings.HasPrefix(msg, "at '") {
+			if i := strings.Index(msg, "': "); i >= 0 {
+				msg = msg[i+3:]
+			}
+		}
+		k := ptr + "\x00" + msg
 		if seen[k] {
-			continue
+			return
 		}
 		seen[k] = true
-		ps = append(ps, Problem{Pointer: u.InstanceLocation, Msg: msg})
+		ps = append(ps, Problem{Pointer: ptr, Msg: msg})
 	}
+	walk(ve)
 	if len(ps) == 0 {
 		ps = append(ps, Problem{Pointer: "", Msg: ve.Error()})
 	}
