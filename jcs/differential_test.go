@@ -447,6 +447,7 @@ func countNodes(v *mval) (values, names int, objects []*mval) {
 }
 
 func TestGeneratedDocuments(t *testing.T) {
+	t.Parallel()
 	docs := 5000
 	if testing.Short() {
 		docs = 300

@@ -144,6 +144,7 @@ func (nh *numgenHasher) add(bits uint64, text []byte) {
 //
 //	MCPDRIFT_NUMGEN_10M=1 go test -run TestNumgen ./jcs/
 func TestNumgen(t *testing.T) {
+	t.Parallel()
 	total := 1_000_000
 	switch {
 	case testing.Short():

@@ -41,7 +41,7 @@ func vbad(name, in, ptr string, off int, msg string) vector {
 	return vector{name: name, in: in, ptr: ptr, off: off, msg: msg}
 }
 
-// rfc8785Numbers is the RFC 8785 section 3.2.2 example input, formatted as
+// rfc8785Example is the RFC 8785 section 3.2.2 example input, formatted as
 // in the RFC.
 const rfc8785Example = `{
   "numbers": [333333333.33333329, 1E30, 4.50,
@@ -230,6 +230,9 @@ var fixedVectors = []vector{
 	vbad("sur/lone-high-then-char", `"\ud800x"`, "", 1, "lone high surrogate"),
 	vbad("sur/high-then-non-low", `"\ud800\u0041"`, "", 1, "lone high surrogate"),
 	vbad("sur/high-then-high", `"\ud800\ud800"`, "", 1, "lone high surrogate"),
+	vbad("sur/high-then-private-use", `"\ud800\ue000"`, "", 1, "lone high surrogate"),
+	vbad("sur/high-then-ffff", `"\udbff\uffff"`, "", 1, "lone high surrogate"),
+	vbad("sur/high-then-below-low", `"\udbff\udbff"`, "", 1, "lone high surrogate"),
 	vbad("sur/high-then-short-escape", `"\ud800\n"`, "", 1, "lone high surrogate"),
 	vbad("sur/high-then-bad-hex", `"\ud800\uzzzz"`, "", 1, "lone high surrogate"),
 	vbad("sur/high-at-end", `"\ud800`, "", 1, "lone high surrogate"),
@@ -710,6 +713,7 @@ func TestDeepNestingRejectedQuickly(t *testing.T) {
 // TestManyKeys canonicalizes an object with 200,000 members given in random
 // order.
 func TestManyKeys(t *testing.T) {
+	t.Parallel()
 	const n = 200_000
 	keys := make([]string, n)
 	for i := range keys {
