@@ -31,7 +31,11 @@ type Result struct {
 type Classifier struct {
 	rules  []compiledRule
 	vocab  map[string]int32
-	nwords int // length of every bitset
+	nwords int // length of every pattern bitset
+	// index maps a vocabulary id to the rules that have a pattern whose
+	// most selective required word set contains it. A rule that is not
+	// reached from any token of a name cannot match it.
+	index [][]int32
 }
 
 type compiledRule struct {
@@ -86,6 +90,8 @@ func Load(path string) (*Classifier, error) {
 // User rules are tried before every built-in rule, in file order; then the
 // built-in rules that are not disabled, in table order. The first rule that
 // matches decides. Errors are *RuleError values naming source and line.
+// An empty userRules is an error (the file must at least say "version: 1");
+// use Default for the built-in table alone.
 func New(userRules []byte, source string) (*Classifier, error) {
 	if source == "" {
 		source = "rules"
@@ -148,10 +154,18 @@ func compile(specs []ruleSpec) *Classifier {
 		c.nwords = 1
 	}
 	c.rules = make([]compiledRule, len(specs))
+	c.index = make([][]int32, len(sorted))
 	for i, s := range specs {
 		cr := compiledRule{rule: s.Rule.clone()}
 		for _, p := range s.match {
-			cr.match = append(cr.match, compilePattern(p, c.vocab, c.nwords))
+			cp := compilePattern(p, c.vocab, c.nwords)
+			cr.match = append(cr.match, cp)
+			for _, w := range p.elems[cp.selective].words {
+				id := c.vocab[w]
+				if l := c.index[id]; len(l) == 0 || l[len(l)-1] != int32(i) {
+					c.index[id] = append(l, int32(i))
+				}
+			}
 		}
 		for _, p := range s.exclude {
 			cr.exclude = append(cr.exclude, compilePattern(p, c.vocab, c.nwords))
@@ -166,9 +180,9 @@ func (c *Classifier) find(name string) *compiledRule {
 	var idBuf [32]int32
 	var tokBuf [64]byte
 	ids := idBuf[:0]
-	t := tokenizer{s: name, buf: tokBuf[:0]}
+	t := tokenizer{s: name}
 	for {
-		tok := t.next()
+		tok := t.next(tokBuf[:0])
 		if tok == nil {
 			break
 		}
@@ -178,35 +192,42 @@ func (c *Classifier) find(name string) *compiledRule {
 		}
 		ids = append(ids, id)
 	}
-	if len(ids) == 0 {
+
+	// Candidate rules, from the inverted index.
+	var candBuf [8]uint64
+	cand := candBuf[:]
+	if n := (len(c.rules) + 63) / 64; n > len(cand) {
+		cand = make([]uint64, n)
+	}
+	found := false
+	for _, id := range ids {
+		if id < 0 {
+			continue
+		}
+		for _, ri := range c.index[id] {
+			cand[ri>>6] |= 1 << (uint(ri) & 63)
+			found = true
+		}
+	}
+	if !found {
 		return nil
 	}
 
-	var presentBuf [8]uint64
-	var present bitset
-	if c.nwords <= len(presentBuf) {
-		present = presentBuf[:c.nwords]
-	} else {
-		present = make(bitset, c.nwords)
-	}
-	for _, id := range ids {
-		if id >= 0 {
-			present[id>>6] |= 1 << (uint(id) & 63)
-		}
-	}
-
 	for i := range c.rules {
+		if cand[i>>6]&(1<<(uint(i)&63)) == 0 {
+			continue
+		}
 		r := &c.rules[i]
-		if anyMatch(r.match, ids, present) && !anyMatch(r.exclude, ids, present) {
+		if anyMatch(r.match, ids) && !anyMatch(r.exclude, ids) {
 			return r
 		}
 	}
 	return nil
 }
 
-func anyMatch(ps []cpattern, ids []int32, present bitset) bool {
+func anyMatch(ps []cpattern, ids []int32) bool {
 	for i := range ps {
-		if ps[i].match(ids, present) {
+		if ps[i].match(ids) {
 			return true
 		}
 	}

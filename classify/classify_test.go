@@ -96,6 +96,7 @@ func TestSpecExamples(t *testing.T) {
 		{"execute_javascript", "code_eval"},
 		{"run_workflow", "ci_run"},
 		{"delete_file", "file_delete"},
+		{"ＤＥＬＥＴＥ＿ＦＩＬＥ", "file_delete"},
 		{"rm", "file_delete"},
 		{"edit_file", "file_write"},
 		{"push_files", "file_write"},
@@ -160,7 +161,8 @@ func TestNormalize(t *testing.T) {
 		{"listIDs", []string{"list", "ids"}},
 		{"R2Bucket", []string{"r2", "bucket"}},
 		{"r2_buckets_list", []string{"r2", "bucket", "list"}},
-		{"disable2FA", []string{"disable", "2fa"}},
+		{"disable_2FA", []string{"disable", "2fa"}},
+		{"disable2FA", []string{"disable2fa"}}, // letters followed by digits never split
 		{"mcp__github__create_repository", []string{"mcp", "github", "create", "repository"}},
 		{"a/b:c d\te", []string{"a", "b", "c", "d", "e"}},
 		{"policies", []string{"policy"}},
@@ -173,6 +175,8 @@ func TestNormalize(t *testing.T) {
 		{"delete\u200bfile", []string{"delete", "file"}}, // zero-width space is a separator
 		{"ÜBER_Größe", []string{"über", "größe"}},
 		{"\xff\xfeexec", []string{"exec"}},
+		{"ＤＥＬＥＴＥ＿ＦＩＬＥ", []string{"delete", "file"}},
+		{"dеlete_file", []string{"dеlete", "file"}}, // Cyrillic е: not folded
 		{"", nil},
 		{"--", nil},
 	}
@@ -416,8 +420,8 @@ func TestUserRulesErrors(t *testing.T) {
 		{"unknown disable", "version: 1\ndisable:\n  - payments\n  - bitcoin\n", 4, `"bitcoin" is neither`},
 		{"rules not a list", "version: 1\nrules: {a: b}\n", 2, "cannot unmarshal"},
 		{"top-level list", "- version: 1\n", 1, "cannot unmarshal"},
-		{"syntax error", "version: 1\nrules: [\n", 3, "invalid YAML"},
-		{"two documents", "version: 1\n---\nversion: 1\n", 3, "single YAML document"},
+		{"syntax error", "version: 1\nrules: [\n", 2, "invalid YAML"},
+		{"two documents", "version: 1\n---\nversion: 1\n", 2, "single YAML document"},
 		{"privileged not bool", "version: 1\nrules:\n  - action_class: x\n    family: iam\n    privileged: maybe\n    match: [a]\n", 5, "cannot unmarshal"},
 	}
 	for _, tt := range tests {

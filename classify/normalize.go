@@ -26,12 +26,16 @@ import (
 // the same function, so "deploy_keys" and "deployKey" in a pattern mean the
 // same thing as in a name.
 //
+// Full-width forms are folded to ASCII first ("ＤＥＬＥＴＥ＿ＦＩＬＥ" is "delete file").
+// Other look-alike letters (a Cyrillic "е" in "dеlete") are not folded.
+//
 // Concatenated lower-case words are not split: "deploykey" is one token.
 func Normalize(name string) []string {
 	var out []string
+	var buf [64]byte
 	t := tokenizer{s: name}
 	for {
-		tok := t.next()
+		tok := t.next(buf[:0])
 		if tok == nil {
 			return out
 		}
@@ -39,12 +43,25 @@ func Normalize(name string) []string {
 	}
 }
 
-// tokenizer yields the normalised tokens of s one at a time. The returned
-// slice is only valid until the next call.
+// tokenizer yields the normalised tokens of s one at a time.
 type tokenizer struct {
-	s   string
-	i   int
-	buf []byte
+	s string
+	i int
+}
+
+// foldWidth maps full-width ASCII forms (U+FF01..U+FF5E, e.g. "ＤＥＬＥＴＥ＿ＦＩＬＥ")
+// to ASCII so that they cannot be used to dodge the rules.
+func foldWidth(r rune) rune {
+	if r >= 0xFF01 && r <= 0xFF5E {
+		return r - 0xFEE0
+	}
+	return r
+}
+
+// decode returns the next rune of s, width-folded, and its size in s.
+func decode(s string) (rune, int) {
+	r, n := utf8.DecodeRuneInString(s)
+	return foldWidth(r), n
 }
 
 func isWordRune(r rune) bool {
@@ -55,7 +72,7 @@ func isWordRune(r rune) bool {
 func lowerRun(s string) int {
 	n := 0
 	for len(s) > 0 {
-		r, size := utf8.DecodeRuneInString(s)
+		r, size := decode(s)
 		if !unicode.IsLower(r) {
 			break
 		}
@@ -65,10 +82,12 @@ func lowerRun(s string) int {
 	return n
 }
 
-func (t *tokenizer) next() []byte {
+// next appends the next token to buf and returns it, or returns nil at the
+// end of the name.
+func (t *tokenizer) next(buf []byte) []byte {
 	s := t.s
 	for t.i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[t.i:])
+		r, n := decode(s[t.i:])
 		if isWordRune(r) {
 			break
 		}
@@ -77,10 +96,9 @@ func (t *tokenizer) next() []byte {
 	if t.i >= len(s) {
 		return nil
 	}
-	t.buf = t.buf[:0]
 	prev := rune(-1)
 	for t.i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[t.i:])
+		r, n := decode(s[t.i:])
 		if !isWordRune(r) {
 			break
 		}
@@ -88,20 +106,20 @@ func (t *tokenizer) next() []byte {
 			switch {
 			case unicode.IsLower(prev):
 				// fooBar
-				return stem(t.buf)
+				return stem(buf)
 			case unicode.IsDigit(prev) && lowerRun(s[t.i+n:]) >= 1:
 				// r2Bucket, R2Bucket (but not 2FA)
-				return stem(t.buf)
+				return stem(buf)
 			case unicode.IsUpper(prev) && lowerRun(s[t.i+n:]) >= 2:
 				// APIKey (but not IDs)
-				return stem(t.buf)
+				return stem(buf)
 			}
 		}
-		t.buf = utf8.AppendRune(t.buf, unicode.ToLower(r))
+		buf = utf8.AppendRune(buf, unicode.ToLower(r))
 		prev = r
 		t.i += n
 	}
-	return stem(t.buf)
+	return stem(buf)
 }
 
 func hasSuffix(b []byte, suf string) bool {

@@ -74,7 +74,7 @@ func parsePattern(src string) (pattern, error) {
 		wordStart = -1
 	}
 	for i := 0; i < len(src); {
-		r, size := utf8.DecodeRuneInString(src[i:])
+		r, size := decode(src[i:])
 		switch {
 		case isWordRune(r):
 			if wordStart < 0 {
@@ -168,9 +168,10 @@ func (b bitset) has(id int32) bool {
 	return id >= 0 && int(id>>6) < len(b) && b[id>>6]&(1<<(uint(id)&63)) != 0
 }
 
-func (b bitset) intersects(o bitset) bool {
-	for i := range b {
-		if b[i]&o[i] != 0 {
+// hasAny reports whether any of ids is in b.
+func (b bitset) hasAny(ids []int32) bool {
+	for _, id := range ids {
+		if b.has(id) {
 			return true
 		}
 	}
@@ -184,8 +185,9 @@ type celem struct {
 
 // cpattern is a pattern compiled against a classifier's vocabulary.
 type cpattern struct {
-	elems    []celem
-	required []int // indexes of elemWord elements, used as a cheap pre-filter
+	elems     []celem
+	required  []int // indexes of elemWord elements, used as a cheap pre-filter
+	selective int   // the required element with the fewest words, for the rule index
 }
 
 func compilePattern(p pattern, vocab map[string]int32, nwords int) cpattern {
@@ -200,6 +202,9 @@ func compilePattern(p pattern, vocab map[string]int32, nwords int) cpattern {
 			}
 		}
 		if e.kind == elemWord {
+			if len(cp.required) == 0 || len(e.words) < len(p.elems[cp.selective].words) {
+				cp.selective = i
+			}
 			cp.required = append(cp.required, i)
 		}
 		cp.elems[i] = ce
@@ -218,12 +223,11 @@ func (p *cpattern) closure(s uint64) uint64 {
 }
 
 // match reports whether the token ids (−1 for words outside the vocabulary)
-// match the whole pattern. present is the set of ids in the name. The
-// matcher simulates the pattern as an NFA, so it is linear in the number of
-// tokens whatever the pattern.
-func (p *cpattern) match(ids []int32, present bitset) bool {
+// match the whole pattern. The matcher simulates the pattern as an NFA, so
+// it is linear in the number of tokens whatever the pattern.
+func (p *cpattern) match(ids []int32) bool {
 	for _, i := range p.required {
-		if !p.elems[i].set.intersects(present) {
+		if !p.elems[i].set.hasAny(ids) {
 			return false
 		}
 	}

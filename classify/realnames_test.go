@@ -23,6 +23,15 @@ import (
 // makenotion/notion-mcp-server, GongRzhe/Gmail-MCP-Server,
 // korotovsky/slack-mcp-server, ckreiling/mcp-server-docker,
 // MarkusPfundstein/mcp-obsidian.
+//
+// How the numbers were obtained: the built-in table was written while
+// looking at the first 307 rows, so on those it is in-sample. The two
+// "blind" blocks at the end were labelled before the classifier was run on
+// them. The first run on them gave precision 0.95 / recall 0.59 (block 1, 118
+// names, 34 privileged) and precision 0.90 / recall 0.64 (block 2, 60 names,
+// 14 privileged). The table was then extended with the fixes that generalise,
+// and what is left is in knownMisclassifications. Treat the blind numbers as
+// the estimate for servers the table has not seen.
 type realName struct {
 	server string
 	name   string
@@ -692,4 +701,13 @@ func BenchmarkClassify(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(names)), "ns/name")
+}
+
+func BenchmarkNew(b *testing.B) {
+	data := []byte(userExtension)
+	for i := 0; i < b.N; i++ {
+		if _, err := New(data, "bench.yaml"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
