@@ -35,6 +35,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -120,9 +121,16 @@ func Parse(src []byte) (*Doc, error) {
 
 func parse(src []byte) (*Doc, *Error) {
 	p := parser{src: src}
-	// A rough upper bound that avoids most regrowth for typical JSON.
-	p.nodes = make([]node, 0, len(src)/8+4)
-	p.kids = make([]int32, 0, len(src)/16+4)
+	// Realistic tool lists average about 13 bytes per node; start near that
+	// and let append grow the rest.
+	p.nodes = make([]node, 0, len(src)/12+4)
+	p.kids = make([]int32, 0, len(src)/24+4)
+	return p.run()
+}
+
+// run parses p.src into p's (possibly reused) slices.
+func (p *parser) run() (*Doc, *Error) {
+	src := p.src
 	p.skipWS()
 	if p.pos >= len(src) {
 		if len(src) == 0 {
@@ -143,13 +151,43 @@ func parse(src []byte) (*Doc, *Error) {
 	return &Doc{src: src, nodes: p.nodes, kids: p.kids, sbuf: p.sbuf}, nil
 }
 
+// scratch holds parsers whose slices Canonicalize reuses: its Doc never
+// escapes, so the tree can be recycled once the output is written.
+var scratch = sync.Pool{New: func() any { return new(parser) }}
+
+// A pooled parser is dropped rather than kept when its slices grew beyond
+// these (~40 MB of nodes, 16 MB of unescaped strings), so one huge input
+// does not pin memory for the life of the process.
+const (
+	maxPooledNodes = 2 << 20
+	maxPooledSbuf  = 16 << 20
+)
+
 // Canonicalize parses src strictly and returns its RFC 8785 canonical form.
 func Canonicalize(src []byte) ([]byte, error) {
-	d, err := Parse(src)
-	if err != nil {
+	if len(src) > MaxInputSize {
+		_, err := Parse(src) // reports the size error
 		return nil, err
 	}
-	return d.Root().AppendCanonical(make([]byte, 0, len(src))), nil
+	p := scratch.Get().(*parser)
+	*p = parser{src: src, nodes: p.nodes[:0], kids: p.kids[:0], stack: p.stack[:0], sbuf: p.sbuf[:0]}
+	if cap(p.nodes) == 0 {
+		p.nodes = make([]node, 0, len(src)/12+4)
+		p.kids = make([]int32, 0, len(src)/24+4)
+	}
+	d, err := p.run()
+	var out []byte
+	if err == nil {
+		out = d.Root().AppendCanonical(make([]byte, 0, len(src)))
+	}
+	p.src = nil
+	if cap(p.nodes) <= maxPooledNodes && cap(p.sbuf) <= maxPooledSbuf {
+		scratch.Put(p)
+	}
+	if err != nil {
+		return nil, err.finish(src)
+	}
+	return out, nil
 }
 
 // Root returns the top-level value.

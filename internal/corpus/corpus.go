@@ -15,24 +15,31 @@
 //     pairs for emoji), pydantic-style titles and anyOf-with-null optionals;
 //   - php: json_encode defaults (\/ and \uXXXX for non-ASCII).
 //
-// Member order inside every object is shuffled pseudo-randomly, and some
+// Member order inside every tool object is shuffled pseudo-randomly (the
+// JSON-RPC envelopes keep the jsonrpc, id, result order), and some
 // numbers are written in non-canonical forms (1E3, 4.50, 2e-3, 0.0,
 // 9223372036854775807, 1.7976931348623157e308), so a canonicalizer has
 // real sorting, unescaping and number formatting to do. Descriptions carry
 // markdown, <IMPORTANT> blocks, quotes, newlines, tabs, U+2028, and
-// non-ASCII text (é, 日本語, emoji, zero-width and bidi characters).
+// non-ASCII text (é, 日本語, emoji, zero-width spaces, NBSP).
 //
 // Output depends only on the arguments: the generator is math/rand/v2's
-// PCG seeded from seed, and no maps are iterated. Sizes are heavy-tailed
-// (most tools are 1–5 KB, a few are tens of KB) and average about 6 KB:
+// PCG seeded from seed, and no maps are iterated. Tool i is the same for
+// every n > i, so Tools(10, s) is a prefix of Tools(1000, s).
 //
-//	Tools(100, 1)    ≈ 0.6 MB
-//	Tools(172, 1)    ≈ 1.0 MB (the standard benchmark document)
-//	Tools(1000, 1)   ≈ 6 MB
-//	Tools(1720, 1)   ≈ 10 MB
-//	Tools(10000, 1)  ≈ 60 MB
+// Tool sizes vary widely, from a 0.5 KB one-parameter tool to 15 KB tools
+// with $defs and grouped options (median 5.6 KB, 90th percentile 9.3 KB,
+// mean 5.8 KB): heavier than most real servers' tools, so that 172 tools
+// make the 1 MB benchmark document. For seed 1:
 //
-// (corpus_test.go checks these bounds; see TestSizes for the exact figures.)
+//	Tools(100, 1)    =    608,821 bytes (0.61 MB)
+//	Tools(172, 1)    =  1,003,375 bytes (1.00 MB, the standard benchmark document)
+//	Tools(1000, 1)   =  5,793,324 bytes (5.79 MB)
+//	Tools(1720, 1)   =  9,938,060 bytes (9.94 MB)
+//	Tools(10000, 1)  = 58,563,557 bytes (58.6 MB)
+//
+// TestSizes checks these figures exactly, so a change to the generator
+// (which changes every benchmark input) is a deliberate one.
 package corpus
 
 import (
@@ -198,7 +205,7 @@ func strs(ss ...string) array {
 // Random helpers.
 
 func (g *gen) chance(p float64) bool { return g.r.Float64() < p }
-func (g *gen) intn(n int) int       { return g.r.IntN(n) }
+func (g *gen) intn(n int) int        { return g.r.IntN(n) }
 func (g *gen) between(lo, hi int) int {
 	return lo + g.r.IntN(hi-lo+1)
 }

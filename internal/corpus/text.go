@@ -133,7 +133,7 @@ var domains = []domain{
 		svc: "memory", human: "knowledge graph",
 		ops: []string{"create_entities", "create_relations", "add_observations", "delete_entities",
 			"search_nodes", "open_nodes", "read_graph"},
-		props: []string{"entities", "relations", "observations", "query", "names", "limit"},
+		props:  []string{"entities", "relations", "observations", "query", "names", "limit"},
 		entity: []string{"name", "entityType", "observations", "relations"},
 	},
 	{
