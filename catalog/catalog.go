@@ -25,6 +25,10 @@ const (
 	Warning Kind = "warning"
 	// Note: attached to a finding to qualify it; never changes a verdict.
 	Note Kind = "note"
+	// Change: a structural change record (mcpdrift diff). In the gate it
+	// explains digest findings and never changes a verdict; in diff it
+	// drives the decision profile.
+	Change Kind = "change"
 )
 
 // Severity of a finding, for review prioritisation (not maliciousness).
@@ -74,10 +78,13 @@ const (
 	FamilyPerTool     = "per-tool-drift"
 	FamilyField       = "field-drift"
 	FamilyAttribution = "field-attribution"
+	FamilyStructural  = "structural"
+	FamilyIdentity    = "identity"
 )
 
 const (
 	specAssay = "assay-mcp-manifest-drift.md"
+	specSES   = "structural-escalation-signals.md"
 	own       = "mcpdrift"
 )
 
@@ -216,6 +223,200 @@ var entries = []Entry{
 		Explanation: "Either the tool digest changed while no field digest did, or a field digest changed while the tool digest did not. The canonical tool_digest stays authoritative; the field digests tell a story it does not support.",
 		Remedy:      "Regenerate both artifacts with one producer; suspect tampering if they came from mcpdrift.",
 		Source:      specAssay},
+
+	// Structural changes (mcpdrift diff; explanations beside gate findings).
+	{Code: "param_added_optional", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A tool gained an optional parameter",
+		Explanation: "Optional parameters are the preferred injection vector: they do not break existing callers and do not appear in the description's examples. A new callback_url, env or working_directory is a capability the planner never consented to. Parameters whose names suggest a new capability (URLs, commands, paths, environment, headers, tokens) are high.",
+		Remedy:      "Surface the new parameter to whoever approved the tool; re-consent before agents may use it.",
+		Source:      specSES},
+	{Code: "param_added_required", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A tool gained a required parameter",
+		Explanation: "Existing callers that do not send the new parameter now fail validation.",
+		Remedy:      "Update callers or ask the server's owner; then re-pin.",
+		Source:      specSES},
+	{Code: "param_removed", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A tool lost a parameter",
+		Explanation: "The parameter's definition is gone. With additionalProperties false, callers that send it now fail; otherwise its value is no longer constrained at all.",
+		Remedy:      "Check whether the value is now accepted unconstrained.",
+		Source:      specSES},
+	{Code: "required_dropped", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A parameter is no longer required",
+		Explanation: "The executor now accepts calls without it: a default the planner never saw may apply.",
+		Remedy:      "Check what the tool does when the parameter is missing.",
+		Source:      specSES},
+	{Code: "required_added", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A parameter became required",
+		Explanation: "Existing callers that omit it now fail.",
+		Remedy:      "Update callers; then re-pin.",
+		Source:      specSES},
+	{Code: "type_widened", Family: FamilyStructural, Kind: Change, Severity: High,
+		Title:       "A parameter's type widened",
+		Explanation: "The executor accepts more value shapes than before (string becoming string|object, a missing type), without a change to the call signature the planner reasons about.",
+		Remedy:      "Find out why the tool now needs the wider type; objects where strings were expected can smuggle structure.",
+		Source:      specSES},
+	{Code: "type_narrowed", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "A parameter's type narrowed",
+		Explanation: "Values that were accepted before are refused.",
+		Remedy:      "Update callers; then re-pin.",
+		Source:      specSES},
+	{Code: "type_changed", Family: FamilyStructural, Kind: Change, Severity: High,
+		Title:       "A parameter's type changed",
+		Explanation: "The old and new type sets do not contain each other.",
+		Remedy:      "Review the new type and its callers.",
+		Source:      specSES},
+	{Code: "enum_widened", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "An enum gained members",
+		Explanation: "The executor accepts values the planner has never seen offered (a new mode, a new target).",
+		Remedy:      "Review what each new member does.",
+		Source:      specSES},
+	{Code: "enum_narrowed", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "An enum lost members",
+		Explanation: "Callers using the removed values now fail.",
+		Remedy:      "Update callers; then re-pin.",
+		Source:      specSES},
+	{Code: "const_changed", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A constant changed",
+		Explanation: "The one value the executor accepts (or returns) is now a different one.",
+		Remedy:      "Review the new constant.",
+		Source:      specSES},
+	{Code: "additional_properties_loosened", Family: FamilyStructural, Kind: Change, Severity: High,
+		Title:       "additionalProperties was loosened",
+		Explanation: "The executor now accepts parameters nobody declared.",
+		Remedy:      "Find out which undeclared parameters the tool now reads.",
+		Source:      specSES},
+	{Code: "additional_properties_tightened", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "additionalProperties was tightened",
+		Explanation: "Calls with undeclared parameters now fail.",
+		Remedy:      "Update callers.",
+		Source:      specSES},
+	{Code: "constraint_loosened", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A validation constraint was loosened",
+		Explanation: "A bound, length, pattern, format or uniqueness rule allows more than before. A removed pattern or format is high: the value is no longer shaped at all.",
+		Remedy:      "Check whether the loosened value reaches a path, a URL, a command or a query.",
+		Source:      specSES},
+	{Code: "constraint_tightened", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "A validation constraint was tightened",
+		Explanation: "Values that were valid before are refused.",
+		Remedy:      "Update callers.",
+		Source:      specSES},
+	{Code: "composition_widened", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A schema composition widened",
+		Explanation: "A branch was added to anyOf/oneOf or a member removed from allOf: more shapes validate.",
+		Remedy:      "Review the new branch.",
+		Source:      specSES},
+	{Code: "composition_narrowed", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "A schema composition narrowed",
+		Explanation: "A branch was removed from anyOf/oneOf or a member added to allOf.",
+		Remedy:      "Update callers.",
+		Source:      specSES},
+	{Code: "external_ref_introduced", Family: FamilyStructural, Kind: Change, Severity: High,
+		Title:       "A $ref to an external document appeared",
+		Explanation: "A $ref or $dynamicRef that does not start with '#': the effective schema is whatever the referenced document says at load time, so a byte-identical manifest can hide an attacker-controlled schema. The highest-severity structural signal.",
+		Remedy:      "Refuse the tool unless the referenced document is pinned by hash.",
+		Source:      specSES},
+	{Code: "external_ref_present", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A $ref to an external document is present",
+		Explanation: "The baseline already referred to an external document; its content is outside the manifest and is not pinned by mcpdrift.",
+		Remedy:      "Inline the definition, or pin the referenced document.",
+		Source:      specSES},
+	{Code: "keyword_unmodeled", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A keyword the diff does not model changed",
+		Explanation: "A schema keyword, annotation or tool member outside the model changed. It is reported, never silently ignored.",
+		Remedy:      "Read the change in the snapshot; report the keyword if mcpdrift should model it.",
+		Source:      specSES},
+	{Code: "schema_unresolved", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "Part of a schema could not be resolved",
+		Explanation: "An internal $ref points to a missing target, refs form a cycle, or the work budget was spent; the diff continued elsewhere and says what it could not see.",
+		Remedy:      "Fix the schema's references; review that part by hand.",
+		Source:      specSES},
+	{Code: "schema_annotation_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "A planner-facing annotation inside a schema changed",
+		Explanation: "A parameter's description, title, default or examples changed. Validation is the same, but what the model reads moved.",
+		Remedy:      "Read the new text like a description change.",
+		Source:      specSES},
+	{Code: "output_schema_added", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "The tool now declares an output schema",
+		Explanation: "The tool added a contract for its structured output.",
+		Remedy:      "None required; consumers can now validate output.",
+		Source:      specSES},
+	{Code: "output_schema_removed", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "The tool no longer declares an output schema",
+		Explanation: "Callers can no longer validate what the tool returns: it may return anything.",
+		Remedy:      "Ask why the contract was dropped.",
+		Source:      specSES},
+	{Code: "output_schema_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "The output schema changed",
+		Explanation: "What the tool declares it returns changed in a way no finer kind describes.",
+		Remedy:      "Check consumers of the tool's structured output.",
+		Source:      specSES},
+	{Code: "annotation_hint_weakened", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A behaviour hint was weakened",
+		Explanation: "readOnlyHint true→false, destructiveHint false→true, idempotentHint true→false or openWorldHint false→true (MCP defaults stand for absent hints). Clients that auto-approve read-only tools will now treat this one differently. Read-only and destructive hints are high.",
+		Remedy:      "Check whether the tool now writes or destroys; re-approve accordingly.",
+		Source:      specSES},
+	{Code: "annotation_hint_strengthened", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "A behaviour hint was strengthened",
+		Explanation: "The server now claims the tool is safer. Hints are self-asserted, not authority.",
+		Remedy:      "Do not relax controls on the strength of a hint alone.",
+		Source:      specSES},
+	{Code: "description_changed", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "The description changed",
+		Explanation: "The description is the tool-poisoning surface. The change is shown as a compact word diff.",
+		Remedy:      "Read the new words for instructions aimed at the agent.",
+		Source:      specSES},
+	{Code: "title_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "The title changed",
+		Explanation: "The display title (tool title or annotations.title) changed.",
+		Remedy:      "Check it still names what the tool does.",
+		Source:      specSES},
+	{Code: "schema_drift_stable_description", Family: FamilyStructural, Kind: Change, Severity: High,
+		Title:       "The input schema changed under a stable description",
+		Explanation: "The canonical signal of schema-shape escalation: the planner reasons over the old description while the executor validates against a new schema.",
+		Remedy:      "Review the schema change as if it were a new tool; fail-closed denies it.",
+		Source:      specSES},
+	{Code: "tool_rename_suspected", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A tool looks renamed",
+		Explanation: "A removed and an added tool have the same description, schemas and annotations.",
+		Remedy:      "Confirm the rename; clients keyed on the old name break.",
+		Source:      specSES},
+	{Code: "tool_added", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A tool was added",
+		Explanation: "A tool that the old list did not have. Privileged names are high.",
+		Remedy:      "Review it as a new capability.",
+		Source:      specSES},
+	{Code: "tool_removed", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "A tool was removed",
+		Explanation: "A tool of the old list is gone (if the new list is incomplete, it may be on an unobserved page).",
+		Remedy:      "Confirm the removal.",
+		Source:      specSES},
+	{Code: "tool_duplicate_name", Family: FamilyStructural, Kind: Change, Severity: High,
+		Title:       "Two tools share a name",
+		Explanation: "Which one a client calls is undefined; a duplicate can shadow a reviewed tool.",
+		Remedy:      "Treat the server as suspect.",
+		Source:      specSES},
+
+	// The server half of the identity tuple.
+	{Code: "server_endpoint_rebound", Family: FamilyIdentity, Kind: Change, Severity: High,
+		Title:       "The server endpoint changed under a stable name",
+		Explanation: "Name-stable, endpoint-mutable is the registry equivalent of DNS rebinding: the tools now come from somewhere else.",
+		Remedy:      "Treat every tool as new and unvetted; re-consent.",
+		Source:      specSES},
+	{Code: "publisher_key_changed", Family: FamilyIdentity, Kind: Change, Severity: High,
+		Title:       "The publisher key changed",
+		Explanation: "The key that vouches for the server changed under a stable name.",
+		Remedy:      "Verify the new key out of band before trusting the server.",
+		Source:      specSES},
+	{Code: "server_name_changed", Family: FamilyIdentity, Kind: Change, Severity: Medium,
+		Title:       "The server's reported name changed",
+		Explanation: "The server reports a different name than at pinning time.",
+		Remedy:      "Confirm it is the same server.",
+		Source:      specSES},
+	{Code: "server_version_changed", Family: FamilyIdentity, Kind: Change, Severity: Low,
+		Title:       "The server's reported version changed",
+		Explanation: "An upgrade, usually; digest and structural findings say whether the tools changed.",
+		Remedy:      "Review the release notes beside the tool changes.",
+		Source:      specSES},
 }
 
 var index = func() map[string]*Entry {
@@ -262,7 +463,7 @@ func All() []Entry {
 }
 
 func familyOrder(f string) int {
-	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity} {
+	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity, FamilyStructural, FamilyIdentity} {
 		if x == f {
 			return i
 		}
@@ -275,7 +476,7 @@ func Markdown() []byte {
 	var b bytes.Buffer
 	b.WriteString("# mcpdrift reason codes\n\n")
 	b.WriteString("Generated from `catalog/catalog.go` by `go run ./cmd/mcpdrift codes --format markdown > docs/reason-codes.md`; a test fails when this page is stale.\n\n")
-	b.WriteString("Kinds: **finding** needs review (exit 1); **inconclusive** means the evidence cannot support a verdict (exit 3); **warning** weakens a clean result without failing it; **note** qualifies a finding.\n")
+	b.WriteString("Kinds: **finding** needs review (exit 1); **inconclusive** means the evidence cannot support a verdict (exit 3); **warning** weakens a clean result without failing it; **note** qualifies a finding; **change** is a structural change record of `mcpdrift diff` (beside gate findings it explains them and never changes a verdict).\n")
 	b.WriteString("Severities are review priorities, not maliciousness. Profiles can change them (see `mcpdrift gate --profile`).\n\n")
 	b.WriteString("| code | family | kind | severity (privileged) |\n|---|---|---|---|\n")
 	all := All()
@@ -294,7 +495,7 @@ func Markdown() []byte {
 func anchor(code string) string { return strings.ReplaceAll(code, ".", "") }
 
 func sevCell(e Entry) string {
-	if e.Kind != Finding {
+	if e.Kind != Finding && e.Kind != Change {
 		return "n/a"
 	}
 	if e.PrivilegedSeverity != "" && e.PrivilegedSeverity != e.Severity {

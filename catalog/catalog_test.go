@@ -32,8 +32,8 @@ func TestEntriesComplete(t *testing.T) {
 		if e.Family == "" || e.Kind == "" || e.Title == "" || e.Explanation == "" || e.Remedy == "" || e.Source == "" {
 			t.Errorf("%s: incomplete entry", e.Code)
 		}
-		if (e.Kind == catalog.Finding) != (e.Severity != "") {
-			t.Errorf("%s: findings and only findings carry a severity", e.Code)
+		if (e.Kind == catalog.Finding || e.Kind == catalog.Change) != (e.Severity != "") {
+			t.Errorf("%s: findings and changes, and only they, carry a severity", e.Code)
 		}
 		if !regexp.MustCompile(`^[a-z][a-z0-9_]*$`).MatchString(e.Code) {
 			t.Errorf("%s: not a snake_case code", e.Code)
@@ -84,4 +84,32 @@ func TestGetPanicsOnUnknown(t *testing.T) {
 		}
 	}()
 	catalog.Get("no_such_code")
+}
+
+// Every change kind schemadiff declares is catalogued as a change.
+func TestChangeKindsAreCatalogued(t *testing.T) {
+	decl := regexp.MustCompile(`(?m)^\s+([A-Z]\w*)\s*=\s*"([a-z][a-z_]*)"`)
+	notKinds := map[string]bool{"Widening": true, "Narrowing": true, "Neutral": true, "Allow": true, "Review": true, "Deny": true}
+	n := 0
+	for _, f := range []string{"../schemadiff/change.go", "../schemadiff/tool.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range decl.FindAllStringSubmatch(string(b), -1) {
+			if notKinds[m[1]] {
+				continue
+			}
+			n++
+			e, ok := catalog.Lookup(m[2])
+			if !ok {
+				t.Errorf("%s: kind %s (%s) is not catalogued", f, m[2], m[1])
+			} else if e.Kind != catalog.Change {
+				t.Errorf("kind %s is catalogued as %s, not change", m[2], e.Kind)
+			}
+		}
+	}
+	if n < 35 {
+		t.Errorf("only %d kinds found; the scan is broken", n)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
 // Coarse verdicts, and the two granular ones.
@@ -77,7 +78,11 @@ type Report struct {
 	Inconclusive           []string  `json:"inconclusive"`
 	Warnings               []string  `json:"warnings"`
 	Details                []Detail  `json:"details"`
-	ExitCode               int       `json:"exit_code"`
+	// StructuralChanges explain digest findings when raw snapshots exist on
+	// both sides (mcpdrift diff's change records). They never change the
+	// verdict: a digest-changed tool stays a finding.
+	StructuralChanges []schemadiff.Change `json:"structural_changes,omitempty"`
+	ExitCode          int                 `json:"exit_code"`
 }
 
 // Input is what the gate reads.

@@ -100,6 +100,12 @@ func renderMarkdown(w io.Writer, r *gate.Report, _ Options) error {
 		}
 	}
 
+	if len(r.StructuralChanges) > 0 {
+		line("")
+		line("**How the tools changed**")
+		structuralMarkdown(&b, r.StructuralChanges)
+	}
+
 	bullets := func(heading string, codes []string) {
 		if len(codes) == 0 {
 			return

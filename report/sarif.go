@@ -13,6 +13,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/gate"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
 // SARIF constants.
@@ -163,7 +164,7 @@ func securitySeverity(sev catalog.Severity) string {
 // ruleLevel is a rule's defaultConfiguration.level.
 func ruleLevel(e catalog.Entry) string {
 	switch e.Kind {
-	case catalog.Finding:
+	case catalog.Finding, catalog.Change:
 		return severityLevel(string(e.Severity))
 	case catalog.Inconclusive:
 		return "warning"
@@ -322,6 +323,23 @@ func (s *sarifBuilder) finding(f gate.Finding) {
 	})
 }
 
+// change adds one result for a structural change record.
+func (s *sarifBuilder) change(c schemadiff.Change) {
+	id, idx := s.ruleIndex(c.Kind)
+	msg := titleFor(c.Kind) + ": tool " + sarifQuote(c.Name) + ": " + schemadiff.Sentence(c, sarifQuote) + "."
+	s.results = append(s.results, sarifResult{
+		RuleID:    id,
+		RuleIndex: idx,
+		Level:     severityLevel(c.Severity),
+		Message:   sarifMessage{Text: msg},
+		Locations: s.location(c.Name),
+		PartialFingerprints: map[string]string{
+			fingerprintKey: fingerprint(s.r.ServerID, c.Name, c.Kind, c.Pointer, deref(s.r.ObservedManifestDigest)),
+		},
+		Properties: sarifResultProps{Kind: string(catalog.Change), Severity: sarifEscape(c.Severity)},
+	})
+}
+
 // detail adds one result for an inconclusive or warning code and tool.
 func (s *sarifBuilder) detail(code, kind, level, tool string, messages []string) {
 	id, idx := s.ruleIndex(code)
@@ -401,6 +419,9 @@ func renderSARIF(w io.Writer, r *gate.Report, opt Options) error {
 	s.results = []sarifResult{}
 	for _, f := range r.Findings {
 		s.finding(f)
+	}
+	for _, c := range r.StructuralChanges {
+		s.change(c)
 	}
 	done := map[string]bool{}
 	s.codes(r.Inconclusive, string(catalog.Inconclusive), "warning", done)

@@ -164,12 +164,13 @@ func TestSARIFRules(t *testing.T) {
 			t.Errorf("%s: tags %v", e.Code, tags)
 		}
 		wantLevel, wantSev := "note", ""
+		graded := e.Kind == catalog.Finding || e.Kind == catalog.Change
 		switch {
-		case e.Kind == catalog.Finding && e.Severity == catalog.High:
+		case graded && e.Severity == catalog.High:
 			wantLevel, wantSev = "error", "8.0"
-		case e.Kind == catalog.Finding && e.Severity == catalog.Medium:
+		case graded && e.Severity == catalog.Medium:
 			wantLevel, wantSev = "warning", "5.0"
-		case e.Kind == catalog.Finding && e.Severity == catalog.Low:
+		case graded && e.Severity == catalog.Low:
 			wantLevel, wantSev = "note", "2.0"
 		case e.Kind == catalog.Inconclusive:
 			wantLevel = "warning"

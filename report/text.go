@@ -136,6 +136,8 @@ func renderText(w io.Writer, r *gate.Report, opt Options) error {
 		}
 	}
 
+	structuralText(t, r.StructuralChanges)
+
 	codeSection := func(heading, color string, codes []string) {
 		if len(codes) == 0 {
 			return

@@ -25,6 +25,7 @@ const (
 	Observed = "observed.v0.schema.json"
 	Declared = "declared.v0.schema.json"
 	Policy   = "policy.v1.schema.json"
+	Snapshot = "snapshot.v1.schema.json"
 )
 
 var (
@@ -37,7 +38,7 @@ func load() {
 	compiled = map[string]*jsonschema.Schema{}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(nil)
-	names := []string{Observed, Declared, Policy}
+	names := []string{Observed, Declared, Policy, Snapshot}
 	for _, n := range names {
 		b, err := files.ReadFile(n)
 		if err != nil {

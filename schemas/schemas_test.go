@@ -22,7 +22,7 @@ func decode(t *testing.T, s string) any {
 
 // Each shipped schema is itself valid (compiled against its meta-schema).
 func TestSchemasCompile(t *testing.T) {
-	for _, n := range []string{schemas.Observed, schemas.Declared, schemas.Policy} {
+	for _, n := range []string{schemas.Observed, schemas.Declared, schemas.Policy, schemas.Snapshot} {
 		b, err := schemas.Files().ReadFile(n)
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
 func newDemo(e *env) *cobra.Command {
@@ -49,14 +50,34 @@ func newDemo(e *env) *cobra.Command {
 				return err
 			}
 			say("4. coarse gate (policy map): verdict %s\n", coarse.Verdict)
-			say("5. granular gate (declared baseline with field digests):\n\n")
+			say("5. granular gate (declared baseline with field digests), with the structural diff of the snapshots:\n\n")
 			r, err := gate.Run(gate.Input{Observed: o2, Declared: d, Policy: pol})
 			if err != nil {
 				return err
 			}
+			// The snapshots kept beside the baseline and the observation say
+			// how each tool changed.
+			r.StructuralChanges = schemadiff.Compare(
+				schemadiff.Input{Side: schemadiff.Side{Completeness: string(tl1.Completeness)}, Tools: tl1.Tools},
+				schemadiff.Input{Side: schemadiff.Side{Completeness: string(tl2.Completeness)}, Tools: tl2.Tools},
+				nil, schemadiff.ToolOptions{}).Changes
 			if keep != "" {
 				if err := os.MkdirAll(keep, 0o755); err != nil {
 					return usageErr("--keep: %s", safetext.Escape(err.Error()))
+				}
+				s1, err := manifest.MarshalSnapshot(server, manifest.Identity{}, tl1, tl1.Completeness)
+				if err != nil {
+					return err
+				}
+				s2, err := manifest.MarshalSnapshot(server, manifest.Identity{}, tl2, tl2.Completeness)
+				if err != nil {
+					return err
+				}
+				if err := writeOutput(e, filepath.Join(keep, "declared.snapshot.json"), s1); err != nil {
+					return err
+				}
+				if err := writeOutput(e, filepath.Join(keep, "observed.v2.snapshot.json"), s2); err != nil {
+					return err
 				}
 				files := map[string]any{"observed.v1.json": o1, "declared.json": d, "observed.v2.json": o2}
 				for name, v := range files {

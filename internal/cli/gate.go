@@ -9,14 +9,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpdrift/mcpdrift/catalog"
+	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/gate"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
 type gateFlags struct {
 	observed, declared, policy, profile, format, out, rules, color string
+	declaredSnapshot, observedSnapshot                             string
 	maxInput                                                       int64
 }
 
@@ -52,6 +55,8 @@ func newGate(e *env) *cobra.Command {
 	f.StringVarP(&g.out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
 	f.StringVar(&g.rules, "rules", "", "YAML privilege rules; the gate re-classifies tool names and takes either side's privilege")
 	f.StringVar(&g.color, "color", "auto", "colour in text output: auto|always|never (auto: only on a terminal, and never with NO_COLOR)")
+	f.StringVar(&g.declaredSnapshot, "declared-snapshot", "", "snapshot pinned with the baseline; with --observed-snapshot, structural changes are shown beside the findings")
+	f.StringVar(&g.observedSnapshot, "observed-snapshot", "", "snapshot of the observation (observe --snapshot)")
 	f.Int64Var(&g.maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
 	return cmd
 }
@@ -132,7 +137,62 @@ func runGate(e *env, g *gateFlags) (*gate.Report, error) {
 		}
 		return nil, err
 	}
+	if (g.declaredSnapshot == "") != (g.observedSnapshot == "") {
+		return nil, usageErr("structural changes need both --declared-snapshot and --observed-snapshot")
+	}
+	if g.declaredSnapshot != "" {
+		changes, err := structuralChanges(e, g, in, c)
+		if err != nil {
+			return nil, err
+		}
+		r.StructuralChanges = changes
+	}
 	return r, nil
+}
+
+// structuralChanges diffs the two snapshots after checking that each one
+// belongs to the artifact it stands beside (same manifest digest), so the
+// explanation can never describe other tools than the digests judged.
+func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifier) ([]schemadiff.Change, error) {
+	load := func(path string) (*manifest.Snapshot, error) {
+		src, err := readInput(e, path, g.maxInput)
+		if err != nil {
+			return nil, err
+		}
+		s, err := manifest.ParseSnapshot(src, path)
+		if err != nil {
+			return nil, &exitError{ExitUsage, err.Error()}
+		}
+		return s, nil
+	}
+	ds, err := load(g.declaredSnapshot)
+	if err != nil {
+		return nil, err
+	}
+	os, err := load(g.observedSnapshot)
+	if err != nil {
+		return nil, err
+	}
+	var declaredDigest string
+	switch {
+	case in.Declared != nil:
+		declaredDigest = in.Declared.ManifestDigest
+	case in.Policy != nil:
+		declaredDigest = in.Policy.DeclaredMCPManifests[in.Observed.Server.ID].ManifestDigest
+	}
+	if ds.ManifestDigest != declaredDigest {
+		return nil, usageErr("%s: the snapshot's manifest_digest %s is not the baseline's %s", safetext.Escape(g.declaredSnapshot), ds.ManifestDigest, declaredDigest)
+	}
+	od := ""
+	if in.Observed.Observed.ManifestDigest != nil {
+		od = *in.Observed.Observed.ManifestDigest
+	}
+	if os.ManifestDigest != od {
+		return nil, usageErr("%s: the snapshot's manifest_digest %s is not the observed record's %s", safetext.Escape(g.observedSnapshot), os.ManifestDigest, od)
+	}
+	old := schemadiff.Input{Side: schemadiff.Side{Identity: &ds.Identity}, Tools: ds.Tools}
+	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &os.Identity, ServerID: os.ServerID, Completeness: string(os.Completeness)}, Tools: os.Tools}
+	return schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c}).Changes, nil
 }
 
 func contains(list []string, s string) bool {

@@ -23,10 +23,11 @@ func loadClassifier(rules string) (*classify.Classifier, error) {
 
 func newObserve(e *env) *cobra.Command {
 	var (
-		input, serverID, complete, rules, out string
-		notObserved                           bool
-		maxInput                              int64
-		quiet                                 bool
+		input, serverID, complete, rules, out, snapshot string
+		notObserved                                     bool
+		maxInput                                        int64
+		quiet                                           bool
+		id                                              identityFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "observe --input FILE --server-id ID [--complete complete|partial|unknown] [--rules FILE] [-o FILE]",
@@ -50,8 +51,8 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 			}
 			var rec *manifest.Observed
 			if notObserved {
-				if input != "" {
-					return usageErr("--not-observed takes no --input")
+				if input != "" || snapshot != "" {
+					return usageErr("--not-observed takes no --input and no --snapshot")
 				}
 				rec = manifest.NotObserved(serverID)
 			} else {
@@ -78,6 +79,15 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 					comp = want
 				}
 				rec = manifest.BuildObserved(serverID, tl, comp, c)
+				if snapshot != "" {
+					sb, err := manifest.MarshalSnapshot(serverID, id.identity(), tl, comp)
+					if err != nil {
+						return err
+					}
+					if err := writeOutput(e, snapshot, sb); err != nil {
+						return err
+					}
+				}
 				if !quiet {
 					fmt.Fprintf(e.stderr, "mcpdrift: observed %d tools from %s (%s, %d page(s)); completeness %s: %s\n",
 						len(tl.Tools), safetext.Escape(input), tl.Form, tl.Pages, comp, tl.Reason)
@@ -100,6 +110,8 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 	f.StringVar(&rules, "rules", "", "YAML privilege rules extending the built-in classifier")
 	f.StringVarP(&out, "output", "o", "", "write the record to FILE (atomically) instead of stdout")
 	f.BoolVar(&notObserved, "not-observed", false, "write the record of a tools/list that was not observed")
+	f.StringVar(&snapshot, "snapshot", "", "also write the raw tool definitions (mcpdrift.tool_snapshot.v1) to FILE")
+	id.register(f)
 	f.Int64Var(&maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no summary on stderr")
 	return cmd
@@ -116,40 +128,101 @@ func rank(c manifest.Completeness) int {
 }
 
 func newPin(e *env) *cobra.Command {
-	var observed, out string
-	var allowEmpty bool
-	var maxInput int64
+	var (
+		observed, input, serverID, rules, out, snapshot string
+		allowEmpty, noSnapshot                          bool
+		maxInput                                        int64
+		id                                              identityFlags
+	)
 	cmd := &cobra.Command{
-		Use:   "pin --observed FILE [-o FILE]",
-		Short: "Promote a clean, complete observed record to a declared baseline (assay.declared_mcp_manifest.v0)",
-		Args:  cobra.NoArgs,
+		Use:   "pin (--observed FILE | --input FILE --server-id ID) [-o FILE] [--snapshot FILE | --no-snapshot]",
+		Short: "Promote a clean, complete observation to a declared baseline (assay.declared_mcp_manifest.v0)",
+		Long: `With --observed, promotes an observed record (digests only).
+With --input, observes a saved tools/list and pins it in one step, and keeps the
+raw tool definitions in a snapshot beside the baseline (declared.json →
+declared.snapshot.json) so that later checks can say how tools changed;
+--no-snapshot turns that off, --snapshot FILE chooses the path.
+Pin refuses an observation that is partial, of unknown completeness, ambiguous,
+empty (unless --allow-empty) or not observed, and says why.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if observed == "" {
-				return usageErr("--observed is required")
+			if (observed == "") == (input == "") {
+				return usageErr("give exactly one of --observed or --input")
 			}
-			src, err := readInput(e, observed, maxInput)
-			if err != nil {
-				return err
-			}
-			o, err := manifest.ParseObserved(src, observed)
-			if err != nil {
-				return &exitError{ExitUsage, err.Error()}
+			var (
+				o  *manifest.Observed
+				tl *manifest.ToolList
+			)
+			if observed != "" {
+				if snapshot != "" {
+					return usageErr("--snapshot needs --input: an observed record holds digests, not tool definitions")
+				}
+				src, err := readInput(e, observed, maxInput)
+				if err != nil {
+					return err
+				}
+				if o, err = manifest.ParseObserved(src, observed); err != nil {
+					return &exitError{ExitUsage, err.Error()}
+				}
+			} else {
+				if serverID == "" {
+					return usageErr("--server-id is required with --input")
+				}
+				c, err := loadClassifier(rules)
+				if err != nil {
+					return err
+				}
+				src, err := readInput(e, input, maxInput)
+				if err != nil {
+					return err
+				}
+				if tl, err = manifest.ParseToolList(src); err != nil {
+					return inputErr(input, err)
+				}
+				o = manifest.BuildObserved(serverID, tl, tl.Completeness, c)
 			}
 			d, err := manifest.Pin(o, manifest.PinOptions{AllowEmpty: allowEmpty})
 			if err != nil {
-				return inputErr(observed, err)
+				src := observed
+				if src == "" {
+					src = input
+				}
+				return inputErr(src, err)
 			}
 			b, err := manifest.MarshalArtifact(d)
 			if err != nil {
 				return err
+			}
+			if tl != nil && !noSnapshot {
+				path := snapshot
+				if path == "" && out != "" && out != "-" {
+					path = snapshotPathFor(out)
+				}
+				if path == "" {
+					fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")
+				} else {
+					sb, err := manifest.MarshalSnapshot(o.Server.ID, id.identity(), tl, tl.Completeness)
+					if err != nil {
+						return err
+					}
+					if err := writeOutput(e, path, sb); err != nil {
+						return err
+					}
+				}
 			}
 			return writeOutput(e, out, b)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&observed, "observed", "", "observed record (file, or - for stdin)")
+	f.StringVar(&input, "input", "", "saved tools/list to observe and pin in one step")
+	f.StringVar(&serverID, "server-id", "", "server id (with --input)")
+	f.StringVar(&rules, "rules", "", "YAML privilege rules (with --input)")
 	f.StringVarP(&out, "output", "o", "", "write the baseline to FILE (atomically) instead of stdout")
+	f.StringVar(&snapshot, "snapshot", "", "write the snapshot to FILE (default: beside -o, NAME.snapshot.json)")
+	f.BoolVar(&noSnapshot, "no-snapshot", false, "do not keep the raw tool definitions")
 	f.BoolVar(&allowEmpty, "allow-empty", false, "pin a server that serves no tools")
 	f.Int64Var(&maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
+	id.register(f)
 	return cmd
 }

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/report"
+	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
+
+// loadTools reads a manifest in any form observe accepts, or a snapshot.
+func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
+	src, err := readInput(e, path, max)
+	if err != nil {
+		return schemadiff.Input{}, err
+	}
+	in := schemadiff.Input{Side: schemadiff.Side{Source: path}}
+	if isSnapshot(src) {
+		s, err := manifest.ParseSnapshot(src, path)
+		if err != nil {
+			return in, &exitError{ExitUsage, err.Error()}
+		}
+		in.Form = "snapshot"
+		in.ServerID = s.ServerID
+		in.ManifestDigest = s.ManifestDigest
+		in.Completeness = string(s.Completeness)
+		id := s.Identity
+		in.Identity = &id
+		in.Tools = s.Tools
+	} else {
+		tl, err := manifest.ParseToolList(src)
+		if err != nil {
+			return in, inputErr(path, err)
+		}
+		in.Form = tl.Form
+		in.Completeness = string(tl.Completeness)
+		in.Tools = tl.Tools
+		o := manifest.BuildObserved("-", tl, tl.Completeness, nil)
+		if o.Observed.ManifestDigest != nil {
+			in.ManifestDigest = *o.Observed.ManifestDigest
+		}
+	}
+	in.ToolCount = len(in.Tools)
+	return in, nil
+}
+
+func newDiff(e *env) *cobra.Command {
+	var format, profile, out, color, rules string
+	var maxInput int64
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW [--format json|text|markdown] [--profile review|fail-closed] [-o FILE]",
+		Short: "Say how tools changed between two manifests or snapshots; exit 0 nothing changed, 1 changed, 2 bad input",
+		Long: `OLD and NEW are saved tools/list manifests in any form observe accepts, or
+snapshots (mcpdrift.tool_snapshot.v1). Changes are graded by direction
+(widening, narrowing, neutral) and severity; the profile decides:
+review (default) makes every change reviewable; fail-closed denies schema drift
+under a stable description, external $refs, endpoint or publisher churn, and new
+optional parameters. When both sides are snapshots with identities, the
+endpoint, publisher key and server name/version are compared too.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !contains(report.DiffFormats(), format) {
+				return usageErr("--format must be one of %s", strings.Join(report.DiffFormats(), ", "))
+			}
+			prof, err := schemadiff.DecisionProfileByName(profile)
+			if err != nil {
+				return usageErr("--profile: %s", safetext.Escape(err.Error()))
+			}
+			c, err := loadClassifier(rules)
+			if err != nil {
+				return err
+			}
+			old, err := loadTools(e, args[0], maxInput)
+			if err != nil {
+				return err
+			}
+			nw, err := loadTools(e, args[1], maxInput)
+			if err != nil {
+				return err
+			}
+			r := schemadiff.Compare(old, nw, prof, schemadiff.ToolOptions{Classifier: c})
+			var buf bytes.Buffer
+			if err := report.RenderDiff(&buf, r, format, report.Options{Color: useColor(e, out, color), ToolVersion: version()}); err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			if err := writeOutput(e, out, buf.Bytes()); err != nil {
+				return err
+			}
+			e.code = r.ExitCode
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "text", "json|text|markdown")
+	f.StringVar(&profile, "profile", "review", "decision profile: review|fail-closed")
+	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
+	f.StringVar(&color, "color", "auto", "auto|always|never")
+	f.StringVar(&rules, "rules", "", "YAML privilege rules (grades added and removed tools)")
+	f.Int64Var(&maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
+	return cmd
+}

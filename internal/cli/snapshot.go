@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mcpdrift/mcpdrift/manifest"
+)
+
+// identityFlags are the server half of the identity tuple, pinned beside
+// the tools in a snapshot.
+type identityFlags struct {
+	endpoint, publisherKey, serverName, serverVersion string
+}
+
+func (f *identityFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.endpoint, "endpoint", "", `where the tools came from: a URL, or "stdio:" and the exact command line`)
+	fs.StringVar(&f.publisherKey, "publisher-key", "", "the publisher key (fingerprint) configured for this server")
+	fs.StringVar(&f.serverName, "server-name", "", "the name the server reported (serverInfo.name)")
+	fs.StringVar(&f.serverVersion, "server-version", "", "the version the server reported (serverInfo.version)")
+}
+
+func (f *identityFlags) identity() manifest.Identity {
+	return manifest.Identity{Endpoint: f.endpoint, PublisherKey: f.publisherKey, ServerName: f.serverName, ServerVersion: f.serverVersion}
+}
+
+// snapshotPathFor is the default snapshot path beside an artifact:
+// declared.json → declared.snapshot.json.
+func snapshotPathFor(out string) string {
+	if strings.HasSuffix(out, ".json") {
+		return strings.TrimSuffix(out, ".json") + ".snapshot.json"
+	}
+	return out + ".snapshot.json"
+}
+
+// isSnapshot reports whether src looks like a tool snapshot (its schema
+// member names the snapshot schema). Full validation happens in
+// manifest.ParseSnapshot.
+func isSnapshot(src []byte) bool {
+	head := src
+	if len(head) > 4096 {
+		head = head[:4096]
+	}
+	return bytes.Contains(head, []byte(`"`+manifest.SnapshotSchemaID+`"`))
+}

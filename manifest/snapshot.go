@@ -1,0 +1,168 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemas"
+)
+
+// SnapshotSchemaID identifies a tool snapshot: the raw tool definitions kept
+// beside a declared baseline (or an observation) so that a later check can
+// diff structure, not only digests. The digest-only artifacts stay exactly
+// as specified; the snapshot is mcpdrift's own file.
+const SnapshotSchemaID = "mcpdrift.tool_snapshot.v1"
+
+// Identity is the server half of the identity tuple: where the tools came
+// from and who the server says it is. Empty fields were not known.
+type Identity struct {
+	// Endpoint is the URL, or "stdio:" followed by the exact command line.
+	Endpoint string `json:"endpoint,omitempty"`
+	// PublisherKey is a configured publisher key (fingerprint), if any.
+	PublisherKey string `json:"publisher_key,omitempty"`
+	// ServerName and ServerVersion are what the server reported
+	// (serverInfo in initialize or server/discover).
+	ServerName    string `json:"server_name,omitempty"`
+	ServerVersion string `json:"server_version,omitempty"`
+}
+
+// Snapshot is a parsed tool snapshot.
+type Snapshot struct {
+	ServerID       string
+	Identity       Identity
+	ManifestDigest string // "" when the tool list was ambiguous
+	Completeness   Completeness
+	Tools          []Tool
+}
+
+// MarshalSnapshot writes the snapshot of a tool list. Each tool object is
+// copied as the exact bytes the server sent, so digests recompute from the
+// snapshot and numbers, unknown members and escapes are kept.
+func MarshalSnapshot(serverID string, id Identity, tl *ToolList, completeness Completeness) ([]byte, error) {
+	var head struct {
+		Schema           string       `json:"schema"`
+		Server           Server       `json:"server"`
+		Identity         Identity     `json:"identity"`
+		Canonicalization string       `json:"canonicalization"`
+		ManifestDigest   *string      `json:"manifest_digest"`
+		Complete         Completeness `json:"tools_list_complete"`
+	}
+	head.Schema = SnapshotSchemaID
+	head.Server = Server{ID: serverID}
+	head.Identity = id
+	head.Canonicalization = ProjectionID
+	head.Complete = completeness
+	if d, ok := manifestDigestOf(tl.Tools); ok {
+		head.ManifestDigest = &d
+	}
+	h, err := json.MarshalIndent(head, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Write(h[:len(h)-2]) // drop "\n}"
+	b.WriteString(",\n  \"tools\": [")
+	for i, t := range tl.Tools {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		b.Write(t.Value.Raw())
+	}
+	if len(tl.Tools) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("]\n}\n")
+	return b.Bytes(), nil
+}
+
+func manifestDigestOf(tools []Tool) (string, bool) {
+	nd := make([]NameDigest, len(tools))
+	seen := make(map[string]bool, len(tools))
+	var buf []byte
+	for i := range tools {
+		if seen[tools[i].Name] {
+			return "", false
+		}
+		seen[tools[i].Name] = true
+		buf = tools[i].Proj.AppendToolPreimage(buf[:0])
+		nd[i] = NameDigest{tools[i].Name, Digest(buf)}
+	}
+	return ManifestDigest(nd), true
+}
+
+// ParseSnapshot reads a snapshot, validates it against its schema and
+// checks that its manifest_digest recomputes from the tools it holds (a
+// snapshot edited by hand, or paired with the wrong baseline, is refused).
+func ParseSnapshot(src []byte, file string) (*Snapshot, error) {
+	fail := func(err error) (*Snapshot, error) { return nil, &ArtifactError{file, err} }
+	doc, err := jcs.Parse(src)
+	if err != nil {
+		return fail(err)
+	}
+	root := doc.Root()
+	if root.Kind() != jcs.Object {
+		return fail(fmt.Errorf("expected a JSON object, found %s", root.Kind()))
+	}
+	if id, ok := root.Get("schema"); !ok || !id.StrEqual(SnapshotSchemaID) {
+		got := "none"
+		if ok {
+			got = safetext.Quote(id.Str())
+		}
+		return fail(fmt.Errorf("unknown or unexpected schema id %s: expected %q", got, SnapshotSchemaID))
+	}
+	var generic any
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	if err := dec.Decode(&generic); err != nil {
+		return fail(err)
+	}
+	if err := schemas.Validate(schemas.Snapshot, generic); err != nil {
+		return fail(err)
+	}
+	s := &Snapshot{}
+	srv, _ := root.Get("server")
+	sid, _ := srv.Get("id")
+	s.ServerID = sid.Str()
+	if idv, ok := root.Get("identity"); ok {
+		for _, f := range []struct {
+			key string
+			dst *string
+		}{{"endpoint", &s.Identity.Endpoint}, {"publisher_key", &s.Identity.PublisherKey}, {"server_name", &s.Identity.ServerName}, {"server_version", &s.Identity.ServerVersion}} {
+			if v, ok := idv.Get(f.key); ok {
+				*f.dst = v.Str()
+			}
+		}
+	}
+	c, _ := root.Get("tools_list_complete")
+	s.Completeness = Completeness(c.Str())
+	tools, _ := root.Get("tools")
+	for i := range tools.Len() {
+		t, err := ToolFromValue(tools.Index(i), fmt.Sprintf("/tools/%d", i))
+		if err != nil {
+			return fail(err)
+		}
+		s.Tools = append(s.Tools, t)
+	}
+	got, unique := manifestDigestOf(s.Tools)
+	md, _ := root.Get("manifest_digest")
+	switch {
+	case md.Kind() == jcs.Null && unique:
+		return fail(errors.New("manifest_digest is null but the tool names are unique"))
+	case md.Kind() == jcs.String && (!unique || md.Str() != got):
+		return fail(fmt.Errorf("manifest_digest %s does not recompute from the snapshot's tools: the snapshot was edited or damaged", md.Str()))
+	}
+	if unique {
+		s.ManifestDigest = got
+	}
+	return s, nil
+}
+
+// ToolList returns the snapshot's tools as a ToolList.
+func (s *Snapshot) ToolList() *ToolList {
+	return &ToolList{Form: "snapshot", Tools: s.Tools, Completeness: s.Completeness, Reason: "from a snapshot"}
+}

@@ -1,0 +1,123 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
+
+// DiffFormats lists the formats of RenderDiff.
+func DiffFormats() []string { return []string{"json", "text", "markdown"} }
+
+// RenderDiff writes a diff report: json (the versioned contract
+// schemadiff.ReportSchemaID), text (grouped by tool, most severe first,
+// one readable sentence per change) or markdown.
+func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) error {
+	switch format {
+	case "json":
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		_, err := w.Write(jsonEscapeInvisible(buf.Bytes()))
+		return err
+	case "text":
+		t := &textWriter{color: opt.Color}
+		color := ansiGreen
+		switch r.Decision {
+		case schemadiff.Deny:
+			color = ansiRed
+		case schemadiff.Review:
+			color = ansiYellow
+		}
+		t.line("mcpdrift diff: %s (profile %s, %d change(s))", t.paint(color, strings.ToUpper(e(r.Decision))), e(r.Profile), len(r.Changes))
+		t.line("  old: %s", sideText(r.Old))
+		t.line("  new: %s", sideText(r.New))
+		if len(r.DeniedBy) > 0 {
+			t.line("  denied by: %s", e(strings.Join(r.DeniedBy, ", ")))
+		}
+		structuralText(t, r.Changes)
+		if len(r.Unverified) > 0 {
+			t.line("")
+			t.line("Identity not compared (known on one side only): %s", e(strings.Join(r.Unverified, ", ")))
+		}
+		for _, w := range r.Warnings {
+			t.line("")
+			t.line("%s %s", t.paint(ansiYellow, "Warning:"), e(w))
+		}
+		t.line("")
+		if r.ExitCode == 0 {
+			t.line("Exit 0: nothing changed.")
+		} else {
+			t.line("Exit 1: changes need review%s.", map[bool]string{true: " and are denied by the profile", false: ""}[r.Decision == schemadiff.Deny])
+		}
+		_, err := io.WriteString(w, t.b.String())
+		return err
+	case "markdown":
+		var b strings.Builder
+		fmt.Fprintf(&b, "### mcpdrift diff: %s\n\n", mdEscape(r.Decision))
+		fmt.Fprintf(&b, "%d change(s), profile %s", len(r.Changes), mdEscape(r.Profile))
+		if len(r.DeniedBy) > 0 {
+			codes := make([]string, len(r.DeniedBy))
+			for i, c := range r.DeniedBy {
+				codes[i] = mdCode(c)
+			}
+			fmt.Fprintf(&b, "; denied by %s", strings.Join(codes, ", "))
+		}
+		b.WriteString(".\n")
+		structuralMarkdown(&b, r.Changes)
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&b, "\n> %s\n", mdEscape(w))
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	return fmt.Errorf("unknown diff format %q (known: %s)", format, strings.Join(DiffFormats(), ", "))
+}
+
+func sideText(s schemadiff.Side) string {
+	out := fmt.Sprintf("%s (%s, %s, tools/list %s)", safetext.Quote(s.Source), e(s.Form), tools(s.ToolCount), orNone(s.Completeness))
+	if s.ManifestDigest != "" {
+		out += " " + digestText(s.ManifestDigest)
+	}
+	return out
+}
+
+// structuralText renders change records grouped by tool, the tool with the
+// most severe change first (the order schemadiff.Sort gives).
+func structuralText(t *textWriter, cs []schemadiff.Change) {
+	if len(cs) == 0 {
+		return
+	}
+	t.line("")
+	t.line("%s", t.paint(ansiBold, fmt.Sprintf("Structural changes (%d)", len(cs))))
+	current := "\x00"
+	for _, c := range cs {
+		if c.Name != current {
+			current = c.Name
+			label := safetext.Quote(c.Name)
+			if c.Name == "" {
+				label = "(server)"
+			}
+			t.line("  %s", label)
+		}
+		t.line("    - %s %s  %s", t.paint(severityColor(c.Severity), strings.ToUpper(e(c.Severity))), schemadiff.Sentence(c, safetext.Quote), "["+e(c.Kind)+"]")
+	}
+}
+
+func structuralMarkdown(b *strings.Builder, cs []schemadiff.Change) {
+	if len(cs) == 0 {
+		return
+	}
+	b.WriteString("\n| severity | tool | change | kind |\n|---|---|---|---|\n")
+	for _, c := range cs {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(c.Severity), mdCode(c.Name), schemadiff.Sentence(c, mdCode), mdCode(c.Kind))
+	}
+}

@@ -1,0 +1,93 @@
+// Package schemadiff says how MCP tools changed: a structural JSON Schema
+// diff graded by direction (widening: the executor now accepts more than
+// before; narrowing: existing callers can break) and severity, the
+// escalation signals of structural-escalation-signals.md, tool-level
+// changes (descriptions, titles, annotation hints, renames) and the server
+// identity tuple. It works on raw tool definitions (jcs trees of the bytes
+// the server sent), never fetches a $ref, and bounds its work.
+package schemadiff
+
+// Direction of a change, from the caller's and executor's point of view.
+type Direction string
+
+// Directions.
+const (
+	// Widening: the executor now accepts (or the tool now may return) more
+	// than before.
+	Widening Direction = "widening"
+	// Narrowing: existing callers can break.
+	Narrowing Direction = "narrowing"
+	// Neutral: neither, or both at once.
+	Neutral Direction = "neutral"
+)
+
+// Mirror returns the opposite direction (neutral stays neutral).
+func (d Direction) Mirror() Direction {
+	switch d {
+	case Widening:
+		return Narrowing
+	case Narrowing:
+		return Widening
+	}
+	return Neutral
+}
+
+// Change is one structural change record. Pointer is an RFC 6901 pointer
+// into the tool object as the server sent it (for example
+// "/inputSchema/properties/callback_url"). Detail is a short description
+// for people; it may hold server-controlled names and must be escaped
+// before it is printed (report does that).
+type Change struct {
+	Name      string    `json:"name"`
+	Kind      string    `json:"kind"`
+	Pointer   string    `json:"pointer"`
+	Direction Direction `json:"direction"`
+	Severity  string    `json:"severity"`
+	Detail    string    `json:"detail,omitempty"`
+	// Note marks a change whose evidence is incomplete (an unresolved or
+	// cyclic $ref, a work budget exhausted); the change is still reported.
+	Note string `json:"note,omitempty"`
+}
+
+// Kinds of schema changes (see catalog for explanations).
+const (
+	ParamAddedOptional            = "param_added_optional"
+	ParamAddedRequired            = "param_added_required"
+	ParamRemoved                  = "param_removed"
+	RequiredDropped               = "required_dropped"
+	RequiredAdded                 = "required_added"
+	TypeWidened                   = "type_widened"
+	TypeNarrowed                  = "type_narrowed"
+	TypeChanged                   = "type_changed"
+	EnumWidened                   = "enum_widened"
+	EnumNarrowed                  = "enum_narrowed"
+	ConstChanged                  = "const_changed"
+	AdditionalPropertiesLoosened  = "additional_properties_loosened"
+	AdditionalPropertiesTightened = "additional_properties_tightened"
+	ConstraintLoosened            = "constraint_loosened"
+	ConstraintTightened           = "constraint_tightened"
+	CompositionWidened            = "composition_widened"
+	CompositionNarrowed           = "composition_narrowed"
+	ExternalRefIntroduced         = "external_ref_introduced"
+	ExternalRefPresent            = "external_ref_present"
+	KeywordUnmodeled              = "keyword_unmodeled"
+	SchemaUnresolved              = "schema_unresolved"
+
+	OutputSchemaAdded   = "output_schema_added"
+	OutputSchemaRemoved = "output_schema_removed"
+	OutputSchemaChanged = "output_schema_changed"
+
+	AnnotationHintWeakened       = "annotation_hint_weakened"
+	AnnotationHintStrengthened   = "annotation_hint_strengthened"
+	DescriptionChanged           = "description_changed"
+	TitleChanged                 = "title_changed"
+	SchemaDriftStableDescription = "schema_drift_stable_description"
+	ToolRenameSuspected          = "tool_rename_suspected"
+	ToolAdded                    = "tool_added"
+	ToolRemoved                  = "tool_removed"
+
+	ServerEndpointRebound = "server_endpoint_rebound"
+	PublisherKeyChanged   = "publisher_key_changed"
+	ServerVersionChanged  = "server_version_changed"
+	ServerNameChanged     = "server_name_changed"
+)

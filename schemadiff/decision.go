@@ -1,0 +1,71 @@
+package schemadiff
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Decisions.
+const (
+	Allow  = "allow"
+	Review = "review"
+	Deny   = "deny"
+)
+
+// DecisionProfile maps change kinds to a decision: data, not conditionals.
+// A kind in Deny denies; any other change is reviewable; no change allows.
+type DecisionProfile struct {
+	Name        string
+	Description string
+	Deny        map[string]string // kind → why it is denied
+}
+
+// ReviewProfile (default): everything is reviewable, graded by severity.
+var ReviewProfile = &DecisionProfile{Name: "review", Description: "every change is reviewable, graded by severity"}
+
+// FailClosedProfile is the decision boundary of
+// structural-escalation-signals.md: fail closed on any identity-tuple
+// component mismatch that signals escalation.
+var FailClosedProfile = &DecisionProfile{
+	Name:        "fail-closed",
+	Description: "deny schema drift under a stable description, external $refs (pinning a referenced document by hash is not supported yet, so every external $ref is unpinned), endpoint or publisher churn under a stable name, and new optional parameters (never re-consented here); review everything else",
+	Deny: map[string]string{
+		SchemaDriftStableDescription: "the input schema drifted while the description stayed identical",
+		ExternalRefIntroduced:        "an external $ref not pinned by hash",
+		ExternalRefPresent:           "an external $ref not pinned by hash",
+		ServerEndpointRebound:        "the endpoint changed under a stable name: a new, unvetted tool source",
+		PublisherKeyChanged:          "the publisher key changed under a stable name: a new, unvetted tool source",
+		ParamAddedOptional:           "a new optional parameter that was not re-consented",
+	},
+}
+
+var decisionProfiles = map[string]*DecisionProfile{ReviewProfile.Name: ReviewProfile, FailClosedProfile.Name: FailClosedProfile}
+
+// DecisionProfileByName returns a built-in decision profile.
+func DecisionProfileByName(name string) (*DecisionProfile, error) {
+	if p, ok := decisionProfiles[name]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("unknown decision profile %q (known: review, fail-closed)", name)
+}
+
+// Decide returns the decision for a set of changes and the kinds that
+// denied it (sorted).
+func (p *DecisionProfile) Decide(cs []Change) (string, []string) {
+	if len(cs) == 0 {
+		return Allow, nil
+	}
+	seen := map[string]bool{}
+	var denied []string
+	for _, c := range cs {
+		if _, ok := p.Deny[c.Kind]; ok && !seen[c.Kind] {
+			seen[c.Kind] = true
+			denied = append(denied, c.Kind)
+		}
+	}
+	if len(denied) > 0 {
+		sort.Strings(denied)
+		return Deny, denied
+	}
+	return Review, nil
+}

@@ -1,0 +1,201 @@
+package schemadiff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpdrift/mcpdrift/manifest"
+)
+
+// ReportSchemaID versions the JSON diff report.
+const ReportSchemaID = "mcpdrift.diff_report.v1"
+
+// Exit codes of diff (a contract; see README).
+const (
+	ExitNoChange = 0
+	ExitChanged  = 1
+)
+
+// Side describes one input of a diff.
+type Side struct {
+	Source         string             `json:"source"`
+	Form           string             `json:"form"`
+	ServerID       string             `json:"server_id,omitempty"`
+	ManifestDigest string             `json:"manifest_digest,omitempty"`
+	ToolCount      int                `json:"tool_count"`
+	Completeness   string             `json:"tools_list_complete"`
+	Identity       *manifest.Identity `json:"identity,omitempty"`
+}
+
+// Report is the result of comparing two tool lists.
+type Report struct {
+	Schema     string   `json:"schema"`
+	Decision   string   `json:"decision"`
+	Profile    string   `json:"profile"`
+	DeniedBy   []string `json:"denied_by"`
+	Old        Side     `json:"old"`
+	New        Side     `json:"new"`
+	Changes    []Change `json:"changes"`
+	Unverified []string `json:"unverified_identity,omitempty"`
+	Warnings   []string `json:"warnings"`
+	ExitCode   int      `json:"exit_code"`
+}
+
+// Input is one side of a comparison.
+type Input struct {
+	Side
+	Tools []manifest.Tool
+}
+
+// Compare diffs two tool lists (and identities, where both sides know
+// them) and decides with the profile (nil: ReviewProfile).
+func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report {
+	if profile == nil {
+		profile = ReviewProfile
+	}
+	r := &Report{Schema: ReportSchemaID, Profile: profile.Name, Old: old.Side, New: new.Side, DeniedBy: []string{}, Warnings: []string{}}
+	changes := DiffTools(old.Tools, new.Tools, opt)
+	if old.Identity != nil && new.Identity != nil {
+		ic, unverified := DiffIdentity(*old.Identity, *new.Identity)
+		for i := range ic {
+			ic[i].Name = new.ServerID
+		}
+		changes = append(ic, changes...)
+		r.Unverified = unverified
+	}
+	if new.Completeness != string(manifest.Complete) {
+		msg := fmt.Sprintf("the new tool list is %s: a tool reported removed may be on an unobserved page", orUnknown(new.Completeness))
+		for i := range changes {
+			if changes[i].Kind == ToolRemoved {
+				changes[i].Note = "the new list is incomplete"
+			}
+		}
+		r.Warnings = append(r.Warnings, msg)
+	}
+	if old.Completeness != string(manifest.Complete) {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the old tool list is %s: a tool reported added may have been on an unobserved page", orUnknown(old.Completeness)))
+	}
+	if changes == nil {
+		changes = []Change{}
+	}
+	r.Changes = changes
+	var denied []string
+	r.Decision, denied = profile.Decide(changes)
+	if denied != nil {
+		r.DeniedBy = denied
+	}
+	if len(changes) > 0 {
+		r.ExitCode = ExitChanged
+	}
+	return r
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// ParamPath turns a pointer into a schema into a dotted parameter path
+// ("/inputSchema/properties/a/properties/b" → "a.b"); "" when the pointer
+// names no parameter.
+func ParamPath(ptr string) string {
+	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	var out []string
+	for i := 0; i < len(segs); i++ {
+		s := strings.ReplaceAll(strings.ReplaceAll(segs[i], "~1", "/"), "~0", "~")
+		switch segs[i] {
+		case "properties", "patternProperties", "dependentSchemas":
+			if i+1 < len(segs) {
+				out = append(out, strings.ReplaceAll(strings.ReplaceAll(segs[i+1], "~1", "/"), "~0", "~"))
+				i++
+			}
+		case "items", "additionalItems", "prefixItems":
+			out = append(out, "[]")
+		default:
+			_ = s
+		}
+	}
+	return strings.ReplaceAll(strings.Join(out, "."), ".[]", "[]")
+}
+
+func lastSegment(path string) string {
+	if i := strings.LastIndexAny(path, "."); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// Sentence renders a change as one line a person can read, for example
+// "gained optional parameter callback_url (string): widening". quote is
+// applied to every server-controlled string (parameter names, details).
+func Sentence(c Change, quote func(string) string) string {
+	param := ParamPath(c.Pointer)
+	p := func() string {
+		if param == "" {
+			return "the schema at " + quote(c.Pointer)
+		}
+		return "parameter " + quote(param)
+	}
+	detail := ""
+	if c.Detail != "" {
+		d := c.Detail
+		// Parameter records carry "NAME (TYPE)"; the name is already said.
+		if last := lastSegment(param); last != "" && strings.HasPrefix(d, last+" (") && strings.HasSuffix(d, ")") {
+			d = d[len(last)+2 : len(d)-1]
+		}
+		detail = " (" + quote(d) + ")"
+	}
+	var s string
+	switch c.Kind {
+	case ParamAddedOptional:
+		s = "gained optional " + p() + detail
+	case ParamAddedRequired:
+		s = "gained required " + p() + detail
+	case ParamRemoved:
+		s = "lost " + p() + detail
+	case RequiredDropped:
+		s = p() + " is no longer required"
+	case RequiredAdded:
+		s = p() + " is now required"
+	case TypeWidened, TypeNarrowed, TypeChanged:
+		s = "type of " + p() + " " + strings.TrimPrefix(c.Kind, "type_") + detail
+	case EnumWidened, EnumNarrowed:
+		s = "enum of " + p() + " " + strings.TrimPrefix(c.Kind, "enum_") + detail
+	case ConstChanged:
+		s = "constant of " + p() + " changed" + detail
+	case AdditionalPropertiesLoosened, AdditionalPropertiesTightened:
+		s = "additionalProperties of " + p() + " " + strings.TrimPrefix(c.Kind, "additional_properties_") + detail
+	case ConstraintLoosened, ConstraintTightened:
+		s = "constraint on " + p() + " " + strings.TrimPrefix(c.Kind, "constraint_") + detail
+	case CompositionWidened, CompositionNarrowed:
+		s = "composition at " + quote(c.Pointer) + " " + strings.TrimPrefix(c.Kind, "composition_") + detail
+	case ExternalRefIntroduced:
+		s = "now refers to an external document at " + quote(c.Pointer) + detail
+	case ExternalRefPresent:
+		s = "refers to an external document at " + quote(c.Pointer)
+	case DescriptionChanged:
+		s = "description changed: " + quote(c.Detail)
+	case TitleChanged:
+		s = "title changed: " + quote(c.Detail)
+	case SchemaDriftStableDescription:
+		s = "input schema changed while the description stayed identical"
+	case AnnotationHintWeakened, AnnotationHintStrengthened:
+		s = "hint " + strings.TrimPrefix(c.Kind, "annotation_hint_") + ": " + quote(c.Detail)
+	case ToolAdded, ToolRemoved, ToolRenameSuspected, ToolDuplicateName:
+		s = strings.ReplaceAll(c.Kind, "_", " ")
+		if c.Detail != "" {
+			s += ": " + quote(c.Detail)
+		}
+	default:
+		s = strings.ReplaceAll(c.Kind, "_", " ") + " at " + quote(c.Pointer) + detail
+	}
+	if c.Direction != Neutral && c.Direction != "" {
+		s += ": " + string(c.Direction)
+	}
+	if c.Note != "" {
+		s += " [" + quote(c.Note) + "]"
+	}
+	return s
+}

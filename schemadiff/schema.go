@@ -1,0 +1,1797 @@
+package schemadiff
+
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+)
+
+// Options bound the work of DiffSchema. Zero values mean defaults.
+//
+// Output says the schemas are outputSchemas. Direction then describes what
+// a consumer of the tool's result sees: widening means the tool may now
+// return something it could not before (more values, new fields, fewer
+// guarantees), narrowing means a consumer relying on what was returned
+// before can break (a documented field is gone), neutral covers the rest,
+// including every change that only shrinks what the tool may return while
+// keeping what it promised (a consumer of a subset is never broken).
+// Severities are one step lower for outputs, except for external
+// references. Per kind, for inputs (the default) and outputs:
+//
+//	kind                            input direction           input severity           output direction   output severity
+//	param_added_optional            widening                  medium; high (1)         widening           low; medium (1)
+//	param_added_required            narrowing                 medium                   widening           low
+//	param_removed                   narrowing if closed (2),  medium                   narrowing          low
+//	                                else widening
+//	required_dropped                widening                  medium                   widening           low
+//	required_added                  narrowing                 medium                   neutral            low
+//	type_widened                    widening                  high                     widening           medium
+//	type_narrowed                   narrowing                 low                      neutral            low
+//	type_changed                    neutral                   high                     neutral            medium
+//	enum_widened                    widening                  medium                   widening           low
+//	enum_narrowed                   narrowing                 low                      neutral            low
+//	const_changed                   removed: widening,        medium; added: low       widening/neutral   low
+//	                                added: narrowing,
+//	                                changed: neutral
+//	additional_properties_loosened  widening                  high                     widening           medium
+//	additional_properties_tightened narrowing                 low                      neutral            low
+//	constraint_loosened             widening; neutral (3)     medium; high (4)         widening/neutral   low; medium (4)
+//	constraint_tightened            narrowing                 low                      neutral            low
+//	composition_widened             widening                  medium                   widening           low
+//	composition_narrowed            narrowing                 low                      neutral            low
+//	external_ref_introduced         widening                  high                     widening           high
+//	external_ref_present            neutral                   medium                   neutral            medium
+//	keyword_unmodeled               neutral                   medium                   neutral            low
+//	schema_unresolved               neutral                   medium                   neutral            low
+//	schema_annotation_changed (5)   neutral                   low; default: medium     neutral            low
+//
+// (1) high when a word of the parameter's name suggests a new capability:
+// url, uri, callback, webhook, endpoint, host, hostname, env, environment,
+// command, cmd, script, shell, exec, execute, executable, path, filepath,
+// dir, directory, cwd, workdir, file, filename, header(s), token, proxy,
+// plurals included ("working_directory", "callbackUrl", "extraHeaders").
+// (2) closed: additionalProperties or unevaluatedProperties is false on the
+// new side, so a caller still sending the parameter now fails; otherwise
+// the parameter's value is now unconstrained. (3) A constraint replaced by
+// one that cannot be ordered against it (a different pattern or format, a
+// multipleOf that neither divides nor is divided by the old one) is
+// reported as constraint_loosened with direction neutral: it may accept
+// values rejected before. (4) high when a pattern or a format is removed.
+// (5) schema_annotation_changed is not yet a constant in change.go: title,
+// description, default, examples, deprecated, readOnly, writeOnly and
+// $comment changed, added or removed anywhere in the schema (a parameter's
+// description is planner-facing text); default is medium because an
+// executor may apply it when the argument is omitted.
+//
+// Inside "not" every direction is mirrored and the kind describes the
+// change to the subschema (a type widened under "not" is type_widened with
+// direction narrowing); inside "if" every direction is neutral. Severity
+// follows the effective direction for the kinds graded by direction (a
+// mirrored type_narrowed is high).
+//
+// MaxNodes bounds the schema nodes visited across both sides (default
+// 200000); when it is exhausted one schema_unresolved change says so and
+// nothing further is compared. MaxRefDepth bounds the nested $ref
+// expansions on one path (default 64).
+type Options struct {
+	Output      bool
+	MaxNodes    int
+	MaxRefDepth int
+}
+
+const (
+	schDefaultMaxNodes    = 200000
+	schDefaultMaxRefDepth = 64
+	// schMaxFrames bounds the recursion of the walk. Without refs the depth
+	// is bounded by jcs.MaxDepth; refs can chain documents' worth of
+	// nesting, MaxRefDepth times.
+	schMaxFrames = 20000
+
+	// schKindAnnotationChanged is the kind for changed annotation keywords;
+	// change.go does not define it yet.
+	schKindAnnotationChanged = "schema_annotation_changed"
+)
+
+// DiffSchema compares two JSON Schemas (draft-07 and 2020-12 keywords).
+// Either may be the zero jcs.Value: an absent schema, which accepts
+// everything (as true does). name is put in every Change; base is the JSON
+// pointer of the schema within the tool object ("/inputSchema" or
+// "/outputSchema"). A change's pointer is base plus the path inside the new
+// schema where the changed thing exists there, else inside the old schema;
+// for a definition reached through an internal $ref that is the
+// definition's own place (…/$defs/Address/properties/zip), so a change to a
+// shared definition is reported once.
+//
+// The walk follows properties, patternProperties, additionalProperties,
+// unevaluatedProperties, propertyNames, dependentSchemas,
+// dependentRequired, dependencies, items (schema or draft-07 array form),
+// prefixItems, additionalItems, unevaluatedItems, contains, allOf, anyOf,
+// oneOf, not, if/then/else and internal references ("#", "#/json/pointer"
+// with ~0, ~1 and %-escapes, "#anchor" for $anchor, $dynamicAnchor and
+// draft-07 "$id": "#name"; $dynamicRef is resolved like $ref). A $ref with
+// sibling keywords is an implicit allOf member (the 2020-12 reading, also
+// applied to draft-07, which ignores the siblings). Definitions are compared
+// where a reference reaches them; unreachable definitions are not.
+// Composition branches are matched by canonical bytes, then the remaining
+// ones by position when both sides have as many, else reported as added or
+// removed.
+//
+// External references are never fetched. Every "$ref"/"$dynamicRef" that
+// does not start with "#" in the new schema (anywhere, see ExternalRefs) and
+// not at the same pointer with the same value in the old one is
+// external_ref_introduced. One present in both is external_ref_present,
+// reported only when something else changed: the caller reports present
+// external references of an unchanged schema on its own. A removed
+// external reference is not a change of its own.
+//
+// The result is sorted by pointer, then kind (then direction, detail,
+// note), without duplicates. Two schemas with the same canonical form give
+// nil, whatever they contain (cycles, external references, unresolvable
+// references). Work is bounded by opt (see Options); a reference that
+// cannot be resolved (missing target, cycle of references with nothing in
+// between, too deep, ambiguous anchor, not a schema) gives a
+// schema_unresolved change with a Note, and the diff goes on elsewhere.
+//
+// Limits: "$id" does not start a new resolution scope (internal references
+// resolve against the whole document); oneOf is treated like anyOf; regular
+// expressions and formats are not compared; additionalItems is compared
+// only where it applies (items in array form); then/else are compared even
+// without if; a changed keyword nobody understands is keyword_unmodeled.
+func DiffSchema(name, base string, old, new jcs.Value, opt Options) []Change {
+	if opt.MaxNodes <= 0 {
+		opt.MaxNodes = schDefaultMaxNodes
+	}
+	if opt.MaxRefDepth <= 0 {
+		opt.MaxRefDepth = schDefaultMaxRefDepth
+	}
+	if !old.Valid() && !new.Valid() {
+		return nil
+	}
+	d := &schDiffer{
+		name: name, base: base, opt: opt,
+		old: newSchSide(old), new: newSchSide(new),
+		seen: make(map[schPairKey]struct{}),
+	}
+	if old.Valid() && new.Valid() && (bytes.Equal(old.Raw(), new.Raw()) || d.same(old, new)) {
+		return nil
+	}
+	d.diff(schNode{v: old}, schNode{v: new}, 1, 0)
+	d.externalRefs(old, new)
+	return d.finish()
+}
+
+// schNode is a schema position: its value (the zero Value when absent)
+// and its pointer inside its schema (where it would be, when absent).
+type schNode struct {
+	v    jcs.Value
+	path string
+}
+
+func (x schNode) get(kw string) (jcs.Value, bool) {
+	if !x.v.Valid() || x.v.Kind() != jcs.Object {
+		return jcs.Value{}, false
+	}
+	return x.v.Get(kw)
+}
+
+func (x schNode) has(kw string) bool {
+	_, ok := x.get(kw)
+	return ok
+}
+
+// child is the subschema position under keyword kw (kw needs no escaping).
+func (x schNode) child(kw string) schNode {
+	v, _ := x.get(kw)
+	return schNode{v: v, path: x.path + "/" + kw}
+}
+
+// member is the position kw/key (an object-valued keyword's member).
+func (x schNode) member(kw, key string) schNode {
+	var v jcs.Value
+	if o, ok := x.get(kw); ok && o.Kind() == jcs.Object {
+		v, _ = o.Get(key)
+	}
+	return schNode{v: v, path: x.path + "/" + kw + "/" + schEscape(key)}
+}
+
+// elem is the position kw/i (an array-valued keyword's element).
+func (x schNode) elem(kw string, i int) schNode {
+	var v jcs.Value
+	if a, ok := x.get(kw); ok && a.Kind() == jcs.Array && i < a.Len() {
+		v = a.Index(i)
+	}
+	return schNode{v: v, path: x.path + "/" + kw + "/" + strconv.Itoa(i)}
+}
+
+func schOff(v jcs.Value) int {
+	if !v.Valid() {
+		return -1
+	}
+	return v.Offset()
+}
+
+type schPairKey struct {
+	o, n int
+	pol  int8
+}
+
+type schDiffer struct {
+	name, base string
+	opt        Options
+	old, new   *schSide
+	seen       map[schPairKey]struct{}
+	visited    int
+	exhausted  bool
+	frames     int
+	out        []Change
+}
+
+// Polarity of the walk: 1 as is, -1 inside "not" (mirrored), 0 inside "if"
+// (neutral).
+func schApply(dir Direction, pol int8) Direction {
+	switch pol {
+	case -1:
+		return dir.Mirror()
+	case 0:
+		return Neutral
+	}
+	return dir
+}
+
+// emit records one change. dir is the input-schema direction before
+// polarity; hi raises the severity where the table says so.
+func (d *schDiffer) emit(kind, ptr string, dir Direction, pol int8, hi bool, detail, note string) {
+	eff := schApply(dir, pol)
+	sev := schSeverity(kind, eff, hi)
+	if d.opt.Output {
+		switch kind {
+		case ParamAddedOptional, ParamAddedRequired:
+			eff = schApply(Widening, pol)
+		case ParamRemoved:
+			eff = schApply(Narrowing, pol)
+		default:
+			if eff == Narrowing {
+				eff = Neutral
+			}
+		}
+		if kind != ExternalRefIntroduced && kind != ExternalRefPresent {
+			switch sev {
+			case "high":
+				sev = "medium"
+			case "medium":
+				sev = "low"
+			}
+		}
+	}
+	d.out = append(d.out, Change{Name: d.name, Kind: kind, Pointer: d.base + ptr,
+		Direction: eff, Severity: sev, Detail: detail, Note: note})
+}
+
+func schSeverity(kind string, eff Direction, hi bool) string {
+	switch kind {
+	case ExternalRefIntroduced:
+		return "high"
+	case ExternalRefPresent, SchemaUnresolved, KeywordUnmodeled,
+		ParamAddedRequired, ParamRemoved, RequiredAdded, RequiredDropped:
+		return "medium"
+	case ParamAddedOptional:
+		if hi {
+			return "high"
+		}
+		return "medium"
+	case schKindAnnotationChanged:
+		if hi {
+			return "medium"
+		}
+		return "low"
+	case TypeChanged:
+		return "high"
+	}
+	switch eff {
+	case Widening:
+		switch kind {
+		case TypeWidened, TypeNarrowed, AdditionalPropertiesLoosened, AdditionalPropertiesTightened:
+			return "high"
+		}
+		if hi {
+			return "high"
+		}
+		return "medium"
+	case Neutral:
+		return "medium"
+	}
+	return "low"
+}
+
+func (d *schDiffer) unresolved(ptr, detail, note string) {
+	d.out = append(d.out, Change{Name: d.name, Kind: SchemaUnresolved, Pointer: d.base + ptr,
+		Direction: Neutral, Severity: schLower("medium", d.opt.Output), Detail: detail, Note: note})
+}
+
+func schLower(sev string, output bool) string {
+	if !output {
+		return sev
+	}
+	if sev == "high" {
+		return "medium"
+	}
+	return "low"
+}
+
+func schNodePtr(o, n schNode) string {
+	if n.v.Valid() {
+		return n.path
+	}
+	return o.path
+}
+
+// kwPtr is where keyword kw is: on the new side if it has it, else on the
+// old side.
+func schKwPtr(o, n schNode, kw string) string {
+	if n.has(kw) {
+		return n.path + "/" + kw
+	}
+	if o.has(kw) {
+		return o.path + "/" + kw
+	}
+	return schNodePtr(o, n) + "/" + kw
+}
+
+// same reports whether two values (either may be absent) have the same
+// canonical form.
+func (d *schDiffer) same(a, b jcs.Value) bool {
+	if !a.Valid() || !b.Valid() {
+		return a.Valid() == b.Valid()
+	}
+	if a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case jcs.Array, jcs.Object:
+		return d.old.digest(a).sum == d.new.digest(b).sum
+	case jcs.Null, jcs.True, jcs.False:
+		return true
+	}
+	d.old.scratch = a.AppendCanonical(d.old.scratch[:0])
+	d.new.scratch = b.AppendCanonical(d.new.scratch[:0])
+	return bytes.Equal(d.old.scratch, d.new.scratch)
+}
+
+// enter marks a pair visited and charges the work budget; false means the
+// pair was seen (a shared definition, a cycle) or the budget is spent.
+func (d *schDiffer) enter(o, n schNode, pol int8) bool {
+	if d.exhausted {
+		return false
+	}
+	k := schPairKey{schOff(o.v), schOff(n.v), pol}
+	if _, ok := d.seen[k]; ok {
+		return false
+	}
+	d.seen[k] = struct{}{}
+	if o.v.Valid() {
+		d.visited++
+	}
+	if n.v.Valid() {
+		d.visited++
+	}
+	if d.visited > d.opt.MaxNodes {
+		d.exhausted = true
+		d.unresolved(schNodePtr(o, n), "",
+			"work budget exhausted after "+strconv.Itoa(d.opt.MaxNodes)+" schema nodes; the rest of the schemas was not compared")
+		return false
+	}
+	return true
+}
+
+// diff compares two schema positions.
+func (d *schDiffer) diff(o, n schNode, pol int8, rd int) {
+	if d.exhausted || (!o.v.Valid() && !n.v.Valid()) {
+		return
+	}
+	if d.same(o.v, n.v) && !d.old.hasRef(o.v) {
+		return
+	}
+	if !d.enter(o, n, pol) {
+		return
+	}
+	d.frames++
+	defer func() { d.frames-- }()
+	if d.frames > schMaxFrames {
+		d.unresolved(schNodePtr(o, n), "", "the schemas nest too deeply (through $ref) to be compared here")
+		return
+	}
+	// Pure references ({"$ref": "#..."} with only annotations beside it)
+	// stand for their targets, unless the other side has a reference with
+	// further keywords: then both are compared as implicit allOf members.
+	oc, nc := []schNode{o}, []schNode{n}
+	_, _, oPure := schPureRef(o.v)
+	_, _, nPure := schPureRef(n.v)
+	if !(oPure && schMixedRef(n.v)) && !(nPure && schMixedRef(o.v)) {
+		var ok bool
+		if oc, ok = d.follow(d.old, o, rd); !ok {
+			return
+		}
+		if nc, ok = d.follow(d.new, n, rd); !ok {
+			return
+		}
+	}
+	d.meta(oc, nc, pol)
+	o2, n2 := oc[len(oc)-1], nc[len(nc)-1]
+	if len(oc) > 1 || len(nc) > 1 {
+		if d.same(o2.v, n2.v) && !d.old.hasRef(o2.v) {
+			return
+		}
+		if !d.enter(o2, n2, pol) {
+			return
+		}
+		rd += max(len(oc), len(nc)) - 1
+	}
+	d.structure(o2, n2, pol, rd)
+}
+
+// schPureRefSiblings may stand beside a $ref that is followed
+// transparently: annotations and document bookkeeping.
+var schPureRefSiblings = map[string]bool{
+	"title": true, "description": true, "default": true, "examples": true, "deprecated": true,
+	"readOnly": true, "writeOnly": true, "$comment": true,
+	"$defs": true, "definitions": true, "$schema": true, "$id": true, "$anchor": true, "$dynamicAnchor": true,
+}
+
+// schPureRef reports whether v is an internal reference with nothing that
+// validates beside it.
+func schPureRef(v jcs.Value) (ref, kw string, ok bool) {
+	if !v.Valid() || v.Kind() != jcs.Object {
+		return "", "", false
+	}
+	for i := 0; i < v.Len(); i++ {
+		k, c := v.Member(i)
+		ks := k.Str()
+		if ks == "$ref" || ks == "$dynamicRef" {
+			if kw != "" || c.Kind() != jcs.String || !strings.HasPrefix(c.Str(), "#") {
+				return "", "", false
+			}
+			ref, kw = c.Str(), ks
+			continue
+		}
+		if !schPureRefSiblings[ks] {
+			return "", "", false
+		}
+	}
+	return ref, kw, kw != ""
+}
+
+// schMixedRef reports an internal reference with validating siblings.
+func schMixedRef(v jcs.Value) bool {
+	if !v.Valid() || v.Kind() != jcs.Object {
+		return false
+	}
+	if _, _, ok := schPureRef(v); ok {
+		return false
+	}
+	for _, kw := range [...]string{"$ref", "$dynamicRef"} {
+		if r, ok := v.Get(kw); ok && r.Kind() == jcs.String && strings.HasPrefix(r.Str(), "#") {
+			return true
+		}
+	}
+	return false
+}
+
+// follow expands a chain of pure references. The chain starts with x.
+func (d *schDiffer) follow(s *schSide, x schNode, rd int) ([]schNode, bool) {
+	chain := []schNode{x}
+	for {
+		ref, kw, ok := schPureRef(x.v)
+		if !ok {
+			return chain, true
+		}
+		at := x.path + "/" + kw
+		if rd >= d.opt.MaxRefDepth {
+			d.unresolved(at, kw+" "+schQuote(ref), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
+			return nil, false
+		}
+		t, p, problem := s.resolve(ref)
+		if problem == "" && t.Kind() != jcs.Object && t.Kind() != jcs.True && t.Kind() != jcs.False {
+			problem = "the target is a " + t.Kind().String() + ", not a schema"
+		}
+		if problem == "" {
+			for _, c := range chain {
+				if c.v.Valid() && c.v.Offset() == t.Offset() {
+					problem = "cyclic $ref: the references lead back to themselves with nothing to validate"
+					break
+				}
+			}
+		}
+		if problem != "" {
+			d.unresolved(at, kw+" "+schQuote(ref), "unresolved reference: "+problem+"; not compared")
+			return nil, false
+		}
+		x = schNode{v: t, path: p}
+		chain = append(chain, x)
+		rd++
+	}
+}
+
+// Keyword classes.
+const (
+	schKwStructural = 1 + iota
+	schKwAnnotation
+	schKwIgnored
+)
+
+var schKeywords = map[string]uint8{
+	"type": schKwStructural, "enum": schKwStructural, "const": schKwStructural,
+	"properties": schKwStructural, "required": schKwStructural, "additionalProperties": schKwStructural,
+	"patternProperties": schKwStructural, "propertyNames": schKwStructural, "unevaluatedProperties": schKwStructural,
+	"minProperties": schKwStructural, "maxProperties": schKwStructural,
+	"dependentRequired": schKwStructural, "dependentSchemas": schKwStructural, "dependencies": schKwStructural,
+	"items": schKwStructural, "prefixItems": schKwStructural, "additionalItems": schKwStructural,
+	"unevaluatedItems": schKwStructural, "contains": schKwStructural, "minContains": schKwStructural,
+	"maxContains": schKwStructural, "minItems": schKwStructural, "maxItems": schKwStructural,
+	"uniqueItems": schKwStructural, "minimum": schKwStructural, "maximum": schKwStructural,
+	"exclusiveMinimum": schKwStructural, "exclusiveMaximum": schKwStructural, "multipleOf": schKwStructural,
+	"minLength": schKwStructural, "maxLength": schKwStructural, "pattern": schKwStructural,
+	"format": schKwStructural, "allOf": schKwStructural, "anyOf": schKwStructural, "oneOf": schKwStructural,
+	"not": schKwStructural, "if": schKwStructural, "then": schKwStructural, "else": schKwStructural,
+	"$ref": schKwStructural, "$dynamicRef": schKwStructural,
+
+	"title": schKwAnnotation, "description": schKwAnnotation, "default": schKwAnnotation,
+	"examples": schKwAnnotation, "deprecated": schKwAnnotation, "readOnly": schKwAnnotation,
+	"writeOnly": schKwAnnotation, "$comment": schKwAnnotation,
+
+	// Definitions are compared where references reach them; anchors only
+	// name places (a renamed anchor shows up through the references).
+	"$defs": schKwIgnored, "definitions": schKwIgnored, "$anchor": schKwIgnored, "$dynamicAnchor": schKwIgnored,
+}
+
+// meta compares the annotation and unmodeled keywords of two positions.
+// A chain of pure references is layered: the outermost place that has a
+// keyword gives its value.
+func (d *schDiffer) meta(oc, nc []schNode, pol int8) {
+	var keys []string
+	var seen map[string]bool
+	for _, chain := range [2][]schNode{oc, nc} {
+		for _, x := range chain {
+			if !x.v.Valid() || x.v.Kind() != jcs.Object {
+				continue
+			}
+			for i := 0; i < x.v.Len(); i++ {
+				k, _ := x.v.Member(i)
+				ks := k.Str()
+				if c := schKeywords[ks]; c == schKwStructural || c == schKwIgnored {
+					continue
+				}
+				if seen == nil {
+					seen = make(map[string]bool)
+				}
+				if !seen[ks] {
+					seen[ks] = true
+					keys = append(keys, ks)
+				}
+			}
+		}
+	}
+	lookup := func(chain []schNode, k string) (jcs.Value, string, bool) {
+		for _, x := range chain {
+			if v, ok := x.get(k); ok {
+				return v, x.path + "/" + schEscape(k), true
+			}
+		}
+		return jcs.Value{}, "", false
+	}
+	for _, k := range keys {
+		vo, po, ho := lookup(oc, k)
+		vn, pn, hn := lookup(nc, k)
+		if ho && hn && d.same(vo, vn) {
+			continue
+		}
+		ptr, what := pn, " changed"
+		switch {
+		case !ho:
+			what = " added"
+		case !hn:
+			ptr, what = po, " removed"
+		}
+		if schKeywords[k] == schKwAnnotation {
+			d.emit(schKindAnnotationChanged, ptr, Neutral, pol, k == "default", k+what, "")
+		} else {
+			d.emit(KeywordUnmodeled, ptr, Neutral, pol, false, schQuote(k)+what+" (keyword not modeled)", "")
+		}
+	}
+}
+
+// Schema classes.
+const (
+	schAny  = iota // absent, true, {}
+	schNone        // false
+	schObj         // an object with keywords
+	schBad         // not a schema
+)
+
+func schClass(v jcs.Value) int {
+	if !v.Valid() {
+		return schAny
+	}
+	switch v.Kind() {
+	case jcs.True:
+		return schAny
+	case jcs.False:
+		return schNone
+	case jcs.Object:
+		if v.Len() == 0 {
+			return schAny
+		}
+		return schObj
+	}
+	return schBad
+}
+
+// structure compares the validation keywords of two positions (references
+// already followed).
+func (d *schDiffer) structure(o, n schNode, pol int8, rd int) {
+	co, cn := schClass(o.v), schClass(n.v)
+	if co == schBad || cn == schBad {
+		if !d.same(o.v, n.v) {
+			what := n.v
+			if cn != schBad {
+				what = o.v
+			}
+			d.emit(KeywordUnmodeled, schNodePtr(o, n), Neutral, pol, false,
+				"a "+what.Kind().String()+" where a schema belongs", "")
+		}
+		return
+	}
+	if co == schNone || cn == schNone {
+		if co == cn {
+			return
+		}
+		mo, mn := uint8(0), uint8(0)
+		if co != schNone {
+			mo = d.effMask(d.old, o.v, rd)
+		}
+		if cn != schNone {
+			mn = d.effMask(d.new, n.v, rd)
+		}
+		d.typeChange(schNodePtr(o, n), mo, mn, pol)
+		return
+	}
+	d.typeKw(o, n, pol, rd)
+	d.enumConst(o, n, pol)
+	d.objects(o, n, pol, rd)
+	d.arrays(o, n, pol, rd)
+	d.numbers(o, n, pol)
+	d.strs(o, n, pol)
+	d.compositions(o, n, pol, rd)
+	d.refs(o, n, pol, rd)
+}
+
+// malformed reports a modeled keyword whose value is not what the keyword
+// takes, when it differs between the sides.
+func (d *schDiffer) malformed(o, n schNode, kw string, pol int8) {
+	vo, _ := o.get(kw)
+	vn, _ := n.get(kw)
+	if d.same(vo, vn) {
+		return
+	}
+	d.emit(KeywordUnmodeled, schKwPtr(o, n, kw), Neutral, pol, false, schQuote(kw)+" has a value this keyword does not take; compared as bytes", "")
+}
+
+// ---- types ----
+
+const (
+	schTNull uint8 = 1 << iota
+	schTBoolean
+	schTObject
+	schTArray
+	schTNumber
+	schTString
+	schTInteger
+	schTAll = 1<<7 - 1
+)
+
+var schTypeNames = []struct {
+	name string
+	bit  uint8
+}{
+	{"array", schTArray}, {"boolean", schTBoolean}, {"integer", schTInteger}, {"null", schTNull},
+	{"number", schTNumber}, {"object", schTObject}, {"string", schTString},
+}
+
+func schTypeBit(s string) uint8 {
+	for _, t := range schTypeNames {
+		if t.name == s {
+			if t.bit == schTNumber {
+				return schTNumber | schTInteger
+			}
+			return t.bit
+		}
+	}
+	return 0
+}
+
+// schTypeMask reads a type keyword's value (absent: every type).
+func schTypeMask(v jcs.Value, has bool) (uint8, bool) {
+	if !has {
+		return schTAll, true
+	}
+	switch v.Kind() {
+	case jcs.String:
+		b := schTypeBit(v.Str())
+		return b, b != 0
+	case jcs.Array:
+		var m uint8
+		for i := 0; i < v.Len(); i++ {
+			e := v.Index(i)
+			if e.Kind() != jcs.String {
+				return 0, false
+			}
+			b := schTypeBit(e.Str())
+			if b == 0 {
+				return 0, false
+			}
+			m |= b
+		}
+		return m, true
+	}
+	return 0, false
+}
+
+func schTypeString(m uint8) string {
+	switch m {
+	case schTAll:
+		return "any"
+	case 0:
+		return "nothing"
+	}
+	var parts []string
+	for _, t := range schTypeNames {
+		if m&t.bit != 0 && !(t.bit == schTInteger && m&schTNumber != 0) {
+			parts = append(parts, t.name)
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+// effMask is the set of JSON types v can accept: its type keyword
+// intersected with what its references, allOf, anyOf and oneOf allow.
+// Memoised per value; a cycle counts as any type.
+func (d *schDiffer) effMask(s *schSide, v jcs.Value, rd int) uint8 {
+	switch schClass(v) {
+	case schNone:
+		return 0
+	case schAny, schBad:
+		return schTAll
+	}
+	off := v.Offset()
+	if m, ok := s.masks[off]; ok {
+		if m.state == 1 {
+			return schTAll
+		}
+		return m.mask
+	}
+	s.masks[off] = schMaskMemo{state: 1}
+	t, has := v.Get("type")
+	m, ok := schTypeMask(t, has)
+	if !ok {
+		m = schTAll
+	}
+	m &= d.compMask(s, v, rd)
+	if e, ok := v.Get("enum"); ok && e.Kind() == jcs.Array {
+		var u uint8
+		for i := 0; i < e.Len(); i++ {
+			u |= schValueType(e.Index(i))
+		}
+		m &= u
+	}
+	if c, ok := v.Get("const"); ok {
+		m &= schValueType(c)
+	}
+	s.masks[off] = schMaskMemo{mask: m, ok: true, state: 2}
+	return m
+}
+
+// schValueType is the type bit of an instance value (an integral number is
+// an integer).
+func schValueType(v jcs.Value) uint8 {
+	switch v.Kind() {
+	case jcs.Null:
+		return schTNull
+	case jcs.True, jcs.False:
+		return schTBoolean
+	case jcs.Object:
+		return schTObject
+	case jcs.Array:
+		return schTArray
+	case jcs.String:
+		return schTString
+	case jcs.Number:
+		if f := v.Float(); f == math.Trunc(f) {
+			return schTInteger
+		}
+		return schTNumber
+	}
+	return 0
+}
+
+// compMask is what v's references and combinators allow.
+func (d *schDiffer) compMask(s *schSide, v jcs.Value, rd int) uint8 {
+	m := uint8(schTAll)
+	if !v.Valid() || v.Kind() != jcs.Object {
+		return m
+	}
+	if rd < d.opt.MaxRefDepth {
+		for _, kw := range [...]string{"$ref", "$dynamicRef"} {
+			if r, ok := v.Get(kw); ok && r.Kind() == jcs.String && strings.HasPrefix(r.Str(), "#") {
+				if t, _, problem := s.resolve(r.Str()); problem == "" {
+					m &= d.effMask(s, t, rd+1)
+				}
+			}
+		}
+	}
+	if a, ok := v.Get("allOf"); ok && a.Kind() == jcs.Array {
+		for i := 0; i < a.Len(); i++ {
+			m &= d.effMask(s, a.Index(i), rd)
+		}
+	}
+	for _, kw := range [...]string{"anyOf", "oneOf"} {
+		if a, ok := v.Get(kw); ok && a.Kind() == jcs.Array {
+			var u uint8
+			for i := 0; i < a.Len(); i++ {
+				u |= d.effMask(s, a.Index(i), rd)
+			}
+			m &= u
+		}
+	}
+	return m
+}
+
+func (d *schDiffer) typeKw(o, n schNode, pol int8, rd int) {
+	to, ho := o.get("type")
+	tn, hn := n.get("type")
+	if !ho && !hn {
+		return // type changes inside combinators are found there
+	}
+	mo, okO := schTypeMask(to, ho)
+	mn, okN := schTypeMask(tn, hn)
+	if !okO || !okN {
+		d.malformed(o, n, "type", pol)
+		return
+	}
+	mo &= d.effMask(d.old, o.v, rd)
+	mn &= d.effMask(d.new, n.v, rd)
+	d.typeChange(schKwPtr(o, n, "type"), mo, mn, pol)
+}
+
+func (d *schDiffer) typeChange(ptr string, mo, mn uint8, pol int8) {
+	if mo == mn {
+		return
+	}
+	detail := "type " + schTypeString(mo) + " → " + schTypeString(mn)
+	switch {
+	case mn&mo == mo:
+		d.emit(TypeWidened, ptr, Widening, pol, false, detail, "")
+	case mn&mo == mn:
+		d.emit(TypeNarrowed, ptr, Narrowing, pol, false, detail, "")
+	default:
+		d.emit(TypeChanged, ptr, Neutral, pol, false, detail, "")
+	}
+}
+
+// ---- enum and const ----
+
+func (d *schDiffer) enumConst(o, n schNode, pol int8) {
+	eo, ho := o.get("enum")
+	en, hn := n.get("enum")
+	switch {
+	case !ho && !hn:
+	case (ho && eo.Kind() != jcs.Array) || (hn && en.Kind() != jcs.Array):
+		d.malformed(o, n, "enum", pol)
+	case !hn:
+		d.emit(EnumWidened, o.path+"/enum", Widening, pol, false, "enum removed (was "+schPreviewList(eo, nil)+")", "")
+	case !ho:
+		d.emit(EnumNarrowed, n.path+"/enum", Narrowing, pol, false, "enum added: "+schPreviewList(en, nil), "")
+	default:
+		inO := make(map[string]bool, eo.Len())
+		for i := 0; i < eo.Len(); i++ {
+			inO[d.old.key(eo.Index(i))] = true
+		}
+		inN := make(map[string]bool, en.Len())
+		var added []int
+		for i := 0; i < en.Len(); i++ {
+			s := d.new.key(en.Index(i))
+			inN[s] = true
+			if !inO[s] {
+				added = append(added, i)
+			}
+		}
+		var removed []int
+		for i := 0; i < eo.Len(); i++ {
+			if !inN[d.old.key(eo.Index(i))] {
+				removed = append(removed, i)
+			}
+		}
+		if len(added) > 0 {
+			d.emit(EnumWidened, n.path+"/enum", Widening, pol, false, "enum values added: "+schPreviewList(en, added), "")
+		}
+		if len(removed) > 0 {
+			d.emit(EnumNarrowed, n.path+"/enum", Narrowing, pol, false, "enum values removed: "+schPreviewList(eo, removed), "")
+		}
+	}
+	co, ho := o.get("const")
+	cn, hn := n.get("const")
+	switch {
+	case !ho && !hn, d.same(co, cn):
+	case !hn:
+		d.emit(ConstChanged, o.path+"/const", Widening, pol, false, "const removed (was "+schPreview(co)+")", "")
+	case !ho:
+		d.emit(ConstChanged, n.path+"/const", Narrowing, pol, false, "const added: "+schPreview(cn), "")
+	default:
+		d.emit(ConstChanged, n.path+"/const", Neutral, pol, false, "const "+schPreview(co)+" → "+schPreview(cn), "")
+	}
+}
+
+// schPreview is a short canonical rendering of a value for a Detail.
+func schPreview(v jcs.Value) string {
+	return schClip(string(v.Canonical()), 60)
+}
+
+func schPreviewList(a jcs.Value, idx []int) string {
+	var b strings.Builder
+	n := a.Len()
+	if idx != nil {
+		n = len(idx)
+	}
+	for k := 0; k < n && k < 8; k++ {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		i := k
+		if idx != nil {
+			i = idx[k]
+		}
+		b.WriteString(schClip(string(a.Index(i).Canonical()), 40))
+	}
+	if n > 8 {
+		b.WriteString(", … (" + strconv.Itoa(n) + " in all)")
+	}
+	if n == 0 {
+		b.WriteString("no values")
+	}
+	return b.String()
+}
+
+// schClip cuts s to at most n bytes at a rune boundary.
+func schClip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func schQuote(s string) string { return strconv.Quote(schClip(s, 120)) }
+
+// ---- objects ----
+
+// schStringSet reads an array of strings (absent: empty).
+func schStringSet(v jcs.Value, has bool) (map[string]bool, []string, bool) {
+	if !has {
+		return nil, nil, true
+	}
+	if v.Kind() != jcs.Array {
+		return nil, nil, false
+	}
+	set := make(map[string]bool, v.Len())
+	var list []string
+	for i := 0; i < v.Len(); i++ {
+		e := v.Index(i)
+		if e.Kind() != jcs.String {
+			return nil, nil, false
+		}
+		if !set[e.Str()] {
+			set[e.Str()] = true
+			list = append(list, e.Str())
+		}
+	}
+	return set, list, true
+}
+
+// schClosed reports that properties not listed are rejected.
+func schClosed(x schNode) bool {
+	for _, kw := range [...]string{"additionalProperties", "unevaluatedProperties"} {
+		if v, ok := x.get(kw); ok && v.Kind() == jcs.False {
+			return true
+		}
+	}
+	return false
+}
+
+// schAddlClass grades additionalProperties-like keywords: 0 false, 1 a
+// schema, 2 anything (absent, true, {}), -1 not a schema.
+func schAddlClass(v jcs.Value, has bool) int {
+	if !has {
+		return 2
+	}
+	switch schClass(v) {
+	case schNone:
+		return 0
+	case schObj:
+		return 1
+	case schAny:
+		return 2
+	}
+	return -1
+}
+
+var schAddlNames = [...]string{"false", "a schema", "absent or true"}
+
+func (d *schDiffer) objects(o, n schNode, pol int8, rd int) {
+	po, hpo := o.get("properties")
+	pn, hpn := n.get("properties")
+	if (hpo && po.Kind() != jcs.Object) || (hpn && pn.Kind() != jcs.Object) {
+		d.malformed(o, n, "properties", pol)
+		hpo, hpn = hpo && po.Kind() == jcs.Object, hpn && pn.Kind() == jcs.Object
+	}
+	ro, hro := o.get("required")
+	rn, hrn := n.get("required")
+	reqO, listO, okO := schStringSet(ro, hro)
+	reqN, listN, okN := schStringSet(rn, hrn)
+	if !okO || !okN {
+		d.malformed(o, n, "required", pol)
+		reqO, reqN, listO, listN = nil, nil, nil, nil
+	}
+	inProps := func(p jcs.Value, has bool, k string) bool {
+		if !has {
+			return false
+		}
+		_, ok := p.Get(k)
+		return ok
+	}
+	if hpo {
+		for i := 0; i < po.Len(); i++ {
+			k, _ := po.Member(i)
+			ks := k.Str()
+			if inProps(pn, hpn, ks) {
+				d.diff(o.member("properties", ks), n.member("properties", ks), pol, rd)
+				ptr := n.path + "/properties/" + schEscape(ks)
+				switch {
+				case reqN[ks] && !reqO[ks]:
+					d.emit(RequiredAdded, ptr, Narrowing, pol, false, ks+" is now required", "")
+				case reqO[ks] && !reqN[ks]:
+					d.emit(RequiredDropped, ptr, Widening, pol, false, ks+" is no longer required", "")
+				}
+				continue
+			}
+			dir, why := Widening, "; its value is now unconstrained"
+			if schClosed(n) {
+				dir, why = Narrowing, "; callers still sending it are rejected"
+			}
+			m := o.member("properties", ks)
+			d.emit(ParamRemoved, m.path, dir, pol, false, ks+" ("+schTypeString(d.effMask(d.old, m.v, rd))+")"+why, "")
+		}
+	}
+	if hpn {
+		for i := 0; i < pn.Len(); i++ {
+			k, _ := pn.Member(i)
+			ks := k.Str()
+			if inProps(po, hpo, ks) {
+				continue
+			}
+			m := n.member("properties", ks)
+			detail := ks + " (" + schTypeString(d.effMask(d.new, m.v, rd)) + ")"
+			if reqN[ks] {
+				d.emit(ParamAddedRequired, m.path, Narrowing, pol, false, detail, "")
+			} else {
+				d.emit(ParamAddedOptional, m.path, Widening, pol, schCapabilityName(ks), detail, "")
+			}
+		}
+	}
+	// Required names listed in neither side's properties.
+	for _, ks := range listN {
+		if !reqO[ks] && !inProps(po, hpo, ks) && !inProps(pn, hpn, ks) {
+			d.emit(RequiredAdded, n.path+"/required", Narrowing, pol, false, ks+" is now required", "")
+		}
+	}
+	for _, ks := range listO {
+		if !reqN[ks] && !inProps(po, hpo, ks) && !inProps(pn, hpn, ks) {
+			d.emit(RequiredDropped, schKwPtr(o, n, "required"), Widening, pol, false, ks+" is no longer required", "")
+		}
+	}
+
+	d.addl(o, n, "additionalProperties", AdditionalPropertiesLoosened, AdditionalPropertiesTightened, pol, rd)
+	d.addl(o, n, "unevaluatedProperties", AdditionalPropertiesLoosened, AdditionalPropertiesTightened, pol, rd)
+	d.patternProps(o, n, pol, rd)
+	d.diff(o.child("propertyNames"), n.child("propertyNames"), pol, rd)
+	d.count(o, n, "minProperties", false, 0, pol)
+	d.count(o, n, "maxProperties", true, math.Inf(1), pol)
+	d.depRequired(o, n, "dependentRequired", pol)
+	d.depSchemas(o, n, "dependentSchemas", pol, rd)
+	d.dependencies(o, n, pol, rd)
+}
+
+// addl compares additionalProperties-like keywords: false < a schema <
+// anything; two schemas are compared structurally.
+func (d *schDiffer) addl(o, n schNode, kw, loosened, tightened string, pol int8, rd int) {
+	vo, ho := o.get(kw)
+	vn, hn := n.get(kw)
+	if !ho && !hn {
+		return
+	}
+	co, cn := schAddlClass(vo, ho), schAddlClass(vn, hn)
+	switch {
+	case co < 0 || cn < 0:
+		d.malformed(o, n, kw, pol)
+	case co == 1 && cn == 1:
+		d.diff(o.child(kw), n.child(kw), pol, rd)
+	case cn > co:
+		d.emit(loosened, schKwPtr(o, n, kw), Widening, pol, false, kw+" "+schAddlNames[co]+" → "+schAddlNames[cn], "")
+	case cn < co:
+		d.emit(tightened, schKwPtr(o, n, kw), Narrowing, pol, false, kw+" "+schAddlNames[co]+" → "+schAddlNames[cn], "")
+	}
+}
+
+// schUnionKeys lists the member names of two objects (either may be
+// absent): a's in canonical order, then b's that a lacks.
+func schUnionKeys(a, b jcs.Value, ha, hb bool) []string {
+	var out []string
+	if ha {
+		out = a.Keys()
+	}
+	if hb {
+		for i := 0; i < b.Len(); i++ {
+			k, _ := b.Member(i)
+			ks := k.Str()
+			if ha {
+				if _, ok := a.Get(ks); ok {
+					continue
+				}
+			}
+			out = append(out, ks)
+		}
+	}
+	return out
+}
+
+// patternProps: a pattern added lets new names in when the object is
+// closed (loosened), else constrains the values of matching names
+// (tightened); removal mirrors that.
+func (d *schDiffer) patternProps(o, n schNode, pol int8, rd int) {
+	const kw = "patternProperties"
+	vo, ho := o.get(kw)
+	vn, hn := n.get(kw)
+	if !ho && !hn {
+		return
+	}
+	if (ho && vo.Kind() != jcs.Object) || (hn && vn.Kind() != jcs.Object) {
+		d.malformed(o, n, kw, pol)
+		return
+	}
+	for _, k := range schUnionKeys(vo, vn, ho, hn) {
+		mo, mn := o.member(kw, k), n.member(kw, k)
+		switch {
+		case mo.v.Valid() && mn.v.Valid():
+			d.diff(mo, mn, pol, rd)
+		case mn.v.Valid():
+			if schClosed(n) {
+				d.emit(AdditionalPropertiesLoosened, mn.path, Widening, pol, false, "pattern property added: names matching "+schQuote(k)+" are now accepted", "")
+			} else {
+				d.emit(AdditionalPropertiesTightened, mn.path, Narrowing, pol, false, "pattern property added: values of names matching "+schQuote(k)+" are now constrained", "")
+			}
+		default:
+			if schClosed(o) {
+				d.emit(AdditionalPropertiesTightened, mo.path, Narrowing, pol, false, "pattern property removed: names matching "+schQuote(k)+" are no longer accepted", "")
+			} else {
+				d.emit(AdditionalPropertiesLoosened, mo.path, Widening, pol, false, "pattern property removed: values of names matching "+schQuote(k)+" are no longer constrained", "")
+			}
+		}
+	}
+}
+
+// depRequired compares a dependentRequired-like object of string arrays.
+func (d *schDiffer) depRequired(o, n schNode, kw string, pol int8) {
+	vo, ho := o.get(kw)
+	vn, hn := n.get(kw)
+	if !ho && !hn {
+		return
+	}
+	if (ho && vo.Kind() != jcs.Object) || (hn && vn.Kind() != jcs.Object) {
+		d.malformed(o, n, kw, pol)
+		return
+	}
+	for _, k := range schUnionKeys(vo, vn, ho, hn) {
+		d.depList(o.member(kw, k), n.member(kw, k), k, pol)
+	}
+}
+
+func (d *schDiffer) depList(mo, mn schNode, k string, pol int8) {
+	so, lo, okO := schStringSet(mo.v, mo.v.Valid())
+	sn, ln, okN := schStringSet(mn.v, mn.v.Valid())
+	ptr := schNodePtr(mo, mn)
+	if !okO || !okN {
+		if !d.same(mo.v, mn.v) {
+			d.emit(KeywordUnmodeled, ptr, Neutral, pol, false, "dependency of "+schQuote(k)+" has a value this keyword does not take", "")
+		}
+		return
+	}
+	var added, removed []string
+	for _, s := range ln {
+		if !so[s] {
+			added = append(added, s)
+		}
+	}
+	for _, s := range lo {
+		if !sn[s] {
+			removed = append(removed, s)
+		}
+	}
+	if len(added) > 0 {
+		d.emit(ConstraintTightened, ptr, Narrowing, pol, false, "when "+k+" is present, now also required: "+schClip(strings.Join(added, ", "), 120), "")
+	}
+	if len(removed) > 0 {
+		d.emit(ConstraintLoosened, ptr, Widening, pol, false, "when "+k+" is present, no longer required: "+schClip(strings.Join(removed, ", "), 120), "")
+	}
+}
+
+func (d *schDiffer) depSchemas(o, n schNode, kw string, pol int8, rd int) {
+	vo, ho := o.get(kw)
+	vn, hn := n.get(kw)
+	if !ho && !hn {
+		return
+	}
+	if (ho && vo.Kind() != jcs.Object) || (hn && vn.Kind() != jcs.Object) {
+		d.malformed(o, n, kw, pol)
+		return
+	}
+	for _, k := range schUnionKeys(vo, vn, ho, hn) {
+		d.diff(o.member(kw, k), n.member(kw, k), pol, rd)
+	}
+}
+
+// dependencies is draft-07's union of dependentRequired (arrays) and
+// dependentSchemas (schemas).
+func (d *schDiffer) dependencies(o, n schNode, pol int8, rd int) {
+	const kw = "dependencies"
+	vo, ho := o.get(kw)
+	vn, hn := n.get(kw)
+	if !ho && !hn {
+		return
+	}
+	if (ho && vo.Kind() != jcs.Object) || (hn && vn.Kind() != jcs.Object) {
+		d.malformed(o, n, kw, pol)
+		return
+	}
+	for _, k := range schUnionKeys(vo, vn, ho, hn) {
+		mo, mn := o.member(kw, k), n.member(kw, k)
+		arrO := mo.v.Valid() && mo.v.Kind() == jcs.Array
+		arrN := mn.v.Valid() && mn.v.Kind() == jcs.Array
+		switch {
+		case arrO && arrN, arrO && !mn.v.Valid(), arrN && !mo.v.Valid():
+			d.depList(mo, mn, k, pol)
+		case arrO || arrN:
+			d.emit(ConstraintLoosened, schNodePtr(mo, mn), Neutral, pol, false,
+				"dependency of "+schQuote(k)+" changed between a list of names and a schema", "")
+		default:
+			d.diff(mo, mn, pol, rd)
+		}
+	}
+}
+
+// ---- arrays ----
+
+// schTuple splits a position's array keywords: the positional schemas and
+// the schema for the rest.
+func schTuple(x schNode) (tuple []schNode, rest schNode) {
+	if p, ok := x.get("prefixItems"); ok && p.Kind() == jcs.Array {
+		for i := 0; i < p.Len(); i++ {
+			tuple = append(tuple, x.elem("prefixItems", i))
+		}
+		return tuple, x.child("items")
+	}
+	if it, ok := x.get("items"); ok && it.Kind() == jcs.Array {
+		for i := 0; i < it.Len(); i++ {
+			tuple = append(tuple, x.elem("items", i))
+		}
+		return tuple, x.child("additionalItems")
+	}
+	return nil, x.child("items")
+}
+
+func (d *schDiffer) arrays(o, n schNode, pol int8, rd int) {
+	for _, x := range [...]schNode{o, n} {
+		if p, ok := x.get("prefixItems"); ok && p.Kind() != jcs.Array {
+			d.malformed(o, n, "prefixItems", pol)
+			break
+		}
+	}
+	to, ro := schTuple(o)
+	tn, rn := schTuple(n)
+	for i := 0; i < max(len(to), len(tn)); i++ {
+		a, b := ro, rn
+		if i < len(to) {
+			a = to[i]
+		}
+		if i < len(tn) {
+			b = tn[i]
+		}
+		d.diff(a, b, pol, rd)
+	}
+	d.diff(ro, rn, pol, rd)
+
+	d.addl(o, n, "unevaluatedItems", ConstraintLoosened, ConstraintTightened, pol, rd)
+	hco, hcn := o.has("contains"), n.has("contains")
+	switch {
+	case hco && hcn:
+		d.diff(o.child("contains"), n.child("contains"), pol, rd)
+	case hcn:
+		d.emit(ConstraintTightened, n.path+"/contains", Narrowing, pol, false, "contains added: the array must hold a matching item", "")
+	case hco:
+		d.emit(ConstraintLoosened, o.path+"/contains", Widening, pol, false, "contains removed", "")
+	}
+	d.count(o, n, "minContains", false, 1, pol)
+	d.count(o, n, "maxContains", true, math.Inf(1), pol)
+	d.count(o, n, "minItems", false, 0, pol)
+	d.count(o, n, "maxItems", true, math.Inf(1), pol)
+	uo, huo := o.get("uniqueItems")
+	un, hun := n.get("uniqueItems")
+	if (huo && uo.Kind() != jcs.True && uo.Kind() != jcs.False) || (hun && un.Kind() != jcs.True && un.Kind() != jcs.False) {
+		d.malformed(o, n, "uniqueItems", pol)
+	} else if bo, bn := huo && uo.Bool(), hun && un.Bool(); bo != bn {
+		if bn {
+			d.emit(ConstraintTightened, schKwPtr(o, n, "uniqueItems"), Narrowing, pol, false, "uniqueItems now true", "")
+		} else {
+			d.emit(ConstraintLoosened, schKwPtr(o, n, "uniqueItems"), Widening, pol, false, "uniqueItems no longer true", "")
+		}
+	}
+}
+
+// ---- numbers and counts ----
+
+func schNum(f float64) string {
+	if math.IsInf(f, 0) {
+		return "none"
+	}
+	return string(jcs.AppendNumber(nil, f))
+}
+
+// count compares a numeric limit; absent means def. isMax: smaller is
+// tighter.
+func (d *schDiffer) count(o, n schNode, kw string, isMax bool, def float64, pol int8) {
+	vo, ho := o.get(kw)
+	vn, hn := n.get(kw)
+	if !ho && !hn {
+		return
+	}
+	if (ho && vo.Kind() != jcs.Number) || (hn && vn.Kind() != jcs.Number) {
+		d.malformed(o, n, kw, pol)
+		return
+	}
+	fo, fn := def, def
+	if ho {
+		fo = vo.Float()
+	}
+	if hn {
+		fn = vn.Float()
+	}
+	if fo == fn {
+		return
+	}
+	detail := kw + " " + schNum(fo) + " → " + schNum(fn)
+	if (fn > fo) != isMax {
+		d.emit(ConstraintTightened, schKwPtr(o, n, kw), Narrowing, pol, false, detail, "")
+	} else {
+		d.emit(ConstraintLoosened, schKwPtr(o, n, kw), Widening, pol, false, detail, "")
+	}
+}
+
+// schBound is the effective lower or upper numeric bound of a schema.
+type schBound struct {
+	ok   bool
+	val  float64
+	excl bool
+	kw   string
+}
+
+func (b schBound) describe(lower bool) string {
+	if !b.ok {
+		return "none"
+	}
+	op := map[[2]bool]string{{true, false}: "≥ ", {true, true}: "> ", {false, false}: "≤ ", {false, true}: "< "}[[2]bool{lower, b.excl}]
+	return op + schNum(b.val)
+}
+
+// schBounds reads minimum/exclusiveMinimum (lower) or
+// maximum/exclusiveMaximum, draft-04 boolean exclusives included.
+func schBounds(x schNode, lower bool) (schBound, bool) {
+	incl, excl := "maximum", "exclusiveMaximum"
+	if lower {
+		incl, excl = "minimum", "exclusiveMinimum"
+	}
+	var cands []schBound
+	exclBool := false
+	if e, ok := x.get(excl); ok {
+		switch e.Kind() {
+		case jcs.Number:
+			cands = append(cands, schBound{ok: true, val: e.Float(), excl: true, kw: excl})
+		case jcs.True:
+			exclBool = true
+		case jcs.False:
+		default:
+			return schBound{}, false
+		}
+	}
+	if m, ok := x.get(incl); ok {
+		if m.Kind() != jcs.Number {
+			return schBound{}, false
+		}
+		cands = append(cands, schBound{ok: true, val: m.Float(), excl: exclBool, kw: incl})
+	}
+	var b schBound
+	for _, c := range cands {
+		if schTighter(c, b, lower) > 0 {
+			b = c
+		}
+	}
+	return b, true
+}
+
+// schTighter compares bounds: >0 when a admits fewer values than b.
+func schTighter(a, b schBound, lower bool) int {
+	switch {
+	case !a.ok && !b.ok:
+		return 0
+	case !b.ok:
+		return 1
+	case !a.ok:
+		return -1
+	case a.val != b.val:
+		if (a.val > b.val) == lower {
+			return 1
+		}
+		return -1
+	case a.excl != b.excl:
+		if a.excl {
+			return 1
+		}
+		return -1
+	}
+	return 0
+}
+
+func (d *schDiffer) numbers(o, n schNode, pol int8) {
+	for _, lower := range [...]bool{true, false} {
+		bo, okO := schBounds(o, lower)
+		bn, okN := schBounds(n, lower)
+		if !okO || !okN {
+			if lower {
+				d.malformed(o, n, "minimum", pol)
+				d.malformed(o, n, "exclusiveMinimum", pol)
+			} else {
+				d.malformed(o, n, "maximum", pol)
+				d.malformed(o, n, "exclusiveMaximum", pol)
+			}
+			continue
+		}
+		c := schTighter(bn, bo, lower)
+		if c == 0 {
+			continue
+		}
+		ptr := o.path + "/" + bo.kw
+		if bn.ok {
+			ptr = n.path + "/" + bn.kw
+		}
+		what := "upper bound "
+		if lower {
+			what = "lower bound "
+		}
+		detail := what + bo.describe(lower) + " → " + bn.describe(lower)
+		if c > 0 {
+			d.emit(ConstraintTightened, ptr, Narrowing, pol, false, detail, "")
+		} else {
+			d.emit(ConstraintLoosened, ptr, Widening, pol, false, detail, "")
+		}
+	}
+
+	const kw = "multipleOf"
+	vo, ho := o.get(kw)
+	vn, hn := n.get(kw)
+	if !ho && !hn || d.same(vo, vn) {
+		return
+	}
+	if (ho && (vo.Kind() != jcs.Number || vo.Float() <= 0)) || (hn && (vn.Kind() != jcs.Number || vn.Float() <= 0)) {
+		d.malformed(o, n, kw, pol)
+		return
+	}
+	ptr := schKwPtr(o, n, kw)
+	switch {
+	case !ho:
+		d.emit(ConstraintTightened, ptr, Narrowing, pol, false, "multipleOf added: "+schPreview(vn), "")
+	case !hn:
+		d.emit(ConstraintLoosened, ptr, Widening, pol, false, "multipleOf removed (was "+schPreview(vo)+")", "")
+	default:
+		ro, okO := new(big.Rat).SetString(string(vo.Canonical()))
+		rn, okN := new(big.Rat).SetString(string(vn.Canonical()))
+		detail := "multipleOf " + schPreview(vo) + " → " + schPreview(vn)
+		switch {
+		case okO && okN && new(big.Rat).Quo(rn, ro).IsInt():
+			d.emit(ConstraintTightened, ptr, Narrowing, pol, false, detail, "")
+		case okO && okN && new(big.Rat).Quo(ro, rn).IsInt():
+			d.emit(ConstraintLoosened, ptr, Widening, pol, false, detail, "")
+		default:
+			d.emit(ConstraintLoosened, ptr, Neutral, pol, false, detail+" (neither divides the other: may accept values rejected before)", "")
+		}
+	}
+}
+
+// ---- strings ----
+
+func (d *schDiffer) strs(o, n schNode, pol int8) {
+	d.count(o, n, "minLength", false, 0, pol)
+	d.count(o, n, "maxLength", true, math.Inf(1), pol)
+	for _, kw := range [...]string{"pattern", "format"} {
+		vo, ho := o.get(kw)
+		vn, hn := n.get(kw)
+		switch {
+		case !ho && !hn, d.same(vo, vn):
+		case (ho && vo.Kind() != jcs.String) || (hn && vn.Kind() != jcs.String):
+			d.malformed(o, n, kw, pol)
+		case !ho:
+			d.emit(ConstraintTightened, n.path+"/"+kw, Narrowing, pol, false, kw+" added: "+schQuote(vn.Str()), "")
+		case !hn:
+			d.emit(ConstraintLoosened, o.path+"/"+kw, Widening, pol, true, kw+" removed (was "+schQuote(vo.Str())+")", "")
+		default:
+			d.emit(ConstraintLoosened, n.path+"/"+kw, Neutral, pol, false,
+				kw+" "+schQuote(vo.Str())+" → "+schQuote(vn.Str())+" (not compared: may accept values rejected before)", "")
+		}
+	}
+}
+
+// ---- combinators ----
+
+func (d *schDiffer) compositions(o, n schNode, pol int8, rd int) {
+	d.branches(o, n, "allOf", pol, rd)
+	d.branches(o, n, "anyOf", pol, rd)
+	d.branches(o, n, "oneOf", pol, rd)
+
+	ho, hn := o.has("not"), n.has("not")
+	switch {
+	case ho && hn:
+		d.diff(o.child("not"), n.child("not"), -pol, rd)
+	case hn:
+		d.emit(CompositionNarrowed, n.path+"/not", Narrowing, pol, false, "not added", "")
+	case ho:
+		d.emit(CompositionWidened, o.path+"/not", Widening, pol, false, "not removed", "")
+	}
+	ho, hn = o.has("if"), n.has("if")
+	switch {
+	case ho && hn:
+		d.diff(o.child("if"), n.child("if"), 0, rd)
+	case hn:
+		d.emit(CompositionNarrowed, n.path+"/if", Narrowing, pol, false, "if added: a conditional constraint now applies", "")
+	case ho:
+		d.emit(CompositionWidened, o.path+"/if", Widening, pol, false, "if removed: the conditional constraint no longer applies", "")
+	}
+	d.diff(o.child("then"), n.child("then"), pol, rd)
+	d.diff(o.child("else"), n.child("else"), pol, rd)
+}
+
+// branches compares allOf, anyOf or oneOf: branches with equal canonical
+// bytes pair up (and are still compared when they hold references), the
+// rest pair by position when both sides have as many left, else they are
+// added or removed.
+func (d *schDiffer) branches(o, n schNode, kw string, pol int8, rd int) {
+	ao, ho := o.get(kw)
+	an, hn := n.get(kw)
+	if !ho && !hn {
+		return
+	}
+	if (ho && ao.Kind() != jcs.Array) || (hn && an.Kind() != jcs.Array) {
+		d.malformed(o, n, kw, pol)
+		return
+	}
+	all := kw == "allOf"
+	if !all && ho != hn {
+		if hn {
+			d.emit(CompositionNarrowed, n.path+"/"+kw, Narrowing, pol, false, kw+" added ("+strconv.Itoa(an.Len())+" branches)", "")
+		} else {
+			d.emit(CompositionWidened, o.path+"/"+kw, Widening, pol, false, kw+" removed (had "+strconv.Itoa(ao.Len())+" branches)", "")
+		}
+		return
+	}
+	lo, ln := 0, 0
+	if ho {
+		lo = ao.Len()
+	}
+	if hn {
+		ln = an.Len()
+	}
+	queue := make(map[string][]int, lo)
+	for i := 0; i < lo; i++ {
+		s := d.old.key(ao.Index(i))
+		queue[s] = append(queue[s], i)
+	}
+	matchedO := make([]bool, lo)
+	var remN []int
+	for j := 0; j < ln; j++ {
+		s := d.new.key(an.Index(j))
+		if q := queue[s]; len(q) > 0 {
+			queue[s] = q[1:]
+			matchedO[q[0]] = true
+			d.diff(o.elem(kw, q[0]), n.elem(kw, j), pol, rd)
+			continue
+		}
+		remN = append(remN, j)
+	}
+	var remO []int
+	for i := 0; i < lo; i++ {
+		if !matchedO[i] {
+			remO = append(remO, i)
+		}
+	}
+	if len(remO) == len(remN) {
+		for k := range remO {
+			d.diff(o.elem(kw, remO[k]), n.elem(kw, remN[k]), pol, rd)
+		}
+		return
+	}
+	addKind, addDir, rmKind, rmDir := CompositionWidened, Widening, CompositionNarrowed, Narrowing
+	if all {
+		addKind, addDir, rmKind, rmDir = CompositionNarrowed, Narrowing, CompositionWidened, Widening
+	}
+	for _, j := range remN {
+		e := n.elem(kw, j)
+		d.emit(addKind, e.path, addDir, pol, false, kw+" branch added ("+schTypeString(d.effMask(d.new, e.v, rd))+")", "")
+	}
+	for _, i := range remO {
+		e := o.elem(kw, i)
+		d.emit(rmKind, e.path, rmDir, pol, false, kw+" branch removed ("+schTypeString(d.effMask(d.old, e.v, rd))+")", "")
+	}
+}
+
+// refs compares internal references that have sibling keywords (implicit
+// allOf members); pure references were followed by diff.
+func (d *schDiffer) refs(o, n schNode, pol int8, rd int) {
+	for _, kw := range [...]string{"$ref", "$dynamicRef"} {
+		ro, ho := schInternalRef(o, kw)
+		rn, hn := schInternalRef(n, kw)
+		switch {
+		case ho && hn:
+			if rd >= d.opt.MaxRefDepth {
+				d.unresolved(n.path+"/"+kw, kw+" "+schQuote(rn), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
+				continue
+			}
+			to, po, pbO := d.old.resolve(ro)
+			tn, pn, pbN := d.new.resolve(rn)
+			if pbO != "" {
+				d.unresolved(o.path+"/"+kw, kw+" "+schQuote(ro), "unresolved reference: "+pbO+"; not compared")
+			}
+			if pbN != "" {
+				d.unresolved(n.path+"/"+kw, kw+" "+schQuote(rn), "unresolved reference: "+pbN+"; not compared")
+			}
+			if pbO == "" && pbN == "" {
+				d.diff(schNode{v: to, path: po}, schNode{v: tn, path: pn}, pol, rd+1)
+			}
+		case hn:
+			d.emit(CompositionNarrowed, n.path+"/"+kw, Narrowing, pol, false, kw+" added: "+schQuote(rn), "")
+		case ho:
+			d.emit(CompositionWidened, o.path+"/"+kw, Widening, pol, false, kw+" removed (was "+schQuote(ro)+")", "")
+		}
+	}
+}
+
+func schInternalRef(x schNode, kw string) (string, bool) {
+	r, ok := x.get(kw)
+	if !ok || r.Kind() != jcs.String || !strings.HasPrefix(r.Str(), "#") {
+		return "", false
+	}
+	return r.Str(), true
+}
+
+// ---- external references and the result ----
+
+func (d *schDiffer) externalRefs(old, new jcs.Value) {
+	before := make(map[schExtRef]bool)
+	for _, r := range schExternalRefs(old) {
+		before[r] = true
+	}
+	var present []schExtRef
+	for _, r := range schExternalRefs(new) {
+		if before[r] {
+			present = append(present, r)
+			continue
+		}
+		d.emit(ExternalRefIntroduced, r.ptr, Widening, 1, false,
+			"external reference "+schQuote(r.val)+": its target is resolved by the runtime, not pinned here", "")
+	}
+	if len(d.out) == 0 {
+		return
+	}
+	for _, r := range present {
+		d.emit(ExternalRefPresent, r.ptr, Neutral, 1, false,
+			"external reference "+schQuote(r.val)+" (unchanged): the effective schema also depends on its target", "")
+	}
+}
+
+func (d *schDiffer) finish() []Change {
+	if len(d.out) == 0 {
+		return nil
+	}
+	slices.SortFunc(d.out, func(a, b Change) int {
+		for _, c := range [...]int{
+			strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Kind, b.Kind),
+			strings.Compare(string(a.Direction), string(b.Direction)), strings.Compare(a.Detail, b.Detail),
+			strings.Compare(a.Note, b.Note), strings.Compare(a.Severity, b.Severity),
+		} {
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return slices.Compact(d.out)
+}
+
+// ---- parameter names ----
+
+var schCapabilityWords = map[string]bool{
+	"url": true, "uri": true, "callback": true, "webhook": true, "endpoint": true, "host": true,
+	"hostname": true, "env": true, "environment": true, "command": true, "cmd": true, "script": true,
+	"shell": true, "exec": true, "execute": true, "executable": true, "path": true, "filepath": true,
+	"dir": true, "directory": true, "cwd": true, "workdir": true, "file": true, "filename": true,
+	"header": true, "headers": true, "token": true, "proxy": true,
+}
+
+// schCapabilityName reports whether a word of a parameter name (split at
+// non-alphanumerics and camelCase boundaries, plural s dropped) suggests a
+// new capability.
+func schCapabilityName(name string) bool {
+	for _, w := range schWords(name) {
+		w = strings.ToLower(w)
+		if schCapabilityWords[w] || (len(w) > 3 && strings.HasSuffix(w, "s") && schCapabilityWords[w[:len(w)-1]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// schWords splits "callbackURL_v2" into callback, URL, v2.
+func schWords(s string) []string {
+	var words []string
+	rs := []rune(s)
+	start := -1
+	for i, r := range rs {
+		alnum := unicode.IsLetter(r) || unicode.IsDigit(r)
+		if !alnum {
+			if start >= 0 {
+				words = append(words, string(rs[start:i]))
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		prev := rs[i-1]
+		// A lower-case letter after a run of capitals starts a new word
+		// ("URLPath"), except a plural s that ends it ("URIs").
+		acronymEnd := unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) &&
+			!(rs[i+1] == 's' && (i+2 == len(rs) || !unicode.IsLower(rs[i+2])))
+		boundary := unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev) || acronymEnd)
+		if boundary {
+			words = append(words, string(rs[start:i]))
+			start = i
+		}
+	}
+	if start >= 0 {
+		words = append(words, string(rs[start:]))
+	}
+	return words
+}

@@ -1,0 +1,414 @@
+package schemadiff
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/manifest"
+)
+
+// Tool-level change kinds not produced by DiffSchema.
+const (
+	ToolDuplicateName = "tool_duplicate_name"
+	// SchemaAnnotationChanged: a planner-facing annotation keyword inside a
+	// schema (a parameter's description, title, default, examples ...)
+	// changed. Validation is unchanged, but what the model reads moved.
+	SchemaAnnotationChanged = "schema_annotation_changed"
+)
+
+// ToolOptions control DiffTools.
+type ToolOptions struct {
+	Schema     Options
+	Classifier *classify.Classifier // for tool_added/tool_removed severity; nil: built-in
+}
+
+// hint defaults from the MCP specification: a missing hint means the least
+// reassuring value for destructive/openWorld and false for the others.
+var hintDefaults = []struct {
+	key string
+	def bool
+	// weakened reports whether old→new weakens the hint.
+	weakerIsTrue bool
+}{
+	{"readOnlyHint", false, false},
+	{"destructiveHint", true, true},
+	{"idempotentHint", false, false},
+	{"openWorldHint", true, true},
+}
+
+// projectionKeys are the tool members the diff models; other members that
+// change are reported as keyword_unmodeled.
+var modeledToolKeys = map[string]bool{
+	"name": true, "description": true, "title": true, "inputSchema": true, "input_schema": true,
+	"outputSchema": true, "output_schema": true, "annotations": true,
+}
+
+func canonEqual(a, b jcs.Value) bool {
+	if a.Valid() != b.Valid() {
+		// An explicit null equals an absent member.
+		if a.Valid() && a.Kind() == jcs.Null || b.Valid() && b.Kind() == jcs.Null {
+			return true
+		}
+		return false
+	}
+	if !a.Valid() {
+		return true
+	}
+	return bytes.Equal(a.Canonical(), b.Canonical())
+}
+
+func present(v jcs.Value) bool { return v.Valid() && v.Kind() != jcs.Null }
+
+// DiffTools compares two tool lists by name and returns every change,
+// sorted by tool (most severe tool first), then severity, pointer and kind.
+func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
+	if opt.Classifier == nil {
+		opt.Classifier = classify.Default()
+	}
+	var out []Change
+	oldBy, oldDup := index(old)
+	newBy, newDup := index(new)
+	for _, n := range oldDup {
+		out = append(out, Change{Name: n, Kind: ToolDuplicateName, Direction: Neutral, Severity: "high", Pointer: "",
+			Detail: "the old list has two tools with this name; only the first is compared"})
+	}
+	for _, n := range newDup {
+		out = append(out, Change{Name: n, Kind: ToolDuplicateName, Direction: Neutral, Severity: "high", Pointer: "",
+			Detail: "the new list has two tools with this name: which one a client calls is undefined"})
+	}
+	var removed, added []*manifest.Tool
+	for i := range old {
+		t := &old[i]
+		if newBy[t.Name] == nil && oldBy[t.Name] == t {
+			removed = append(removed, t)
+		}
+	}
+	for i := range new {
+		t := &new[i]
+		if newBy[t.Name] != t {
+			continue
+		}
+		if o := oldBy[t.Name]; o != nil {
+			out = append(out, DiffTool(o, t, opt)...)
+		} else {
+			added = append(added, t)
+		}
+	}
+	// Renames: a removed and an added tool whose projections match apart
+	// from the name.
+	matched := map[*manifest.Tool]bool{}
+	for _, a := range added {
+		for _, r := range removed {
+			if matched[r] || !sameApartFromName(r, a) {
+				continue
+			}
+			matched[r], matched[a] = true, true
+			out = append(out, Change{Name: a.Name, Kind: ToolRenameSuspected, Direction: Neutral, Severity: "medium",
+				Detail: fmt.Sprintf("%q was removed and %q added with the same description, schemas and annotations", r.Name, a.Name)})
+			break
+		}
+	}
+	for _, a := range added {
+		if matched[a] {
+			continue
+		}
+		sev := "medium"
+		detail := "new tool"
+		if c := opt.Classifier.Classify(a.Name); c.Privileged {
+			sev = "high"
+			detail = "new privileged tool (" + c.ActionClass + ")"
+		}
+		out = append(out, Change{Name: a.Name, Kind: ToolAdded, Direction: Widening, Severity: sev, Detail: detail})
+		out = append(out, externalRefs(a, nil)...)
+	}
+	for _, r := range removed {
+		if matched[r] {
+			continue
+		}
+		sev := "low"
+		if opt.Classifier.Classify(r.Name).Privileged {
+			sev = "medium"
+		}
+		out = append(out, Change{Name: r.Name, Kind: ToolRemoved, Direction: Narrowing, Severity: sev, Detail: "tool no longer served"})
+	}
+	Sort(out)
+	return out
+}
+
+func index(tools []manifest.Tool) (map[string]*manifest.Tool, []string) {
+	by := make(map[string]*manifest.Tool, len(tools))
+	var dup []string
+	for i := range tools {
+		t := &tools[i]
+		if _, ok := by[t.Name]; ok {
+			dup = append(dup, t.Name)
+			continue
+		}
+		by[t.Name] = t
+	}
+	return by, dup
+}
+
+func sameApartFromName(a, b *manifest.Tool) bool {
+	for _, f := range manifest.FieldNames {
+		if !canonEqual(a.Proj.Field(f), b.Proj.Field(f)) {
+			return false
+		}
+	}
+	return true
+}
+
+// DiffTool compares two definitions of the same tool.
+func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
+	name := n.Name
+	var out []Change
+	descSame := canonEqual(o.Proj.Description, n.Proj.Description)
+	if !descSame {
+		out = append(out, Change{Name: name, Kind: DescriptionChanged, Pointer: "/description", Direction: Neutral, Severity: "medium",
+			Detail: WordDiff(textOf(o.Proj.Description), textOf(n.Proj.Description), 360)})
+	}
+	ot, _ := o.Value.Get("title")
+	nt, _ := n.Value.Get("title")
+	if !canonEqual(ot, nt) {
+		out = append(out, Change{Name: name, Kind: TitleChanged, Pointer: "/title", Direction: Neutral, Severity: "low",
+			Detail: WordDiff(textOf(ot), textOf(nt), 160)})
+	}
+
+	// Input schema.
+	inPtr := schemaPointer(n, "inputSchema", "input_schema")
+	if canonEqual(o.Proj.InputSchema, n.Proj.InputSchema) {
+		out = append(out, presentRefs(name, inPtr, n.Proj.InputSchema)...)
+	} else {
+		changes := DiffSchema(name, inPtr, o.Proj.InputSchema, n.Proj.InputSchema, opt.Schema)
+		if len(changes) == 0 {
+			changes = []Change{{Name: name, Kind: KeywordUnmodeled, Pointer: inPtr, Direction: Neutral, Severity: "medium",
+				Detail: "the input schema's canonical bytes changed but no modeled keyword did"}}
+		}
+		out = append(out, changes...)
+		if descSame {
+			out = append(out, Change{Name: name, Kind: SchemaDriftStableDescription, Pointer: inPtr, Direction: aggregate(changes), Severity: "high",
+				Detail: "the input schema changed while the description stayed identical: the planner sees the old tool, the executor the new one"})
+		}
+	}
+
+	// Output schema.
+	outPtr := schemaPointer(n, "outputSchema", "output_schema")
+	oOut, nOut := present(o.Proj.OutputSchema), present(n.Proj.OutputSchema)
+	switch {
+	case !oOut && nOut:
+		out = append(out, Change{Name: name, Kind: OutputSchemaAdded, Pointer: outPtr, Direction: Neutral, Severity: "low", Detail: "the tool now declares its structured output"})
+		out = append(out, refsAsIntroduced(name, outPtr, n.Proj.OutputSchema)...)
+	case oOut && !nOut:
+		out = append(out, Change{Name: name, Kind: OutputSchemaRemoved, Pointer: schemaPointer(o, "outputSchema", "output_schema"), Direction: Widening, Severity: "medium",
+			Detail: "the tool no longer declares its output: it may return anything"})
+	case oOut && nOut && canonEqual(o.Proj.OutputSchema, n.Proj.OutputSchema):
+		out = append(out, presentRefs(name, outPtr, n.Proj.OutputSchema)...)
+	case oOut && nOut:
+		so := opt.Schema
+		so.Output = true
+		changes := DiffSchema(name, outPtr, o.Proj.OutputSchema, n.Proj.OutputSchema, so)
+		if len(changes) == 0 {
+			changes = []Change{{Name: name, Kind: OutputSchemaChanged, Pointer: outPtr, Direction: Neutral, Severity: "low",
+				Detail: "the output schema's canonical bytes changed but no modeled keyword did"}}
+		}
+		out = append(out, changes...)
+	}
+
+	out = append(out, diffAnnotations(name, o.Proj.Annotations, n.Proj.Annotations)...)
+
+	// Members outside the model (icons, _meta, execution, vendor fields):
+	// never silently ignored.
+	seen := map[string]bool{}
+	for _, t := range []*manifest.Tool{o, n} {
+		for _, k := range t.Value.Keys() {
+			if modeledToolKeys[k] || seen[k] {
+				continue
+			}
+			seen[k] = true
+			ov, _ := o.Value.Get(k)
+			nv, _ := n.Value.Get(k)
+			if !canonEqual(ov, nv) {
+				out = append(out, Change{Name: name, Kind: KeywordUnmodeled, Pointer: "/" + escapePtr(k), Direction: Neutral, Severity: "low",
+					Detail: "tool member outside the digest projection changed"})
+			}
+		}
+	}
+	return out
+}
+
+func schemaPointer(t *manifest.Tool, camel, snake string) string {
+	if _, ok := t.Value.Get(camel); !ok {
+		if _, ok := t.Value.Get(snake); ok {
+			return "/" + snake
+		}
+	}
+	return "/" + camel
+}
+
+func textOf(v jcs.Value) string {
+	if !v.Valid() || v.Kind() == jcs.Null {
+		return ""
+	}
+	if v.Kind() == jcs.String {
+		return v.Str()
+	}
+	return string(v.Canonical())
+}
+
+// aggregate is widening if any change widens, else narrowing if any
+// narrows, else neutral.
+func aggregate(cs []Change) Direction {
+	d := Neutral
+	for _, c := range cs {
+		if c.Direction == Widening {
+			return Widening
+		}
+		if c.Direction == Narrowing {
+			d = Narrowing
+		}
+	}
+	return d
+}
+
+func presentRefs(name, base string, schema jcs.Value) []Change {
+	var out []Change
+	for _, p := range ExternalRefs(schema) {
+		out = append(out, Change{Name: name, Kind: ExternalRefPresent, Pointer: base + p, Direction: Neutral, Severity: "medium",
+			Detail: "the schema refers to a document outside the manifest; its effective shape is whatever that document says"})
+	}
+	return out
+}
+
+func refsAsIntroduced(name, base string, schema jcs.Value) []Change {
+	var out []Change
+	for _, p := range ExternalRefs(schema) {
+		out = append(out, Change{Name: name, Kind: ExternalRefIntroduced, Pointer: base + p, Direction: Widening, Severity: "high",
+			Detail: "a $ref to a document outside the manifest: the effective schema is registry-controlled and unpinned"})
+	}
+	return out
+}
+
+func externalRefs(t *manifest.Tool, _ *manifest.Tool) []Change {
+	out := refsAsIntroduced(t.Name, schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema)
+	return append(out, refsAsIntroduced(t.Name, schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema)...)
+}
+
+func diffAnnotations(name string, o, n jcs.Value) []Change {
+	var out []Change
+	get := func(v jcs.Value, k string) jcs.Value {
+		if !v.Valid() || v.Kind() != jcs.Object {
+			return jcs.Value{}
+		}
+		x, _ := v.Get(k)
+		return x
+	}
+	for _, h := range hintDefaults {
+		ov, nv := get(o, h.key), get(n, h.key)
+		if canonEqual(ov, nv) {
+			continue
+		}
+		ob, oOK := hintValue(ov, h.def)
+		nb, nOK := hintValue(nv, h.def)
+		ptr := "/annotations/" + h.key
+		if !oOK || !nOK {
+			out = append(out, Change{Name: name, Kind: KeywordUnmodeled, Pointer: ptr, Direction: Neutral, Severity: "medium",
+				Detail: "a hint that is not a boolean changed"})
+			continue
+		}
+		if ob == nb {
+			continue // e.g. absent → the default value written out
+		}
+		weakened := nb == h.weakerIsTrue
+		c := Change{Name: name, Pointer: ptr, Detail: fmt.Sprintf("%s %t → %t", h.key, ob, nb)}
+		if weakened {
+			c.Kind, c.Direction, c.Severity = AnnotationHintWeakened, Widening, "medium"
+			if h.key == "destructiveHint" || h.key == "readOnlyHint" {
+				c.Severity = "high"
+			}
+		} else {
+			c.Kind, c.Direction, c.Severity = AnnotationHintStrengthened, Narrowing, "low"
+		}
+		out = append(out, c)
+	}
+	if ot, nt := get(o, "title"), get(n, "title"); !canonEqual(ot, nt) {
+		out = append(out, Change{Name: name, Kind: TitleChanged, Pointer: "/annotations/title", Direction: Neutral, Severity: "low",
+			Detail: WordDiff(textOf(ot), textOf(nt), 160)})
+	}
+	// Other annotation members.
+	seen := map[string]bool{"title": true}
+	for _, h := range hintDefaults {
+		seen[h.key] = true
+	}
+	for _, v := range []jcs.Value{o, n} {
+		if !v.Valid() || v.Kind() != jcs.Object {
+			continue
+		}
+		for _, k := range v.Keys() {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if !canonEqual(get(o, k), get(n, k)) {
+				out = append(out, Change{Name: name, Kind: KeywordUnmodeled, Pointer: "/annotations/" + escapePtr(k), Direction: Neutral, Severity: "low",
+					Detail: "an annotation outside the MCP hints changed"})
+			}
+		}
+	}
+	notObject := func(v jcs.Value) bool { return present(v) && v.Kind() != jcs.Object }
+	if len(out) == 0 && !canonEqual(o, n) && (notObject(o) || notObject(n)) {
+		// annotations replaced by a non-object (or the reverse).
+		out = append(out, Change{Name: name, Kind: KeywordUnmodeled, Pointer: "/annotations", Direction: Neutral, Severity: "medium",
+			Detail: "annotations changed shape"})
+	}
+	return out
+}
+
+func hintValue(v jcs.Value, def bool) (bool, bool) {
+	if !v.Valid() || v.Kind() == jcs.Null {
+		return def, true
+	}
+	switch v.Kind() {
+	case jcs.True:
+		return true, true
+	case jcs.False:
+		return false, true
+	}
+	return false, false
+}
+
+func escapePtr(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+var sevRank = map[string]int{"high": 3, "medium": 2, "low": 1}
+
+// Sort orders changes: tools with the most severe change first, then by
+// tool name; within a tool, most severe first, then pointer and kind.
+func Sort(cs []Change) {
+	worst := map[string]int{}
+	for _, c := range cs {
+		if r := sevRank[c.Severity]; r > worst[c.Name] {
+			worst[c.Name] = r
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if worst[a.Name] != worst[b.Name] {
+			return worst[a.Name] > worst[b.Name]
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		if sevRank[a.Severity] != sevRank[b.Severity] {
+			return sevRank[a.Severity] > sevRank[b.Severity]
+		}
+		if a.Pointer != b.Pointer {
+			return a.Pointer < b.Pointer
+		}
+		return a.Kind < b.Kind
+	})
+}
