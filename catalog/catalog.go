@@ -332,7 +332,7 @@ var entries = []Entry{
 		Source:      specSES},
 	{Code: "schema_annotation_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
 		Title:       "A planner-facing annotation inside a schema changed",
-		Explanation: "A parameter's description, title, default or examples changed. Validation is the same, but what the model reads moved.",
+		Explanation: "A parameter's description, title, default, examples, deprecated, readOnly or writeOnly changed. Validation is the same, but what the model reads moved. A changed default is medium: an executor may apply it when the argument is omitted.",
 		Remedy:      "Read the new text like a description change.",
 		Source:      specSES},
 	{Code: "output_schema_added", Family: FamilyStructural, Kind: Change, Severity: Low,

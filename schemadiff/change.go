@@ -71,7 +71,11 @@ const (
 	ExternalRefIntroduced         = "external_ref_introduced"
 	ExternalRefPresent            = "external_ref_present"
 	KeywordUnmodeled              = "keyword_unmodeled"
-	SchemaUnresolved              = "schema_unresolved"
+	// SchemaAnnotationChanged: a planner-facing annotation keyword inside a
+	// schema (a parameter's description, title, default, examples ...)
+	// changed. Validation is unchanged, but what the model reads moved.
+	SchemaAnnotationChanged = "schema_annotation_changed"
+	SchemaUnresolved        = "schema_unresolved"
 
 	OutputSchemaAdded   = "output_schema_added"
 	OutputSchemaRemoved = "output_schema_removed"

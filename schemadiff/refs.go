@@ -94,15 +94,6 @@ func schEscape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-func schJoin(segs []string) string {
-	var b strings.Builder
-	for _, s := range segs {
-		b.WriteByte('/')
-		b.WriteString(schEscape(s))
-	}
-	return b.String()
-}
-
 // schDigest identifies a value by its canonical form: two values have the
 // same sum exactly when their RFC 8785 canonical forms are equal (up to a
 // SHA-256 collision). hasRef says the value contains a "$ref" or
@@ -116,7 +107,7 @@ type schDigest struct {
 // draft-07 "$id": "#name").
 type schAnchor struct {
 	v         jcs.Value
-	path      string
+	path      *schPath
 	ambiguous bool
 }
 
@@ -250,7 +241,11 @@ func (s *schSide) index() {
 			}
 			return
 		}
-		s.anchors[name] = schAnchor{v: v, path: schJoin(segs)}
+		var p *schPath
+		for _, seg := range segs {
+			p = &schPath{p, schEscape(seg)}
+		}
+		s.anchors[name] = schAnchor{v: v, path: p}
 	}
 	walk = func(v jcs.Value) {
 		switch v.Kind() {
@@ -288,33 +283,33 @@ func (s *schSide) index() {
 // with ~0, ~1 and %-escapes, or "#anchor") and returns it with its
 // canonical pointer. problem is non-empty when the reference cannot be
 // resolved.
-func (s *schSide) resolve(ref string) (target jcs.Value, path, problem string) {
+func (s *schSide) resolve(ref string) (target jcs.Value, path *schPath, problem string) {
 	if !strings.HasPrefix(ref, "#") {
-		return jcs.Value{}, "", "not an internal reference"
+		return jcs.Value{}, nil, "not an internal reference"
 	}
 	if !s.root.Valid() {
-		return jcs.Value{}, "", "the schema is absent"
+		return jcs.Value{}, nil, "the schema is absent"
 	}
 	frag, err := url.PathUnescape(ref[1:])
 	if err != nil {
-		return jcs.Value{}, "", "invalid %-escape in the reference"
+		return jcs.Value{}, nil, "invalid %-escape in the reference"
 	}
 	if frag == "" {
-		return s.root, "", ""
+		return s.root, nil, ""
 	}
 	if frag[0] != '/' {
 		s.index()
 		a, ok := s.anchors[frag]
 		switch {
 		case !ok:
-			return jcs.Value{}, "", "no $anchor named " + strconv.Quote(frag)
+			return jcs.Value{}, nil, "no $anchor named " + strconv.Quote(frag)
 		case a.ambiguous:
-			return jcs.Value{}, "", "the anchor " + strconv.Quote(frag) + " is defined more than once"
+			return jcs.Value{}, nil, "the anchor " + strconv.Quote(frag) + " is defined more than once"
 		}
 		return a.v, a.path, ""
 	}
 	v := s.root
-	var b strings.Builder
+	var p *schPath
 	for _, seg := range strings.Split(frag[1:], "/") {
 		if strings.Contains(seg, "~") {
 			var u strings.Builder
@@ -328,7 +323,7 @@ func (s *schSide) resolve(ref string) (target jcs.Value, path, problem string) {
 					i++
 					continue
 				}
-				return jcs.Value{}, "", "invalid ~ escape in the JSON pointer"
+				return jcs.Value{}, nil, "invalid ~ escape in the JSON pointer"
 			}
 			seg = u.String()
 		}
@@ -336,22 +331,21 @@ func (s *schSide) resolve(ref string) (target jcs.Value, path, problem string) {
 		case jcs.Object:
 			c, ok := v.Get(seg)
 			if !ok {
-				return jcs.Value{}, "", "no member " + strconv.Quote(seg) + " at " + strconv.Quote(b.String())
+				return jcs.Value{}, nil, "no member " + strconv.Quote(seg) + " at " + strconv.Quote(p.str())
 			}
 			v = c
 		case jcs.Array:
 			i, ok := schIndex(seg)
 			if !ok || i >= v.Len() {
-				return jcs.Value{}, "", "no element " + strconv.Quote(seg) + " at " + strconv.Quote(b.String())
+				return jcs.Value{}, nil, "no element " + strconv.Quote(seg) + " at " + strconv.Quote(p.str())
 			}
 			v = v.Index(i)
 		default:
-			return jcs.Value{}, "", "the pointer goes through a " + v.Kind().String() + " at " + strconv.Quote(b.String())
+			return jcs.Value{}, nil, "the pointer goes through a " + v.Kind().String() + " at " + strconv.Quote(p.str())
 		}
-		b.WriteByte('/')
-		b.WriteString(schEscape(seg))
+		p = &schPath{p, schEscape(seg)}
 	}
-	return v, b.String(), ""
+	return v, p, ""
 }
 
 // schIndex parses a JSON pointer array index (no sign, no leading zeros).

@@ -93,10 +93,6 @@ const (
 	// is bounded by jcs.MaxDepth; refs can chain documents' worth of
 	// nesting, MaxRefDepth times.
 	schMaxFrames = 20000
-
-	// schKindAnnotationChanged is the kind for changed annotation keywords;
-	// change.go does not define it yet.
-	schKindAnnotationChanged = "schema_annotation_changed"
 )
 
 // DiffSchema compares two JSON Schemas (draft-07 and 2020-12 keywords).
@@ -121,7 +117,14 @@ const (
 // where a reference reaches them; unreachable definitions are not.
 // Composition branches are matched by canonical bytes, then the remaining
 // ones by position when both sides have as many, else reported as added or
-// removed.
+// removed. Types are compared where either side has a type keyword, as the
+// set of JSON types the position can accept: the type keyword narrowed by
+// enum and const values, references and allOf/anyOf/oneOf branches (so
+// {"type":"string"} → {"anyOf":[{"type":"string"},{"type":"null"}]} is
+// type_widened, and a type added beside an enum of strings is no change);
+// a missing type is every type, false is none, integer ⊂ number.
+// Annotation keywords beside a pure reference override the referenced
+// definition's.
 //
 // External references are never fetched. Every "$ref"/"$dynamicRef" that
 // does not start with "#" in the new schema (anywhere, see ExternalRefs) and
@@ -143,7 +146,11 @@ const (
 // resolve against the whole document); oneOf is treated like anyOf; regular
 // expressions and formats are not compared; additionalItems is compared
 // only where it applies (items in array form); then/else are compared even
-// without if; a changed keyword nobody understands is keyword_unmodeled.
+// without if; changes inside unknown keywords and unreachable definitions
+// are not walked (an unknown keyword's change is keyword_unmodeled as a
+// whole); the walk stops at 20000 nested frames (only reachable through
+// chains of references into deeply nested definitions) with a
+// schema_unresolved change.
 func DiffSchema(name, base string, old, new jcs.Value, opt Options) []Change {
 	if opt.MaxNodes <= 0 {
 		opt.MaxNodes = schDefaultMaxNodes
@@ -171,7 +178,29 @@ func DiffSchema(name, base string, old, new jcs.Value, opt Options) []Change {
 // and its pointer inside its schema (where it would be, when absent).
 type schNode struct {
 	v    jcs.Value
-	path string
+	path *schPath
+}
+
+// schPath is a JSON pointer kept as a chain of escaped segments, so that
+// descending costs O(1); str builds the text only for a reported change.
+type schPath struct {
+	parent *schPath
+	seg    string
+}
+
+func (p *schPath) str() string {
+	n := 0
+	for q := p; q != nil; q = q.parent {
+		n += 1 + len(q.seg)
+	}
+	b := make([]byte, n)
+	for q := p; q != nil; q = q.parent {
+		n -= len(q.seg)
+		copy(b[n:], q.seg)
+		n--
+		b[n] = '/'
+	}
+	return string(b)
 }
 
 func (x schNode) get(kw string) (jcs.Value, bool) {
@@ -189,7 +218,7 @@ func (x schNode) has(kw string) bool {
 // child is the subschema position under keyword kw (kw needs no escaping).
 func (x schNode) child(kw string) schNode {
 	v, _ := x.get(kw)
-	return schNode{v: v, path: x.path + "/" + kw}
+	return schNode{v: v, path: &schPath{x.path, kw}}
 }
 
 // member is the position kw/key (an object-valued keyword's member).
@@ -198,7 +227,7 @@ func (x schNode) member(kw, key string) schNode {
 	if o, ok := x.get(kw); ok && o.Kind() == jcs.Object {
 		v, _ = o.Get(key)
 	}
-	return schNode{v: v, path: x.path + "/" + kw + "/" + schEscape(key)}
+	return schNode{v: v, path: &schPath{&schPath{x.path, kw}, schEscape(key)}}
 }
 
 // elem is the position kw/i (an array-valued keyword's element).
@@ -207,7 +236,7 @@ func (x schNode) elem(kw string, i int) schNode {
 	if a, ok := x.get(kw); ok && a.Kind() == jcs.Array && i < a.Len() {
 		v = a.Index(i)
 	}
-	return schNode{v: v, path: x.path + "/" + kw + "/" + strconv.Itoa(i)}
+	return schNode{v: v, path: &schPath{&schPath{x.path, kw}, strconv.Itoa(i)}}
 }
 
 func schOff(v jcs.Value) int {
@@ -286,7 +315,7 @@ func schSeverity(kind string, eff Direction, hi bool) string {
 			return "high"
 		}
 		return "medium"
-	case schKindAnnotationChanged:
+	case SchemaAnnotationChanged:
 		if hi {
 			return "medium"
 		}
@@ -327,19 +356,19 @@ func schLower(sev string, output bool) string {
 
 func schNodePtr(o, n schNode) string {
 	if n.v.Valid() {
-		return n.path
+		return n.path.str()
 	}
-	return o.path
+	return o.path.str()
 }
 
 // kwPtr is where keyword kw is: on the new side if it has it, else on the
 // old side.
 func schKwPtr(o, n schNode, kw string) string {
 	if n.has(kw) {
-		return n.path + "/" + kw
+		return n.path.str() + "/" + kw
 	}
 	if o.has(kw) {
-		return o.path + "/" + kw
+		return o.path.str() + "/" + kw
 	}
 	return schNodePtr(o, n) + "/" + kw
 }
@@ -491,9 +520,9 @@ func (d *schDiffer) follow(s *schSide, x schNode, rd int) ([]schNode, bool) {
 		if !ok {
 			return chain, true
 		}
-		at := x.path + "/" + kw
+		at := func() string { return x.path.str() + "/" + kw }
 		if rd >= d.opt.MaxRefDepth {
-			d.unresolved(at, kw+" "+schQuote(ref), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
+			d.unresolved(at(), kw+" "+schQuote(ref), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
 			return nil, false
 		}
 		t, p, problem := s.resolve(ref)
@@ -509,7 +538,7 @@ func (d *schDiffer) follow(s *schSide, x schNode, rd int) ([]schNode, bool) {
 			}
 		}
 		if problem != "" {
-			d.unresolved(at, kw+" "+schQuote(ref), "unresolved reference: "+problem+"; not compared")
+			d.unresolved(at(), kw+" "+schQuote(ref), "unresolved reference: "+problem+"; not compared")
 			return nil, false
 		}
 		x = schNode{v: t, path: p}
@@ -577,13 +606,13 @@ func (d *schDiffer) meta(oc, nc []schNode, pol int8) {
 			}
 		}
 	}
-	lookup := func(chain []schNode, k string) (jcs.Value, string, bool) {
+	lookup := func(chain []schNode, k string) (jcs.Value, *schPath, bool) {
 		for _, x := range chain {
 			if v, ok := x.get(k); ok {
-				return v, x.path + "/" + schEscape(k), true
+				return v, x.path, true
 			}
 		}
-		return jcs.Value{}, "", false
+		return jcs.Value{}, nil, false
 	}
 	for _, k := range keys {
 		vo, po, ho := lookup(oc, k)
@@ -591,15 +620,16 @@ func (d *schDiffer) meta(oc, nc []schNode, pol int8) {
 		if ho && hn && d.same(vo, vn) {
 			continue
 		}
-		ptr, what := pn, " changed"
+		at, what := pn, " changed"
 		switch {
 		case !ho:
 			what = " added"
 		case !hn:
-			ptr, what = po, " removed"
+			at, what = po, " removed"
 		}
+		ptr := at.str() + "/" + schEscape(k)
 		if schKeywords[k] == schKwAnnotation {
-			d.emit(schKindAnnotationChanged, ptr, Neutral, pol, k == "default", k+what, "")
+			d.emit(SchemaAnnotationChanged, ptr, Neutral, pol, k == "default", k+what, "")
 		} else {
 			d.emit(KeywordUnmodeled, ptr, Neutral, pol, false, schQuote(k)+what+" (keyword not modeled)", "")
 		}
@@ -893,9 +923,9 @@ func (d *schDiffer) enumConst(o, n schNode, pol int8) {
 	case (ho && eo.Kind() != jcs.Array) || (hn && en.Kind() != jcs.Array):
 		d.malformed(o, n, "enum", pol)
 	case !hn:
-		d.emit(EnumWidened, o.path+"/enum", Widening, pol, false, "enum removed (was "+schPreviewList(eo, nil)+")", "")
+		d.emit(EnumWidened, o.path.str()+"/enum", Widening, pol, false, "enum removed (was "+schPreviewList(eo, nil)+")", "")
 	case !ho:
-		d.emit(EnumNarrowed, n.path+"/enum", Narrowing, pol, false, "enum added: "+schPreviewList(en, nil), "")
+		d.emit(EnumNarrowed, n.path.str()+"/enum", Narrowing, pol, false, "enum added: "+schPreviewList(en, nil), "")
 	default:
 		inO := make(map[string]bool, eo.Len())
 		for i := 0; i < eo.Len(); i++ {
@@ -917,10 +947,10 @@ func (d *schDiffer) enumConst(o, n schNode, pol int8) {
 			}
 		}
 		if len(added) > 0 {
-			d.emit(EnumWidened, n.path+"/enum", Widening, pol, false, "enum values added: "+schPreviewList(en, added), "")
+			d.emit(EnumWidened, n.path.str()+"/enum", Widening, pol, false, "enum values added: "+schPreviewList(en, added), "")
 		}
 		if len(removed) > 0 {
-			d.emit(EnumNarrowed, n.path+"/enum", Narrowing, pol, false, "enum values removed: "+schPreviewList(eo, removed), "")
+			d.emit(EnumNarrowed, n.path.str()+"/enum", Narrowing, pol, false, "enum values removed: "+schPreviewList(eo, removed), "")
 		}
 	}
 	co, ho := o.get("const")
@@ -928,11 +958,11 @@ func (d *schDiffer) enumConst(o, n schNode, pol int8) {
 	switch {
 	case !ho && !hn, d.same(co, cn):
 	case !hn:
-		d.emit(ConstChanged, o.path+"/const", Widening, pol, false, "const removed (was "+schPreview(co)+")", "")
+		d.emit(ConstChanged, o.path.str()+"/const", Widening, pol, false, "const removed (was "+schPreview(co)+")", "")
 	case !ho:
-		d.emit(ConstChanged, n.path+"/const", Narrowing, pol, false, "const added: "+schPreview(cn), "")
+		d.emit(ConstChanged, n.path.str()+"/const", Narrowing, pol, false, "const added: "+schPreview(cn), "")
 	default:
-		d.emit(ConstChanged, n.path+"/const", Neutral, pol, false, "const "+schPreview(co)+" → "+schPreview(cn), "")
+		d.emit(ConstChanged, n.path.str()+"/const", Neutral, pol, false, "const "+schPreview(co)+" → "+schPreview(cn), "")
 	}
 }
 
@@ -1061,7 +1091,7 @@ func (d *schDiffer) objects(o, n schNode, pol int8, rd int) {
 			ks := k.Str()
 			if inProps(pn, hpn, ks) {
 				d.diff(o.member("properties", ks), n.member("properties", ks), pol, rd)
-				ptr := n.path + "/properties/" + schEscape(ks)
+				ptr := n.path.str() + "/properties/" + schEscape(ks)
 				switch {
 				case reqN[ks] && !reqO[ks]:
 					d.emit(RequiredAdded, ptr, Narrowing, pol, false, ks+" is now required", "")
@@ -1075,7 +1105,7 @@ func (d *schDiffer) objects(o, n schNode, pol int8, rd int) {
 				dir, why = Narrowing, "; callers still sending it are rejected"
 			}
 			m := o.member("properties", ks)
-			d.emit(ParamRemoved, m.path, dir, pol, false, ks+" ("+schTypeString(d.effMask(d.old, m.v, rd))+")"+why, "")
+			d.emit(ParamRemoved, m.path.str(), dir, pol, false, ks+" ("+schTypeString(d.effMask(d.old, m.v, rd))+")"+why, "")
 		}
 	}
 	if hpn {
@@ -1088,16 +1118,16 @@ func (d *schDiffer) objects(o, n schNode, pol int8, rd int) {
 			m := n.member("properties", ks)
 			detail := ks + " (" + schTypeString(d.effMask(d.new, m.v, rd)) + ")"
 			if reqN[ks] {
-				d.emit(ParamAddedRequired, m.path, Narrowing, pol, false, detail, "")
+				d.emit(ParamAddedRequired, m.path.str(), Narrowing, pol, false, detail, "")
 			} else {
-				d.emit(ParamAddedOptional, m.path, Widening, pol, schCapabilityName(ks), detail, "")
+				d.emit(ParamAddedOptional, m.path.str(), Widening, pol, schCapabilityName(ks), detail, "")
 			}
 		}
 	}
 	// Required names listed in neither side's properties.
 	for _, ks := range listN {
 		if !reqO[ks] && !inProps(po, hpo, ks) && !inProps(pn, hpn, ks) {
-			d.emit(RequiredAdded, n.path+"/required", Narrowing, pol, false, ks+" is now required", "")
+			d.emit(RequiredAdded, n.path.str()+"/required", Narrowing, pol, false, ks+" is now required", "")
 		}
 	}
 	for _, ks := range listO {
@@ -1181,15 +1211,15 @@ func (d *schDiffer) patternProps(o, n schNode, pol int8, rd int) {
 			d.diff(mo, mn, pol, rd)
 		case mn.v.Valid():
 			if schClosed(n) {
-				d.emit(AdditionalPropertiesLoosened, mn.path, Widening, pol, false, "pattern property added: names matching "+schQuote(k)+" are now accepted", "")
+				d.emit(AdditionalPropertiesLoosened, mn.path.str(), Widening, pol, false, "pattern property added: names matching "+schQuote(k)+" are now accepted", "")
 			} else {
-				d.emit(AdditionalPropertiesTightened, mn.path, Narrowing, pol, false, "pattern property added: values of names matching "+schQuote(k)+" are now constrained", "")
+				d.emit(AdditionalPropertiesTightened, mn.path.str(), Narrowing, pol, false, "pattern property added: values of names matching "+schQuote(k)+" are now constrained", "")
 			}
 		default:
 			if schClosed(o) {
-				d.emit(AdditionalPropertiesTightened, mo.path, Narrowing, pol, false, "pattern property removed: names matching "+schQuote(k)+" are no longer accepted", "")
+				d.emit(AdditionalPropertiesTightened, mo.path.str(), Narrowing, pol, false, "pattern property removed: names matching "+schQuote(k)+" are no longer accepted", "")
 			} else {
-				d.emit(AdditionalPropertiesLoosened, mo.path, Widening, pol, false, "pattern property removed: values of names matching "+schQuote(k)+" are no longer constrained", "")
+				d.emit(AdditionalPropertiesLoosened, mo.path.str(), Widening, pol, false, "pattern property removed: values of names matching "+schQuote(k)+" are no longer constrained", "")
 			}
 		}
 	}
@@ -1331,9 +1361,9 @@ func (d *schDiffer) arrays(o, n schNode, pol int8, rd int) {
 	case hco && hcn:
 		d.diff(o.child("contains"), n.child("contains"), pol, rd)
 	case hcn:
-		d.emit(ConstraintTightened, n.path+"/contains", Narrowing, pol, false, "contains added: the array must hold a matching item", "")
+		d.emit(ConstraintTightened, n.path.str()+"/contains", Narrowing, pol, false, "contains added: the array must hold a matching item", "")
 	case hco:
-		d.emit(ConstraintLoosened, o.path+"/contains", Widening, pol, false, "contains removed", "")
+		d.emit(ConstraintLoosened, o.path.str()+"/contains", Widening, pol, false, "contains removed", "")
 	}
 	d.count(o, n, "minContains", false, 1, pol)
 	d.count(o, n, "maxContains", true, math.Inf(1), pol)
@@ -1483,9 +1513,9 @@ func (d *schDiffer) numbers(o, n schNode, pol int8) {
 		if c == 0 {
 			continue
 		}
-		ptr := o.path + "/" + bo.kw
+		ptr := o.path.str() + "/" + bo.kw
 		if bn.ok {
-			ptr = n.path + "/" + bn.kw
+			ptr = n.path.str() + "/" + bn.kw
 		}
 		what := "upper bound "
 		if lower {
@@ -1543,11 +1573,11 @@ func (d *schDiffer) strs(o, n schNode, pol int8) {
 		case (ho && vo.Kind() != jcs.String) || (hn && vn.Kind() != jcs.String):
 			d.malformed(o, n, kw, pol)
 		case !ho:
-			d.emit(ConstraintTightened, n.path+"/"+kw, Narrowing, pol, false, kw+" added: "+schQuote(vn.Str()), "")
+			d.emit(ConstraintTightened, n.path.str()+"/"+kw, Narrowing, pol, false, kw+" added: "+schQuote(vn.Str()), "")
 		case !hn:
-			d.emit(ConstraintLoosened, o.path+"/"+kw, Widening, pol, true, kw+" removed (was "+schQuote(vo.Str())+")", "")
+			d.emit(ConstraintLoosened, o.path.str()+"/"+kw, Widening, pol, true, kw+" removed (was "+schQuote(vo.Str())+")", "")
 		default:
-			d.emit(ConstraintLoosened, n.path+"/"+kw, Neutral, pol, false,
+			d.emit(ConstraintLoosened, n.path.str()+"/"+kw, Neutral, pol, false,
 				kw+" "+schQuote(vo.Str())+" → "+schQuote(vn.Str())+" (not compared: may accept values rejected before)", "")
 		}
 	}
@@ -1565,18 +1595,18 @@ func (d *schDiffer) compositions(o, n schNode, pol int8, rd int) {
 	case ho && hn:
 		d.diff(o.child("not"), n.child("not"), -pol, rd)
 	case hn:
-		d.emit(CompositionNarrowed, n.path+"/not", Narrowing, pol, false, "not added", "")
+		d.emit(CompositionNarrowed, n.path.str()+"/not", Narrowing, pol, false, "not added", "")
 	case ho:
-		d.emit(CompositionWidened, o.path+"/not", Widening, pol, false, "not removed", "")
+		d.emit(CompositionWidened, o.path.str()+"/not", Widening, pol, false, "not removed", "")
 	}
 	ho, hn = o.has("if"), n.has("if")
 	switch {
 	case ho && hn:
 		d.diff(o.child("if"), n.child("if"), 0, rd)
 	case hn:
-		d.emit(CompositionNarrowed, n.path+"/if", Narrowing, pol, false, "if added: a conditional constraint now applies", "")
+		d.emit(CompositionNarrowed, n.path.str()+"/if", Narrowing, pol, false, "if added: a conditional constraint now applies", "")
 	case ho:
-		d.emit(CompositionWidened, o.path+"/if", Widening, pol, false, "if removed: the conditional constraint no longer applies", "")
+		d.emit(CompositionWidened, o.path.str()+"/if", Widening, pol, false, "if removed: the conditional constraint no longer applies", "")
 	}
 	d.diff(o.child("then"), n.child("then"), pol, rd)
 	d.diff(o.child("else"), n.child("else"), pol, rd)
@@ -1599,9 +1629,9 @@ func (d *schDiffer) branches(o, n schNode, kw string, pol int8, rd int) {
 	all := kw == "allOf"
 	if !all && ho != hn {
 		if hn {
-			d.emit(CompositionNarrowed, n.path+"/"+kw, Narrowing, pol, false, kw+" added ("+strconv.Itoa(an.Len())+" branches)", "")
+			d.emit(CompositionNarrowed, n.path.str()+"/"+kw, Narrowing, pol, false, kw+" added ("+strconv.Itoa(an.Len())+" branches)", "")
 		} else {
-			d.emit(CompositionWidened, o.path+"/"+kw, Widening, pol, false, kw+" removed (had "+strconv.Itoa(ao.Len())+" branches)", "")
+			d.emit(CompositionWidened, o.path.str()+"/"+kw, Widening, pol, false, kw+" removed (had "+strconv.Itoa(ao.Len())+" branches)", "")
 		}
 		return
 	}
@@ -1647,11 +1677,11 @@ func (d *schDiffer) branches(o, n schNode, kw string, pol int8, rd int) {
 	}
 	for _, j := range remN {
 		e := n.elem(kw, j)
-		d.emit(addKind, e.path, addDir, pol, false, kw+" branch added ("+schTypeString(d.effMask(d.new, e.v, rd))+")", "")
+		d.emit(addKind, e.path.str(), addDir, pol, false, kw+" branch added ("+schTypeString(d.effMask(d.new, e.v, rd))+")", "")
 	}
 	for _, i := range remO {
 		e := o.elem(kw, i)
-		d.emit(rmKind, e.path, rmDir, pol, false, kw+" branch removed ("+schTypeString(d.effMask(d.old, e.v, rd))+")", "")
+		d.emit(rmKind, e.path.str(), rmDir, pol, false, kw+" branch removed ("+schTypeString(d.effMask(d.old, e.v, rd))+")", "")
 	}
 }
 
@@ -1664,24 +1694,24 @@ func (d *schDiffer) refs(o, n schNode, pol int8, rd int) {
 		switch {
 		case ho && hn:
 			if rd >= d.opt.MaxRefDepth {
-				d.unresolved(n.path+"/"+kw, kw+" "+schQuote(rn), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
+				d.unresolved(n.path.str()+"/"+kw, kw+" "+schQuote(rn), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
 				continue
 			}
 			to, po, pbO := d.old.resolve(ro)
 			tn, pn, pbN := d.new.resolve(rn)
 			if pbO != "" {
-				d.unresolved(o.path+"/"+kw, kw+" "+schQuote(ro), "unresolved reference: "+pbO+"; not compared")
+				d.unresolved(o.path.str()+"/"+kw, kw+" "+schQuote(ro), "unresolved reference: "+pbO+"; not compared")
 			}
 			if pbN != "" {
-				d.unresolved(n.path+"/"+kw, kw+" "+schQuote(rn), "unresolved reference: "+pbN+"; not compared")
+				d.unresolved(n.path.str()+"/"+kw, kw+" "+schQuote(rn), "unresolved reference: "+pbN+"; not compared")
 			}
 			if pbO == "" && pbN == "" {
 				d.diff(schNode{v: to, path: po}, schNode{v: tn, path: pn}, pol, rd+1)
 			}
 		case hn:
-			d.emit(CompositionNarrowed, n.path+"/"+kw, Narrowing, pol, false, kw+" added: "+schQuote(rn), "")
+			d.emit(CompositionNarrowed, n.path.str()+"/"+kw, Narrowing, pol, false, kw+" added: "+schQuote(rn), "")
 		case ho:
-			d.emit(CompositionWidened, o.path+"/"+kw, Widening, pol, false, kw+" removed (was "+schQuote(ro)+")", "")
+			d.emit(CompositionWidened, o.path.str()+"/"+kw, Widening, pol, false, kw+" removed (was "+schQuote(ro)+")", "")
 		}
 	}
 }

@@ -14,10 +14,6 @@ import (
 // Tool-level change kinds not produced by DiffSchema.
 const (
 	ToolDuplicateName = "tool_duplicate_name"
-	// SchemaAnnotationChanged: a planner-facing annotation keyword inside a
-	// schema (a parameter's description, title, default, examples ...)
-	// changed. Validation is unchanged, but what the model reads moved.
-	SchemaAnnotationChanged = "schema_annotation_changed"
 )
 
 // ToolOptions control DiffTools.
@@ -187,6 +183,7 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 		if len(changes) == 0 {
 			changes = []Change{{Name: name, Kind: KeywordUnmodeled, Pointer: inPtr, Direction: Neutral, Severity: "medium",
 				Detail: "the input schema's canonical bytes changed but no modeled keyword did"}}
+			changes = append(changes, presentRefs(name, inPtr, n.Proj.InputSchema)...)
 		}
 		out = append(out, changes...)
 		if descSame {
@@ -214,6 +211,7 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 		if len(changes) == 0 {
 			changes = []Change{{Name: name, Kind: OutputSchemaChanged, Pointer: outPtr, Direction: Neutral, Severity: "low",
 				Detail: "the output schema's canonical bytes changed but no modeled keyword did"}}
+			changes = append(changes, presentRefs(name, outPtr, n.Proj.OutputSchema)...)
 		}
 		out = append(out, changes...)
 	}
