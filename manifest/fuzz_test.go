@@ -113,3 +113,27 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseSnapshot(f *testing.F) {
+	tl, _ := manifest.ParseToolList([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"number","maximum":1E3}}}},{"name":"b","_meta":{"k":[1,2]}}]}`))
+	b, _ := manifest.MarshalSnapshot("s", manifest.Identity{Endpoint: "https://x/mcp", ServerName: "n"}, tl, manifest.Complete)
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := manifest.ParseSnapshot(b, "f")
+		if err != nil {
+			return
+		}
+		// What we accept, we can write back, and it reads the same.
+		out, err := manifest.MarshalSnapshot(s.ServerID, s.Identity, s.ToolList(), s.Completeness)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := manifest.ParseSnapshot(out, "again")
+		if err != nil {
+			t.Fatalf("re-written snapshot rejected: %v", err)
+		}
+		if back.ManifestDigest != s.ManifestDigest || len(back.Tools) != len(s.Tools) || back.Identity != s.Identity {
+			t.Fatal("snapshot round trip changed it")
+		}
+	})
+}

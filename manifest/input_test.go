@@ -167,3 +167,45 @@ func TestPinRefusals(t *testing.T) {
 		t.Errorf("tampered: %v", err)
 	}
 }
+
+// A snapshot keeps the tool bytes: digests recompute, and the tools come
+// back byte for byte.
+func TestSnapshotRoundTrip(t *testing.T) {
+	src := `{"tools":[{"name":"a","description":"caf\u00e9","inputSchema":{"type":"object","properties":{"n":{"maximum":1E3}}},"x-vendor":{"k":1}},{"name":"b"}]}`
+	tl, err := manifest.ParseToolList([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := manifest.Identity{Endpoint: "stdio:npx -y server", PublisherKey: "SHA256:k", ServerName: "srv", ServerVersion: "1.2.3"}
+	b, err := manifest.MarshalSnapshot("s", id, tl, manifest.Complete)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := manifest.ParseSnapshot(b, "snap.json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	o := manifest.BuildObserved("s", tl, manifest.Complete, nil)
+	if s.ManifestDigest != *o.Observed.ManifestDigest || s.Identity != id || s.ServerID != "s" || s.Completeness != manifest.Complete {
+		t.Errorf("snapshot %+v", s)
+	}
+	for i := range tl.Tools {
+		if string(s.Tools[i].Value.Raw()) != string(tl.Tools[i].Value.Raw()) {
+			t.Errorf("tool %d bytes changed", i)
+		}
+	}
+	// Tampering is refused.
+	bad := strings.Replace(string(b), `caf\u00e9`, `cafe`, 1)
+	if _, err := manifest.ParseSnapshot([]byte(bad), "x"); err == nil || !strings.Contains(err.Error(), "does not recompute") {
+		t.Errorf("tampered snapshot: %v", err)
+	}
+	if _, err := manifest.ParseSnapshot([]byte(strings.Replace(string(b), `"identity"`, `"identty"`, 1)), "x"); err == nil {
+		t.Error("typo key accepted")
+	}
+	// Ambiguous lists snapshot with a null digest.
+	dup, _ := manifest.ParseToolList([]byte(`[{"name":"a"},{"name":"a"}]`))
+	b, _ = manifest.MarshalSnapshot("s", manifest.Identity{}, dup, manifest.Unknown)
+	if s, err := manifest.ParseSnapshot(b, "x"); err != nil || s.ManifestDigest != "" {
+		t.Errorf("ambiguous snapshot: %v %+v", err, s)
+	}
+}
