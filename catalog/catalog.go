@@ -80,11 +80,15 @@ const (
 	FamilyAttribution = "field-attribution"
 	FamilyStructural  = "structural"
 	FamilyIdentity    = "identity"
+	FamilyLiveDrift   = "live-drift"
+	FamilyConformance = "conformance"
+	FamilyAuth        = "auth-posture"
 )
 
 const (
 	specAssay = "assay-mcp-manifest-drift.md"
 	specSES   = "structural-escalation-signals.md"
+	specAPV   = "apiverity-mcp-drift.md"
 	own       = "mcpdrift"
 )
 
@@ -417,6 +421,108 @@ var entries = []Entry{
 		Explanation: "An upgrade, usually; digest and structural findings say whether the tools changed.",
 		Remedy:      "Review the release notes beside the tool changes.",
 		Source:      specSES},
+
+	// Live drift (mcpdrift drift): the declared manifest against a running server, the server against the specification, and the authentication posture.
+	{Code: "MCP-DRIFT-TOOL-MISSING", Family: FamilyLiveDrift, Kind: Finding, Severity: High,
+		Title:       "A declared tool is not served",
+		Explanation: "The declared manifest lists a tool the running server does not serve, on a complete tools/list. An agent generated from this manifest will call it and fail.",
+		Remedy:      "Find out whether the tool was removed or renamed; update the manifest or the server.",
+		Source:      specAPV},
+	{Code: "MCP-DRIFT-TOOL-UNDECLARED", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
+		Title:       "A served tool is not declared",
+		Explanation: "The server serves a tool the declared manifest does not list. Agents discover it and may call a capability nobody agreed to support.",
+		Remedy:      "Review the tool; declare it or remove it from the server.",
+		Source:      specAPV},
+	{Code: "MCP-DRIFT-SCHEMA", Family: FamilyLiveDrift, Kind: Finding, Severity: High,
+		Title:       "The served schema breaks the declared one",
+		Explanation: "The served input or output schema differs from the declared one in a way the structural diff grades narrowing: callers generated from the manifest can fail. The finding carries the change records.",
+		Remedy:      "Regenerate the manifest or fix the server; review each change record.",
+		Source:      specAPV},
+	{Code: "MCP-DRIFT-SCHEMA-COMPATIBLE", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
+		Title:       "The served schema differs without breaking callers",
+		Explanation: "The served schema differs from the declared one, but no change narrows what callers may send. WARN when the served schema accepts more (widening), INFO otherwise.",
+		Remedy:      "Widening is how capability grows silently: review it; update the manifest if intended.",
+		Source:      specAPV},
+	{Code: "MCP-DRIFT-ANNOTATION", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
+		Title:       "A declared hint disagrees with the served one",
+		Explanation: "readOnlyHint, destructiveHint, idempotentHint or openWorldHint differs (MCP defaults stand for absent hints). An agent that planned around the declared value planned wrong. Hints are untrusted either way.",
+		Remedy:      "Check what the tool really does; update the manifest.",
+		Source:      specAPV},
+	{Code: "MCP-DRIFT-DESCRIPTION", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
+		Title:       "The served description differs from the declared one",
+		Explanation: "The agent reads the served description, not the declared one; a rewritten description is the tool-poisoning surface. (Not in the apiverity rule set: mcpdrift adds it.)",
+		Remedy:      "Read the served text for instructions aimed at the agent.",
+		Source:      own},
+	{Code: "MCP-DRIFT-PROTOCOL-UNSUPPORTED", Family: FamilyLiveDrift, Kind: Finding, Severity: High,
+		Title:       "The server refused the protocol revision",
+		Explanation: "server/discover was answered with -32022. The run stopped before any tool comparison: without a tool list, every declared tool would otherwise read as missing.",
+		Remedy:      "Check which revisions the server supports (the finding lists them).",
+		Source:      specAPV},
+	{Code: "MCP-DRIFT-LEGACY-SERVER", Family: FamilyLiveDrift, Kind: Note,
+		Title:       "A legacy (initialize-era) server",
+		Explanation: "The server has no server/discover. It was compared anyway, because tools/list has the same shape in both eras; the protocol revision is not claimed.",
+		Remedy:      "None; upgrade the server to the 2026-07-28 revision when possible.",
+		Source:      specAPV},
+	{Code: "MCP-DRIFT-PAGINATION-CAPPED", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
+		Title:       "The page cap was reached",
+		Explanation: "--max-list-pages bounded how far nextCursor was followed and the cap was hit. No missing-tool finding is made: a tool on the next page is not a removed tool.",
+		Remedy:      "Raise --max-list-pages, or find out why the server has so many pages.",
+		Source:      specAPV},
+	{Code: "MCP-CONF-LIST-CACHE-FIELDS", Family: FamilyConformance, Kind: Finding, Severity: Medium,
+		Title:       "tools/list lacks ttlMs or cacheScope",
+		Explanation: "A 2026-07-28 list result must carry ttlMs and cacheScope.",
+		Remedy:      "Fix the server's list result.",
+		Source:      specAPV},
+	{Code: "MCP-CONF-TOOL-SHAPE", Family: FamilyConformance, Kind: Finding, Severity: High,
+		Title:       "A served tool lacks an object-typed inputSchema",
+		Explanation: "Every tool must have a name and an inputSchema whose type is \"object\".",
+		Remedy:      "Fix the server's tool definition.",
+		Source:      specAPV},
+	{Code: "MCP-CONF-TOOLSET-VARIES", Family: FamilyConformance, Kind: Finding, Severity: High,
+		Title:       "The tool set varies per connection",
+		Explanation: "A second connection was served a different tool set. The specification says list results MUST NOT vary per connection; a server that shows a reviewer one list and an agent another is the rug pull.",
+		Remedy:      "Treat the server as suspect until it serves one list.",
+		Source:      specAPV},
+	{Code: "MCP-CONF-ORDER-VARIES", Family: FamilyConformance, Kind: Finding, Severity: Low,
+		Title:       "The tool order varies per connection",
+		Explanation: "The same tools came back in another order on a second connection. Deterministic ordering is a SHOULD.",
+		Remedy:      "None required; stable order helps caching and review.",
+		Source:      specAPV},
+	{Code: "MCP-CONF-CURSOR-CYCLE", Family: FamilyConformance, Kind: Finding, Severity: High,
+		Title:       "The server's cursors cycle",
+		Explanation: "A nextCursor repeated, so following the cursors never ends; the list is partial.",
+		Remedy:      "Fix the server's pagination.",
+		Source:      own},
+	{Code: "MCP-CONF-DUPLICATE-TOOL-NAME", Family: FamilyConformance, Kind: Finding, Severity: High,
+		Title:       "Two served tools share a name",
+		Explanation: "Which one a client calls is undefined; a duplicate can shadow a reviewed tool.",
+		Remedy:      "Treat the server as suspect.",
+		Source:      own},
+	{Code: "MCP-AUTH-ANONYMOUS-LIST", Family: FamilyAuth, Kind: Finding, Severity: Medium,
+		Title:       "The tool inventory is served without credentials",
+		Explanation: "The tool list came back to a request carrying no credential. Graded by target: INFO for a local host, WARN for dev, staging and unknown, ERROR for production. The finding names the classification it applied.",
+		Remedy:      "Require authentication on anything that is not a local development server.",
+		Source:      specAPV},
+	{Code: "MCP-AUTH-ENFORCED", Family: FamilyAuth, Kind: Note,
+		Title:       "Anonymous access is refused",
+		Explanation: "A request without credentials was refused (401/403). Recorded as evidence, not as a problem.",
+		Remedy:      "None.",
+		Source:      specAPV},
+	{Code: "MCP-AUTH-NO-CHALLENGE", Family: FamilyAuth, Kind: Finding, Severity: Medium,
+		Title:       "401/403 without WWW-Authenticate",
+		Explanation: "A refusal with no WWW-Authenticate leaves a client no way to discover where to obtain a credential.",
+		Remedy:      "Send a WWW-Authenticate challenge (with resource metadata) on 401.",
+		Source:      specAPV},
+	{Code: "MCP-AUTH-INDETERMINATE", Family: FamilyAuth, Kind: Finding, Severity: Medium,
+		Title:       "The unauthenticated probe did not complete",
+		Explanation: "The credential-stripped tools/list failed without an answer that says anything about enforcement. A failed connection is not evidence of enforcement.",
+		Remedy:      "Re-run; check the network path.",
+		Source:      specAPV},
+	{Code: "MCP-AUTH-PLAINTEXT-TRANSPORT", Family: FamilyAuth, Kind: Finding, Severity: High,
+		Title:       "Plain HTTP to a non-local target",
+		Explanation: "Credentials and tool definitions travel unencrypted to a host that does not classify as local.",
+		Remedy:      "Use HTTPS.",
+		Source:      specAPV},
 }
 
 var index = func() map[string]*Entry {
@@ -463,7 +569,7 @@ func All() []Entry {
 }
 
 func familyOrder(f string) int {
-	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity, FamilyStructural, FamilyIdentity} {
+	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity, FamilyStructural, FamilyIdentity, FamilyLiveDrift, FamilyConformance, FamilyAuth} {
 		if x == f {
 			return i
 		}
@@ -481,7 +587,7 @@ func Markdown() []byte {
 	b.WriteString("| code | family | kind | severity (privileged) |\n|---|---|---|---|\n")
 	all := All()
 	for _, e := range all {
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", e.Code, anchor(e.Code), e.Family, e.Kind, sevCell(e))
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", e.Code, Anchor(e.Code), e.Family, e.Kind, sevCell(e))
 	}
 	for _, e := range all {
 		fmt.Fprintf(&b, "\n## %s\n\n", e.Code)
@@ -492,7 +598,9 @@ func Markdown() []byte {
 	return b.Bytes()
 }
 
-func anchor(code string) string { return strings.ReplaceAll(code, ".", "") }
+// Anchor is the fragment GitHub gives the code's section on the reference
+// page (headings are lower-cased; dots are dropped).
+func Anchor(code string) string { return strings.ToLower(strings.ReplaceAll(code, ".", "")) }
 
 func sevCell(e Entry) string {
 	if e.Kind != Finding && e.Kind != Change {

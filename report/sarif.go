@@ -125,12 +125,13 @@ type (
 	}
 )
 
-// camelCase turns "mcp_tool_added" into "McpToolAdded".
+// camelCase turns "mcp_tool_added" into "McpToolAdded" and
+// "MCP-DRIFT-TOOL-MISSING" into "McpDriftToolMissing".
 func camelCase(code string) string {
 	var b strings.Builder
 	for _, part := range strings.FieldsFunc(code, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
 		b.WriteString(strings.ToUpper(part[:1]))
-		b.WriteString(part[1:])
+		b.WriteString(strings.ToLower(part[1:]))
 	}
 	return b.String()
 }
@@ -173,7 +174,7 @@ func ruleLevel(e catalog.Entry) string {
 }
 
 func ruleFor(e catalog.Entry) sarifRule {
-	help := reasonCodesDoc + "#" + e.Code
+	help := reasonCodesDoc + "#" + catalog.Anchor(e.Code)
 	return sarifRule{
 		ID:               e.Code,
 		Name:             camelCase(e.Code),

@@ -153,10 +153,10 @@ func TestSARIFRules(t *testing.T) {
 		if rule.ID != e.Code || rule.ShortDescription.Text != e.Title || rule.FullDescription.Text != e.Explanation || rule.Help.Text != e.Remedy {
 			t.Errorf("rule %d does not describe %s: %+v", i, e.Code, rule)
 		}
-		if rule.HelpURI != "https://github.com/mcpdrift/mcpdrift/blob/main/docs/reason-codes.md#"+e.Code {
+		if rule.HelpURI != "https://github.com/mcpdrift/mcpdrift/blob/main/docs/reason-codes.md#"+catalog.Anchor(e.Code) {
 			t.Errorf("%s: helpUri %s", e.Code, rule.HelpURI)
 		}
-		if strings.ContainsAny(rule.Name, "_ ") || !strings.EqualFold(rule.Name, strings.ReplaceAll(e.Code, "_", "")) {
+		if strings.ContainsAny(rule.Name, "_- ") || !strings.EqualFold(rule.Name, strings.NewReplacer("_", "", "-", "").Replace(e.Code)) {
 			t.Errorf("%s: name %s is not its CamelCase", e.Code, rule.Name)
 		}
 		tags := rule.Properties.Tags

@@ -127,6 +127,15 @@ function binOf(pkg, pj, wanted) {
   return rel;
 }
 
+// The first non-blank line of the package's LICENSE file, if it ships one
+// (package.json may only say "SEE LICENSE IN LICENSE").
+function licenseFile(pkgDir) {
+  const f = fs.readdirSync(pkgDir).find((n) => /^(licen[cs]e|copying)(\.(md|txt))?$/i.test(n));
+  if (!f) return null;
+  const first = fs.readFileSync(path.join(pkgDir, f), 'utf8').split('\n').map((l) => l.trim()).find((l) => l !== '');
+  return { file: f, first_line: first ?? '' };
+}
+
 // Talks newline-delimited JSON-RPC to a child over stdio.
 class StdioPeer {
   constructor(child, label) {
@@ -323,6 +332,7 @@ async function captureOne(srv, version, opt) {
       integrity: meta.integrity,
       tarball: meta.tarball,
       license: meta.license,
+      license_file: licenseFile(pkgDir),
       bin: path.relative(pkgDir, bin),
       args: srv.args ?? [],
       env: srv.env ?? {},

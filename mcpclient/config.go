@@ -1,0 +1,309 @@
+package mcpclient
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultMaxListPages     = 50
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultRequestTimeout   = 30 * time.Second
+	DefaultStartupTimeout   = 20 * time.Second
+	DefaultMaxResponseBytes = 16 << 20
+	DefaultMaxSSEEvents     = 10000
+	DefaultClientName       = "mcpdrift"
+	DefaultClientVersion    = "0.1.0-dev"
+
+	// StderrTail is how much of a stdio child's stderr is kept (the end).
+	StderrTail = 64 << 10
+)
+
+// Config says which server to observe and within which bounds.
+type Config struct {
+	// Exactly one of BaseURL and Command.
+
+	// BaseURL is a Streamable HTTP endpoint (http or https; no user info:
+	// credentials go in Headers, whose values are never recorded).
+	BaseURL string
+	// Command is the argv of a stdio server. It is executed (no shell), so
+	// set it only when the user explicitly asked for it: deciding that is
+	// the caller's job. The child gets a minimal environment — PATH, HOME,
+	// TMPDIR, LANG (and SYSTEMROOT, TEMP, TMP, USERPROFILE on Windows) —
+	// plus the variables named in PassEnv, and its own process group, which
+	// is killed when ListTools returns.
+	Command []string
+	// PassEnv names further environment variables the child inherits
+	// (when set in this process).
+	PassEnv []string
+
+	// Headers are sent on every HTTP request (e.g. Authorization). The
+	// Observation records their names only. Headers the protocol owns
+	// (Content-Type, Accept, Mcp-*) cannot be set here.
+	Headers http.Header
+
+	// ClientName and ClientVersion are the clientInfo sent to the server
+	// (defaults "mcpdrift" and DefaultClientVersion).
+	ClientName, ClientVersion string
+
+	// PreferredRevision is the protocol revision to ask for; default
+	// mcpwire.Rev20260728. A legacy revision (mcpwire.LegacyRevisions)
+	// skips server/discover and starts with initialize.
+	PreferredRevision string
+
+	// MaxListPages bounds how many tools/list pages are fetched (default 50).
+	MaxListPages int
+
+	// ConnectTimeout bounds TCP connect and TLS handshake (default 10s);
+	// RequestTimeout bounds each exchange from sending the request to the
+	// last byte of its response (default 30s); StartupTimeout bounds a
+	// stdio child's answer to its first request (default 20s).
+	ConnectTimeout, RequestTimeout, StartupTimeout time.Duration
+
+	// MaxResponseBytes bounds one response: a JSON body, one SSE stream, or
+	// one stdio line (default 16 MiB).
+	MaxResponseBytes int64
+	// MaxSSEEvents bounds the events of one response stream (default 10000).
+	MaxSSEEvents int
+
+	// HTTPClient is optional. Its Transport (and Jar) are used; its
+	// CheckRedirect is replaced: redirects are followed only within the
+	// same origin (scheme, host and port), without a method change, at most
+	// five. A Transport of type *http.Transport must not disable TLS
+	// verification.
+	HTTPClient *http.Client
+	// RootCAs, when set, is the set of roots HTTPS server certificates are
+	// verified against instead of the system roots. To add a CA to the
+	// system roots, start from x509.SystemCertPool().
+	RootCAs *x509.CertPool
+}
+
+// ServerInfo is the server's Implementation (serverInfo). Server-controlled:
+// escape before printing.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Eras.
+const (
+	EraModern = "modern" // 2026-07-28 and later: server/discover, _meta per request
+	EraLegacy = "legacy" // initialize-era revisions
+)
+
+// Observation is what one ListTools run established. Server-controlled
+// strings in it are raw (bounded); escape them before printing. Warnings
+// are messages composed here and already escaped.
+type Observation struct {
+	// Era is EraModern or EraLegacy ("" if not established).
+	Era string
+	// ProtocolRevision is the negotiated modern revision; "" (unknown) for
+	// a legacy server, with RevisionReason saying why.
+	ProtocolRevision string
+	RevisionReason   string
+	// LegacyVersion is the protocolVersion a legacy server answered
+	// initialize with. It is what the session ran at, not a revision the
+	// server claims through server/discover.
+	LegacyVersion string
+	// ServerInfo is from server/discover's _meta, initialize's serverInfo,
+	// or the first tools/list page's _meta; nil if none was sent.
+	ServerInfo *ServerInfo
+	// DiscoverRaw is the server/discover result, bytes as received.
+	DiscoverRaw json.RawMessage
+
+	// Transcript is a JSON array of the tools/list requests sent and the
+	// responses received, in order; each response is the JSON-RPC response
+	// object exactly as received (for SSE, the data of its event). It is
+	// the input of manifest.ParseToolList, which reproduces Pages and
+	// Completeness from it. It is nil when ListTools returns an error.
+	Transcript []byte
+	Pages      int
+	// Completeness is "complete" or "partial" (manifest.Complete/Partial):
+	// complete when the last page had no nextCursor.
+	Completeness string
+	CursorCycle  bool // a nextCursor repeated; the run stopped there
+	CapReached   bool // MaxListPages pages were read and the last had a nextCursor
+
+	// TTLMs and CacheScope are ttlMs and cacheScope of the first tools/list
+	// page (TTLMs nil when absent or not an integer). MissingCacheFields
+	// reports that some page lacked either field or carried one of the
+	// wrong type (ttlMs an integer, cacheScope a string) — required on
+	// 2026-07-28 list results.
+	TTLMs              *int64
+	CacheScope         string
+	MissingCacheFields bool
+
+	// HTTPStatus and WWWAuthenticate are from the (first) tools/list
+	// exchange, or from the exchange that failed with an HTTPError.
+	HTTPStatus      int
+	WWWAuthenticate string
+	// HeaderNames are the canonical names of Config.Headers, sorted. Values
+	// are never recorded.
+	HeaderNames []string
+
+	// Stderr is the end of a stdio child's stderr (at most StderrTail
+	// bytes, valid UTF-8).
+	Stderr string
+
+	Warnings []string
+}
+
+// maxWarnings bounds Observation.Warnings.
+const maxWarnings = 64
+
+func (o *Observation) warn(msg string) {
+	switch {
+	case len(o.Warnings) < maxWarnings:
+		o.Warnings = append(o.Warnings, msg)
+	case len(o.Warnings) == maxWarnings:
+		o.Warnings = append(o.Warnings, "further warnings dropped")
+	}
+}
+
+// reservedHeaders are set by the client and cannot be configured.
+var reservedHeaders = []string{"Accept", "Content-Type", "Content-Length", "Host", "Connection", "Transfer-Encoding", "Te", "Upgrade", "Last-Event-Id"}
+
+// normalize validates c and fills defaults.
+func (c Config) normalize() (Config, error) {
+	bad := func(msg string) (Config, error) { return c, &ConfigError{Msg: msg} }
+	switch {
+	case c.BaseURL == "" && len(c.Command) == 0:
+		return bad("set BaseURL or Command")
+	case c.BaseURL != "" && len(c.Command) > 0:
+		return bad("set only one of BaseURL and Command")
+	}
+	if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		if err != nil {
+			return bad("BaseURL: " + quote(c.BaseURL) + " is not a URL")
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return bad("BaseURL must be http or https")
+		}
+		if u.Host == "" {
+			return bad("BaseURL has no host")
+		}
+		if u.User != nil {
+			return bad("BaseURL must not carry user info; send credentials in Headers")
+		}
+		if u.Fragment != "" {
+			return bad("BaseURL must not have a fragment")
+		}
+		if len(c.PassEnv) > 0 {
+			return bad("PassEnv applies to Command only")
+		}
+	} else {
+		if c.Command[0] == "" {
+			return bad("Command[0] is empty")
+		}
+		for _, a := range c.Command {
+			if strings.IndexByte(a, 0) >= 0 {
+				return bad("Command contains a NUL byte")
+			}
+		}
+		for _, n := range c.PassEnv {
+			if n == "" || strings.ContainsAny(n, "=\x00") {
+				return bad("PassEnv has an invalid name " + quote(n))
+			}
+		}
+		if len(c.Headers) > 0 || c.HTTPClient != nil || c.RootCAs != nil {
+			return bad("Headers, HTTPClient and RootCAs apply to BaseURL only")
+		}
+	}
+	for name, vals := range c.Headers {
+		if !validToken(name) {
+			return bad("header name " + quote(name) + " is not a token")
+		}
+		cn := http.CanonicalHeaderKey(name)
+		if strings.HasPrefix(cn, "Mcp-") || slices.Contains(reservedHeaders, cn) {
+			return bad("header " + cn + " is set by the client")
+		}
+		for _, v := range vals {
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return bad("the value of header " + cn + " contains CR, LF or NUL")
+			}
+		}
+	}
+	if c.HTTPClient != nil {
+		if tr, ok := c.HTTPClient.Transport.(*http.Transport); ok && tr.TLSClientConfig != nil && tr.TLSClientConfig.InsecureSkipVerify {
+			return bad("HTTPClient disables TLS verification")
+		}
+		if c.RootCAs != nil {
+			if _, ok := c.HTTPClient.Transport.(*http.Transport); !ok && c.HTTPClient.Transport != nil {
+				return bad("RootCAs needs HTTPClient.Transport to be nil or an *http.Transport")
+			}
+		}
+	}
+	if c.PreferredRevision == "" {
+		c.PreferredRevision = mcpwire.Rev20260728
+	}
+	if !mcpwire.IsModern(c.PreferredRevision) && !slices.Contains(mcpwire.LegacyRevisions, c.PreferredRevision) {
+		return bad("PreferredRevision " + quote(c.PreferredRevision) + " is not a revision this client speaks")
+	}
+	if c.ClientName == "" {
+		c.ClientName = DefaultClientName
+	}
+	if c.ClientVersion == "" {
+		c.ClientVersion = DefaultClientVersion
+	}
+	if c.MaxListPages < 0 || c.ConnectTimeout < 0 || c.RequestTimeout < 0 || c.StartupTimeout < 0 || c.MaxResponseBytes < 0 || c.MaxSSEEvents < 0 {
+		return bad("limits must not be negative")
+	}
+	c.MaxListPages = orDefault(c.MaxListPages, DefaultMaxListPages)
+	c.ConnectTimeout = orDefault(c.ConnectTimeout, DefaultConnectTimeout)
+	c.RequestTimeout = orDefault(c.RequestTimeout, DefaultRequestTimeout)
+	c.StartupTimeout = orDefault(c.StartupTimeout, DefaultStartupTimeout)
+	c.MaxResponseBytes = orDefault(c.MaxResponseBytes, DefaultMaxResponseBytes)
+	c.MaxSSEEvents = orDefault(c.MaxSSEEvents, DefaultMaxSSEEvents)
+	return c, nil
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// headerNames returns the canonical names of h, sorted.
+func headerNames(h http.Header) []string {
+	if len(h) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, http.CanonicalHeaderKey(k))
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// validToken reports whether s is an RFC 9110 token.
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// tlsConfig is the TLS configuration of the default transport.
+func (c *Config) tlsConfig() *tls.Config {
+	return &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: c.RootCAs}
+}

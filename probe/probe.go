@@ -1,0 +1,442 @@
+package probe
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/mcpdrift/mcpdrift/catalog"
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
+
+// Levels of live-drift findings (the specification's scale), and how they
+// map onto catalogue severities.
+const (
+	LevelError = "ERROR"
+	LevelWarn  = "WARN"
+	LevelInfo  = "INFO"
+)
+
+// LevelOf maps a catalogue severity to the specification's level.
+func LevelOf(s catalog.Severity) string {
+	switch s {
+	case catalog.High:
+		return LevelError
+	case catalog.Medium:
+		return LevelWarn
+	}
+	return LevelInfo
+}
+
+func severityOf(level string) string {
+	switch level {
+	case LevelError:
+		return string(catalog.High)
+	case LevelWarn:
+		return string(catalog.Medium)
+	}
+	return string(catalog.Low)
+}
+
+// ReportSchemaID versions the JSON drift report.
+const ReportSchemaID = "mcpdrift.drift_report.v1"
+
+// Exit codes of drift (a contract; see README): as for gate, and 3 when
+// the server could not be reached.
+const (
+	ExitOK          = 0
+	ExitFindings    = 1
+	ExitUnreachable = 3
+)
+
+// Finding is one live-drift, conformance or auth-posture finding. It never
+// quotes a value the server returned beyond tool names and change records.
+type Finding struct {
+	RuleID      string              `json:"rule_id"`
+	Level       string              `json:"level"`
+	Severity    string              `json:"severity"`
+	Tool        string              `json:"tool,omitempty"`
+	Message     string              `json:"message"`
+	TargetClass string              `json:"target_class,omitempty"`
+	Changes     []schemadiff.Change `json:"changes,omitempty"`
+}
+
+// Observation is what one tools/list run established.
+type Observation struct {
+	Tools              []manifest.Tool
+	Completeness       manifest.Completeness
+	CapReached         bool
+	CursorCycle        bool
+	Era                string // modern | legacy
+	Revision           string // "" when not claimed
+	RevisionReason     string
+	MissingCacheFields bool
+	ManifestDigest     string // "" when ambiguous
+}
+
+// AnonProbe is the result of the credential-stripped tools/list.
+type AnonProbe struct {
+	Completed bool   // the request got an HTTP answer
+	Status    int    // HTTP status of the answer
+	Challenge string // WWW-Authenticate, if any
+	Listed    bool   // a tool list came back
+	ToolCount int
+	SameTools bool   // the anonymous list has the same tool names as the authenticated one
+	Error     string // why it did not complete
+}
+
+// Input is everything a run observed.
+type Input struct {
+	Target      string // URL, or "stdio:" and the command line
+	TargetClass string
+	Declared    []manifest.Tool
+	// Primary is nil when the server refused the protocol revision.
+	Primary             *Observation
+	ProtocolUnsupported *Unsupported
+	// Refused is set when the (primary) tools/list was refused with 401/403.
+	Refused *AnonProbe
+	// Second is the observation on a second connection (nil: not made).
+	Second                 *Observation
+	AuthorizationPresented bool
+	HeaderNames            []string
+	// Anonymous is the credential-stripped probe (nil: skipped or not
+	// applicable).
+	Anonymous *AnonProbe
+	SkipAuth  bool
+}
+
+// Unsupported describes a -32022 refusal.
+type Unsupported struct {
+	Requested string
+	Supported []string
+}
+
+// AuthPosture is what the run established about who the server talks to,
+// recorded whether or not anything is wrong.
+type AuthPosture struct {
+	Applicable             bool     `json:"applicable"`
+	AuthorizationPresented bool     `json:"authorization_presented"`
+	HeaderNames            []string `json:"header_names"`
+	AnonymousProbe         string   `json:"anonymous_probe"` // not_needed | skipped | listed | refused | indeterminate | not_applicable
+	AnonymousStatus        int      `json:"anonymous_status,omitempty"`
+	Challenge              bool     `json:"www_authenticate_present"`
+	PlaintextTransport     bool     `json:"plaintext_transport"`
+	TargetClass            string   `json:"target_class"`
+}
+
+// Result is the evaluation of one run.
+type Result struct {
+	Findings    []Finding   `json:"findings"`
+	AuthPosture AuthPosture `json:"auth_posture"`
+	// Compared says whether the declared manifest was compared at all.
+	Compared bool     `json:"compared"`
+	Notes    []string `json:"notes"`
+	ExitCode int      `json:"exit_code"`
+}
+
+// add records a finding at the catalogue's level for rule.
+func (r *Result) add(rule, tool, msg, class string, changes []schemadiff.Change) {
+	r.addLevel(rule, LevelOf(catalog.Get(rule).Severity), tool, msg, class, changes)
+}
+
+func (r *Result) addLevel(rule, level, tool, msg, class string, changes []schemadiff.Change) {
+	catalog.Get(rule) // every rule is catalogued
+	r.Findings = append(r.Findings, Finding{RuleID: rule, Level: level, Severity: severityOf(level), Tool: tool, Message: msg, TargetClass: class, Changes: changes})
+}
+
+// Evaluate applies every MCP-DRIFT-*, MCP-CONF-* and MCP-AUTH-* rule.
+func Evaluate(in Input) *Result {
+	r := &Result{Findings: []Finding{}, Notes: []string{}}
+	class := in.TargetClass
+	if class == "" {
+		class = ClassUnknown
+	}
+	stdio := class == ClassStdio
+	// Protocol.
+	if in.ProtocolUnsupported != nil {
+		r.add("MCP-DRIFT-PROTOCOL-UNSUPPORTED", "", fmt.Sprintf("the server refused protocol revision %q (it supports %v); no tools were compared", in.ProtocolUnsupported.Requested, in.ProtocolUnsupported.Supported), "", nil)
+		r.Notes = append(r.Notes, "no tool list was obtained, so no declared tool is reported missing")
+	}
+	if in.Primary != nil && in.Primary.Era == "legacy" {
+		reason := in.Primary.RevisionReason
+		if reason == "" {
+			reason = "no server/discover: the protocol revision is not claimed"
+		}
+		r.add("MCP-DRIFT-LEGACY-SERVER", "", reason+"; compared anyway, tools/list has the same shape in both eras", "", nil)
+	}
+	authPosture(r, in, class, stdio)
+	if in.Primary == nil {
+		finish(r)
+		return r
+	}
+	p := in.Primary
+	r.Compared = true
+	conformance(r, in)
+	// Drift against the declared manifest.
+	served := byName(p.Tools)
+	declared := byName(in.Declared)
+	complete := p.Completeness == manifest.Complete
+	if p.CapReached {
+		r.add("MCP-DRIFT-PAGINATION-CAPPED", "", fmt.Sprintf("the page cap was reached after %d tools; missing-tool findings are suppressed", len(p.Tools)), "", nil)
+	}
+	for i := range in.Declared {
+		d := &in.Declared[i]
+		if declared[d.Name] != d {
+			continue
+		}
+		s := served[d.Name]
+		if s == nil {
+			if complete {
+				r.add("MCP-DRIFT-TOOL-MISSING", d.Name, "declared but not served: an agent generated from this manifest will call it and fail", "", nil)
+			}
+			continue
+		}
+		toolDrift(r, d, s)
+	}
+	if !complete {
+		missing := 0
+		for i := range in.Declared {
+			if served[in.Declared[i].Name] == nil {
+				missing++
+			}
+		}
+		if missing > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%d declared tool(s) were not served, but the list was %s: a tool on an unobserved page is not a removed tool, so no missing-tool finding is made", missing, p.Completeness))
+		}
+	}
+	for i := range p.Tools {
+		s := &p.Tools[i]
+		if served[s.Name] == s && declared[s.Name] == nil {
+			r.add("MCP-DRIFT-TOOL-UNDECLARED", s.Name, "served but not declared: agents discover it and may call a capability nobody agreed to support", "", nil)
+		}
+	}
+	finish(r)
+	return r
+}
+
+func byName(ts []manifest.Tool) map[string]*manifest.Tool {
+	m := make(map[string]*manifest.Tool, len(ts))
+	for i := range ts {
+		if _, ok := m[ts[i].Name]; !ok {
+			m[ts[i].Name] = &ts[i]
+		}
+	}
+	return m
+}
+
+var annotationKinds = map[string]bool{schemadiff.AnnotationHintWeakened: true, schemadiff.AnnotationHintStrengthened: true}
+
+// toolDrift compares one declared tool with the served one.
+func toolDrift(r *Result, d, s *manifest.Tool) {
+	changes := schemadiff.DiffTool(d, s, schemadiff.ToolOptions{})
+	var schema, hints []schemadiff.Change
+	descChanged := false
+	for _, c := range changes {
+		switch {
+		case annotationKinds[c.Kind]:
+			hints = append(hints, c)
+		case c.Kind == schemadiff.DescriptionChanged:
+			descChanged = true
+		case c.Kind == schemadiff.TitleChanged || c.Kind == schemadiff.SchemaDriftStableDescription:
+		case c.Kind == schemadiff.ExternalRefPresent:
+			// present on both sides: not drift
+		default:
+			schema = append(schema, c)
+		}
+	}
+	if len(schema) > 0 {
+		breaking, widening := false, false
+		for _, c := range schema {
+			switch c.Direction {
+			case schemadiff.Narrowing:
+				breaking = true
+			case schemadiff.Widening:
+				widening = true
+			}
+			if c.Kind == schemadiff.ExternalRefIntroduced {
+				widening = true
+			}
+		}
+		switch {
+		case breaking:
+			r.add("MCP-DRIFT-SCHEMA", s.Name, fmt.Sprintf("the served schema differs in a breaking way (%s)", summarize(schema)), "", schema)
+		case widening:
+			r.addLevel("MCP-DRIFT-SCHEMA-COMPATIBLE", LevelWarn, s.Name, fmt.Sprintf("the served schema accepts more than declared (%s)", summarize(schema)), "", schema)
+		default:
+			r.addLevel("MCP-DRIFT-SCHEMA-COMPATIBLE", LevelInfo, s.Name, fmt.Sprintf("the served schema differs without breaking callers (%s)", summarize(schema)), "", schema)
+		}
+	}
+	if len(hints) > 0 {
+		r.add("MCP-DRIFT-ANNOTATION", s.Name, "a declared hint disagrees with the served one: an agent that planned around the declared value planned wrong", "", hints)
+	}
+	if descChanged {
+		var dc []schemadiff.Change
+		for _, c := range changes {
+			if c.Kind == schemadiff.DescriptionChanged {
+				dc = append(dc, c)
+			}
+		}
+		r.add("MCP-DRIFT-DESCRIPTION", s.Name, "the served description differs from the declared one: the agent reads the served text", "", dc)
+	}
+}
+
+func summarize(cs []schemadiff.Change) string {
+	seen := map[string]bool{}
+	var kinds []string
+	for _, c := range cs {
+		if !seen[c.Kind] {
+			seen[c.Kind] = true
+			kinds = append(kinds, c.Kind)
+		}
+	}
+	sort.Strings(kinds)
+	out := ""
+	for i, k := range kinds {
+		if i > 0 {
+			out += ", "
+		}
+		out += k
+	}
+	return out
+}
+
+// conformance checks the server against the specification; it needs no
+// manifest.
+func conformance(r *Result, in Input) {
+	p := in.Primary
+	if p.Era == "modern" && p.MissingCacheFields {
+		r.add("MCP-CONF-LIST-CACHE-FIELDS", "", "a 2026-07-28 tools/list result lacks ttlMs or cacheScope, which the revision requires", "", nil)
+	}
+	if p.CursorCycle {
+		r.add("MCP-CONF-CURSOR-CYCLE", "", "a nextCursor repeated: following the server's cursors never ends", "", nil)
+	}
+	seen := map[string]int{}
+	for i := range p.Tools {
+		t := &p.Tools[i]
+		seen[t.Name]++
+		if seen[t.Name] == 2 {
+			r.add("MCP-CONF-DUPLICATE-TOOL-NAME", t.Name, "two served tools share this name: which one a client calls is undefined", "", nil)
+		}
+		s := t.Proj.InputSchema
+		if !s.Valid() || s.Kind() == jcs.Null {
+			r.add("MCP-CONF-TOOL-SHAPE", t.Name, "the tool has no inputSchema, which the specification requires", "", nil)
+			continue
+		}
+		if s.Kind() != jcs.Object {
+			r.add("MCP-CONF-TOOL-SHAPE", t.Name, "inputSchema is not a JSON object", "", nil)
+			continue
+		}
+		if ty, ok := s.Get("type"); !ok || !ty.StrEqual("object") {
+			r.add("MCP-CONF-TOOL-SHAPE", t.Name, `inputSchema does not have "type": "object"`, "", nil)
+		}
+	}
+	if in.Second != nil {
+		a, b := names(p.Tools), names(in.Second.Tools)
+		sa, sb := slices.Clone(a), slices.Clone(b)
+		slices.Sort(sa)
+		slices.Sort(sb)
+		switch {
+		case !slices.Equal(sa, sb) || (p.ManifestDigest != "" && in.Second.ManifestDigest != "" && p.ManifestDigest != in.Second.ManifestDigest):
+			r.add("MCP-CONF-TOOLSET-VARIES", "", "a second connection was served a different tool set; the specification says list results MUST NOT vary per connection", "", nil)
+		case !slices.Equal(a, b):
+			r.add("MCP-CONF-ORDER-VARIES", "", "a second connection was served the same tools in another order (deterministic ordering is a SHOULD)", "", nil)
+		}
+	}
+}
+
+func names(ts []manifest.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}
+
+func anonymousLevel(class string) string {
+	switch class {
+	case ClassLocal:
+		return LevelInfo
+	case ClassProduction:
+		return LevelError
+	}
+	return LevelWarn
+}
+
+func authPosture(r *Result, in Input, class string, stdio bool) {
+	ap := AuthPosture{AuthorizationPresented: in.AuthorizationPresented, HeaderNames: in.HeaderNames, TargetClass: class}
+	if ap.HeaderNames == nil {
+		ap.HeaderNames = []string{}
+	}
+	if stdio {
+		ap.AnonymousProbe = "not_applicable"
+		r.AuthPosture = ap
+		return
+	}
+	ap.Applicable = true
+	if IsPlaintext(in.Target) && class != ClassLocal {
+		ap.PlaintextTransport = true
+		r.add("MCP-AUTH-PLAINTEXT-TRANSPORT", "", fmt.Sprintf("plain HTTP to a target classified %s", class), class, nil)
+	} else if IsPlaintext(in.Target) {
+		ap.PlaintextTransport = true
+	}
+	refusal := func(a *AnonProbe, what string) {
+		ap.AnonymousStatus = a.Status
+		ap.Challenge = a.Challenge != ""
+		ap.AnonymousProbe = "refused"
+		r.add("MCP-AUTH-ENFORCED", "", fmt.Sprintf("%s was refused with HTTP %d", what, a.Status), class, nil)
+		if a.Challenge == "" {
+			r.add("MCP-AUTH-NO-CHALLENGE", "", fmt.Sprintf("HTTP %d without WWW-Authenticate: a client has no way to discover where to authenticate", a.Status), class, nil)
+		}
+	}
+	switch {
+	case in.Refused != nil:
+		refusal(in.Refused, "the tools/list request")
+		r.Notes = append(r.Notes, "the tools/list was refused, so the declared manifest was not compared")
+	case !in.AuthorizationPresented && in.Primary != nil:
+		ap.AnonymousProbe = "not_needed"
+		r.addLevel("MCP-AUTH-ANONYMOUS-LIST", anonymousLevel(class), "", fmt.Sprintf("the tool inventory (%d tools) came back to a request carrying no credential; target classified %s", len(in.Primary.Tools), class), class, nil)
+	case in.SkipAuth || in.Anonymous == nil:
+		ap.AnonymousProbe = "skipped"
+	case !in.Anonymous.Completed:
+		ap.AnonymousProbe = "indeterminate"
+		r.add("MCP-AUTH-INDETERMINATE", "", "the unauthenticated probe did not complete ("+in.Anonymous.Error+"); a failed connection is not evidence of enforcement", class, nil)
+	case in.Anonymous.Listed:
+		ap.AnonymousProbe = "listed"
+		ap.AnonymousStatus = in.Anonymous.Status
+		same := "a different tool list"
+		if in.Anonymous.SameTools {
+			same = "the same tools"
+		}
+		r.addLevel("MCP-AUTH-ANONYMOUS-LIST", anonymousLevel(class), "", fmt.Sprintf("with the credentials stripped, tools/list still returned %d tools (%s); target classified %s", in.Anonymous.ToolCount, same, class), class, nil)
+	case in.Anonymous.Status == 401 || in.Anonymous.Status == 403:
+		refusal(in.Anonymous, "the credential-stripped tools/list")
+	default:
+		ap.AnonymousProbe = "indeterminate"
+		ap.AnonymousStatus = in.Anonymous.Status
+		r.add("MCP-AUTH-INDETERMINATE", "", fmt.Sprintf("the unauthenticated probe got HTTP %d without a tool list", in.Anonymous.Status), class, nil)
+	}
+	r.AuthPosture = ap
+}
+
+var levelRank = map[string]int{LevelError: 3, LevelWarn: 2, LevelInfo: 1}
+
+func finish(r *Result) {
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if levelRank[a.Level] != levelRank[b.Level] {
+			return levelRank[a.Level] > levelRank[b.Level]
+		}
+		if a.RuleID != b.RuleID {
+			return a.RuleID < b.RuleID
+		}
+		return a.Tool < b.Tool
+	})
+	r.ExitCode = ExitOK
+	for _, f := range r.Findings {
+		if f.Level != LevelInfo {
+			r.ExitCode = ExitFindings
+		}
+	}
+}
