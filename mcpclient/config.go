@@ -101,8 +101,9 @@ const (
 )
 
 // Observation is what one ListTools run established. Server-controlled
-// strings in it are raw (bounded); escape them before printing. Warnings
-// are messages composed here and already escaped.
+// strings in it (ServerInfo, CacheScope, WWWAuthenticate, Stderr) are raw
+// and bounded: escape them before printing. RevisionReason and Warnings
+// are messages composed here, with any server text already escaped.
 type Observation struct {
 	// Era is EraModern or EraLegacy ("" if not established).
 	Era string
@@ -125,7 +126,7 @@ type Observation struct {
 	// object exactly as received (for SSE, the data of its event). It is
 	// the input of manifest.ParseToolList, which reproduces Pages and
 	// Completeness from it. It is nil when ListTools returns an error.
-	Transcript []byte
+	Transcript json.RawMessage
 	Pages      int
 	// Completeness is "complete" or "partial" (manifest.Complete/Partial):
 	// complete when the last page had no nextCursor.
@@ -161,6 +162,9 @@ type Observation struct {
 const maxWarnings = 64
 
 func (o *Observation) warn(msg string) {
+	if slices.Contains(o.Warnings, msg) {
+		return
+	}
 	switch {
 	case len(o.Warnings) < maxWarnings:
 		o.Warnings = append(o.Warnings, msg)

@@ -2,8 +2,8 @@ package mockserver
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"time"
@@ -216,22 +216,12 @@ func LoadToolsFile(path string) ([]json.RawMessage, error) {
 	}
 	defer f.Close()
 	const max = 64 << 20
-	b := make([]byte, 0, 4096)
-	buf := make([]byte, 32<<10)
-	for {
-		n, rerr := f.Read(buf)
-		b = append(b, buf[:n]...)
-		if len(b) > max {
-			return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
-		}
-		if rerr != nil {
-			if errors.Is(rerr, os.ErrClosed) || rerr.Error() == "EOF" {
-				break
-			}
-			if rerr.Error() != "EOF" {
-				return nil, rerr
-			}
-		}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, max)
 	}
 	tools, err := LoadTools(b)
 	if err != nil {

@@ -21,7 +21,8 @@
 //
 // Usage (from the repository root):
 //   node scripts/capture-npm-servers/capture.mjs [--config FILE] [--out DIR]
-//        [--only SHORT[,SHORT...]] [--timeout SECONDS] [--keep-tmp]
+//        [--only SHORT[,SHORT...]] [--timeout SECONDS] [--install-timeout SECONDS]
+//        [--keep-tmp]
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -59,8 +60,12 @@ function parseArgs(argv) {
       case '--install-timeout': o.installTimeout = Number(val()); break;
       case '--keep-tmp': o.keepTmp = true; break;
       case '-h': case '--help':
-        process.stdout.write(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n')
-          .filter((l) => l.startsWith('//')).map((l) => l.slice(3)).join('\n') + '\n');
+        {
+          // The header comment, up to the first line that is not a comment.
+          const lines = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+          const end = lines.findIndex((l) => !l.startsWith('//'));
+          process.stdout.write(lines.slice(0, end).map((l) => l.slice(3)).join('\n') + '\n');
+        }
         process.exit(0);
       default: die(`unknown argument ${a}`);
     }
@@ -101,7 +106,13 @@ function registryMeta(pkg, version, installTimeout) {
   return { integrity: m['dist.integrity'], tarball: m['dist.tarball'], license: m.license ?? null };
 }
 
-function install(pkg, version, tmp, installTimeout) {
+function install(pkg, version, tmp, installTimeout, overrides) {
+  // The temporary project: npm overrides (if the config gives any for this
+  // version) pin transitive dependencies a release resolved when it was
+  // published; see servers.json.
+  const project = { name: 'mcpdrift-capture', version: '0.0.0', private: true };
+  if (overrides && Object.keys(overrides).length) project.overrides = overrides;
+  fs.writeFileSync(path.join(tmp, 'package.json'), JSON.stringify(project, null, 2) + '\n');
   // --ignore-scripts: nothing of the package runs at install time (no browser
   // download, no build step); the server runs only when started below.
   npm(['install', '--prefix', tmp, `${pkg}@${version}`, '--no-audit', '--no-fund', '--ignore-scripts',
@@ -109,6 +120,24 @@ function install(pkg, version, tmp, installTimeout) {
   const pj = JSON.parse(fs.readFileSync(path.join(tmp, 'node_modules', ...pkg.split('/'), 'package.json'), 'utf8'));
   if (pj.version !== version) throw new Error(`installed ${pkg} is version ${pj.version}, not ${version}`);
   return pj;
+}
+
+// The version of each direct dependency as Node would resolve it from the
+// package, plus zod (which several servers import without declaring it).
+function resolvedDeps(tmp, pkg, pj) {
+  const pkgDir = path.join(tmp, 'node_modules', ...pkg.split('/'));
+  const names = new Set([...Object.keys(pj.dependencies ?? {}), 'zod']);
+  const out = {};
+  for (const n of [...names].sort()) {
+    for (const base of [path.join(pkgDir, 'node_modules'), path.join(tmp, 'node_modules')]) {
+      const f = path.join(base, ...n.split('/'), 'package.json');
+      if (fs.existsSync(f)) {
+        out[n] = JSON.parse(fs.readFileSync(f, 'utf8')).version;
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 function binOf(pkg, pj, wanted) {
@@ -127,13 +156,21 @@ function binOf(pkg, pj, wanted) {
   return rel;
 }
 
-// The first non-blank line of the package's LICENSE file, if it ships one
-// (package.json may only say "SEE LICENSE IN LICENSE").
+// Where the package states its licence beyond package.json (which may only
+// say "SEE LICENSE IN LICENSE"): the first non-blank line of a LICENSE file
+// it ships, else the first non-blank line under a "License" heading of its
+// README.
 function licenseFile(pkgDir) {
-  const f = fs.readdirSync(pkgDir).find((n) => /^(licen[cs]e|copying)(\.(md|txt))?$/i.test(n));
-  if (!f) return null;
-  const first = fs.readFileSync(path.join(pkgDir, f), 'utf8').split('\n').map((l) => l.trim()).find((l) => l !== '');
-  return { file: f, first_line: first ?? '' };
+  const names = fs.readdirSync(pkgDir);
+  const firstLine = (text) => text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const f = names.find((n) => /^(licen[cs]e|copying)(\.(md|txt))?$/i.test(n));
+  if (f) return { file: f, first_line: firstLine(fs.readFileSync(path.join(pkgDir, f), 'utf8')) };
+  const readme = names.find((n) => /^readme(\.md)?$/i.test(n));
+  if (!readme) return null;
+  const text = fs.readFileSync(path.join(pkgDir, readme), 'utf8');
+  const m = /^#+\s*licen[cs]e\s*$/im.exec(text);
+  if (!m) return null;
+  return { file: readme, first_line: firstLine(text.slice(m.index + m[0].length)).slice(0, 200) };
 }
 
 // Talks newline-delimited JSON-RPC to a child over stdio.
@@ -246,7 +283,8 @@ async function captureOne(srv, version, opt) {
     log(`${label}: registry metadata`);
     const meta = registryMeta(srv.package, version, opt.installTimeout);
     log(`${label}: npm install into ${tmp}`);
-    const pj = install(srv.package, version, tmp, opt.installTimeout);
+    const overrides = srv.overrides?.[version];
+    const pj = install(srv.package, version, tmp, opt.installTimeout, overrides);
     const pkgDir = path.join(tmp, 'node_modules', ...srv.package.split('/'));
     const bin = path.join(pkgDir, binOf(srv.package, pj, srv.bin));
 
@@ -336,6 +374,8 @@ async function captureOne(srv, version, opt) {
       bin: path.relative(pkgDir, bin),
       args: srv.args ?? [],
       env: srv.env ?? {},
+      npm_overrides: overrides ?? null,
+      resolved_dependencies: resolvedDeps(tmp, srv.package, pj),
       captured_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       node: process.version,
       client_protocol_version: PROTOCOL_VERSION,

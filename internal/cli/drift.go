@@ -1,0 +1,333 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/probe"
+	"github.com/mcpdrift/mcpdrift/report"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// liveFlags select and bound a live server (drift, pin --url/--stdio).
+type liveFlags struct {
+	baseURL      string
+	stdio        bool
+	headers      []string
+	passEnv      []string
+	maxPages     int
+	timeout      time.Duration
+	maxResponse  int64
+	caFile       string
+	preferLegacy bool
+}
+
+func (l *liveFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&l.baseURL, "base-url", "", "Streamable HTTP endpoint of the server")
+	f.BoolVar(&l.stdio, "stdio", false, "run the server given after -- as a child process and speak stdio (it runs with a minimal environment; see README)")
+	f.StringArrayVar(&l.headers, "header", nil, "NAME=VALUE sent on every HTTP request (repeatable); names are recorded, values never")
+	f.StringArrayVar(&l.passEnv, "pass-env", nil, "environment variable the stdio child inherits (repeatable)")
+	f.IntVar(&l.maxPages, "max-list-pages", mcpclient.DefaultMaxListPages, "how many tools/list pages to follow at most")
+	f.DurationVar(&l.timeout, "timeout", 2*time.Minute, "bound on the whole run")
+	f.Int64Var(&l.maxResponse, "max-response-bytes", mcpclient.DefaultMaxResponseBytes, "refuse any single response larger than this")
+	f.StringVar(&l.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots (TLS verification stays on)")
+	f.BoolVar(&l.preferLegacy, "legacy", false, "start with initialize (a legacy revision) instead of server/discover")
+}
+
+// config builds the client configuration. argv is the command after --.
+func (l *liveFlags) config(argv []string) (mcpclient.Config, error) {
+	cfg := mcpclient.Config{ClientName: "mcpdrift", ClientVersion: version(), MaxListPages: l.maxPages, MaxResponseBytes: l.maxResponse}
+	switch {
+	case l.stdio && l.baseURL != "":
+		return cfg, usageErr("give --base-url or --stdio, not both")
+	case l.stdio:
+		if len(argv) == 0 {
+			return cfg, usageErr("--stdio needs the server's command after --, for example: --stdio -- npx -y @modelcontextprotocol/server-everything")
+		}
+		if len(l.headers) > 0 {
+			return cfg, usageErr("--header applies to HTTP servers only")
+		}
+		cfg.Command = argv
+		cfg.PassEnv = l.passEnv
+	case l.baseURL != "":
+		if len(argv) > 0 {
+			return cfg, usageErr("arguments after -- are a stdio command; give --stdio")
+		}
+		cfg.BaseURL = l.baseURL
+	default:
+		return cfg, usageErr("give --base-url URL or --stdio -- CMD ARGS...")
+	}
+	if l.maxPages < 1 {
+		return cfg, usageErr("--max-list-pages must be at least 1")
+	}
+	if len(l.headers) > 0 {
+		cfg.Headers = http.Header{}
+		for _, h := range l.headers {
+			name, value, ok := strings.Cut(h, "=")
+			name = strings.TrimSpace(name)
+			if !ok || name == "" {
+				return cfg, usageErr("--header must be NAME=VALUE")
+			}
+			if c := http.CanonicalHeaderKey(name); strings.HasPrefix(c, "Mcp-") || c == "Content-Type" || c == "Accept" || c == "Content-Length" || c == "Host" {
+				return cfg, usageErr("--header %s: the protocol owns that header", safetext.Quote(name))
+			}
+			cfg.Headers.Add(name, value)
+		}
+	}
+	if l.caFile != "" {
+		pem, err := os.ReadFile(l.caFile)
+		if err != nil {
+			return cfg, usageErr("--ca-file: %s", safetext.Escape(err.Error()))
+		}
+		pool, err := systemPoolWith(pem)
+		if err != nil {
+			return cfg, usageErr("--ca-file: %s", safetext.Escape(err.Error()))
+		}
+		cfg.RootCAs = pool
+	}
+	if l.preferLegacy {
+		cfg.PreferredRevision = mcpwire.LegacyRevisions[0]
+	}
+	return cfg, nil
+}
+
+func targetOf(cfg mcpclient.Config) (probe.Target, string) {
+	if cfg.BaseURL != "" {
+		return probe.Target{URL: cfg.BaseURL, Class: probe.ClassifyTarget(cfg.BaseURL)}, cfg.BaseURL
+	}
+	return probe.Target{Command: cfg.Command, Class: probe.ClassStdio}, "stdio:" + strings.Join(cfg.Command, " ")
+}
+
+// observeLive runs one tools/list and parses its transcript.
+func observeLive(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
+	obs, err := mcpclient.ListTools(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	tl, err := manifest.ParseToolList(obs.Transcript)
+	if err != nil {
+		return obs, nil, fmt.Errorf("the server's tools/list could not be read: %w", err)
+	}
+	return obs, tl, nil
+}
+
+func probeObservation(obs *mcpclient.Observation, tl *manifest.ToolList) *probe.Observation {
+	o := manifest.BuildObserved("-", tl, manifest.Completeness(obs.Completeness), nil)
+	d := ""
+	if o.Observed.ManifestDigest != nil {
+		d = *o.Observed.ManifestDigest
+	}
+	return &probe.Observation{
+		Tools: tl.Tools, Completeness: manifest.Completeness(obs.Completeness), CapReached: obs.CapReached, CursorCycle: obs.CursorCycle,
+		Era: obs.Era, Revision: obs.ProtocolRevision, RevisionReason: obs.RevisionReason, MissingCacheFields: obs.MissingCacheFields, ManifestDigest: d,
+	}
+}
+
+// liveError maps a client error to the CLI: a server that cannot be
+// reached or that does not answer usably is exit 3.
+func liveError(target string, err error) error {
+	return &exitError{ExitInconclusive, "cannot observe " + safetext.Quote(target) + ": " + safetext.Escape(err.Error())}
+}
+
+func newDrift(e *env) *cobra.Command {
+	var (
+		live                               liveFlags
+		format, out, observedOut, serverID string
+		color                              string
+		skipAuth, skipSecond               bool
+	)
+	cmd := &cobra.Command{
+		Use:   "drift MANIFEST (--base-url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--format json|text|sarif|markdown] [--observed-out FILE]",
+		Short: "Compare a declared manifest with what a running server serves: drift, conformance, authentication posture",
+		Long: `MANIFEST is a saved tools/list in any form observe reads (or a snapshot).
+The run is read-only: server/discover (or initialize) and tools/list; nothing is
+invoked. A second connection checks that the tool set does not vary per
+connection; with credentials (--header), one more tools/list goes out with them
+stripped, to learn whether they were doing anything (--skip-auth-probe turns
+that off). Header names are recorded, values never.
+
+--stdio runs the command typed after -- as a child process: that is running
+code on this machine, with a minimal environment (--pass-env NAME adds a
+variable). mcpdrift never runs a command it read from a file.
+
+Exit: 0 no finding (INFO only), 1 findings, 2 bad usage or input, 3 the server
+could not be reached or did not answer usably.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			manifestPath := args[0]
+			var argv []string
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				if dash != 1 {
+					return usageErr("give exactly one MANIFEST before --")
+				}
+				argv = args[1:]
+			} else if len(args) != 1 {
+				return usageErr("give exactly one MANIFEST (a stdio command goes after --)")
+			}
+			if !contains(report.DriftFormats(), format) {
+				return usageErr("--format must be one of %s", strings.Join(report.DriftFormats(), ", "))
+			}
+			cfg, err := live.config(argv)
+			if err != nil {
+				return err
+			}
+			declared, err := loadTools(e, manifestPath, DefaultMaxInput)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ctx, cancel := context.WithTimeout(ctx, live.timeout)
+			defer cancel()
+
+			target, targetText := targetOf(cfg)
+			in := probe.Input{Target: targetText, TargetClass: target.Class, Declared: declared.Tools,
+				AuthorizationPresented: len(cfg.Headers) > 0, SkipAuth: skipAuth}
+			for name := range cfg.Headers {
+				in.HeaderNames = append(in.HeaderNames, name)
+			}
+			slices.Sort(in.HeaderNames)
+			rep := &probe.Report{Schema: probe.ReportSchemaID, Target: target, Warnings: []string{},
+				Declared: probe.Declared{Source: manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}}
+
+			obs, tl, err := observeLive(ctx, cfg)
+			var pe *mcpclient.ProtocolError
+			var he *mcpclient.HTTPError
+			switch {
+			case err == nil:
+				in.Primary = probeObservation(obs, tl)
+			case errors.As(err, &pe) && pe.Code == mcpwire.CodeUnsupportedProtocolVersion:
+				in.ProtocolUnsupported = &probe.Unsupported{Requested: pe.Requested, Supported: pe.Supported}
+			case errors.As(err, &he) && (he.Status == 401 || he.Status == 403):
+				in.Refused = &probe.AnonProbe{Completed: true, Status: he.Status, Challenge: he.WWWAuthenticate}
+			default:
+				return liveError(targetText, err)
+			}
+			if obs != nil {
+				rep.Protocol = probe.Protocol{Era: obs.Era, Revision: obs.ProtocolRevision, Reason: obs.RevisionReason, LegacyVersion: obs.LegacyVersion}
+				if obs.ServerInfo != nil {
+					rep.Protocol.ServerName, rep.Protocol.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
+				}
+				rep.Warnings = append(rep.Warnings, obs.Warnings...)
+			}
+			if in.Primary != nil {
+				rep.Served = &probe.Served{ManifestDigest: in.Primary.ManifestDigest, ToolCount: len(in.Primary.Tools), Pages: obs.Pages, Completeness: obs.Completeness}
+				if !skipSecond {
+					// A second, independent connection: the list MUST NOT
+					// vary per connection.
+					cfg2 := cfg
+					cfg2.HTTPClient = nil
+					o2, tl2, err := observeLive(ctx, cfg2)
+					if err != nil {
+						rep.Warnings = append(rep.Warnings, "the second connection failed, so per-connection stability was not checked: "+safetext.Escape(err.Error()))
+					} else {
+						in.Second = probeObservation(o2, tl2)
+						rep.Served.SecondCompared = true
+					}
+				}
+				if observedOut != "" {
+					id := serverID
+					if id == "" {
+						id = defaultServerID(obs, targetText)
+					}
+					b, err := manifest.MarshalArtifact(manifest.BuildObserved(id, tl, manifest.Completeness(obs.Completeness), nil))
+					if err != nil {
+						return err
+					}
+					if err := writeOutput(e, observedOut, b); err != nil {
+						return err
+					}
+				}
+			}
+			if cfg.BaseURL != "" && len(cfg.Headers) > 0 && !skipAuth && in.Refused == nil && in.Primary != nil {
+				anon := cfg
+				anon.Headers = nil
+				in.Anonymous = anonymousProbe(ctx, anon, in.Primary)
+			}
+			res := probe.Evaluate(in)
+			rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = res.AuthPosture, res.Compared, res.Findings, res.Notes, res.ExitCode
+			if in.Refused != nil && res.ExitCode == probe.ExitOK {
+				rep.ExitCode = ExitInconclusive // nothing was compared
+			}
+			var buf bytes.Buffer
+			if err := report.RenderDrift(&buf, rep, format, report.Options{Color: useColor(e, out, color), ToolVersion: version(), ArtifactURI: manifestPath}); err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			if err := writeOutput(e, out, buf.Bytes()); err != nil {
+				return err
+			}
+			e.code = rep.ExitCode
+			return nil
+		},
+	}
+	live.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "text", "json|text|sarif|markdown")
+	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
+	f.StringVar(&observedOut, "observed-out", "", "also write the observed record (assay.mcp_manifest_observed.v0) built from the wire")
+	f.StringVar(&serverID, "server-id", "", "server id for --observed-out (default: the server's reported name, or the target)")
+	f.StringVar(&color, "color", "auto", "auto|always|never")
+	f.BoolVar(&skipAuth, "skip-auth-probe", false, "do not send the credential-stripped tools/list")
+	f.BoolVar(&skipSecond, "skip-second-connection", false, "do not open the second connection (per-connection stability is then not checked)")
+	return cmd
+}
+
+func defaultServerID(obs *mcpclient.Observation, target string) string {
+	if obs.ServerInfo != nil && obs.ServerInfo.Name != "" {
+		return obs.ServerInfo.Name
+	}
+	return target
+}
+
+// anonymousProbe sends tools/list without the credentials.
+func anonymousProbe(ctx context.Context, cfg mcpclient.Config, primary *probe.Observation) *probe.AnonProbe {
+	obs, tl, err := observeLive(ctx, cfg)
+	var he *mcpclient.HTTPError
+	switch {
+	case err == nil:
+		a := &probe.AnonProbe{Completed: true, Status: obs.HTTPStatus, Listed: true, ToolCount: len(tl.Tools)}
+		x, y := names(tl.Tools), names(primary.Tools)
+		slices.Sort(x)
+		slices.Sort(y)
+		a.SameTools = slices.Equal(x, y)
+		return a
+	case errors.As(err, &he):
+		return &probe.AnonProbe{Completed: true, Status: he.Status, Challenge: he.WWWAuthenticate}
+	}
+	return &probe.AnonProbe{Error: safetext.Escape(err.Error())}
+}
+
+func names(ts []manifest.Tool) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}
+
+func systemPoolWith(pem []byte) (*x509.CertPool, error) {
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, errors.New("no PEM certificate found")
+	}
+	return pool, nil
+}

@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/mockserver"
+)
+
+type driftJSON struct {
+	Schema string `json:"schema"`
+	Target struct {
+		Class string `json:"class"`
+	} `json:"target"`
+	Protocol struct {
+		Era      string `json:"era"`
+		Revision string `json:"protocol_revision"`
+	} `json:"protocol"`
+	Served *struct {
+		ToolCount      int    `json:"tool_count"`
+		Completeness   string `json:"tools_list_complete"`
+		SecondCompared bool   `json:"second_connection_compared"`
+	} `json:"served"`
+	AuthPosture struct {
+		AuthorizationPresented bool     `json:"authorization_presented"`
+		HeaderNames            []string `json:"header_names"`
+		AnonymousProbe         string   `json:"anonymous_probe"`
+	} `json:"auth_posture"`
+	Findings []struct {
+		RuleID string `json:"rule_id"`
+		Level  string `json:"level"`
+		Tool   string `json:"tool"`
+	} `json:"findings"`
+	ExitCode int `json:"exit_code"`
+}
+
+func (d driftJSON) rules() []string {
+	var out []string
+	for _, f := range d.Findings {
+		s := f.RuleID
+		if f.Tool != "" {
+			s += " " + f.Tool
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+var (
+	exampleV1 = filepath.Join("..", "..", "examples", "acme-github.v1.tools-list.json")
+	exampleV2 = filepath.Join("..", "..", "examples", "acme-github.v2-rugpull.tools-list.json")
+)
+
+func mock(t *testing.T, cfg mockserver.Config, manifestPath string) (*mockserver.Server, string) {
+	t.Helper()
+	if manifestPath != "" {
+		tools, err := mockserver.LoadToolsFile(manifestPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Tools = tools
+	}
+	s, err := mockserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(s)
+	ts.Config.ConnContext = s.ConnContext
+	ts.Start()
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	return s, ts.URL + "/mcp"
+}
+
+func drift(t *testing.T, args ...string) (int, driftJSON, string) {
+	t.Helper()
+	code, out, stderr := run(t, "", append([]string{"drift", "--format", "json"}, args...)...)
+	var d driftJSON
+	if out != "" {
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatalf("exit %d: not JSON: %v\n%s\n%s", code, err, out, stderr)
+		}
+	}
+	return code, d, stderr
+}
+
+func TestDriftAgainstMock(t *testing.T) {
+	s, url := mock(t, mockserver.Config{PageSize: 2}, exampleV1)
+	code, d, stderr := drift(t, exampleV1, "--base-url", url)
+	if code != 0 || d.ExitCode != 0 {
+		t.Fatalf("clean run: exit %d %v %s", code, d.rules(), stderr)
+	}
+	if d.Schema != "mcpdrift.drift_report.v1" || d.Target.Class != "local" || d.Protocol.Era != "modern" || d.Protocol.Revision != "2026-07-28" {
+		t.Errorf("report header %+v", d)
+	}
+	if d.Served == nil || d.Served.ToolCount != 5 || d.Served.Completeness != "complete" || !d.Served.SecondCompared {
+		t.Errorf("served %+v", d.Served)
+	}
+	if got := d.rules(); !slices.Equal(got, []string{"MCP-AUTH-ANONYMOUS-LIST"}) {
+		t.Errorf("clean rules %v", got)
+	}
+	// Rug pull while the server runs.
+	v2, err := mockserver.LoadToolsFile(exampleV2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetTools(v2); err != nil {
+		t.Fatal(err)
+	}
+	obsOut := filepath.Join(t.TempDir(), "observed.json")
+	code, d, _ = drift(t, exampleV1, "--base-url", url, "--observed-out", obsOut, "--server-id", "acme-github")
+	want := []string{"MCP-AUTH-ANONYMOUS-LIST", "MCP-DRIFT-ANNOTATION create_or_update_file", "MCP-DRIFT-DESCRIPTION search_issues",
+		"MCP-DRIFT-SCHEMA-COMPATIBLE add_deploy_key", "MCP-DRIFT-TOOL-MISSING list_branches", "MCP-DRIFT-TOOL-UNDECLARED run_workflow_command"}
+	if got := d.rules(); code != 1 || !slices.Equal(got, want) {
+		t.Errorf("rug pull: exit %d\n got %v\nwant %v", code, got, want)
+	}
+	// The observed record from the wire gates like the saved one.
+	decl := filepath.Join(t.TempDir(), "declared.json")
+	run(t, "", "pin", "--input", exampleV1, "--server-id", "acme-github", "-o", decl, "--no-snapshot")
+	code, out, _ := run(t, "", "gate", "--observed", obsOut, "--declared", decl)
+	if code != 1 || !strings.Contains(out, "mcp_new_privileged_tool") {
+		t.Errorf("gate on the wire record: exit %d", code)
+	}
+}
+
+func TestDriftRules(t *testing.T) {
+	v1tools, _ := mockserver.LoadToolsFile(exampleV1)
+	t.Run("per-connection tool set", func(t *testing.T) {
+		_, url := mock(t, mockserver.Config{ConnectionTools: map[int][]json.RawMessage{2: v1tools[:2]}}, exampleV1)
+		code, d, _ := drift(t, exampleV1, "--base-url", url)
+		if code != 1 || !slices.Contains(d.rules(), "MCP-CONF-TOOLSET-VARIES") {
+			t.Errorf("exit %d %v", code, d.rules())
+		}
+	})
+	t.Run("legacy server", func(t *testing.T) {
+		_, url := mock(t, mockserver.Config{Era: mockserver.LegacyOnly, Response: mockserver.SSEResponses}, exampleV1)
+		code, d, stderr := drift(t, exampleV1, "--base-url", url)
+		if code != 0 || !slices.Contains(d.rules(), "MCP-DRIFT-LEGACY-SERVER") || d.Protocol.Revision != "" {
+			t.Errorf("exit %d %v %+v %s", code, d.rules(), d.Protocol, stderr)
+		}
+	})
+	t.Run("refused revision", func(t *testing.T) {
+		_, url := mock(t, mockserver.Config{Era: mockserver.ModernOnly, SupportedVersions: []string{"2027-01-01"}}, exampleV1)
+		code, d, stderr := drift(t, exampleV1, "--base-url", url)
+		if code != 1 || !slices.Equal(d.rules(), []string{"MCP-DRIFT-PROTOCOL-UNSUPPORTED"}) || d.Served != nil {
+			t.Errorf("exit %d %v %s", code, d.rules(), stderr)
+		}
+	})
+	t.Run("page cap", func(t *testing.T) {
+		_, url := mock(t, mockserver.Config{PageSize: 1}, exampleV1)
+		code, d, _ := drift(t, exampleV1, "--base-url", url, "--max-list-pages", "2")
+		got := d.rules()
+		if code != 1 || !slices.Contains(got, "MCP-DRIFT-PAGINATION-CAPPED") || slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "MCP-DRIFT-TOOL-MISSING") }) {
+			t.Errorf("exit %d %v", code, got)
+		}
+	})
+	t.Run("cursor cycle and missing cache fields", func(t *testing.T) {
+		_, url := mock(t, mockserver.Config{PageSize: 2, CursorCycle: true, OmitCacheFields: true}, exampleV1)
+		code, d, _ := drift(t, exampleV1, "--base-url", url, "--skip-second-connection")
+		got := d.rules()
+		if code != 1 || !slices.Contains(got, "MCP-CONF-CURSOR-CYCLE") || !slices.Contains(got, "MCP-CONF-LIST-CACHE-FIELDS") {
+			t.Errorf("exit %d %v", code, got)
+		}
+	})
+	t.Run("credentials enforced, no challenge", func(t *testing.T) {
+		_, url := mock(t, mockserver.Config{RequireAuth: "s3cret", NoChallenge: true}, exampleV1)
+		code, d, _ := drift(t, exampleV1, "--base-url", url, "--header", "Authorization=Bearer s3cret")
+		got := d.rules()
+		if code != 1 || !slices.Contains(got, "MCP-AUTH-ENFORCED") || !slices.Contains(got, "MCP-AUTH-NO-CHALLENGE") || d.AuthPosture.AnonymousProbe != "refused" {
+			t.Errorf("exit %d %v %+v", code, got, d.AuthPosture)
+		}
+		if !slices.Equal(d.AuthPosture.HeaderNames, []string{"Authorization"}) {
+			t.Errorf("header names %v", d.AuthPosture.HeaderNames)
+		}
+		_, out, _ := run(t, "", "drift", exampleV1, "--base-url", url, "--header", "Authorization=Bearer s3cret", "--format", "json")
+		if strings.Contains(out, "s3cret") {
+			t.Error("a header value reached the report")
+		}
+	})
+	t.Run("anonymous tool set behind credentials", func(t *testing.T) {
+		_, url := mock(t, mockserver.Config{RequireAuth: "s3cret", AnonymousTools: v1tools[:1]}, exampleV1)
+		code, d, _ := drift(t, exampleV1, "--base-url", url, "--header", "Authorization=Bearer s3cret")
+		if code != 0 || !slices.Contains(d.rules(), "MCP-AUTH-ANONYMOUS-LIST") || d.AuthPosture.AnonymousProbe != "listed" {
+			t.Errorf("exit %d %v", code, d.rules())
+		}
+	})
+	t.Run("no credentials, refused", func(t *testing.T) {
+		_, url := mock(t, mockserver.Config{RequireAuth: "s3cret"}, exampleV1)
+		code, d, _ := drift(t, exampleV1, "--base-url", url)
+		if code != 3 || !slices.Equal(d.rules(), []string{"MCP-AUTH-ENFORCED"}) {
+			t.Errorf("exit %d %v", code, d.rules())
+		}
+	})
+}
+
+func TestDriftUnreachableAndUsage(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	code, _, stderr := drift(t, exampleV1, "--base-url", "http://"+addr+"/mcp", "--timeout", "5s")
+	if code != 3 || !strings.Contains(stderr, "cannot observe") {
+		t.Errorf("unreachable: %d %s", code, stderr)
+	}
+	// A hostile server: wrong id, invalid JSON, a redirect elsewhere.
+	for name, cfg := range map[string]mockserver.Config{
+		"wrong id":     {WrongID: true},
+		"invalid json": {InvalidJSON: true},
+		"error result": {ErrorInsteadOfResult: true},
+		"redirect":     {RedirectTo: "http://203.0.113.9/mcp"},
+	} {
+		_, url := mock(t, cfg, exampleV1)
+		code, _, stderr := drift(t, exampleV1, "--base-url", url, "--timeout", "10s")
+		if code != 3 || stderr == "" {
+			t.Errorf("%s: exit %d %s", name, code, stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{exampleV1},
+		{exampleV1, "--base-url", "http://x", "--stdio"},
+		{exampleV1, "--stdio"},
+		{exampleV1, "--base-url", "http://x", "--header", "Mcp-Method=x"},
+		{exampleV1, "--base-url", "http://x", "--header", "novalue"},
+		{exampleV1, "--base-url", "http://x", "--format", "xml"},
+	} {
+		if code, _, _ := run(t, "", append([]string{"drift"}, args...)...); code != 2 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}
+
+// stdio: the test binary itself serves the mock on stdin/stdout.
+func TestDriftStdio(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(exampleV1)
+	t.Setenv("MCPDRIFT_TEST_STDIO_MOCK", "1")
+	t.Setenv("MCPDRIFT_TEST_STDIO_MANIFEST", abs)
+	code, d, stderr := drift(t, exampleV1, "--pass-env", "MCPDRIFT_TEST_STDIO_MOCK", "--pass-env", "MCPDRIFT_TEST_STDIO_MANIFEST", "--stdio", "--", exe, "-test.run=^$")
+	if code != 0 || d.Target.Class != "stdio" || d.Served == nil || d.Served.ToolCount != 5 {
+		t.Errorf("stdio: exit %d %+v %s", code, d, stderr)
+	}
+	if d.AuthPosture.AnonymousProbe != "not_applicable" {
+		t.Errorf("posture %+v", d.AuthPosture)
+	}
+}
+
+func init() {
+	// The stdio mock child: served when the environment asks for it.
+	if os.Getenv("MCPDRIFT_TEST_STDIO_MOCK") == "1" {
+		tools, err := mockserver.LoadToolsFile(os.Getenv("MCPDRIFT_TEST_STDIO_MANIFEST"))
+		if err != nil {
+			os.Exit(5)
+		}
+		s := mockserver.MustNew(mockserver.Config{Tools: tools})
+		s.ServeStdio(context.Background(), os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
+}

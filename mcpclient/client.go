@@ -1,0 +1,387 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+)
+
+// modernSpoken are the modern revisions this client speaks, newest first
+// (a variable so tests can exercise version negotiation).
+var modernSpoken = mcpwire.ModernRevisions
+
+// ListTools observes the tools/list of one server: it detects the protocol
+// era, fetches every page (within MaxListPages) and keeps the bytes of each
+// response in Observation.Transcript.
+//
+// On error the Observation is still returned when the run got far enough to
+// learn something (era, HTTP status and WWW-Authenticate of a refused
+// request, a child's stderr, warnings); its Transcript is then nil and its
+// Completeness "". It is nil only for a *ConfigError.
+func ListTools(ctx context.Context, cfg Config) (*Observation, error) {
+	c, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	obs := &Observation{HeaderNames: headerNames(c.Headers)}
+	var t transport
+	if c.BaseURL != "" {
+		t, err = newHTTPTransport(&c, obs)
+	} else {
+		t, err = startStdio(ctx, &c, obs)
+	}
+	if err != nil {
+		return obs, err
+	}
+	r := &run{cfg: &c, obs: obs, t: t, stdio: c.BaseURL == "", client: implementation{Name: c.ClientName, Version: c.ClientVersion}}
+	err = r.run(ctx)
+	t.close(obs)
+	if err != nil {
+		obs.Transcript, obs.Completeness = nil, ""
+		if he, ok := errors.AsType[*HTTPError](err); ok {
+			obs.HTTPStatus, obs.WWWAuthenticate = he.Status, he.WWWAuthenticate
+		}
+		return obs, err
+	}
+	return obs, nil
+}
+
+type run struct {
+	cfg      *Config
+	obs      *Observation
+	t        transport
+	stdio    bool
+	client   implementation
+	lastID   int64
+	answered bool   // the server has answered a request
+	rev      string // the modern revision in use; "" in the legacy era
+}
+
+func (r *run) request(method string, params any) *rpcRequest {
+	r.lastID++
+	return newRequest(r.lastID, method, params)
+}
+
+func (r *run) roundTrip(ctx context.Context, req *rpcRequest) (*reply, error) {
+	rep, err := r.t.roundTrip(ctx, req, !r.answered)
+	if err == nil {
+		r.answered = true
+	}
+	return rep, err
+}
+
+func (r *run) run(ctx context.Context) error {
+	if mcpwire.IsModern(r.cfg.PreferredRevision) {
+		modern, err := r.discover(ctx)
+		if err != nil {
+			return err
+		}
+		if modern {
+			return r.listTools(ctx)
+		}
+	} else {
+		r.obs.RevisionReason = "PreferredRevision is a legacy revision, so server/discover was not sent: the revision is not claimed"
+	}
+	if err := r.initialize(ctx); err != nil {
+		return err
+	}
+	return r.listTools(ctx)
+}
+
+func httpErr(method string, rep *reply) error {
+	return &HTTPError{Method: method, Status: rep.status, WWWAuthenticate: rep.wwwAuth}
+}
+
+func okStatus(s int) bool { return s == 0 || s >= 200 && s <= 299 }
+
+// expect returns the result of a reply or the error it amounts to.
+func (r *run) expect(req *rpcRequest, rep *reply) (jcs.Value, error) {
+	switch {
+	case rep.status == http.StatusUnauthorized || rep.status == http.StatusForbidden:
+		return jcs.Value{}, httpErr(req.Method, rep)
+	case rep.msg != nil && rep.msg.isErr:
+		return jcs.Value{}, rep.msg.protocolError(req.Method, rep.status)
+	case rep.msg != nil:
+		if !okStatus(rep.status) {
+			r.obs.warn(fmt.Sprintf("%s: a result arrived with HTTP %d", req.Method, rep.status))
+		}
+		if rep.msg.result.Kind() != jcs.Object {
+			return jcs.Value{}, &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: "the result is a JSON " + rep.msg.result.Kind().String() + ", not an object"}
+		}
+		if err := checkResultType(rep.msg.result); err != nil {
+			return jcs.Value{}, &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: err.Error()}
+		}
+		return rep.msg.result, nil
+	case !okStatus(rep.status):
+		return jcs.Value{}, httpErr(req.Method, rep)
+	}
+	return jcs.Value{}, &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: rep.problem}
+}
+
+// legacy records why the run falls back to initialize.
+func (r *run) legacy(why string) (bool, error) {
+	r.obs.RevisionReason = why + ": the revision is not claimed"
+	return false, nil
+}
+
+// discover sends server/discover and decides the era (§5.4): a result or a
+// recognized modern error means modern; anything else — no JSON-RPC body,
+// another error code, -32601 without HTTP 404, or (stdio) no answer within
+// StartupTimeout — means legacy. It reports whether the server is modern.
+func (r *run) discover(ctx context.Context) (bool, error) {
+	rev := r.cfg.PreferredRevision
+	for retried := false; ; retried = true {
+		req := r.request(methodDiscover, map[string]any{"_meta": requestMeta(rev, r.client)})
+		rep, err := r.roundTrip(ctx, req)
+		if err != nil {
+			if le, ok := errors.AsType[*LimitError](err); ok && r.stdio && le.Kind == LimitStartupTime {
+				r.obs.warn("server/discover got no answer within " + r.cfg.StartupTimeout.String() + "; trying initialize")
+				return r.legacy("server/discover got no answer")
+			}
+			return false, err
+		}
+		if rep.status == http.StatusUnauthorized || rep.status == http.StatusForbidden {
+			return false, httpErr(req.Method, rep)
+		}
+		m := rep.msg
+		switch {
+		case m == nil:
+			return r.legacy(fmt.Sprintf("server/discover not implemented (HTTP %d, %s)", rep.status, rep.problem))
+		case !m.isErr:
+			return r.modernFromDiscover(req, rep, rev)
+		case m.code == mcpwire.CodeUnsupportedProtocolVersion:
+			r.obs.Era = EraModern
+			pe := m.protocolError(req.Method, rep.status)
+			if alt := pickModern(pe.Supported, rev); alt != "" && !retried {
+				r.obs.warn("the server refused " + rev + " and supports " + alt + "; retrying with it")
+				rev = alt
+				continue
+			}
+			return false, pe
+		case mcpwire.IsModernErrorCode(m.code):
+			r.obs.Era = EraModern
+			return false, m.protocolError(req.Method, rep.status)
+		case m.code == mcpwire.CodeMethodNotFound && rep.status == http.StatusNotFound:
+			r.obs.Era, r.rev, r.obs.ProtocolRevision = EraModern, rev, rev
+			r.obs.RevisionReason = "server/discover answered -32601 with HTTP 404 (a modern server that does not implement it); tools/list was sent at " + rev
+			r.obs.warn("the server does not implement server/discover, which 2026-07-28 servers must")
+			return true, nil
+		}
+		return r.legacy(fmt.Sprintf("server/discover not implemented (JSON-RPC error %d%s: %s)", m.code, statusNote(rep.status), quote(m.errMsg)))
+	}
+}
+
+func statusNote(status int) string {
+	if status == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", HTTP %d", status)
+}
+
+// pickModern returns a modern revision this client speaks that the server
+// lists, other than tried.
+func pickModern(supported []string, tried string) string {
+	for _, v := range modernSpoken {
+		if v != tried && slices.Contains(supported, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// modernFromDiscover negotiates the revision from a DiscoverResult.
+func (r *run) modernFromDiscover(req *rpcRequest, rep *reply, rev string) (bool, error) {
+	res, err := r.expect(req, rep)
+	if err != nil {
+		return false, err
+	}
+	r.obs.DiscoverRaw = bytes.Clone(res.Raw())
+	r.obs.ServerInfo = metaServerInfo(res)
+	var versions []string
+	sv, ok := res.Get("supportedVersions")
+	if ok && sv.Kind() == jcs.Array {
+		for i := range min(sv.Len(), 64) {
+			if e := sv.Index(i); e.Kind() == jcs.String {
+				versions = append(versions, clip(e.Str(), 64))
+			}
+		}
+	}
+	reason := "server/discover lists " + rev
+	alt := pickModern(versions, rev)
+	switch {
+	case !ok || sv.Kind() != jcs.Array:
+		r.obs.warn("the server/discover result has no supportedVersions array; asking for " + rev)
+		reason = "server/discover answered without supportedVersions; tools/list is sent at " + rev
+	case slices.Contains(versions, rev):
+	case alt != "":
+		reason = "server/discover lists " + alt + " but not " + rev
+		rev = alt
+	case slices.ContainsFunc(versions, func(v string) bool { return slices.Contains(mcpwire.LegacyRevisions, v) }):
+		return r.legacy("server/discover lists only legacy revisions (" + quote(strings.Join(versions, ", ")) + ")")
+	default:
+		r.obs.warn("server/discover lists no revision this client speaks (" + quote(strings.Join(versions, ", ")) + "); asking for " + rev)
+		reason = "server/discover lists no revision this client speaks; tools/list is sent at " + rev
+	}
+	r.obs.Era, r.rev, r.obs.ProtocolRevision, r.obs.RevisionReason = EraModern, rev, rev, reason
+	return true, nil
+}
+
+// initialize runs the legacy handshake.
+func (r *run) initialize(ctx context.Context) error {
+	r.obs.Era = EraLegacy
+	r.rev, r.obs.ProtocolRevision = "", ""
+	ask := mcpwire.LegacyRevisions[0]
+	if !mcpwire.IsModern(r.cfg.PreferredRevision) {
+		ask = r.cfg.PreferredRevision
+	}
+	req := r.request(methodInitialize, map[string]any{
+		"protocolVersion": ask,
+		"capabilities":    struct{}{},
+		"clientInfo":      r.client,
+	})
+	rep, err := r.roundTrip(ctx, req)
+	if err != nil {
+		return err
+	}
+	res, err := r.expect(req, rep)
+	if err != nil {
+		return err
+	}
+	pv, ok := res.Get("protocolVersion")
+	if !ok {
+		return &VersionError{Requested: ask, Answered: "(none)"}
+	}
+	if pv.Kind() != jcs.String || !slices.Contains(mcpwire.LegacyRevisions, pv.Str()) {
+		return &VersionError{Requested: ask, Answered: clip(string(pv.Raw()), 64)}
+	}
+	r.obs.LegacyVersion = pv.Str()
+	if si := serverInfoOf(res.Get("serverInfo")); si != nil {
+		r.obs.ServerInfo = si
+	}
+	if caps, ok := res.Get("capabilities"); ok && caps.Kind() == jcs.Object {
+		if _, ok := caps.Get("tools"); !ok {
+			r.obs.warn("the server did not declare the tools capability")
+		}
+	}
+	r.t.legacySession(r.obs.LegacyVersion)
+	return r.t.notify(ctx, newRequest(0, methodInitialized, nil))
+}
+
+// listTools follows nextCursor and builds the transcript.
+func (r *run) listTools(ctx context.Context) error {
+	obs := r.obs
+	transcript := []byte{'['}
+	seen := map[string]bool{}
+	var cursor *string
+	for {
+		var params any
+		switch {
+		case r.rev != "":
+			p := map[string]any{"_meta": requestMeta(r.rev, r.client)}
+			if cursor != nil {
+				p["cursor"] = *cursor
+			}
+			params = p
+		case cursor != nil:
+			params = map[string]string{"cursor": *cursor}
+		}
+		req := r.request(methodToolsList, params)
+		rep, err := r.roundTrip(ctx, req)
+		if err != nil {
+			return err
+		}
+		if obs.Pages == 0 {
+			obs.HTTPStatus, obs.WWWAuthenticate = rep.status, rep.wwwAuth
+		}
+		res, err := r.expect(req, rep)
+		if err != nil {
+			return err
+		}
+		next, hasNext, err := checkToolsPage(res)
+		if err != nil {
+			return &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: err.Error()}
+		}
+		if len(transcript) > 1 {
+			transcript = append(transcript, ',')
+		}
+		transcript = append(append(append(transcript, req.Body...), ','), rep.msg.raw...)
+		obs.Pages++
+		r.cacheFields(res)
+		if obs.Pages == 1 && obs.ServerInfo == nil {
+			obs.ServerInfo = metaServerInfo(res)
+		}
+		if !hasNext {
+			obs.Completeness = string(manifest.Complete)
+			break
+		}
+		obs.Completeness = string(manifest.Partial)
+		if r.rev == "" && next == "" {
+			obs.warn("the legacy server sent an empty nextCursor: legacy SDKs read it as the end of the list, 2026-07-28 as a cursor; it was not followed, so the list is partial")
+			break
+		}
+		if seen[next] {
+			obs.CursorCycle = true
+			obs.warn("the server repeated nextCursor " + quote(next) + "; the list was not followed further")
+			break
+		}
+		if obs.Pages >= r.cfg.MaxListPages {
+			obs.CapReached = true
+			break
+		}
+		seen[next] = true
+		cursor = &next
+	}
+	obs.Transcript = append(transcript, ']')
+	return nil
+}
+
+// checkToolsPage checks what steering needs: a "tools" array and a string
+// (or absent, or null) nextCursor. Tools themselves are not judged here.
+func checkToolsPage(res jcs.Value) (next string, has bool, err error) {
+	tools, ok := res.Get("tools")
+	if !ok {
+		return "", false, fmt.Errorf(`the result has no "tools"`)
+	}
+	if tools.Kind() != jcs.Array {
+		return "", false, fmt.Errorf(`"tools" is a JSON %s, not an array`, tools.Kind())
+	}
+	c, ok := res.Get("nextCursor")
+	if !ok || c.Kind() == jcs.Null {
+		return "", false, nil
+	}
+	if c.Kind() != jcs.String {
+		return "", false, fmt.Errorf(`"nextCursor" is a JSON %s, not a string`, c.Kind())
+	}
+	return c.Str(), true, nil
+}
+
+// cacheFields records ttlMs and cacheScope (2026-07-28 list results).
+func (r *run) cacheFields(res jcs.Value) {
+	obs := r.obs
+	ttl, okT := res.Get("ttlMs")
+	n, isInt := intValue(ttl)
+	scope, okS := res.Get("cacheScope")
+	if !okT || !isInt || !okS || scope.Kind() != jcs.String {
+		obs.MissingCacheFields = true
+	}
+	if obs.Pages == 1 {
+		if okT && isInt {
+			obs.TTLMs = &n
+		}
+		if okS && scope.Kind() == jcs.String {
+			obs.CacheScope = clip(scope.Str(), 64)
+		}
+		return
+	}
+	if okS && scope.Kind() == jcs.String && clip(scope.Str(), 64) != obs.CacheScope {
+		obs.warn("cacheScope differs between pages (" + quote(obs.CacheScope) + " on the first, " + quote(scope.Str()) + " on page " + fmt.Sprint(obs.Pages) + "); all pages of one list must use the same")
+	}
+}

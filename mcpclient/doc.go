@@ -1,0 +1,68 @@
+// Package mcpclient is the MCP client of mcpdrift: it observes one server's
+// tools/list and keeps the bytes of every response it receives, because
+// mcpdrift hashes exactly what servers send.
+//
+// It speaks JSON-RPC itself — over Streamable HTTP with net/http, and over
+// a child's stdin/stdout — and does not use the MCP Go SDKs: they drop
+// tools (invalid x-mcp-header annotations), filter and re-encode fields
+// (unknown fields lost, hints always marshalled), serve tools/list from a
+// TTL cache, and stop paginating at an empty nextCursor, which 2026-07-28
+// says is a cursor. An observer built on them would hash what the SDK made
+// of the answer, not the answer.
+//
+// # Eras
+//
+// ListTools first sends server/discover with the 2026-07-28 per-request
+// _meta (protocolVersion, clientCapabilities {}, clientInfo). A result, or
+// a recognized modern error (-32020, -32021, -32022, or -32601 with HTTP
+// 404), means a modern server: -32022 stops the run with a *ProtocolError
+// (IsProtocolUnsupported) unless data.supported names another modern
+// revision this client speaks, which is tried once. Anything else — an
+// empty or non-JSON-RPC body, another error code, -32601 without 404, or
+// on stdio no answer within StartupTimeout — means a legacy server, and
+// the run falls back to initialize (asking for the newest legacy revision,
+// accepting any legacy revision the server answers with), then
+// notifications/initialized, then tools/list with Mcp-Session-Id and
+// MCP-Protocol-Version (from 2025-06-18); the session is ended with DELETE
+// (405 accepted). A legacy server's revision is not claimed:
+// Observation.ProtocolRevision stays "" and RevisionReason says why.
+//
+// # HTTP
+//
+// Every POST carries Content-Type: application/json, Accept:
+// application/json, text/event-stream, Mcp-Method, and the headers derived
+// from the body by one function (requestHeaders): Mcp-Protocol-Version is
+// read from the body's params._meta, so the two cannot disagree; Mcp-Name
+// (tools/call, prompts/get, resources/read) is encoded with
+// mcpwire.EncodeHeaderValue. Responses are JSON or SSE by Content-Type.
+// SSE streams skip priming events (empty data), comments, events of other
+// types, notifications and server requests (which are not answered over
+// HTTP). 401 and 403 are *HTTPError with the WWW-Authenticate challenge.
+// Redirects are followed within the origin only, without a method change,
+// at most five; TLS is always verified.
+//
+// # stdio
+//
+// Newline-delimited JSON-RPC over a child's stdin/stdout. The child runs
+// with a minimal environment in its own process group, which is killed
+// (after stdin is closed and SIGTERM) when ListTools returns or ctx is
+// cancelled. Lines on stdout that do not start a JSON value are skipped
+// with a warning (servers that log to stdout are common); a line that
+// starts one and is not a valid message is a *ResponseError. Server
+// requests are answered: ping with {}, anything else with -32601. stderr
+// is kept (the last StderrTail bytes).
+//
+// # Bytes and bounds
+//
+// Responses are parsed with jcs, the strict parser the manifest package
+// uses, so the ids and cursors that steer the client are read exactly as
+// manifest.ParseToolList will read them. Observation.Transcript holds the
+// request bodies sent and the response objects as received; it feeds
+// manifest.ParseToolList directly. Each exchange is bounded in time
+// (RequestTimeout, ConnectTimeout, StartupTimeout), in bytes
+// (MaxResponseBytes per body, stream or line) and in SSE events; the list
+// in pages (MaxListPages) and by cursor cycles. Errors are typed
+// (*ProtocolError, *HTTPError, *LimitError, *UnreachableError,
+// *RedirectError, *ResponseError, *VersionError, *ConfigError) and quote
+// at most 200 bytes of server-controlled text, escaped with safetext.
+package mcpclient

@@ -1,0 +1,383 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+)
+
+// maxRedirects is the most redirects followed in a row.
+const maxRedirects = 5
+
+// maxWWWAuthenticate bounds the recorded WWW-Authenticate value.
+const maxWWWAuthenticate = 4 << 10
+
+// reply is what came back for one request.
+type reply struct {
+	msg     *message // the response; nil when the body held none
+	status  int      // HTTP status; 0 on stdio
+	wwwAuth string
+	problem string // why msg is nil, for people (escaped)
+}
+
+// transport carries JSON-RPC messages to one server.
+type transport interface {
+	// roundTrip sends req and returns the response that answers it. A
+	// response with another id is a *ResponseError. startup marks requests
+	// sent before the server first answered (stdio: StartupTimeout).
+	roundTrip(ctx context.Context, req *rpcRequest, startup bool) (*reply, error)
+	// notify sends a notification.
+	notify(ctx context.Context, req *rpcRequest) error
+	// legacySession switches to a legacy session at the negotiated version.
+	legacySession(version string)
+	// close ends the session or the child and completes obs (Stderr).
+	close(obs *Observation)
+}
+
+type httpTransport struct {
+	cfg    *Config
+	obs    *Observation
+	client *http.Client
+	owned  *http.Transport // closed at the end when created here
+	url    string
+
+	headerVersion string // legacy: the negotiated version for Mcp-Protocol-Version
+	sessionID     string
+}
+
+func newHTTPTransport(cfg *Config, obs *Observation) (*httpTransport, error) {
+	t := &httpTransport{cfg: cfg, obs: obs, url: cfg.BaseURL}
+	var c http.Client
+	if cfg.HTTPClient != nil {
+		c = *cfg.HTTPClient
+		if cfg.RootCAs != nil {
+			base, _ := c.Transport.(*http.Transport)
+			if base == nil {
+				base = t.defaultTransport()
+			} else {
+				base = base.Clone()
+			}
+			tc := cfg.tlsConfig()
+			if base.TLSClientConfig != nil {
+				tc = base.TLSClientConfig.Clone()
+				tc.RootCAs = cfg.RootCAs
+			}
+			base.TLSClientConfig = tc
+			c.Transport, t.owned = base, base
+		}
+	} else {
+		t.owned = t.defaultTransport()
+		c.Transport = t.owned
+	}
+	c.CheckRedirect = checkRedirect
+	t.client = &c
+	return t, nil
+}
+
+func (t *httpTransport) defaultTransport() *http.Transport {
+	d := &net.Dialer{Timeout: t.cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            d.DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           4,
+		IdleConnTimeout:        30 * time.Second,
+		TLSHandshakeTimeout:    t.cfg.ConnectTimeout,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+		TLSClientConfig:        t.cfg.tlsConfig(),
+	}
+}
+
+// origin is scheme://host:port with the default port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch u.Scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// checkRedirect follows redirects within the origin of the first request,
+// without a method change, at most maxRedirects.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	status := 0
+	if req.Response != nil {
+		status = req.Response.StatusCode
+	}
+	fail := func(reason string) error {
+		return &RedirectError{Status: status, Location: req.URL.String(), Reason: reason}
+	}
+	switch {
+	case len(via) > maxRedirects:
+		return fail("more than " + strconv.Itoa(maxRedirects) + " redirects")
+	case origin(req.URL) != origin(via[0].URL):
+		return fail("another origin than " + origin(via[0].URL))
+	case req.Method != via[len(via)-1].Method:
+		return fail("it turns the " + via[len(via)-1].Method + " into a " + req.Method)
+	}
+	return nil
+}
+
+func (t *httpTransport) legacySession(version string) {
+	// MCP-Protocol-Version exists from 2025-06-18 on.
+	if version != mcpwire.Rev20250326 {
+		t.headerVersion = version
+	}
+}
+
+// newHTTPRequest builds a POST of body with the configured headers and the
+// MCP headers derived from the body.
+func (t *httpTransport) newHTTPRequest(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	mh, err := requestHeaders(body, t.headerVersion)
+	if err != nil {
+		return nil, err
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, t.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range t.cfg.Headers {
+		hr.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "application/json, text/event-stream")
+	for k, vs := range mh {
+		hr.Header[k] = vs
+	}
+	if t.sessionID != "" {
+		hr.Header.Set(mcpwire.HeaderSessionID, t.sessionID)
+	}
+	return hr, nil
+}
+
+// failure classifies an error from Do or from reading a body.
+func (t *httpTransport) failure(ctx, reqCtx context.Context, method string, err error) error {
+	var re *RedirectError
+	var le *LimitError
+	switch {
+	case errors.As(err, &re):
+		return re
+	case errors.As(err, &le):
+		return le
+	case ctx.Err() != nil:
+		return fmt.Errorf("mcpclient: %s: %w", method, ctx.Err())
+	case reqCtx.Err() != nil:
+		return &LimitError{Method: method, Kind: LimitRequestTime, Max: t.cfg.RequestTimeout.Milliseconds()}
+	}
+	return &UnreachableError{Target: t.url, Err: err}
+}
+
+func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) (*reply, error) {
+	reqCtx, cancel := context.WithTimeout(ctx, t.cfg.RequestTimeout)
+	defer cancel()
+	hr, err := t.newHTTPRequest(reqCtx, http.MethodPost, req.Body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := t.client.Do(hr)
+	if err != nil {
+		return nil, t.failure(ctx, reqCtx, req.Method, err)
+	}
+	defer resp.Body.Close()
+	rep := &reply{status: resp.StatusCode, wwwAuth: clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), maxWWWAuthenticate)}
+	if rep.status == http.StatusUnauthorized || rep.status == http.StatusForbidden {
+		return rep, nil // the caller reports the HTTP error; the body is not read
+	}
+	if req.Method == methodInitialize {
+		if sid := resp.Header.Get(mcpwire.HeaderSessionID); sid != "" {
+			if !validSessionID(sid) {
+				return nil, &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: "the " + mcpwire.HeaderSessionID + " header is not 1-1024 visible ASCII characters"}
+			}
+			t.sessionID = sid
+		}
+	}
+	max := t.cfg.MaxResponseBytes
+	if resp.ContentLength > max {
+		return nil, &LimitError{Method: req.Method, Kind: LimitResponseBytes, Max: max}
+	}
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	if mt == "text/event-stream" {
+		msg, problem, err := t.readSSE(resp.Body, req)
+		if err != nil {
+			return nil, t.failure(ctx, reqCtx, req.Method, err)
+		}
+		rep.msg, rep.problem = msg, problem
+		return rep, nil
+	}
+	body, err := readBounded(resp.Body, max, resp.ContentLength)
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			return nil, &LimitError{Method: req.Method, Kind: LimitResponseBytes, Max: max}
+		}
+		return nil, t.failure(ctx, reqCtx, req.Method, err)
+	}
+	isJSON := mt == "application/json" || strings.HasSuffix(mt, "+json")
+	if !isJSON {
+		// Error bodies are often sent without a JSON Content-Type; a 2xx
+		// answer to a request must say what it is.
+		tb := trimJSONSpace(body)
+		if rep.status < 300 || len(tb) == 0 || tb[0] != '{' {
+			rep.problem = "a body of Content-Type " + quote(ct) + " (" + strconv.Itoa(len(body)) + " bytes)"
+			return rep, nil
+		}
+	}
+	msg, perr := parseMessage(body)
+	switch {
+	case perr != nil:
+		rep.problem = perr.Error()
+	case msg.kind != kindResponse:
+		rep.problem = "a JSON-RPC request or notification where the response was expected"
+	case !msg.answers(req.ID):
+		return nil, &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: "a response with id " + msg.idText() + " to the request with id " + strconv.FormatInt(req.ID, 10)}
+	default:
+		rep.msg = msg
+	}
+	return rep, nil
+}
+
+// readSSE reads events until the response to req. Priming events (empty
+// data), events of other types, server notifications and server requests
+// are skipped: over HTTP this client does not answer server requests (it
+// declares no client capabilities, and 2026-07-28 servers must not send
+// them on a response stream).
+func (t *httpTransport) readSSE(body io.Reader, req *rpcRequest) (*message, string, error) {
+	max := t.cfg.MaxResponseBytes
+	sr := newSSEReader(body, req.Method, max, int(min(max, math.MaxInt)), t.cfg.MaxSSEEvents)
+	ignoredRequests := 0
+	for {
+		ev, err := sr.next()
+		if err == io.EOF {
+			return nil, "the event stream ended without the response", nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if len(trimJSONSpace(ev.data)) == 0 || (ev.typ != "" && ev.typ != "message") {
+			continue
+		}
+		msg, perr := parseMessage(ev.data)
+		if perr != nil {
+			return nil, "an event whose data is " + perr.Error(), nil
+		}
+		switch msg.kind {
+		case kindNotification:
+			continue
+		case kindRequest:
+			if ignoredRequests++; ignoredRequests == 1 {
+				t.obs.warn("the server sent a request (" + quote(msg.method) + ") on the " + req.Method + " response stream; it was not answered")
+			}
+			continue
+		}
+		if !msg.answers(req.ID) {
+			return nil, "", &ResponseError{Method: req.Method, Reason: "the event stream carried a response with id " + msg.idText() + " to the request with id " + strconv.FormatInt(req.ID, 10)}
+		}
+		return msg, "", nil
+	}
+}
+
+var errTooLarge = errors.New("body too large")
+
+// readBounded reads all of r, failing with errTooLarge past max bytes.
+func readBounded(r io.Reader, max, hint int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if hint > 0 && hint <= max {
+		buf.Grow(int(hint) + 1)
+	}
+	n, err := buf.ReadFrom(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > max {
+		return nil, errTooLarge
+	}
+	return buf.Bytes(), nil
+}
+
+func validSessionID(s string) bool {
+	if len(s) > 1024 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// notify POSTs a notification and expects 202 Accepted.
+func (t *httpTransport) notify(ctx context.Context, req *rpcRequest) error {
+	reqCtx, cancel := context.WithTimeout(ctx, t.cfg.RequestTimeout)
+	defer cancel()
+	hr, err := t.newHTTPRequest(reqCtx, http.MethodPost, req.Body)
+	if err != nil {
+		return err
+	}
+	resp, err := t.client.Do(hr)
+	if err != nil {
+		return t.failure(ctx, reqCtx, req.Method, err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	switch {
+	case resp.StatusCode == http.StatusAccepted:
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		t.obs.warn(fmt.Sprintf("%s was answered with HTTP %d instead of 202", req.Method, resp.StatusCode))
+	default:
+		return &HTTPError{Method: req.Method, Status: resp.StatusCode, WWWAuthenticate: clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), maxWWWAuthenticate)}
+	}
+	return nil
+}
+
+// close ends a legacy session with DELETE (405 means the server does not
+// allow that) and releases connections.
+func (t *httpTransport) close(*Observation) {
+	if t.owned != nil {
+		defer t.owned.CloseIdleConnections()
+	}
+	if t.sessionID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), min(t.cfg.RequestTimeout, 5*time.Second))
+	defer cancel()
+	hr, err := http.NewRequestWithContext(ctx, http.MethodDelete, t.url, nil)
+	if err != nil {
+		return
+	}
+	for k, vs := range t.cfg.Headers {
+		hr.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	hr.Header.Set(mcpwire.HeaderSessionID, t.sessionID)
+	if t.headerVersion != "" {
+		hr.Header.Set(mcpwire.HeaderProtocolVersion, t.headerVersion)
+	}
+	resp, err := t.client.Do(hr)
+	if err != nil {
+		t.obs.warn("ending the session with DELETE failed: " + t.failure(ctx, ctx, "DELETE", err).Error())
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		t.obs.warn(fmt.Sprintf("ending the session with DELETE was answered with HTTP %d", resp.StatusCode))
+	}
+}

@@ -1,0 +1,378 @@
+// Package mockserver is a strict, configurable MCP server for tests, the
+// demo and `mcpdrift mock-server`.
+//
+// It is strict by default: it validates what a conformant client must send
+// and refuses everything else with the status and JSON-RPC error the
+// specification gives (docs/mcp-protocol.md §4.8, §5.5), because a mock
+// that accepts anything cannot prove that a client sends anything. Its
+// knobs (Config) make it serve paginated, per-connection, swapped,
+// anonymous or hostile tool lists; every request is recorded in a bounded
+// log (Server.Log) so that tests can see what the client sent.
+//
+// It serves the MCP endpoint as an http.Handler (at whatever path it is
+// mounted; Streamable HTTP in both eras) and newline-delimited JSON-RPC
+// with ServeStdio. Tool objects are served with their exact bytes: results
+// are assembled by byte concatenation, never by re-encoding. (On stdio, CR
+// and LF bytes, which in valid JSON can only be insignificant whitespace,
+// become spaces, because a stdio message must be one line; in SSE a
+// multi-line body is split over several data: lines, which a client joins
+// with LF.)
+//
+// tools/call is a trivial echo with no side effects: every known tool
+// answers {"content":[{"type":"text","text":"ok"}]}.
+package mockserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server is the mock. It is safe for concurrent use.
+type Server struct {
+	cfg            Config
+	modernVersions []string
+	legacyVersions []string
+	allVersions    []string
+	serverInfo     []byte
+	cacheScope     string
+	hostile        map[string]bool
+
+	tools     atomic.Pointer[toolSet]
+	connTools map[int]*toolSet
+	anon      *toolSet
+
+	connSeq    atomic.Int64
+	sessionSeq atomic.Int64
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	order    []string // session ids, oldest first
+	remote   map[string]int
+	log      []LogEntry
+	logNext  int
+	logTotal int
+
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+type session struct {
+	id          string
+	version     string
+	conn        int
+	initialized bool // notifications/initialized received
+}
+
+// toolSet is an immutable tool list.
+type toolSet struct {
+	raws  [][]byte
+	names []string // "" when a tool has no string name
+}
+
+func newToolSet(tools []json.RawMessage) (*toolSet, error) {
+	ts := &toolSet{raws: make([][]byte, 0, len(tools)), names: make([]string, 0, len(tools))}
+	for i, t := range tools {
+		if !json.Valid(t) {
+			return nil, fmt.Errorf("tool %d is not valid JSON", i)
+		}
+		b := append([]byte(nil), t...)
+		var probe struct {
+			Name *string `json:"name"`
+		}
+		name := ""
+		if json.Unmarshal(b, &probe) == nil && probe.Name != nil {
+			name = *probe.Name
+		}
+		ts.raws = append(ts.raws, b)
+		ts.names = append(ts.names, name)
+	}
+	return ts, nil
+}
+
+func (ts *toolSet) find(name string) ([]byte, bool) {
+	for i, n := range ts.names {
+		if n == name {
+			return ts.raws[i], true
+		}
+	}
+	return nil, false
+}
+
+// New builds a server from cfg (defaults filled in; cfg's slices are copied).
+func New(cfg Config) (*Server, error) {
+	if len(cfg.SupportedVersions) == 0 {
+		cfg.SupportedVersions = DefaultVersions
+	}
+	s := &Server{
+		sessions: map[string]*session{},
+		remote:   map[string]int{},
+		hostile:  map[string]bool{},
+		done:     make(chan struct{}),
+	}
+	for _, v := range cfg.SupportedVersions {
+		if !versionRE.MatchString(v) {
+			return nil, fmt.Errorf("mockserver: version %q is not YYYY-MM-DD", v)
+		}
+		if slices.Contains(s.allVersions, v) {
+			continue
+		}
+		s.allVersions = append(s.allVersions, v)
+		if isModernRev(v) {
+			if cfg.Era != LegacyOnly {
+				s.modernVersions = append(s.modernVersions, v)
+			}
+		} else if cfg.Era != ModernOnly {
+			s.legacyVersions = append(s.legacyVersions, v)
+		}
+	}
+	// The versions this server actually speaks, in the configured order.
+	s.allVersions = slices.DeleteFunc(s.allVersions, func(v string) bool {
+		return !slices.Contains(s.modernVersions, v) && !slices.Contains(s.legacyVersions, v)
+	})
+	if len(s.allVersions) == 0 {
+		return nil, fmt.Errorf("mockserver: no supported version is left for era %s", cfg.Era)
+	}
+	if cfg.PageSize < 0 {
+		return nil, errors.New("mockserver: PageSize must be >= 0")
+	}
+	if cfg.TTLMs < 0 {
+		return nil, errors.New("mockserver: TTLMs must be >= 0")
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = "mcpdrift-mockserver"
+	}
+	if cfg.ServerVersion == "" {
+		cfg.ServerVersion = "0.0.0"
+	}
+	s.cacheScope = cfg.CacheScope
+	if s.cacheScope == "" {
+		s.cacheScope = "public"
+		if cfg.RequireAuth != "" {
+			s.cacheScope = "private"
+		}
+	}
+	if s.cacheScope != "public" && s.cacheScope != "private" {
+		return nil, fmt.Errorf("mockserver: CacheScope must be public or private, not %q", s.cacheScope)
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxAdminBodyBytes <= 0 {
+		cfg.MaxAdminBodyBytes = DefaultMaxAdminBodyBytes
+	}
+	if cfg.LogLimit <= 0 {
+		cfg.LogLimit = DefaultLogLimit
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if len(cfg.HostileMethods) == 0 {
+		cfg.HostileMethods = []string{"tools/list"}
+	}
+	for _, m := range cfg.HostileMethods {
+		s.hostile[m] = true
+	}
+	info, err := json.Marshal(struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}{cfg.ServerName, cfg.ServerVersion})
+	if err != nil {
+		return nil, err
+	}
+	s.serverInfo = info
+
+	ts, err := newToolSet(cfg.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("mockserver: Tools: %w", err)
+	}
+	s.tools.Store(ts)
+	s.connTools = map[int]*toolSet{}
+	for n, tools := range cfg.ConnectionTools {
+		if s.connTools[n], err = newToolSet(tools); err != nil {
+			return nil, fmt.Errorf("mockserver: ConnectionTools[%d]: %w", n, err)
+		}
+	}
+	if cfg.AnonymousTools != nil {
+		if s.anon, err = newToolSet(cfg.AnonymousTools); err != nil {
+			return nil, fmt.Errorf("mockserver: AnonymousTools: %w", err)
+		}
+	}
+	cfg.Tools, cfg.ConnectionTools, cfg.AnonymousTools = nil, nil, nil
+	cfg.SupportedVersions = slices.Clone(cfg.SupportedVersions)
+	cfg.HostileMethods = slices.Clone(cfg.HostileMethods)
+	s.cfg = cfg
+	return s, nil
+}
+
+// MustNew is New that panics on a bad Config (for tests).
+func MustNew(cfg Config) *Server {
+	s, err := New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// SetTools atomically replaces the default tool list (each must be valid
+// JSON). The next tools/list of every connection and session that is not
+// pinned by ConnectionTools, and not anonymous, sees it.
+func (s *Server) SetTools(tools []json.RawMessage) error {
+	ts, err := newToolSet(tools)
+	if err != nil {
+		return err
+	}
+	s.tools.Store(ts)
+	return nil
+}
+
+// ReloadFile loads a manifest file (LoadToolsFile) and SetTools it.
+func (s *Server) ReloadFile(path string) (int, error) {
+	tools, err := LoadToolsFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return len(tools), s.SetTools(tools)
+}
+
+// Tools returns a copy of the current default tool list.
+func (s *Server) Tools() []json.RawMessage {
+	ts := s.tools.Load()
+	out := make([]json.RawMessage, len(ts.raws))
+	for i, r := range ts.raws {
+		out[i] = append(json.RawMessage(nil), r...)
+	}
+	return out
+}
+
+// SupportedVersions are the versions the server speaks (after the era
+// filter), in the configured order.
+func (s *Server) SupportedVersions() []string { return slices.Clone(s.allVersions) }
+
+// Close ends never-ending and oversized streams in progress and stops
+// ServeStdio loops. It does not close listeners (that is the http.Server's
+// job). Idempotent.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+}
+
+func (s *Server) toolsFor(conn int, anonymous bool) *toolSet {
+	if anonymous && s.anon != nil {
+		return s.anon
+	}
+	if ts, ok := s.connTools[conn]; ok {
+		return ts
+	}
+	return s.tools.Load()
+}
+
+type connKey struct{}
+
+type connSlot struct{ n atomic.Int64 }
+
+// ConnContext is meant for http.Server.ConnContext: it lets the server
+// number TCP connections exactly (for ConnectionTools and the log).
+// Without it connections are told apart by the request's RemoteAddr.
+func (s *Server) ConnContext(ctx context.Context, _ net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, &connSlot{})
+}
+
+// connNumber numbers connections in the order of their first request.
+func (s *Server) connNumber(r *http.Request) int {
+	if slot, ok := r.Context().Value(connKey{}).(*connSlot); ok {
+		if n := slot.n.Load(); n != 0 {
+			return int(n)
+		}
+		n := s.connSeq.Add(1)
+		if slot.n.CompareAndSwap(0, n) {
+			return int(n)
+		}
+		return int(slot.n.Load())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n, ok := s.remote[r.RemoteAddr]; ok {
+		return n
+	}
+	if len(s.remote) >= 4096 {
+		clear(s.remote)
+	}
+	n := int(s.connSeq.Add(1))
+	s.remote[r.RemoteAddr] = n
+	return n
+}
+
+// Connections is the number of connections (HTTP and stdio) seen so far.
+func (s *Server) Connections() int { return int(s.connSeq.Load()) }
+
+// Sessions is the number of legacy sessions started so far (ended ones
+// included).
+func (s *Server) Sessions() int { return int(s.sessionSeq.Load()) }
+
+func (s *Server) newSession(version string) *session {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	n := int(s.sessionSeq.Add(1))
+	ss := &session{id: "mock-" + hex.EncodeToString(b[:]), version: version, conn: n}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.order) >= s.cfg.MaxSessions {
+		delete(s.sessions, s.order[0])
+		s.order = s.order[1:]
+	}
+	s.sessions[ss.id] = ss
+	s.order = append(s.order, ss.id)
+	return ss
+}
+
+func (s *Server) session(id string) (session, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, ok := s.sessions[id]
+	if !ok {
+		return session{}, false
+	}
+	return *ss, true
+}
+
+func (s *Server) markInitialized(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss, ok := s.sessions[id]; ok {
+		ss.initialized = true
+	}
+}
+
+func (s *Server) endSession(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.sessions[id]; !ok {
+		return false
+	}
+	delete(s.sessions, id)
+	s.order = slices.DeleteFunc(s.order, func(x string) bool { return x == id })
+	return true
+}
+
+// sleep waits d, or less if ctx ends or the server closes.
+func (s *Server) sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-s.done:
+	}
+}

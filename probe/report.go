@@ -1,0 +1,51 @@
+package probe
+
+// Target describes what was probed.
+type Target struct {
+	// URL of a Streamable HTTP server, or Command of a stdio server (the
+	// argv, as typed).
+	URL     string   `json:"url,omitempty"`
+	Command []string `json:"command,omitempty"`
+	Class   string   `json:"class"`
+}
+
+// Protocol is what the run established about the protocol.
+type Protocol struct {
+	Era           string `json:"era"`
+	Revision      string `json:"protocol_revision"` // "" = unknown
+	Reason        string `json:"revision_reason,omitempty"`
+	LegacyVersion string `json:"legacy_session_version,omitempty"`
+	ServerName    string `json:"server_name,omitempty"`
+	ServerVersion string `json:"server_version,omitempty"`
+}
+
+// Served summarises the primary observation.
+type Served struct {
+	ManifestDigest string `json:"manifest_digest,omitempty"`
+	ToolCount      int    `json:"tool_count"`
+	Pages          int    `json:"pages"`
+	Completeness   string `json:"tools_list_complete"`
+	SecondCompared bool   `json:"second_connection_compared"`
+}
+
+// Declared summarises the manifest compared against.
+type Declared struct {
+	Source         string `json:"source"`
+	ManifestDigest string `json:"manifest_digest,omitempty"`
+	ToolCount      int    `json:"tool_count"`
+}
+
+// Report is the JSON drift report (ReportSchemaID).
+type Report struct {
+	Schema      string      `json:"schema"`
+	Target      Target      `json:"target"`
+	Protocol    Protocol    `json:"protocol"`
+	Declared    Declared    `json:"declared"`
+	Served      *Served     `json:"served"`
+	AuthPosture AuthPosture `json:"auth_posture"`
+	Compared    bool        `json:"compared"`
+	Findings    []Finding   `json:"findings"`
+	Notes       []string    `json:"notes"`
+	Warnings    []string    `json:"warnings"`
+	ExitCode    int         `json:"exit_code"`
+}

@@ -1,0 +1,205 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcpdrift/mcpdrift/catalog"
+	"github.com/mcpdrift/mcpdrift/gate"
+	"github.com/mcpdrift/mcpdrift/probe"
+	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
+
+// DriftFormats lists the formats of RenderDrift.
+func DriftFormats() []string { return []string{"json", "text", "sarif", "markdown"} }
+
+// RenderDrift writes a live drift report.
+func RenderDrift(w io.Writer, r *probe.Report, format string, opt Options) error {
+	if r.Findings == nil {
+		r.Findings = []probe.Finding{}
+	}
+	if r.Notes == nil {
+		r.Notes = []string{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	switch format {
+	case "json":
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		_, err := w.Write(jsonEscapeInvisible(buf.Bytes()))
+		return err
+	case "text":
+		return driftText(w, r, opt)
+	case "markdown":
+		return driftMarkdown(w, r)
+	case "sarif":
+		return driftSARIF(w, r, opt)
+	}
+	return fmt.Errorf("unknown drift format %q (known: %s)", format, strings.Join(DriftFormats(), ", "))
+}
+
+func targetText(t probe.Target) string {
+	if t.URL != "" {
+		return t.URL
+	}
+	return "stdio: " + strings.Join(t.Command, " ")
+}
+
+func levelColor(level string) string {
+	switch level {
+	case probe.LevelError:
+		return ansiRed
+	case probe.LevelWarn:
+		return ansiYellow
+	}
+	return ""
+}
+
+func driftText(w io.Writer, r *probe.Report, opt Options) error {
+	t := &textWriter{color: opt.Color}
+	status := "NO FINDING"
+	color := ansiGreen
+	switch r.ExitCode {
+	case probe.ExitFindings:
+		status, color = "FINDINGS", ansiRed
+	case probe.ExitUnreachable:
+		status, color = "INCONCLUSIVE", ansiYellow
+	}
+	t.line("mcpdrift drift: %s", t.paint(color, status))
+	t.line("  target:    %s (classified %s)", safetext.Quote(targetText(r.Target)), e(r.Target.Class))
+	rev := r.Protocol.Revision
+	if rev == "" {
+		rev = "unknown"
+	}
+	t.line("  protocol:  %s era, revision %s", orNone(r.Protocol.Era), e(rev))
+	if r.Protocol.ServerName != "" || r.Protocol.ServerVersion != "" {
+		t.line("  server:    %s %s", safetext.Quote(r.Protocol.ServerName), safetext.Quote(r.Protocol.ServerVersion))
+	}
+	t.line("  declared:  %s (%s)", safetext.Quote(r.Declared.Source), tools(r.Declared.ToolCount))
+	if r.Served != nil {
+		t.line("  served:    %s in %d page(s), tools/list %s %s", tools(r.Served.ToolCount), r.Served.Pages, e(r.Served.Completeness), digestText(r.Served.ManifestDigest))
+	}
+	ap := r.AuthPosture
+	if ap.Applicable {
+		t.line("  auth:      credentials presented %t (headers: %s), anonymous probe %s", ap.AuthorizationPresented, e(strings.Join(ap.HeaderNames, ", ")), e(ap.AnonymousProbe))
+	}
+	if len(r.Findings) > 0 {
+		t.line("")
+		t.line("%s", t.paint(ansiBold, fmt.Sprintf("Findings (%d)", len(r.Findings))))
+		for _, f := range r.Findings {
+			head := t.paint(levelColor(f.Level), fmt.Sprintf("%-5s", f.Level)) + " " + e(f.RuleID)
+			if f.Tool != "" {
+				head += "  " + safetext.Quote(f.Tool)
+			}
+			t.line("  %s", head)
+			t.line("        %s", e(f.Message))
+			for _, c := range f.Changes {
+				t.line("        - %s", schemadiff.Sentence(c, safetext.Quote))
+			}
+		}
+	}
+	for _, n := range r.Notes {
+		t.line("")
+		t.line("Note: %s", e(n))
+	}
+	for _, wn := range r.Warnings {
+		t.line("")
+		t.line("%s %s", t.paint(ansiYellow, "Warning:"), e(wn))
+	}
+	t.line("")
+	switch r.ExitCode {
+	case probe.ExitOK:
+		t.line("Exit 0: no finding.")
+	case probe.ExitFindings:
+		t.line("Exit 1: findings need review.")
+	default:
+		t.line("Exit %d: nothing was compared.", r.ExitCode)
+	}
+	_, err := io.WriteString(w, t.b.String())
+	return err
+}
+
+func driftMarkdown(w io.Writer, r *probe.Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### mcpdrift drift: %d finding(s)\n\n", len(r.Findings))
+	fmt.Fprintf(&b, "Target %s (classified %s), declared %s. Exit %d.\n", mdCode(targetText(r.Target)), mdEscape(r.Target.Class), mdCode(r.Declared.Source), r.ExitCode)
+	if len(r.Findings) > 0 {
+		b.WriteString("\n| level | rule | tool | message |\n|---|---|---|---|\n")
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdEscape(f.Level), mdCode(f.RuleID), mdCode(f.Tool), mdEscape(f.Message))
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\n> %s\n", mdEscape(n))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func driftSARIF(w io.Writer, r *probe.Report, opt Options) error {
+	served := ""
+	if r.Served != nil {
+		served = r.Served.ManifestDigest
+	}
+	// The builder keys fingerprints and logical locations on a server id
+	// and an observed digest; for a live run those are the target and the
+	// served digest.
+	g := &gate.Report{Schema: r.Schema, ServerID: targetText(r.Target), Verdict: "drift", Mode: "live", ExitCode: r.ExitCode, ObservedManifestDigest: &served}
+	s := &sarifBuilder{r: g, opt: opt, index: map[string]int{}}
+	for i, en := range catalog.All() {
+		s.rules = append(s.rules, ruleFor(en))
+		s.index[en.Code] = i
+	}
+	s.results = []sarifResult{}
+	for _, f := range r.Findings {
+		id, idx := s.ruleIndex(f.RuleID)
+		msg := sarifEscape(f.Message)
+		if f.Tool != "" {
+			msg = "tool " + sarifQuote(f.Tool) + ": " + msg
+		}
+		for _, c := range f.Changes {
+			msg += "; " + schemadiff.Sentence(c, sarifQuote)
+		}
+		level := "note"
+		switch f.Level {
+		case probe.LevelError:
+			level = "error"
+		case probe.LevelWarn:
+			level = "warning"
+		}
+		s.results = append(s.results, sarifResult{
+			RuleID: id, RuleIndex: idx, Level: level, Message: sarifMessage{Text: msg},
+			Locations:           s.location(f.Tool),
+			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(g.ServerID, f.Tool, f.RuleID, "", served)},
+			Properties:          sarifResultProps{Kind: string(catalog.Finding), Severity: sarifEscape(f.Severity)},
+		})
+	}
+	log := sarifLog{
+		Schema:  sarifSchemaURI,
+		Version: sarifVersion,
+		Runs: []sarifRun{{
+			Tool:        sarifTool{Driver: sarifDriver{Name: toolName, InformationURI: toolInfoURI, Version: sarifEscape(opt.ToolVersion), Rules: s.rules}},
+			Invocations: []sarifInvocation{{ExecutionSuccessful: true, ExitCode: r.ExitCode}},
+			Results:     s.results,
+			Properties:  sarifRunProps{Schema: sarifEscape(r.Schema), Verdict: "drift", ExitCode: r.ExitCode, ServerID: sarifEscape(g.ServerID), Mode: "live"},
+		}},
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&log); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonEscapeInvisible(buf.Bytes()))
+	return err
+}
