@@ -2,15 +2,21 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpdrift/mcpdrift/examples"
 	"github.com/mcpdrift/mcpdrift/gate"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/mockserver"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -18,6 +24,7 @@ import (
 
 func newDemo(e *env) *cobra.Command {
 	var keep, format, color string
+	var noLive bool
 	cmd := &cobra.Command{
 		Use:   "demo [--keep DIR] [--format text|json|markdown|sarif]",
 		Short: "Observe a bundled manifest, pin it, observe a rug-pulled version, and show what drifted (no network)",
@@ -99,12 +106,78 @@ func newDemo(e *env) *cobra.Command {
 			if err := report.Render(&buf, r, format, report.Options{ToolVersion: version(), Color: useColor(e, "", color), ArtifactURI: "observed.v2.json"}); err != nil {
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
-			_, err = e.stdout.Write(buf.Bytes())
-			return err
+			if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+				return err
+			}
+			if noLive {
+				return nil
+			}
+			return demoLive(e, format, color)
 		},
 	}
+	cmd.Flags().BoolVar(&noLive, "no-live", false, "skip the live part (the bundled mock server on loopback)")
 	cmd.Flags().StringVar(&keep, "keep", "", "also write the demo's artifacts (observed, declared, policy) to DIR")
 	cmd.Flags().StringVar(&format, "format", "text", "report format")
 	cmd.Flags().StringVar(&color, "color", "auto", "auto|always|never")
 	return cmd
+}
+
+// demoLive serves the approved list from the bundled strict mock server on
+// loopback, pins it over the wire, swaps the tools while the server runs (a
+// live rug pull) and drifts the server against the pinned manifest.
+func demoLive(e *env, format, color string) error {
+	say := func(format string, a ...any) { fmt.Fprintf(e.stderr, format, a...) }
+	v1, err := mockserver.LoadTools(examples.V1)
+	if err != nil {
+		return err
+	}
+	v2, err := mockserver.LoadTools(examples.V2RugPull)
+	if err != nil {
+		return err
+	}
+	srv, err := mockserver.New(mockserver.Config{Tools: v1, PageSize: 2, ServerName: "acme-github", ServerVersion: "1.0.0"})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return &exitError{ExitInconclusive, "demo: cannot listen on loopback: " + safetext.Escape(err.Error())}
+	}
+	hs := &http.Server{Handler: srv, ConnContext: srv.ConnContext, ReadHeaderTimeout: 5 * time.Second}
+	go hs.Serve(ln)
+	defer hs.Close()
+	url := "http://" + ln.Addr().String() + "/mcp"
+	dir, err := os.MkdirTemp("", "mcpdrift-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	manifestPath := filepath.Join(dir, "approved.tools-list.json")
+	if err := os.WriteFile(manifestPath, examples.V1, 0o644); err != nil {
+		return err
+	}
+	say("\n6. live: the bundled strict mock serves the approved list at %s (2 tools a page, 2026-07-28)\n", url)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := mcpclient.Config{BaseURL: url, ClientName: "mcpdrift", ClientVersion: version()}
+	obs, tl, err := observeLive(ctx, cfg)
+	if err != nil {
+		return liveError(url, err)
+	}
+	o := manifest.BuildObserved("acme-github", tl, manifest.Completeness(obs.Completeness), nil)
+	say("   pinned over the wire: %d tools in %d pages, %s, manifest_digest %s\n", len(tl.Tools), obs.Pages, obs.Completeness, *o.Observed.ManifestDigest)
+	if err := srv.SetTools(v2); err != nil {
+		return err
+	}
+	say("7. the server swaps its tools while it runs (a rug pull); drift it against the approved manifest:\n\n")
+	sub := &env{stdin: e.stdin, stdout: e.stdout, stderr: e.stderr}
+	root := newRoot(sub)
+	root.SetArgs([]string{"drift", manifestPath, "--base-url", url, "--format", format, "--color", color})
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	if err := root.Execute(); err != nil {
+		return err
+	}
+	return nil
 }

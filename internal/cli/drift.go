@@ -37,9 +37,9 @@ type liveFlags struct {
 	preferLegacy bool
 }
 
-func (l *liveFlags) register(cmd *cobra.Command) {
+func (l *liveFlags) register(cmd *cobra.Command, urlFlag string) {
 	f := cmd.Flags()
-	f.StringVar(&l.baseURL, "base-url", "", "Streamable HTTP endpoint of the server")
+	f.StringVar(&l.baseURL, urlFlag, "", "Streamable HTTP endpoint of the server")
 	f.BoolVar(&l.stdio, "stdio", false, "run the server given after -- as a child process and speak stdio (it runs with a minimal environment; see README)")
 	f.StringArrayVar(&l.headers, "header", nil, "NAME=VALUE sent on every HTTP request (repeatable); names are recorded, values never")
 	f.StringArrayVar(&l.passEnv, "pass-env", nil, "environment variable the stdio child inherits (repeatable)")
@@ -55,7 +55,7 @@ func (l *liveFlags) config(argv []string) (mcpclient.Config, error) {
 	cfg := mcpclient.Config{ClientName: "mcpdrift", ClientVersion: version(), MaxListPages: l.maxPages, MaxResponseBytes: l.maxResponse}
 	switch {
 	case l.stdio && l.baseURL != "":
-		return cfg, usageErr("give --base-url or --stdio, not both")
+		return cfg, usageErr("give a URL or --stdio, not both")
 	case l.stdio:
 		if len(argv) == 0 {
 			return cfg, usageErr("--stdio needs the server's command after --, for example: --stdio -- npx -y @modelcontextprotocol/server-everything")
@@ -71,7 +71,7 @@ func (l *liveFlags) config(argv []string) (mcpclient.Config, error) {
 		}
 		cfg.BaseURL = l.baseURL
 	default:
-		return cfg, usageErr("give --base-url URL or --stdio -- CMD ARGS...")
+		return cfg, usageErr("give a URL (--base-url, --url) or --stdio -- CMD ARGS...")
 	}
 	if l.maxPages < 1 {
 		return cfg, usageErr("--max-list-pages must be at least 1")
@@ -276,7 +276,7 @@ could not be reached or did not answer usably.`,
 			return nil
 		},
 	}
-	live.register(cmd)
+	live.register(cmd, "base-url")
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "text", "json|text|sarif|markdown")
 	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")

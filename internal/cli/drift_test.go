@@ -268,3 +268,43 @@ func init() {
 		os.Exit(0)
 	}
 }
+
+func TestPinLive(t *testing.T) {
+	s, url := mock(t, mockserver.Config{PageSize: 2, ServerName: "acme-mcp", ServerVersion: "2.4.0"}, exampleV1)
+	dir := t.TempDir()
+	decl := filepath.Join(dir, "declared.json")
+	code, _, stderr := run(t, "", "pin", "--url", url, "--server-id", "acme-github", "-o", decl)
+	if code != 0 {
+		t.Fatalf("pin --url: %d %s", code, stderr)
+	}
+	snap, err := os.ReadFile(filepath.Join(dir, "declared.snapshot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"endpoint": "` + url + `"`, `"server_name": "acme-mcp"`, `"server_version": "2.4.0"`} {
+		if !strings.Contains(string(snap), want) {
+			t.Errorf("snapshot lacks %s", want)
+		}
+	}
+	// The live baseline equals the one pinned from the saved file.
+	d2 := filepath.Join(dir, "d2.json")
+	run(t, "", "pin", "--input", exampleV1, "--server-id", "acme-github", "-o", d2, "--no-snapshot")
+	a, _ := os.ReadFile(decl)
+	b, _ := os.ReadFile(d2)
+	if string(a) != string(b) {
+		t.Error("a live baseline differs from the file baseline of the same tools")
+	}
+	// A capped listing is refused, and nothing is written.
+	capped := filepath.Join(dir, "capped.json")
+	code, _, stderr = run(t, "", "pin", "--url", url, "--server-id", "acme-github", "-o", capped, "--max-list-pages", "1")
+	if code != 2 || !strings.Contains(stderr, "capped") {
+		t.Errorf("capped: %d %s", code, stderr)
+	}
+	if _, err := os.Stat(capped); !os.IsNotExist(err) {
+		t.Error("a refused pin wrote a file")
+	}
+	_ = s
+	if code, _, _ := run(t, "", "pin", "--url", url, "--input", exampleV1, "--server-id", "x"); code != 2 {
+		t.Error("two sources accepted")
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -133,29 +134,53 @@ func newPin(e *env) *cobra.Command {
 		allowEmpty, noSnapshot                          bool
 		maxInput                                        int64
 		id                                              identityFlags
+		live                                            liveFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "pin (--observed FILE | --input FILE --server-id ID) [-o FILE] [--snapshot FILE | --no-snapshot]",
+		Use:   "pin (--observed FILE | --input FILE --server-id ID | --url URL | --stdio -- CMD ARGS...) [-o FILE] [--snapshot FILE | --no-snapshot]",
 		Short: "Promote a clean, complete observation to a declared baseline (assay.declared_mcp_manifest.v0)",
 		Long: `With --observed, promotes an observed record (digests only).
-With --input, observes a saved tools/list and pins it in one step, and keeps the
-raw tool definitions in a snapshot beside the baseline (declared.json →
-declared.snapshot.json) so that later checks can say how tools changed;
---no-snapshot turns that off, --snapshot FILE chooses the path.
-Pin refuses an observation that is partial, of unknown completeness, ambiguous,
-empty (unless --allow-empty) or not observed, and says why.`,
-		Args: cobra.NoArgs,
+With --input, observes a saved tools/list and pins it in one step.
+With --url or --stdio, captures a live baseline from a running server; the
+server's reported name and version and the endpoint are kept in the snapshot.
+--input, --url and --stdio keep the raw tool definitions in a snapshot beside
+the baseline (declared.json → declared.snapshot.json) so that later checks can
+say how tools changed; --no-snapshot turns that off, --snapshot FILE chooses the
+path.
+Pin refuses an observation that is partial (a capped or cyclic page chain
+included), of unknown completeness, ambiguous, empty (unless --allow-empty) or
+not observed, and says why.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (observed == "") == (input == "") {
-				return usageErr("give exactly one of --observed or --input")
+			var argv []string
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				if dash != 0 {
+					return usageErr("pin takes no positional arguments (a stdio command goes after --)")
+				}
+				argv = args
+			} else if len(args) > 0 {
+				return usageErr("pin takes no positional arguments (a stdio command goes after --)")
+			}
+			isLive := live.baseURL != "" || live.stdio
+			sources := 0
+			for _, b := range []bool{observed != "", input != "", isLive} {
+				if b {
+					sources++
+				}
+			}
+			if sources != 1 {
+				return usageErr("give exactly one of --observed, --input, --url or --stdio")
 			}
 			var (
-				o  *manifest.Observed
-				tl *manifest.ToolList
+				o      *manifest.Observed
+				tl     *manifest.ToolList
+				source string
+				ident  = id.identity()
 			)
-			if observed != "" {
+			switch {
+			case observed != "":
+				source = observed
 				if snapshot != "" {
-					return usageErr("--snapshot needs --input: an observed record holds digests, not tool definitions")
+					return usageErr("--snapshot needs --input, --url or --stdio: an observed record holds digests, not tool definitions")
 				}
 				src, err := readInput(e, observed, maxInput)
 				if err != nil {
@@ -164,30 +189,62 @@ empty (unless --allow-empty) or not observed, and says why.`,
 				if o, err = manifest.ParseObserved(src, observed); err != nil {
 					return &exitError{ExitUsage, err.Error()}
 				}
-			} else {
+			default:
 				if serverID == "" {
-					return usageErr("--server-id is required with --input")
+					return usageErr("--server-id is required with --input, --url and --stdio")
 				}
 				c, err := loadClassifier(rules)
 				if err != nil {
 					return err
 				}
-				src, err := readInput(e, input, maxInput)
-				if err != nil {
-					return err
+				comp := manifest.Unknown
+				if input != "" {
+					source = input
+					src, err := readInput(e, input, maxInput)
+					if err != nil {
+						return err
+					}
+					if tl, err = manifest.ParseToolList(src); err != nil {
+						return inputErr(input, err)
+					}
+					comp = tl.Completeness
+				} else {
+					cfg, err := live.config(argv)
+					if err != nil {
+						return err
+					}
+					_, target := targetOf(cfg)
+					source = target
+					ctx, cancel := context.WithTimeout(context.Background(), live.timeout)
+					defer cancel()
+					obs, ltl, err := observeLive(ctx, cfg)
+					if err != nil {
+						return liveError(target, err)
+					}
+					tl, comp = ltl, manifest.Completeness(obs.Completeness)
+					if obs.CapReached {
+						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the listing was capped at %d pages, so it is partial (raise --max-list-pages)", safetext.Quote(target), live.maxPages)}
+					}
+					if obs.CursorCycle {
+						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server's cursors cycle, so the listing is partial", safetext.Quote(target))}
+					}
+					if ident.Endpoint == "" {
+						ident.Endpoint = target
+					}
+					if obs.ServerInfo != nil {
+						if ident.ServerName == "" {
+							ident.ServerName = obs.ServerInfo.Name
+						}
+						if ident.ServerVersion == "" {
+							ident.ServerVersion = obs.ServerInfo.Version
+						}
+					}
 				}
-				if tl, err = manifest.ParseToolList(src); err != nil {
-					return inputErr(input, err)
-				}
-				o = manifest.BuildObserved(serverID, tl, tl.Completeness, c)
+				o = manifest.BuildObserved(serverID, tl, comp, c)
 			}
 			d, err := manifest.Pin(o, manifest.PinOptions{AllowEmpty: allowEmpty})
 			if err != nil {
-				src := observed
-				if src == "" {
-					src = input
-				}
-				return inputErr(src, err)
+				return inputErr(source, err)
 			}
 			b, err := manifest.MarshalArtifact(d)
 			if err != nil {
@@ -201,7 +258,7 @@ empty (unless --allow-empty) or not observed, and says why.`,
 				if path == "" {
 					fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")
 				} else {
-					sb, err := manifest.MarshalSnapshot(o.Server.ID, id.identity(), tl, tl.Completeness)
+					sb, err := manifest.MarshalSnapshot(o.Server.ID, ident, tl, o.Observed.ToolsListComplete)
 					if err != nil {
 						return err
 					}
@@ -213,11 +270,12 @@ empty (unless --allow-empty) or not observed, and says why.`,
 			return writeOutput(e, out, b)
 		},
 	}
+	live.register(cmd, "url")
 	f := cmd.Flags()
 	f.StringVar(&observed, "observed", "", "observed record (file, or - for stdin)")
 	f.StringVar(&input, "input", "", "saved tools/list to observe and pin in one step")
-	f.StringVar(&serverID, "server-id", "", "server id (with --input)")
-	f.StringVar(&rules, "rules", "", "YAML privilege rules (with --input)")
+	f.StringVar(&serverID, "server-id", "", "server id (with --input, --url, --stdio)")
+	f.StringVar(&rules, "rules", "", "YAML privilege rules (with --input, --url, --stdio)")
 	f.StringVarP(&out, "output", "o", "", "write the baseline to FILE (atomically) instead of stdout")
 	f.StringVar(&snapshot, "snapshot", "", "write the snapshot to FILE (default: beside -o, NAME.snapshot.json)")
 	f.BoolVar(&noSnapshot, "no-snapshot", false, "do not keep the raw tool definitions")
