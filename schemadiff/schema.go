@@ -628,7 +628,14 @@ func (d *schDiffer) meta(oc, nc []schNode, pol int8) {
 			at, what = po, " removed"
 		}
 		ptr := at.str() + "/" + schEscape(k)
-		if schKeywords[k] == schKwAnnotation {
+		if k == "$schema" {
+			// The dialect. The keywords whose meaning differs between
+			// draft-07 and 2020-12 (items arrays, definitions, dependencies)
+			// are compared structurally either way, so a dialect change is
+			// notation unless one of them changed too, which is reported
+			// on its own.
+			d.emit(SchemaAnnotationChanged, ptr, Neutral, pol, false, "$schema (the dialect)"+what, "")
+		} else if schKeywords[k] == schKwAnnotation {
 			d.emit(SchemaAnnotationChanged, ptr, Neutral, pol, k == "default", k+what, "")
 		} else {
 			d.emit(KeywordUnmodeled, ptr, Neutral, pol, false, schQuote(k)+what+" (keyword not modeled)", "")
@@ -1120,7 +1127,7 @@ func (d *schDiffer) objects(o, n schNode, pol int8, rd int) {
 			if reqN[ks] {
 				d.emit(ParamAddedRequired, m.path.str(), Narrowing, pol, false, detail, "")
 			} else {
-				d.emit(ParamAddedOptional, m.path.str(), Widening, pol, schCapabilityName(ks), detail, "")
+				d.emit(ParamAddedOptional, m.path.str(), Widening, pol, schCapabilityName(ks) || schPermissive(m.v), detail, "")
 			}
 		}
 	}
@@ -1776,6 +1783,53 @@ var schCapabilityWords = map[string]bool{
 	"shell": true, "exec": true, "execute": true, "executable": true, "path": true, "filepath": true,
 	"dir": true, "directory": true, "cwd": true, "workdir": true, "file": true, "filename": true,
 	"header": true, "headers": true, "token": true, "proxy": true,
+	// Switches and open-ended bags that change what the tool may do.
+	"allow": true, "dangerous": true, "unsafe": true, "insecure": true, "options": true,
+	"config": true, "configuration": true, "args": true, "argv": true, "eval": true, "code": true,
+	"sql": true, "launch": true, "sandbox": true, "sudo": true, "privileged": true, "password": true,
+	"secret": true, "credential": true, "auth": true, "cookie": true, "redirect": true,
+}
+
+// schPermissive reports whether a parameter's schema accepts any value or
+// any object (true, {}, or an object type with no properties and open
+// additionalProperties): the widest possible new parameter.
+func schPermissive(v jcs.Value) bool {
+	if !v.Valid() {
+		return false
+	}
+	switch v.Kind() {
+	case jcs.True:
+		return true
+	case jcs.Object:
+	default:
+		return false
+	}
+	if _, ok := v.Get("$ref"); ok {
+		return false
+	}
+	for _, kw := range []string{"enum", "const", "anyOf", "oneOf", "allOf", "not", "pattern", "format", "properties"} {
+		if _, ok := v.Get(kw); ok {
+			return false
+		}
+	}
+	t, hasType := v.Get("type")
+	if hasType {
+		objectish := t.StrEqual("object")
+		if t.Kind() == jcs.Array {
+			for i := 0; i < t.Len(); i++ {
+				if t.Index(i).StrEqual("object") {
+					objectish = true
+				}
+			}
+		}
+		if !objectish {
+			return false
+		}
+	}
+	if ap, ok := v.Get("additionalProperties"); ok && ap.Kind() == jcs.False {
+		return false
+	}
+	return true
 }
 
 // schCapabilityName reports whether a word of a parameter name (split at

@@ -187,8 +187,13 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 		}
 		out = append(out, changes...)
 		if descSame {
-			out = append(out, Change{Name: name, Kind: SchemaDriftStableDescription, Pointer: inPtr, Direction: aggregate(changes), Severity: "high",
-				Detail: "the input schema changed while the description stayed identical: the planner sees the old tool, the executor the new one"})
+			c := Change{Name: name, Kind: SchemaDriftStableDescription, Pointer: inPtr, Direction: aggregate(changes), Severity: "high",
+				Detail: "the input schema changed while the description stayed identical: the planner sees the old tool, the executor the new one"}
+			if notationOnly(changes) {
+				c.Severity = "low"
+				c.Detail = "the input schema's bytes changed while the description stayed identical, but only annotations or the dialect inside it changed: validation is the same"
+			}
+			out = append(out, c)
 		}
 	}
 
@@ -255,6 +260,16 @@ func textOf(v jcs.Value) string {
 		return v.Str()
 	}
 	return string(v.Canonical())
+}
+
+// notationOnly reports whether every change leaves validation as it was.
+func notationOnly(cs []Change) bool {
+	for _, c := range cs {
+		if c.Kind != SchemaAnnotationChanged {
+			return false
+		}
+	}
+	return len(cs) > 0
 }
 
 // aggregate is widening if any change widens, else narrowing if any
@@ -328,7 +343,9 @@ func diffAnnotations(name string, o, n jcs.Value) []Change {
 				c.Severity = "high"
 			}
 		} else {
-			c.Kind, c.Direction, c.Severity = AnnotationHintStrengthened, Narrowing, "low"
+			// A reassuring claim breaks no caller, but it is what lets a
+			// client auto-approve the tool: neutral, and worth a look.
+			c.Kind, c.Direction, c.Severity = AnnotationHintStrengthened, Neutral, "medium"
 		}
 		out = append(out, c)
 	}
