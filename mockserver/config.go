@@ -147,10 +147,11 @@ type Config struct {
 	AllowAnyOrigin bool
 
 	// Hostile knobs, for client tests. Slow and RedirectTo apply to every
-	// response; the others only to the methods in HostileMethods (default
+	// method; the others only to the methods in HostileMethods (default
 	// tools/list).
 	//
-	// Slow delays every response.
+	// Slow delays every JSON-RPC answer (transport-level refusals such as
+	// 401, 405 or 406 are immediate).
 	Slow time.Duration
 	// Oversized streams a tools/list result of valid-looking JSON tool
 	// objects: when > 0, until at least that many bytes and then closes the

@@ -222,7 +222,7 @@ func (s *Server) handleModern(w http.ResponseWriter, r *http.Request, entry *Log
 		// A modern-only server names its versions in the error it returns
 		// to initialize (§5.4).
 		e := rpcErr(http.StatusNotFound, mcpwire.CodeMethodNotFound, "Method not found: initialize (this server speaks only stateless revisions)")
-		e.data = s.unsupportedVersion("").data
+		e.data = s.unsupportedVersion(initializeVersion(m)).data
 		s.writeJSONError(w, entry, m.id, e)
 		return
 	}

@@ -318,6 +318,14 @@ func (s *Server) checkModernRequest(h http.Header, m *message, x *exchange) *rpc
 	return nil
 }
 
+// initializeVersion is the protocolVersion an initialize asked for ("" if none).
+func initializeVersion(m *message) string {
+	if v, ok := m.param("protocolVersion"); ok && v.Kind() == jcs.String {
+		return v.Str()
+	}
+	return ""
+}
+
 func (s *Server) unsupportedVersion(requested string) *rpcError {
 	data := []byte(`{"supported":[`)
 	for i, v := range s.allVersions {

@@ -1,25 +1,3 @@
-// Package mockserver is a strict, configurable MCP server for tests, the
-// demo and `mcpdrift mock-server`.
-//
-// It is strict by default: it validates what a conformant client must send
-// and refuses everything else with the status and JSON-RPC error the
-// specification gives (docs/mcp-protocol.md §4.8, §5.5), because a mock
-// that accepts anything cannot prove that a client sends anything. Its
-// knobs (Config) make it serve paginated, per-connection, swapped,
-// anonymous or hostile tool lists; every request is recorded in a bounded
-// log (Server.Log) so that tests can see what the client sent.
-//
-// It serves the MCP endpoint as an http.Handler (at whatever path it is
-// mounted; Streamable HTTP in both eras) and newline-delimited JSON-RPC
-// with ServeStdio. Tool objects are served with their exact bytes: results
-// are assembled by byte concatenation, never by re-encoding. (On stdio, CR
-// and LF bytes, which in valid JSON can only be insignificant whitespace,
-// become spaces, because a stdio message must be one line; in SSE a
-// multi-line body is split over several data: lines, which a client joins
-// with LF.)
-//
-// tools/call is a trivial echo with no side effects: every known tool
-// answers {"content":[{"type":"text","text":"ok"}]}.
 package mockserver
 
 import (

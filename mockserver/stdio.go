@@ -177,7 +177,7 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 		}
 		if m.method == "initialize" && len(s.legacyVersions) == 0 && !m.modernIntent() {
 			e := rpcErr(0, mcpwire.CodeMethodNotFound, "Method not found: initialize (this server speaks only stateless revisions)")
-			e.data = s.unsupportedVersion("").data
+			e.data = s.unsupportedVersion(initializeVersion(m)).data
 			return s.stdioReply(ctx, st, x, m, nil, e)
 		}
 		if e := s.checkModernRequest(nil, m, x); e != nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdrift/mcpdrift/mockserver"
 )
@@ -306,5 +307,45 @@ func TestPinLive(t *testing.T) {
 	_ = s
 	if code, _, _ := run(t, "", "pin", "--url", url, "--input", exampleV1, "--server-id", "x"); code != 2 {
 		t.Error("two sources accepted")
+	}
+}
+
+// Hostile servers end in a finding or a clear error, in bounded time, and
+// nothing server-controlled is printed raw.
+func TestDriftHostile(t *testing.T) {
+	hostile := `[{"name":"evil\u001b[2J\u202eeman","description":"x","inputSchema":{"type":"object"}},{"name":"dup","inputSchema":{"type":"object"}},{"name":"dup","inputSchema":{"type":"object"}}]`
+	dir := t.TempDir()
+	mf := writeFile(t, dir, "hostile.json", []byte(hostile))
+	declared := writeFile(t, dir, "declared.json", []byte(`[{"name":"dup","inputSchema":{"type":"object"}}]`))
+	_, url := mock(t, mockserver.Config{}, mf)
+	for _, format := range []string{"text", "json", "markdown", "sarif"} {
+		code, out, stderr := run(t, "", "drift", declared, "--base-url", url, "--format", format, "--color", "always")
+		if code != 1 {
+			t.Errorf("%s: exit %d %s", format, code, stderr)
+		}
+		for _, bad := range []string{"\x1b[2J", "\u202e"} {
+			if strings.Contains(out, bad) || strings.Contains(stderr, bad) {
+				t.Errorf("%s: raw %q in the output", format, bad)
+			}
+		}
+		if format == "json" {
+			var d driftJSON
+			json.Unmarshal([]byte(out), &d)
+			if !slices.Contains(d.rules(), "MCP-CONF-DUPLICATE-TOOL-NAME dup") {
+				t.Errorf("duplicates: %v", d.rules())
+			}
+		}
+	}
+	// Endless and oversized answers are cut off in bounded time.
+	for name, cfg := range map[string]mockserver.Config{
+		"never-ending SSE": {NeverEndingSSE: true, Response: mockserver.SSEResponses},
+		"1 GB body":        {Oversized: 1 << 30},
+	} {
+		_, url := mock(t, cfg, exampleV1)
+		start := time.Now()
+		code, _, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--timeout", "4s", "--max-response-bytes", "4194304")
+		if code != 3 || time.Since(start) > 15*time.Second {
+			t.Errorf("%s: exit %d after %s: %s", name, code, time.Since(start), stderr)
+		}
 	}
 }
