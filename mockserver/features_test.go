@@ -449,7 +449,7 @@ func TestHostileKnobs(t *testing.T) {
 	})
 	t.Run("NeverEndingSSE", func(t *testing.T) {
 		_, ts := newHTTP(t, Config{NeverEndingSSE: true})
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL, strings.NewReader(body))
 		req.Header = h.Clone()

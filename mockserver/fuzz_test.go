@@ -48,7 +48,7 @@ func FuzzHandler(f *testing.F) {
 		json.RawMessage(`{"name":"=?base64?abc?=","inputSchema":{"type":"object"}}`),
 		json.RawMessage(`{"name":"h\u00e9","inputSchema":{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"}}}}`))
 	plain := MustNew(Config{Tools: tools, PageSize: 2, EmptyStringCursor: true})
-	authed := MustNew(Config{Tools: tools, RequireAuth: "tok", AnonymousTools: simpleTools("anon", 1)})
+	authed := MustNew(Config{Tools: tools, RequireAuth: "tok", AnonymousTools: simpleTools("anon", 1), Response: SSEResponses})
 	sid := map[*Server]string{}
 	initSession := func(s *Server) {
 		if id, ok := sid[s]; ok {
