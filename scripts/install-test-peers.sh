@@ -12,6 +12,9 @@
 # Environment:
 #   MCPDRIFT_PEERS_DIR          cache directory (default ${XDG_CACHE_HOME:-$HOME/.cache}/mcpdrift-peers)
 #   MCPDRIFT_EVERYTHING_VERSION override the pinned @modelcontextprotocol/server-everything version
+#   MCPDRIFT_EVERYTHING_SDK     override the pinned @modelcontextprotocol/sdk it runs on (its
+#                               package.json asks for ^1.30.0; pinning keeps the protocol
+#                               behaviour the tests expect from drifting with new SDK releases)
 #
 # The install is idempotent: a complete install of the pinned version is
 # reused without touching the network. A new install goes into a temporary
@@ -23,8 +26,9 @@ set -euo pipefail
 
 pkg='@modelcontextprotocol/server-everything'
 version="${MCPDRIFT_EVERYTHING_VERSION:-2026.8.31}"
+sdk="${MCPDRIFT_EVERYTHING_SDK:-1.32.2}"
 cache="${MCPDRIFT_PEERS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpdrift-peers}"
-dest="$cache/server-everything-$version"
+dest="$cache/server-everything-$version-sdk-$sdk"
 pkgdir="$dest/node_modules/$pkg"
 
 die() { echo "install-test-peers: $1" >&2; exit "${2:-1}"; }
@@ -34,28 +38,33 @@ case "${1:-}" in
   '') ;;
   --check) mode=check ;;
   --dir) echo "$dest"; exit 0 ;;
-  -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
   *) die "unknown argument: $1 (see --help)" 2 ;;
 esac
 
 [[ "$version" =~ ^[0-9A-Za-z.+-]+$ ]] || die "MCPDRIFT_EVERYTHING_VERSION: not a version: $version" 2
+[[ "$sdk" =~ ^[0-9A-Za-z.+-]+$ ]] || die "MCPDRIFT_EVERYTHING_SDK: not a version: $sdk" 2
 command -v node >/dev/null 2>&1 || die "node is not installed" 3
 
 # entry prints the entry point of the installed package (its bin, else main),
-# after checking that the installed version is the pinned one.
+# after checking that the installed versions are the pinned ones.
 entry() {
   [[ -f "$pkgdir/package.json" ]] || return 1
   node -e '
     const fs = require("fs"), path = require("path");
-    const [dir, want] = process.argv.slice(1);
-    const p = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+    const [dir, want, sdkDir, wantSDK] = process.argv.slice(1);
+    const read = (d) => JSON.parse(fs.readFileSync(path.join(d, "package.json"), "utf8"));
+    const p = read(dir);
     if (p.version !== want) process.exit(1);
+    // The SDK the package resolves: its own nested copy, else the top-level one.
+    const nested = path.join(dir, "node_modules", "@modelcontextprotocol", "sdk");
+    try { if (read(fs.existsSync(nested) ? nested : sdkDir).version !== wantSDK) process.exit(1); } catch { process.exit(1); }
     let rel = typeof p.bin === "string" ? p.bin : p.bin && Object.values(p.bin)[0];
     rel = rel || p.main || "index.js";
     const f = path.resolve(dir, rel);
     if (!fs.existsSync(f)) process.exit(1);
     console.log(f);
-  ' "$pkgdir" "$version"
+  ' "$pkgdir" "$version" "$dest/node_modules/@modelcontextprotocol/sdk" "$sdk"
 }
 
 if e="$(entry)"; then
@@ -68,12 +77,12 @@ command -v npm >/dev/null 2>&1 || die "npm is not installed" 3
 mkdir -p "$cache"
 tmp="$(mktemp -d "$cache/.install-XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
-echo "install-test-peers: installing $pkg@$version into $dest" >&2
+echo "install-test-peers: installing $pkg@$version (on @modelcontextprotocol/sdk@$sdk) into $dest" >&2
 start=$SECONDS
 # --ignore-scripts: nothing from the package runs at install time.
-npm install --prefix "$tmp" "$pkg@$version" --no-audit --no-fund --no-save \
+npm install --prefix "$tmp" "$pkg@$version" "@modelcontextprotocol/sdk@$sdk" --no-audit --no-fund --no-save \
   --ignore-scripts --omit=dev --loglevel=error >&2 \
-  || die "npm install $pkg@$version failed" 4
+  || die "npm install $pkg@$version @modelcontextprotocol/sdk@$sdk failed" 4
 [[ -f "$tmp/node_modules/$pkg/package.json" ]] || die "npm install left no $pkg" 4
 if [[ -e "$dest" ]]; then
   # A stale or broken install (wrong version, missing entry point), or one a
