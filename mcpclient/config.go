@@ -45,6 +45,9 @@ type Config struct {
 	// PassEnv names further environment variables the child inherits
 	// (when set in this process).
 	PassEnv []string
+	// Env sets further variables for the child explicitly (NAME → value),
+	// for servers defined in a configuration file; it wins over PassEnv.
+	Env map[string]string
 
 	// Headers are sent on every HTTP request (e.g. Authorization). The
 	// Observation records their names only. Headers the protocol owns
@@ -202,8 +205,8 @@ func (c Config) normalize() (Config, error) {
 		if u.Fragment != "" {
 			return bad("BaseURL must not have a fragment")
 		}
-		if len(c.PassEnv) > 0 {
-			return bad("PassEnv applies to Command only")
+		if len(c.PassEnv) > 0 || len(c.Env) > 0 {
+			return bad("PassEnv and Env apply to Command only")
 		}
 	} else {
 		if c.Command[0] == "" {
@@ -217,6 +220,11 @@ func (c Config) normalize() (Config, error) {
 		for _, n := range c.PassEnv {
 			if n == "" || strings.ContainsAny(n, "=\x00") {
 				return bad("PassEnv has an invalid name " + quote(n))
+			}
+		}
+		for n, v := range c.Env {
+			if n == "" || strings.ContainsAny(n, "=\x00") || strings.IndexByte(v, 0) >= 0 {
+				return bad("Env has an invalid entry " + quote(n))
 			}
 		}
 		if len(c.Headers) > 0 || c.HTTPClient != nil || c.RootCAs != nil {

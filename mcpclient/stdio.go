@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,8 +55,9 @@ type lineMsg struct {
 	err  error
 }
 
-// childEnv is the minimal environment plus the passed names.
-func childEnv(pass []string) []string {
+// childEnv is the minimal environment plus the passed names, then the
+// explicit values.
+func childEnv(pass []string, explicit map[string]string) []string {
 	names := []string{"PATH", "HOME", "TMPDIR", "LANG"}
 	if runtime.GOOS == "windows" {
 		names = append(names, "SYSTEMROOT", "TEMP", "TMP", "USERPROFILE")
@@ -68,9 +70,20 @@ func childEnv(pass []string) []string {
 			continue
 		}
 		seen[n] = true
+		if _, set := explicit[n]; set {
+			continue
+		}
 		if v, ok := os.LookupEnv(n); ok {
 			env = append(env, n+"="+v)
 		}
+	}
+	keys := make([]string, 0, len(explicit))
+	for k := range explicit {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+explicit[k])
 	}
 	return env
 }
@@ -95,7 +108,7 @@ func startStdio(ctx context.Context, cfg *Config, obs *Observation) (*stdioTrans
 		pipes[i], pipes[i+1] = r, w
 	}
 	cmd := exec.CommandContext(ctx, cfg.Command[0], cfg.Command[1:]...)
-	cmd.Env = childEnv(cfg.PassEnv)
+	cmd.Env = childEnv(cfg.PassEnv, cfg.Env)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[0], pipes[3], pipes[5]
 	setProcessGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }

@@ -26,6 +26,9 @@ import (
 
 // liveFlags select and bound a live server (drift, pin --url/--stdio).
 type liveFlags struct {
+	mcpConfig    string
+	configServer string
+	allowConfig  bool
 	baseURL      string
 	stdio        bool
 	headers      []string
@@ -48,11 +51,58 @@ func (l *liveFlags) register(cmd *cobra.Command, urlFlag string) {
 	f.Int64Var(&l.maxResponse, "max-response-bytes", mcpclient.DefaultMaxResponseBytes, "refuse any single response larger than this")
 	f.StringVar(&l.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots (TLS verification stays on)")
 	f.BoolVar(&l.preferLegacy, "legacy", false, "start with initialize (a legacy revision) instead of server/discover")
+	f.StringVar(&l.mcpConfig, "mcp-config", "", `an MCP client configuration file ({"mcpServers": {...}}); with --server NAME, observe that server`)
+	f.StringVar(&l.configServer, "server", "", "the server entry of --mcp-config")
+	f.BoolVar(&l.allowConfig, "allow-config-commands", false, "allow running a stdio command read from --mcp-config (it runs code on this machine)")
+}
+
+// fromConfigFile fills the target from --mcp-config. A command read from
+// a file runs only with --allow-config-commands.
+func (l *liveFlags) fromConfigFile(e *env, argv []string) (url string, command []string, env map[string]string, headers http.Header, err error) {
+	if l.configServer == "" {
+		return "", nil, nil, nil, usageErr("--mcp-config needs --server NAME")
+	}
+	if l.baseURL != "" || l.stdio || len(argv) > 0 {
+		return "", nil, nil, nil, usageErr("--mcp-config replaces the URL, --stdio and the command after --")
+	}
+	src, err := readInput(e, l.mcpConfig, DefaultMaxInput)
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	cs, err := loadConfigServer(src, l.mcpConfig, l.configServer)
+	if err != nil {
+		return "", nil, nil, nil, err
+	}
+	if len(cs.ignored) > 0 {
+		fmt.Fprintf(e.stderr, "mcpdrift: %s: ignoring %s of server %s\n", safetext.Escape(l.mcpConfig), safetext.Escape(strings.Join(cs.ignored, ", ")), safetext.Quote(l.configServer))
+	}
+	if cs.command != nil && !l.allowConfig {
+		quoted := make([]string, len(cs.command))
+		for i, a := range cs.command {
+			quoted[i] = safetext.Quote(a)
+		}
+		return "", nil, nil, nil, usageErr("refusing to run a command read from %s: %s. It would run code on this machine; pass --allow-config-commands if you mean it", safetext.Escape(l.mcpConfig), strings.Join(quoted, " "))
+	}
+	return cs.url, cs.command, cs.env, cs.headers, nil
 }
 
 // config builds the client configuration. argv is the command after --.
-func (l *liveFlags) config(argv []string) (mcpclient.Config, error) {
+func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 	cfg := mcpclient.Config{ClientName: "mcpdrift", ClientVersion: version(), MaxListPages: l.maxPages, MaxResponseBytes: l.maxResponse}
+	var fileHeaders http.Header
+	if l.mcpConfig != "" {
+		url, command, env, headers, err := l.fromConfigFile(e, argv)
+		if err != nil {
+			return cfg, err
+		}
+		if command != nil {
+			l.stdio, argv, cfg.Env = true, command, env
+		} else {
+			l.baseURL, fileHeaders = url, headers
+		}
+	} else if l.configServer != "" || l.allowConfig {
+		return cfg, usageErr("--server and --allow-config-commands go with --mcp-config")
+	}
 	switch {
 	case l.stdio && l.baseURL != "":
 		return cfg, usageErr("give a URL or --stdio, not both")
@@ -76,8 +126,13 @@ func (l *liveFlags) config(argv []string) (mcpclient.Config, error) {
 	if l.maxPages < 1 {
 		return cfg, usageErr("--max-list-pages must be at least 1")
 	}
+	if len(fileHeaders) > 0 {
+		cfg.Headers = fileHeaders.Clone()
+	}
 	if len(l.headers) > 0 {
-		cfg.Headers = http.Header{}
+		if cfg.Headers == nil {
+			cfg.Headers = http.Header{}
+		}
 		for _, h := range l.headers {
 			name, value, ok := strings.Cut(h, "=")
 			name = strings.TrimSpace(name)
@@ -183,7 +238,7 @@ could not be reached or did not answer usably.`,
 			if !contains(report.DriftFormats(), format) {
 				return usageErr("--format must be one of %s", strings.Join(report.DriftFormats(), ", "))
 			}
-			cfg, err := live.config(argv)
+			cfg, err := live.config(e, argv)
 			if err != nil {
 				return err
 			}

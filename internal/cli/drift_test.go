@@ -349,3 +349,47 @@ func TestDriftHostile(t *testing.T) {
 		}
 	}
 }
+
+// Servers from an MCP client configuration file: a URL entry runs as
+// given; a command entry runs only with --allow-config-commands.
+func TestDriftMCPConfig(t *testing.T) {
+	_, url := mock(t, mockserver.Config{RequireAuth: "tok"}, exampleV1)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(exampleV1)
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"remote": map[string]any{"url": url, "headers": map[string]string{"Authorization": "Bearer tok"}},
+		"local":  map[string]any{"command": exe, "args": []string{"-test.run=^$"}, "env": map[string]string{"MCPDRIFT_TEST_STDIO_MOCK": "1", "MCPDRIFT_TEST_STDIO_MANIFEST": abs}, "disabled": false},
+	}}
+	b, _ := json.Marshal(cfg)
+	file := writeFile(t, t.TempDir(), "mcp.json", b)
+
+	code, d, stderr := drift(t, exampleV1, "--mcp-config", file, "--server", "remote")
+	if code != 0 || d.Served == nil || d.Served.ToolCount != 5 || !d.AuthPosture.AuthorizationPresented {
+		t.Errorf("remote: exit %d %+v %s", code, d, stderr)
+	}
+	code, _, stderr = drift(t, exampleV1, "--mcp-config", file, "--server", "local")
+	if code != 2 || !strings.Contains(stderr, "refusing to run a command read from") || !strings.Contains(stderr, "--allow-config-commands") {
+		t.Errorf("local without the flag: exit %d %s", code, stderr)
+	}
+	code, d, stderr = drift(t, exampleV1, "--mcp-config", file, "--server", "local", "--allow-config-commands")
+	if code != 0 || d.Target.Class != "stdio" || d.Served == nil || d.Served.ToolCount != 5 {
+		t.Errorf("local with the flag: exit %d %+v %s", code, d, stderr)
+	}
+	if !strings.Contains(stderr, "ignoring disabled") {
+		t.Errorf("unknown entry keys should be named: %s", stderr)
+	}
+	for _, args := range [][]string{
+		{"--mcp-config", file},
+		{"--mcp-config", file, "--server", "nope"},
+		{"--mcp-config", file, "--server", "remote", "--base-url", url},
+		{"--server", "remote"},
+		{"--allow-config-commands", "--base-url", url},
+	} {
+		if code, _, _ := run(t, "", append([]string{"drift", exampleV1}, args...)...); code != 2 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}

@@ -160,7 +160,7 @@ not observed, and says why.`,
 			} else if len(args) > 0 {
 				return usageErr("pin takes no positional arguments (a stdio command goes after --)")
 			}
-			isLive := live.baseURL != "" || live.stdio
+			isLive := live.baseURL != "" || live.stdio || live.mcpConfig != ""
 			sources := 0
 			for _, b := range []bool{observed != "", input != "", isLive} {
 				if b {
@@ -209,7 +209,7 @@ not observed, and says why.`,
 					}
 					comp = tl.Completeness
 				} else {
-					cfg, err := live.config(argv)
+					cfg, err := live.config(e, argv)
 					if err != nil {
 						return err
 					}
