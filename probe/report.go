@@ -12,7 +12,7 @@ type Target struct {
 // Protocol is what the run established about the protocol.
 type Protocol struct {
 	Era           string `json:"era"`
-	Revision      string `json:"protocol_revision"` // "" = unknown
+	Revision      string `json:"protocol_revision"` // "unknown" when not claimed (see Reason)
 	Reason        string `json:"revision_reason,omitempty"`
 	LegacyVersion string `json:"legacy_session_version,omitempty"`
 	ServerName    string `json:"server_name,omitempty"`

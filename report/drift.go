@@ -81,6 +81,9 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 	if rev == "" {
 		rev = "unknown"
 	}
+	if r.Protocol.Reason != "" {
+		rev += " (" + r.Protocol.Reason + ")"
+	}
 	t.line("  protocol:  %s era, revision %s", orNone(r.Protocol.Era), e(rev))
 	if r.Protocol.ServerName != "" || r.Protocol.ServerVersion != "" {
 		t.line("  server:    %s %s", safetext.Quote(r.Protocol.ServerName), safetext.Quote(r.Protocol.ServerVersion))

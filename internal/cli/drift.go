@@ -276,6 +276,11 @@ could not be reached or did not answer usably.`,
 			}
 			if obs != nil {
 				rep.Protocol = probe.Protocol{Era: obs.Era, Revision: obs.ProtocolRevision, Reason: obs.RevisionReason, LegacyVersion: obs.LegacyVersion}
+				if rep.Protocol.Revision == "" {
+					// Observing the absence of server/discover is evidence
+					// about that method, not about a version.
+					rep.Protocol.Revision = "unknown"
+				}
 				if obs.ServerInfo != nil {
 					rep.Protocol.ServerName, rep.Protocol.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
 				}

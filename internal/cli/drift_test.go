@@ -143,7 +143,7 @@ func TestDriftRules(t *testing.T) {
 	t.Run("legacy server", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{Era: mockserver.LegacyOnly, Response: mockserver.SSEResponses}, exampleV1)
 		code, d, stderr := drift(t, exampleV1, "--base-url", url)
-		if code != 0 || !slices.Contains(d.rules(), "MCP-DRIFT-LEGACY-SERVER") || d.Protocol.Revision != "" {
+		if code != 0 || !slices.Contains(d.rules(), "MCP-DRIFT-LEGACY-SERVER") || d.Protocol.Revision != "unknown" {
 			t.Errorf("exit %d %v %+v %s", code, d.rules(), d.Protocol, stderr)
 		}
 	})

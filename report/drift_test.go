@@ -1,0 +1,57 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/probe"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
+
+func driftReport() *probe.Report {
+	return &probe.Report{
+		Schema:   probe.ReportSchemaID,
+		Target:   probe.Target{URL: "https://mcp.acme.io/mcp\u202e", Class: probe.ClassProduction},
+		Protocol: probe.Protocol{Era: "legacy", Reason: "no server/discover", ServerName: "srv\x1b[31m"},
+		Declared: probe.Declared{Source: "declared.json", ToolCount: 2},
+		Served:   &probe.Served{ToolCount: 2, Pages: 1, Completeness: "complete"},
+		Findings: []probe.Finding{
+			{RuleID: "MCP-DRIFT-SCHEMA", Level: probe.LevelError, Severity: "high", Tool: hostileName, Message: "the served schema differs in a breaking way",
+				Changes: []schemadiff.Change{{Name: hostileName, Kind: "required_added", Pointer: "/inputSchema/required", Direction: "narrowing", Severity: "medium", Detail: "x\u200b is now required"}}},
+			{RuleID: "MCP-AUTH-ANONYMOUS-LIST", Level: probe.LevelError, Severity: "high", Message: "anonymous", TargetClass: "production"},
+			{RuleID: "MCP-DRIFT-LEGACY-SERVER", Level: probe.LevelInfo, Severity: "low", Message: "legacy"},
+		},
+		ExitCode: probe.ExitFindings,
+	}
+}
+
+func TestRenderDrift(t *testing.T) {
+	r := driftReport()
+	for _, format := range DriftFormats() {
+		var b strings.Builder
+		if err := RenderDrift(&b, r, format, Options{Color: format == "text"}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if c, bad := rawUnsafe(out, format == "text"); bad {
+			t.Errorf("%s: raw unsafe %U", format, c)
+		}
+		switch format {
+		case "sarif":
+			validateSARIF(t, "drift", out)
+			if !strings.Contains(out, `"ruleId": "MCP-DRIFT-SCHEMA"`) || !strings.Contains(out, `"level": "error"`) {
+				t.Errorf("sarif results: %s", out)
+			}
+		case "markdown":
+			checkMarkdownTables(t, "drift", out)
+		case "text":
+			if !strings.Contains(out, "MCP-DRIFT-SCHEMA") || !strings.Contains(out, "Exit 1") {
+				t.Errorf("text: %s", out)
+			}
+		}
+	}
+	var b strings.Builder
+	if err := RenderDrift(&b, r, "xml", Options{}); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
