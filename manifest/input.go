@@ -187,7 +187,7 @@ func resultOf(obj jcs.Value, ptr string) (jcs.Value, string, error) {
 					msg += " (code " + string(c.Raw()) + ")"
 				}
 				if m, ok := e.Get("message"); ok && m.Kind() == jcs.String {
-					msg += ": " + safetext.Quote(clipText(m.Str(), 200))
+					msg += ": " + safetext.Quote(safetext.Clip(m.Str(), 200))
 				}
 			}
 			return jcs.Value{}, "", inputErr(e, ptr+"/error", "%s", msg)
@@ -208,17 +208,6 @@ func resultOf(obj jcs.Value, ptr string) (jcs.Value, string, error) {
 		return obj, FormResult, nil
 	}
 	return jcs.Value{}, "", inputErr(obj, ptr, `an object that is neither a JSON-RPC response nor a result with "tools"`)
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && s[cut]&0xc0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "..."
 }
 
 func cursorOf(res jcs.Value, ptr string) (string, bool, error) {

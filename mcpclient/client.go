@@ -12,6 +12,8 @@ import (
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // modernSpoken are the modern revisions this client speaks, newest first
@@ -210,7 +212,7 @@ func (r *run) modernFromDiscover(req *rpcRequest, rep *reply, rev string) (bool,
 	if ok && sv.Kind() == jcs.Array {
 		for i := range min(sv.Len(), 64) {
 			if e := sv.Index(i); e.Kind() == jcs.String {
-				versions = append(versions, clip(e.Str(), 64))
+				versions = append(versions, safetext.Clip(e.Str(), 64))
 			}
 		}
 	}
@@ -260,7 +262,7 @@ func (r *run) initialize(ctx context.Context) error {
 		return &VersionError{Requested: ask, Answered: "(none)"}
 	}
 	if pv.Kind() != jcs.String || !slices.Contains(mcpwire.LegacyRevisions, pv.Str()) {
-		return &VersionError{Requested: ask, Answered: clip(string(pv.Raw()), 64)}
+		return &VersionError{Requested: ask, Answered: safetext.Clip(string(pv.Raw()), 64)}
 	}
 	r.obs.LegacyVersion = pv.Str()
 	if si := serverInfoOf(res.Get("serverInfo")); si != nil {
@@ -377,11 +379,11 @@ func (r *run) cacheFields(res jcs.Value) {
 			obs.TTLMs = &n
 		}
 		if okS && scope.Kind() == jcs.String {
-			obs.CacheScope = clip(scope.Str(), 64)
+			obs.CacheScope = safetext.Clip(scope.Str(), 64)
 		}
 		return
 	}
-	if okS && scope.Kind() == jcs.String && clip(scope.Str(), 64) != obs.CacheScope {
+	if okS && scope.Kind() == jcs.String && safetext.Clip(scope.Str(), 64) != obs.CacheScope {
 		obs.warn("cacheScope differs between pages (" + quote(obs.CacheScope) + " on the first, " + quote(scope.Str()) + " on page " + fmt.Sprint(obs.Pages) + "); all pages of one list must use the same")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -15,21 +14,9 @@ import (
 // maxQuote is the most server-controlled text an error message quotes.
 const maxQuote = 200
 
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
-}
-
 // quote is the one way server-controlled text enters a message: clipped to
 // maxQuote bytes, escaped and quoted.
-func quote(s string) string { return safetext.Quote(clip(s, maxQuote)) }
+func quote(s string) string { return safetext.Quote(safetext.Clip(s, maxQuote)) }
 
 // ProtocolError is a JSON-RPC error response from the server.
 //
@@ -128,7 +115,7 @@ type UnreachableError struct {
 func (e *UnreachableError) Error() string {
 	// Wrapped errors can carry server-controlled text (certificate names,
 	// resolver answers), so the whole text is escaped.
-	return "mcpclient: cannot reach " + safetext.Quote(clip(e.Target, 400)) + ": " + safetext.Escape(clip(e.Err.Error(), 400))
+	return "mcpclient: cannot reach " + safetext.Quote(safetext.Clip(e.Target, 400)) + ": " + safetext.Escape(safetext.Clip(e.Err.Error(), 400))
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // maxRedirects is the most redirects followed in a row.
@@ -197,7 +199,7 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 		return nil, t.failure(ctx, reqCtx, req.Method, err)
 	}
 	defer resp.Body.Close()
-	rep := &reply{status: resp.StatusCode, wwwAuth: clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), maxWWWAuthenticate)}
+	rep := &reply{status: resp.StatusCode, wwwAuth: safetext.Clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), maxWWWAuthenticate)}
 	if rep.status == http.StatusUnauthorized || rep.status == http.StatusForbidden {
 		return rep, nil // the caller reports the HTTP error; the body is not read
 	}
@@ -343,7 +345,7 @@ func (t *httpTransport) notify(ctx context.Context, req *rpcRequest) error {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		t.obs.warn(fmt.Sprintf("%s was answered with HTTP %d instead of 202", req.Method, resp.StatusCode))
 	default:
-		return &HTTPError{Method: req.Method, Status: resp.StatusCode, WWWAuthenticate: clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), maxWWWAuthenticate)}
+		return &HTTPError{Method: req.Method, Status: resp.StatusCode, WWWAuthenticate: safetext.Clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), maxWWWAuthenticate)}
 	}
 	return nil
 }

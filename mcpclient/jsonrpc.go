@@ -157,7 +157,7 @@ func parseMessage(raw []byte) (*message, error) {
 	}
 	doc, err := jcs.Parse(raw)
 	if err != nil {
-		return nil, errors.New("not strict JSON: " + safetext.Escape(clip(err.Error(), 300)))
+		return nil, errors.New("not strict JSON: " + safetext.Escape(safetext.Clip(err.Error(), 300)))
 	}
 	root := doc.Root()
 	if root.Kind() != jcs.Object {
@@ -215,7 +215,7 @@ func parseMessage(raw []byte) (*message, error) {
 	}
 	m.code = int(code)
 	if mv, ok := ev.Get("message"); ok && mv.Kind() == jcs.String {
-		m.errMsg = clip(mv.Str(), 1024)
+		m.errMsg = safetext.Clip(mv.Str(), 1024)
 	}
 	m.data, _ = ev.Get("data")
 	return m, nil
@@ -250,7 +250,7 @@ func (m *message) idText() string {
 	if !m.id.Valid() {
 		return "(none)"
 	}
-	return safetext.Escape(clip(string(m.id.Raw()), 80))
+	return safetext.Escape(safetext.Clip(string(m.id.Raw()), 80))
 }
 
 // answers reports whether the response answers the request with id: same
@@ -273,12 +273,12 @@ func (m *message) protocolError(method string, status int) *ProtocolError {
 		if s, ok := m.data.Get("supported"); ok && s.Kind() == jcs.Array {
 			for i := range min(s.Len(), 32) {
 				if e := s.Index(i); e.Kind() == jcs.String {
-					pe.Supported = append(pe.Supported, clip(e.Str(), 64))
+					pe.Supported = append(pe.Supported, safetext.Clip(e.Str(), 64))
 				}
 			}
 		}
 		if r, ok := m.data.Get("requested"); ok && r.Kind() == jcs.String {
-			pe.Requested = clip(r.Str(), 64)
+			pe.Requested = safetext.Clip(r.Str(), 64)
 		}
 	}
 	return pe
@@ -291,10 +291,10 @@ func serverInfoOf(v jcs.Value, ok bool) *ServerInfo {
 	}
 	si := &ServerInfo{}
 	if n, ok := v.Get("name"); ok && n.Kind() == jcs.String {
-		si.Name = clip(n.Str(), 256)
+		si.Name = safetext.Clip(n.Str(), 256)
 	}
 	if n, ok := v.Get("version"); ok && n.Kind() == jcs.String {
-		si.Version = clip(n.Str(), 256)
+		si.Version = safetext.Clip(n.Str(), 256)
 	}
 	return si
 }

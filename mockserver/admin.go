@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // AdminHandler returns a handler that replaces the default tool list with
@@ -58,7 +60,7 @@ func (s *Server) AdminHandler() http.Handler {
 		}
 		tools, err := LoadTools(body)
 		if err != nil {
-			fail(http.StatusBadRequest, "manifest: "+clip(err.Error(), 300))
+			fail(http.StatusBadRequest, "manifest: "+safetext.Clip(err.Error(), 300))
 			return
 		}
 		if err := s.SetTools(tools); err != nil {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/examples"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 func cursorParam(c *string) string {
@@ -211,7 +213,7 @@ func TestSetToolsAndAdmin(t *testing.T) {
 		{http.MethodPost, string(examples.V2RugPull), http.Header{"Content-Type": {"application/json"}, "Origin": {"https://evil.example"}}, 403},
 	} {
 		if r := do(t, nil, c.method, admin, c.body, c.h); r.status != c.status {
-			t.Fatalf("admin %s %s: %v, want %d", c.method, clip(c.body, 30), r, c.status)
+			t.Fatalf("admin %s %s: %v, want %d", c.method, safetext.Clip(c.body, 30), r, c.status)
 		}
 	}
 	sameRaw(t, list(), examples.V1) // refused manifests changed nothing
@@ -341,7 +343,7 @@ func TestSSELegacy(t *testing.T) {
 		t.Fatalf("initialize events %+v", ev)
 	}
 	if !bytes.HasPrefix(r.body, []byte("id: ")) || !bytes.Contains(r.body, []byte("\ndata: \n\n")) {
-		t.Fatalf("priming event not first: %q", clip(string(r.body), 100))
+		t.Fatalf("priming event not first: %q", safetext.Clip(string(r.body), 100))
 	}
 	h := legacyHeaders(sid, "2025-11-25")
 	post(t, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
@@ -460,7 +462,7 @@ func TestHostileKnobs(t *testing.T) {
 		b, err := io.ReadAll(res.Body)
 		res.Body.Close()
 		if err == nil || res.Header.Get("Content-Type") != "text/event-stream" || !bytes.HasPrefix(b, []byte(": keep-alive\n\n")) || bytes.Contains(b, []byte("data:")) {
-			t.Fatalf("err %v, body %q", err, clip(string(b), 100))
+			t.Fatalf("err %v, body %q", err, safetext.Clip(string(b), 100))
 		}
 	})
 	t.Run("HostileMethods", func(t *testing.T) {

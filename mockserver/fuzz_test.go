@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Header presence bits of FuzzHandler's flags.
@@ -124,7 +126,7 @@ func FuzzHandler(f *testing.F) {
 			return
 		}
 		if why := bypass(s, method, body, h, sid[s]); why != "" {
-			t.Fatalf("%s accepted (%d) a request that %s\nheaders %v\nbody %q", method, rec.Code, why, h, clip(body, 300))
+			t.Fatalf("%s accepted (%d) a request that %s\nheaders %v\nbody %q", method, rec.Code, why, h, safetext.Clip(body, 300))
 		}
 	})
 }
@@ -154,7 +156,7 @@ func checkResponse(t *testing.T, rec *httptest.ResponseRecorder) {
 	case ct == "application/json":
 		var m rpcMsg
 		if err := json.Unmarshal(b, &m); err != nil || (m.Error == nil) == (m.Result == nil) {
-			t.Fatalf("%d body is not a JSON-RPC response: %q", rec.Code, clip(string(b), 300))
+			t.Fatalf("%d body is not a JSON-RPC response: %q", rec.Code, safetext.Clip(string(b), 300))
 		}
 		if m.Error != nil && rec.Code == 200 && m.Error.Code == 0 {
 			t.Fatal("error code 0")
@@ -168,7 +170,7 @@ func checkResponse(t *testing.T, rec *httptest.ResponseRecorder) {
 		}
 		for _, e := range parseSSE(t, b) {
 			if e.data != "" && !json.Valid([]byte(e.data)) {
-				t.Fatalf("SSE data is not JSON: %q", clip(e.data, 300))
+				t.Fatalf("SSE data is not JSON: %q", safetext.Clip(e.data, 300))
 			}
 		}
 	case rec.Code == 200 && len(b) == 0:

@@ -13,6 +13,8 @@ import (
 	"github.com/mcpdrift/mcpdrift/examples"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 const modern = mcpwire.Rev20260728
@@ -141,7 +143,7 @@ func decode(t testing.TB, b []byte) rpcMsg {
 	t.Helper()
 	var m rpcMsg
 	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("response is not JSON: %v: %q", err, clip(string(b), 300))
+		t.Fatalf("response is not JSON: %v: %q", err, safetext.Clip(string(b), 300))
 	}
 	return m
 }
@@ -150,7 +152,7 @@ func errCode(t testing.TB, b []byte) int {
 	t.Helper()
 	m := decode(t, b)
 	if m.Error == nil {
-		t.Fatalf("not an error response: %s", clip(string(b), 300))
+		t.Fatalf("not an error response: %s", safetext.Clip(string(b), 300))
 	}
 	return m.Error.Code
 }
@@ -159,21 +161,21 @@ func errCode(t testing.TB, b []byte) int {
 func wantErr(t testing.TB, r resp, status, code int) {
 	t.Helper()
 	if r.status != status {
-		t.Fatalf("status %d, want %d: %s", r.status, status, clip(string(r.body), 400))
+		t.Fatalf("status %d, want %d: %s", r.status, status, safetext.Clip(string(r.body), 400))
 	}
 	if got := errCode(t, r.body); got != code {
-		t.Fatalf("code %d, want %d: %s", got, code, clip(string(r.body), 400))
+		t.Fatalf("code %d, want %d: %s", got, code, safetext.Clip(string(r.body), 400))
 	}
 }
 
 func wantOK(t testing.TB, r resp) rpcMsg {
 	t.Helper()
 	if r.status != http.StatusOK {
-		t.Fatalf("status %d: %s", r.status, clip(string(r.body), 400))
+		t.Fatalf("status %d: %s", r.status, safetext.Clip(string(r.body), 400))
 	}
 	m := decode(t, r.body)
 	if m.Error != nil || m.Result == nil {
-		t.Fatalf("not a result: %s", clip(string(r.body), 400))
+		t.Fatalf("not a result: %s", safetext.Clip(string(r.body), 400))
 	}
 	return m
 }

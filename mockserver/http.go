@@ -16,6 +16,8 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // ServeHTTP serves the MCP endpoint (Streamable HTTP, both eras), at
@@ -358,7 +360,7 @@ func (s *Server) legacySession(r *http.Request, entry *LogEntry) (session, *rpcE
 			return session{}, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: missing MCP-Protocol-Version header (negotiated %s)", ss.version)
 		}
 	case strings.TrimSpace(vs[0]) != ss.version:
-		return session{}, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: MCP-Protocol-Version %q does not match the negotiated version %s", clip(vs[0], 64), ss.version)
+		return session{}, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: MCP-Protocol-Version %q does not match the negotiated version %s", safetext.Clip(vs[0], 64), ss.version)
 	}
 	return ss, nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/examples"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 const listBody = `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`
@@ -73,7 +75,7 @@ func TestLegacyLifecycle(t *testing.T) {
 	sameRaw(t, r.body, examples.V1)
 	lr := listOf(t, m)
 	if lr.ResultType != nil || lr.TTLMs != nil || lr.CacheScope != nil || lr.Meta != nil {
-		t.Fatalf("legacy result carries modern fields: %s", clip(string(m.Result), 200))
+		t.Fatalf("legacy result carries modern fields: %s", safetext.Clip(string(m.Result), 200))
 	}
 
 	// Session and version rules after initialize.

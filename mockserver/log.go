@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // LogEntry records one request (an HTTP request to the MCP endpoint or one
@@ -52,13 +54,6 @@ var loggedHeaders = []string{
 	"Accept", "Content-Type", "Origin", "Last-Event-Id",
 }
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
-
 func interestingHeaders(h http.Header) http.Header {
 	out := http.Header{}
 	add := func(k string, vs []string) {
@@ -66,7 +61,7 @@ func interestingHeaders(h http.Header) http.Header {
 			if i == 8 {
 				break
 			}
-			out[k] = append(out[k], clip(v, 256))
+			out[k] = append(out[k], safetext.Clip(v, 256))
 		}
 	}
 	for _, k := range loggedHeaders {
@@ -83,7 +78,7 @@ func interestingHeaders(h http.Header) http.Header {
 	}
 	if a := h.Get("Authorization"); a != "" {
 		scheme, _, _ := strings.Cut(a, " ")
-		out.Set("Authorization", clip(scheme, 32)+" [redacted]")
+		out.Set("Authorization", safetext.Clip(scheme, 32)+" [redacted]")
 	}
 	return out
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Implementation-defined error codes (the -32000..-32019 range), as the
@@ -113,7 +115,7 @@ func notificationBytes(method string, params []byte) []byte {
 func parseMessage(body []byte) (*message, *rpcError) {
 	doc, err := jcs.Parse(body)
 	if err != nil {
-		return nil, rpcErr(http.StatusBadRequest, mcpwire.CodeParseError, "Parse error: %s", clip(err.Error(), 200))
+		return nil, rpcErr(http.StatusBadRequest, mcpwire.CodeParseError, "Parse error: %s", safetext.Clip(err.Error(), 200))
 	}
 	root := doc.Root()
 	if root.Kind() == jcs.Array {
@@ -259,7 +261,7 @@ func (s *Server) checkModernRequest(h http.Header, m *message, x *exchange) *rpc
 	}
 	if ci, ok := metaV.Get(mcpwire.MetaClientInfo); ok {
 		x.entry.ClientInfoSent = true
-		x.entry.ClientInfo = clip(string(ci.Raw()), 1024)
+		x.entry.ClientInfo = safetext.Clip(string(ci.Raw()), 1024)
 		if !validImplementation(ci) {
 			return rpcErr(0, mcpwire.CodeInvalidParams, "Invalid params: _meta field %q must be an object with string name and version", mcpwire.MetaClientInfo)
 		}
@@ -277,7 +279,7 @@ func (s *Server) checkModernRequest(h http.Header, m *message, x *exchange) *rpc
 			return err
 		}
 		if hv != version {
-			return rpcErr(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version header %q does not match _meta protocolVersion %q", clip(hv, 64), clip(version, 64))
+			return rpcErr(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version header %q does not match _meta protocolVersion %q", safetext.Clip(hv, 64), safetext.Clip(version, 64))
 		}
 	}
 	if !slices.Contains(s.modernVersions, version) {
@@ -290,7 +292,7 @@ func (s *Server) checkModernRequest(h http.Header, m *message, x *exchange) *rpc
 			return err
 		}
 		if hm != m.method {
-			return rpcErr(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: Mcp-Method header %q does not match method %q", clip(hm, 64), clip(m.method, 64))
+			return rpcErr(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: Mcp-Method header %q does not match method %q", safetext.Clip(hm, 64), safetext.Clip(m.method, 64))
 		}
 	}
 	var nameKey string
@@ -337,7 +339,7 @@ func (s *Server) unsupportedVersion(requested string) *rpcError {
 	data = append(data, `],"requested":`...)
 	data = appendJSONString(data, requested)
 	data = append(data, '}')
-	e := rpcErr(http.StatusBadRequest, mcpwire.CodeUnsupportedProtocolVersion, "Unsupported protocol version: %q", clip(requested, 64))
+	e := rpcErr(http.StatusBadRequest, mcpwire.CodeUnsupportedProtocolVersion, "Unsupported protocol version: %q", safetext.Clip(requested, 64))
 	e.data = data
 	return e
 }
@@ -378,7 +380,7 @@ func checkHeaderValue(name, raw, want string) *rpcError {
 		return rpcErr(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header: %s", name, err.Error())
 	}
 	if got != want {
-		return rpcErr(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header does not match the body value %q", name, clip(want, 128))
+		return rpcErr(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header does not match the body value %q", name, safetext.Clip(want, 128))
 	}
 	return nil
 }
@@ -546,7 +548,7 @@ func (s *Server) checkInitialize(m *message, entry *LogEntry) (string, *rpcError
 	}
 	if ci, ok := m.param("clientInfo"); ok {
 		entry.ClientInfoSent = true
-		entry.ClientInfo = clip(string(ci.Raw()), 1024)
+		entry.ClientInfo = safetext.Clip(string(ci.Raw()), 1024)
 	}
 	pv, ok := m.param("protocolVersion")
 	if !ok || pv.Kind() != jcs.String || pv.Str() == "" {
@@ -669,7 +671,7 @@ func (s *Server) toolsCall(x *exchange, m *message) ([]byte, *rpcError) {
 	}
 	tool, ok := x.tools.find(nv.Str())
 	if !ok {
-		return nil, rpcErr(0, mcpwire.CodeInvalidParams, "Unknown tool: %s", clip(nv.Str(), 128))
+		return nil, rpcErr(0, mcpwire.CodeInvalidParams, "Unknown tool: %s", safetext.Clip(nv.Str(), 128))
 	}
 	if x.modern && x.header != nil {
 		if e := checkParamHeaders(x.header, tool, args, hasArgs); e != nil {
@@ -695,7 +697,7 @@ func (s *Server) dispatch(x *exchange, m *message) ([]byte, *rpcError) {
 			return []byte(`{}`), nil
 		}
 	}
-	return nil, rpcErr(0, mcpwire.CodeMethodNotFound, "Method not found: %s", clip(m.method, 64))
+	return nil, rpcErr(0, mcpwire.CodeMethodNotFound, "Method not found: %s", safetext.Clip(m.method, 64))
 }
 
 // hostileBody applies WrongID, ErrorInsteadOfResult and InvalidJSON to a

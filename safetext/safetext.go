@@ -128,3 +128,18 @@ func hex2(c byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[c>>4], digits[c&15]})
 }
+
+// Clip cuts s to at most n bytes on a rune boundary and marks the cut with
+// an ellipsis ("…"); n <= 0 or a short s returns s unchanged. Untrusted
+// text is clipped before it is quoted, so one long value cannot flood a
+// message.
+func Clip(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

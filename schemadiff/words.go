@@ -3,6 +3,8 @@ package schemadiff
 import (
 	"strings"
 	"unicode"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // WordDiff renders a compact word diff of two texts: the common prefix and
@@ -35,13 +37,13 @@ func WordDiff(old, new string, max int) string {
 	if del := a[p : len(a)-s]; len(del) > 0 {
 		sep(&out)
 		out.WriteString("[-")
-		out.WriteString(clip(strings.Join(del, " "), budget))
+		out.WriteString(safetext.Clip(strings.Join(del, " "), budget))
 		out.WriteString("-]")
 	}
 	if ins := b[p : len(b)-s]; len(ins) > 0 {
 		sep(&out)
 		out.WriteString("{+")
-		out.WriteString(clip(strings.Join(ins, " "), budget))
+		out.WriteString(safetext.Clip(strings.Join(ins, " "), budget))
 		out.WriteString("+}")
 	}
 	if s > 0 {
@@ -65,15 +67,4 @@ func sep(b *strings.Builder) {
 
 func splitWords(s string) []string {
 	return strings.FieldsFunc(s, unicode.IsSpace)
-}
-
-func clip(s string, n int) string {
-	if n <= 0 || len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xc0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }
