@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -20,14 +18,7 @@ func DiffFormats() []string { return []string{"json", "text", "markdown"} }
 func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) error {
 	switch format {
 	case "json":
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-		_, err := w.Write(jsonEscapeInvisible(buf.Bytes()))
-		return err
+		return writeJSON(w, r)
 	case "text":
 		t := &textWriter{color: opt.Color}
 		color := ansiGreen

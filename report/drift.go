@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -30,14 +28,7 @@ func RenderDrift(w io.Writer, r *probe.Report, format string, opt Options) error
 	}
 	switch format {
 	case "json":
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-		_, err := w.Write(jsonEscapeInvisible(buf.Bytes()))
-		return err
+		return writeJSON(w, r)
 	case "text":
 		return driftText(w, r, opt)
 	case "markdown":
@@ -197,12 +188,5 @@ func driftSARIF(w io.Writer, r *probe.Report, opt Options) error {
 			Properties:  sarifRunProps{Schema: sarifEscape(r.Schema), Verdict: "drift", ExitCode: r.ExitCode, ServerID: sarifEscape(g.ServerID), Mode: "live"},
 		}},
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&log); err != nil {
-		return err
-	}
-	_, err := w.Write(jsonEscapeInvisible(buf.Bytes()))
-	return err
+	return writeJSON(w, &log)
 }

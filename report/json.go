@@ -30,10 +30,16 @@ func renderJSON(w io.Writer, r *gate.Report, _ Options) error {
 	if c.Details == nil {
 		c.Details = []gate.Detail{}
 	}
+	return writeJSON(w, &c)
+}
+
+// writeJSON is the one JSON writer of every report format: indented by two
+// spaces, HTML escaping on, invisible characters escaped.
+func writeJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(&c); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	_, err := w.Write(jsonEscapeInvisible(buf.Bytes()))

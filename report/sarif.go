@@ -1,10 +1,8 @@
 package report
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -450,12 +448,5 @@ func renderSARIF(w io.Writer, r *gate.Report, opt Options) error {
 			},
 		}},
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&log); err != nil {
-		return err
-	}
-	_, err := w.Write(jsonEscapeInvisible(buf.Bytes()))
-	return err
+	return writeJSON(w, &log)
 }
