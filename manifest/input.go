@@ -90,6 +90,25 @@ type ToolList struct {
 	Completeness Completeness
 	// Reason explains how Completeness was derived, for people.
 	Reason string
+	// Invalid lists the tools entries that could not be read (only with
+	// ParseOptions.SkipInvalidTools; otherwise they are errors).
+	Invalid []InvalidTool
+	skip    bool
+}
+
+// InvalidTool is a tools entry that is not a readable tool: not an
+// object, or without a string name.
+type InvalidTool struct {
+	Pointer string
+	Msg     string
+}
+
+// ParseOptions control ParseToolListWith.
+type ParseOptions struct {
+	// SkipInvalidTools records unreadable tools entries in
+	// ToolList.Invalid instead of failing. A live check uses it to report
+	// them as conformance findings; artifacts never do.
+	SkipInvalidTools bool
 }
 
 // ParseToolList reads any of the accepted input forms:
@@ -107,12 +126,17 @@ type ToolList struct {
 // the last has a nextCursor, no cursor repeats, and the last page has none.
 // A bare tool array is Unknown: nothing proves it was whole.
 func ParseToolList(src []byte) (*ToolList, error) {
+	return ParseToolListWith(src, ParseOptions{})
+}
+
+// ParseToolListWith is ParseToolList with options.
+func ParseToolListWith(src []byte, opt ParseOptions) (*ToolList, error) {
 	doc, err := jcs.Parse(src)
 	if err != nil {
 		return nil, err
 	}
 	root := doc.Root()
-	tl := &ToolList{Doc: doc}
+	tl := &ToolList{Doc: doc, skip: opt.SkipInvalidTools}
 	switch root.Kind() {
 	case jcs.Object:
 		res, form, err := resultOf(root, "")
@@ -345,11 +369,19 @@ func (tl *ToolList) page(res jcs.Value, ptr string) error {
 }
 
 func (tl *ToolList) addTool(v jcs.Value, ptr string) error {
+	var t Tool
+	var err error
 	if v.Kind() != jcs.Object {
-		return inputErr(v, ptr, "a tools entry must be an object, found %s", v.Kind())
+		err = inputErr(v, ptr, "a tools entry must be an object, found %s", v.Kind())
+	} else {
+		t, err = ToolFromValue(v, ptr)
 	}
-	t, err := ToolFromValue(v, ptr)
 	if err != nil {
+		var ie *InputError
+		if tl.skip && errors.As(err, &ie) {
+			tl.Invalid = append(tl.Invalid, InvalidTool{Pointer: ie.Pointer, Msg: ie.Msg})
+			return nil
+		}
 		return err
 	}
 	tl.Tools = append(tl.Tools, t)

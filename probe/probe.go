@@ -65,7 +65,10 @@ type Finding struct {
 
 // Observation is what one tools/list run established.
 type Observation struct {
-	Tools              []manifest.Tool
+	Tools []manifest.Tool
+	// Invalid describes tools entries that could not be read (no string
+	// name, not an object), already escaped.
+	Invalid            []string
 	Completeness       manifest.Completeness
 	CapReached         bool
 	CursorCycle        bool
@@ -311,6 +314,9 @@ func conformance(r *Result, in Input) {
 	}
 	if p.CursorCycle {
 		r.add("MCP-CONF-CURSOR-CYCLE", "", "a nextCursor repeated: following the server's cursors never ends", "", nil)
+	}
+	for _, inv := range p.Invalid {
+		r.add("MCP-CONF-TOOL-SHAPE", "", "a served tools entry is not a readable tool ("+inv+"); it was not compared, so removals are not evaluated", "", nil)
 	}
 	seen := map[string]int{}
 	for i := range p.Tools {

@@ -175,9 +175,14 @@ func observeLive(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observat
 	if err != nil {
 		return nil, nil, err
 	}
-	tl, err := manifest.ParseToolList(obs.Transcript)
+	tl, err := manifest.ParseToolListWith(obs.Transcript, manifest.ParseOptions{SkipInvalidTools: true})
 	if err != nil {
 		return obs, nil, fmt.Errorf("the server's tools/list could not be read: %w", err)
+	}
+	if len(tl.Invalid) > 0 && obs.Completeness == string(manifest.Complete) {
+		// Unreadable entries are tools nobody can compare: what was read is
+		// a subset of what was served.
+		obs.Completeness = string(manifest.Partial)
 	}
 	return obs, tl, nil
 }
@@ -188,8 +193,13 @@ func probeObservation(obs *mcpclient.Observation, tl *manifest.ToolList) *probe.
 	if o.Observed.ManifestDigest != nil {
 		d = *o.Observed.ManifestDigest
 	}
+	var invalid []string
+	for _, it := range tl.Invalid {
+		invalid = append(invalid, safetext.Quote(it.Pointer)+": "+safetext.Escape(it.Msg))
+	}
 	return &probe.Observation{
-		Tools: tl.Tools, Completeness: manifest.Completeness(obs.Completeness), CapReached: obs.CapReached, CursorCycle: obs.CursorCycle,
+		Invalid: invalid,
+		Tools:   tl.Tools, Completeness: manifest.Completeness(obs.Completeness), CapReached: obs.CapReached, CursorCycle: obs.CursorCycle,
 		Era: obs.Era, Revision: obs.ProtocolRevision, RevisionReason: obs.RevisionReason, MissingCacheFields: obs.MissingCacheFields, ManifestDigest: d,
 	}
 }

@@ -393,3 +393,20 @@ func TestDriftMCPConfig(t *testing.T) {
 		}
 	}
 }
+
+// A served entry without a name is a conformance finding, not a failed run;
+// removals are then not evaluated.
+func TestDriftNamelessTool(t *testing.T) {
+	dir := t.TempDir()
+	served := []json.RawMessage{json.RawMessage(`{"name":"a","inputSchema":{"type":"object"}}`), json.RawMessage(`{"description":"no name"}`), json.RawMessage(`7`)}
+	declared := writeFile(t, dir, "declared.json", []byte(`[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}}]`))
+	_, url := mock(t, mockserver.Config{Tools: served}, "")
+	code, d, stderr := drift(t, declared, "--base-url", url)
+	got := d.rules()
+	if code != 1 || !slices.Equal(got, []string{"MCP-AUTH-ANONYMOUS-LIST", "MCP-CONF-TOOL-SHAPE", "MCP-CONF-TOOL-SHAPE"}) {
+		t.Errorf("exit %d %v %s", code, got, stderr)
+	}
+	if d.Served == nil || d.Served.Completeness != "partial" {
+		t.Errorf("served %+v", d.Served)
+	}
+}
