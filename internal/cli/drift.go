@@ -166,7 +166,23 @@ func targetOf(cfg mcpclient.Config) (probe.Target, string) {
 	if cfg.BaseURL != "" {
 		return probe.Target{URL: cfg.BaseURL, Class: probe.ClassifyTarget(cfg.BaseURL)}, cfg.BaseURL
 	}
-	return probe.Target{Command: cfg.Command, Class: probe.ClassStdio}, "stdio:" + strings.Join(cfg.Command, " ")
+	return probe.Target{Command: cfg.Command, Class: probe.ClassStdio}, "stdio:" + shellJoin(cfg.Command)
+}
+
+// shellJoin writes argv as a POSIX shell would need it typed, so the
+// pinned endpoint of a stdio server is unambiguous (an argument with a
+// space stays one argument). It is for comparison and display only:
+// mcpdrift never runs it.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@+,%") == "" {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
 }
 
 // observeLive runs one tools/list and parses its transcript.

@@ -410,3 +410,18 @@ func TestDriftNamelessTool(t *testing.T) {
 		t.Errorf("served %+v", d.Served)
 	}
 }
+
+func TestShellJoin(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"npx", "-y", "@scope/pkg@1.2.3"}, "npx -y @scope/pkg@1.2.3"},
+		{[]string{"node", "a b.js", ""}, "node 'a b.js' ''"},
+		{[]string{"sh", "-c", "echo 'x'; rm -rf /"}, `sh -c 'echo '\''x'\''; rm -rf /'`},
+	} {
+		if got := shellJoin(c.argv); got != c.want {
+			t.Errorf("shellJoin(%q) = %s, want %s", c.argv, got, c.want)
+		}
+	}
+}
