@@ -61,37 +61,37 @@ func (e *ArtifactError) Unwrap() error { return e.Err }
 // decodeArtifact parses strictly (duplicate keys, bad UTF-8, 1e400 ... are
 // errors), checks the schema id, validates against the shipped JSON Schema
 // and decodes into out with unknown fields refused.
-func decodeArtifact(src []byte, wantID, schemaFile string, out any) error {
+func decodeArtifact(src []byte, wantID, schemaFile string, out any) (*jcs.Doc, error) {
 	doc, err := jcs.Parse(src)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	root := doc.Root()
 	if root.Kind() != jcs.Object {
-		return fmt.Errorf("expected a JSON object, found %s", root.Kind())
+		return nil, fmt.Errorf("expected a JSON object, found %s", root.Kind())
 	}
 	id, ok := root.Get("schema")
 	if !ok {
-		return fmt.Errorf(`no "schema" member: expected %q`, wantID)
+		return nil, fmt.Errorf(`no "schema" member: expected %q`, wantID)
 	}
 	if !id.StrEqual(wantID) {
 		if id.Kind() == jcs.String {
-			return fmt.Errorf(`unknown or unexpected schema id %s: expected %q`, safetext.Quote(id.Str()), wantID)
+			return nil, fmt.Errorf(`unknown or unexpected schema id %s: expected %q`, safetext.Quote(id.Str()), wantID)
 		}
-		return fmt.Errorf(`"schema" must be the string %q`, wantID)
+		return nil, fmt.Errorf(`"schema" must be the string %q`, wantID)
 	}
 	var generic any
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.UseNumber()
 	if err := dec.Decode(&generic); err != nil {
-		return err
+		return nil, err
 	}
 	if err := schemas.Validate(schemaFile, generic); err != nil {
-		return err
+		return nil, err
 	}
 	dec = json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
-	return dec.Decode(out)
+	return doc, dec.Decode(out)
 }
 
 // ParseObserved reads and validates an observed record. file names the
@@ -101,12 +101,12 @@ func ParseObserved(src []byte, file string) (*Observed, error) {
 		Observed
 		Note string `json:"note,omitempty"`
 	}
-	if err := decodeArtifact(src, ObservedSchemaID, schemas.Observed, &o); err != nil {
+	doc, err := decodeArtifact(src, ObservedSchemaID, schemas.Observed, &o)
+	if err != nil {
 		return nil, &ArtifactError{file, err}
 	}
 	obs := o.Observed
 	// Presence of optional members, needed for consistency checks.
-	doc, _ := jcs.Parse(src)
 	body, _ := doc.Root().Get("observed")
 	_, hasCount := body.Get("tool_count")
 	_, hasPriv := body.Get("privileged_tool_count")
@@ -187,7 +187,7 @@ func checkEntry(t ToolEntry, ptr string) error {
 // it as the specification says.
 func ParseDeclared(src []byte, file string) (*Declared, error) {
 	var d Declared
-	if err := decodeArtifact(src, DeclaredSchemaID, schemas.Declared, &d); err != nil {
+	if _, err := decodeArtifact(src, DeclaredSchemaID, schemas.Declared, &d); err != nil {
 		return nil, &ArtifactError{file, err}
 	}
 	for i, t := range d.Tools {

@@ -135,6 +135,10 @@ func ParseToolListWith(src []byte, opt ParseOptions) (*ToolList, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseToolList(doc, opt)
+}
+
+func parseToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
 	root := doc.Root()
 	tl := &ToolList{Doc: doc, skip: opt.SkipInvalidTools}
 	switch root.Kind() {

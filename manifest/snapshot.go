@@ -56,7 +56,7 @@ func MarshalSnapshot(serverID string, id Identity, tl *ToolList, completeness Co
 	head.Identity = id
 	head.Canonicalization = ProjectionID
 	head.Complete = completeness
-	if d, ok := manifestDigestOf(tl.Tools); ok {
+	if d, ok := ManifestDigestOf(tl.Tools); ok {
 		head.ManifestDigest = &d
 	}
 	h, err := json.MarshalIndent(head, "", "  ")
@@ -80,7 +80,10 @@ func MarshalSnapshot(serverID string, id Identity, tl *ToolList, completeness Co
 	return b.Bytes(), nil
 }
 
-func manifestDigestOf(tools []Tool) (string, bool) {
+// ManifestDigestOf computes the manifest_digest of a tool list without
+// building the whole observed record; ok is false when names repeat (an
+// ambiguous list has no manifest digest).
+func ManifestDigestOf(tools []Tool) (digest string, ok bool) {
 	nd := make([]NameDigest, len(tools))
 	seen := make(map[string]bool, len(tools))
 	var buf []byte
@@ -99,11 +102,37 @@ func manifestDigestOf(tools []Tool) (string, bool) {
 // checks that its manifest_digest recomputes from the tools it holds (a
 // snapshot edited by hand, or paired with the wrong baseline, is refused).
 func ParseSnapshot(src []byte, file string) (*Snapshot, error) {
-	fail := func(err error) (*Snapshot, error) { return nil, &ArtifactError{file, err} }
 	doc, err := jcs.Parse(src)
 	if err != nil {
-		return fail(err)
+		return nil, &ArtifactError{file, err}
 	}
+	return parseSnapshot(doc, file)
+}
+
+// IsSnapshot reports whether a parsed document names the snapshot schema.
+func IsSnapshot(doc *jcs.Doc) bool {
+	id, ok := doc.Root().Get("schema")
+	return ok && id.StrEqual(SnapshotSchemaID)
+}
+
+// ReadTools reads a saved tools/list in any form ParseToolList accepts, or
+// a snapshot, parsing the input once. Exactly one of the results is set.
+func ReadTools(src []byte, file string) (*ToolList, *Snapshot, error) {
+	doc, err := jcs.Parse(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if IsSnapshot(doc) {
+		s, err := parseSnapshot(doc, file)
+		return nil, s, err
+	}
+	tl, err := parseToolList(doc, ParseOptions{})
+	return tl, nil, err
+}
+
+func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
+	fail := func(err error) (*Snapshot, error) { return nil, &ArtifactError{file, err} }
+	src := doc.Source()
 	root := doc.Root()
 	if root.Kind() != jcs.Object {
 		return fail(fmt.Errorf("expected a JSON object, found %s", root.Kind()))
@@ -148,7 +177,7 @@ func ParseSnapshot(src []byte, file string) (*Snapshot, error) {
 		}
 		s.Tools = append(s.Tools, t)
 	}
-	got, unique := manifestDigestOf(s.Tools)
+	got, unique := ManifestDigestOf(s.Tools)
 	md, _ := root.Get("manifest_digest")
 	switch {
 	case md.Kind() == jcs.Null && unique:

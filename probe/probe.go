@@ -339,7 +339,7 @@ func conformance(r *Result, in Input) {
 		}
 	}
 	if in.Second != nil {
-		a, b := names(p.Tools), names(in.Second.Tools)
+		a, b := ToolNames(p.Tools), ToolNames(in.Second.Tools)
 		sa, sb := slices.Clone(a), slices.Clone(b)
 		slices.Sort(sa)
 		slices.Sort(sb)
@@ -352,7 +352,8 @@ func conformance(r *Result, in Input) {
 	}
 }
 
-func names(ts []manifest.Tool) []string {
+// ToolNames lists the tools' names in served order.
+func ToolNames(ts []manifest.Tool) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
 		out[i] = t.Name

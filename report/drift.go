@@ -149,12 +149,7 @@ func driftSARIF(w io.Writer, r *probe.Report, opt Options) error {
 	// and an observed digest; for a live run those are the target and the
 	// served digest.
 	g := &gate.Report{Schema: r.Schema, ServerID: targetText(r.Target), Verdict: "drift", Mode: "live", ExitCode: r.ExitCode, ObservedManifestDigest: &served}
-	s := &sarifBuilder{r: g, opt: opt, index: map[string]int{}}
-	for i, en := range catalog.All() {
-		s.rules = append(s.rules, ruleFor(en))
-		s.index[en.Code] = i
-	}
-	s.results = []sarifResult{}
+	s := newSARIFBuilder(g, opt)
 	for _, f := range r.Findings {
 		id, idx := s.ruleIndex(f.RuleID)
 		msg := sarifEscape(f.Message)
@@ -178,15 +173,5 @@ func driftSARIF(w io.Writer, r *probe.Report, opt Options) error {
 			Properties:          sarifResultProps{Kind: string(catalog.Finding), Severity: sarifEscape(f.Severity)},
 		})
 	}
-	log := sarifLog{
-		Schema:  sarifSchemaURI,
-		Version: sarifVersion,
-		Runs: []sarifRun{{
-			Tool:        sarifTool{Driver: sarifDriver{Name: toolName, InformationURI: toolInfoURI, Version: sarifEscape(opt.ToolVersion), Rules: s.rules}},
-			Invocations: []sarifInvocation{{ExecutionSuccessful: true, ExitCode: r.ExitCode}},
-			Results:     s.results,
-			Properties:  sarifRunProps{Schema: sarifEscape(r.Schema), Verdict: "drift", ExitCode: r.ExitCode, ServerID: sarifEscape(g.ServerID), Mode: "live"},
-		}},
-	}
-	return writeJSON(w, &log)
+	return s.write(w, sarifRunProps{Schema: sarifEscape(r.Schema), Verdict: "drift", ExitCode: r.ExitCode, ServerID: sarifEscape(g.ServerID), Mode: "live"})
 }

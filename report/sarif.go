@@ -410,12 +410,7 @@ func orNoneRaw(s string) string {
 // SARIF consumers: one rule per catalogued reason code, one result per
 // finding and per inconclusive or warning code (and tool).
 func renderSARIF(w io.Writer, r *gate.Report, opt Options) error {
-	s := &sarifBuilder{r: r, opt: opt, index: map[string]int{}}
-	for i, e := range catalog.All() {
-		s.rules = append(s.rules, ruleFor(e))
-		s.index[e.Code] = i
-	}
-	s.results = []sarifResult{}
+	s := newSARIFBuilder(r, opt)
 	for _, f := range r.Findings {
 		s.finding(f)
 	}
@@ -426,6 +421,28 @@ func renderSARIF(w io.Writer, r *gate.Report, opt Options) error {
 	s.codes(r.Inconclusive, string(catalog.Inconclusive), "warning", done)
 	s.codes(r.Warnings, string(catalog.Warning), "note", done)
 
+	return s.write(w, sarifRunProps{
+		Schema:   sarifEscape(r.Schema),
+		Verdict:  sarifEscape(r.Verdict),
+		ExitCode: r.ExitCode,
+		ServerID: sarifEscape(r.ServerID),
+		Mode:     sarifEscape(r.Mode),
+		Profile:  sarifEscape(r.Profile),
+	})
+}
+
+// newSARIFBuilder starts a log with one rule per catalogued code.
+func newSARIFBuilder(r *gate.Report, opt Options) *sarifBuilder {
+	s := &sarifBuilder{r: r, opt: opt, index: map[string]int{}, results: []sarifResult{}}
+	for i, e := range catalog.All() {
+		s.rules = append(s.rules, ruleFor(e))
+		s.index[e.Code] = i
+	}
+	return s
+}
+
+// write wraps the builder's rules and results in a SARIF log.
+func (s *sarifBuilder) write(w io.Writer, props sarifRunProps) error {
 	log := sarifLog{
 		Schema:  sarifSchemaURI,
 		Version: sarifVersion,
@@ -433,19 +450,12 @@ func renderSARIF(w io.Writer, r *gate.Report, opt Options) error {
 			Tool: sarifTool{Driver: sarifDriver{
 				Name:           toolName,
 				InformationURI: toolInfoURI,
-				Version:        sarifEscape(opt.ToolVersion),
+				Version:        sarifEscape(s.opt.ToolVersion),
 				Rules:          s.rules,
 			}},
-			Invocations: []sarifInvocation{{ExecutionSuccessful: true, ExitCode: r.ExitCode}},
+			Invocations: []sarifInvocation{{ExecutionSuccessful: true, ExitCode: props.ExitCode}},
 			Results:     s.results,
-			Properties: sarifRunProps{
-				Schema:   sarifEscape(r.Schema),
-				Verdict:  sarifEscape(r.Verdict),
-				ExitCode: r.ExitCode,
-				ServerID: sarifEscape(r.ServerID),
-				Mode:     sarifEscape(r.Mode),
-				Profile:  sarifEscape(r.Profile),
-			},
+			Properties:  props,
 		}},
 	}
 	return writeJSON(w, &log)

@@ -104,7 +104,6 @@ func ParamPath(ptr string) string {
 	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
 	var out []string
 	for i := 0; i < len(segs); i++ {
-		s := strings.ReplaceAll(strings.ReplaceAll(segs[i], "~1", "/"), "~0", "~")
 		switch segs[i] {
 		case "properties", "patternProperties", "dependentSchemas":
 			if i+1 < len(segs) {
@@ -113,15 +112,13 @@ func ParamPath(ptr string) string {
 			}
 		case "items", "additionalItems", "prefixItems":
 			out = append(out, "[]")
-		default:
-			_ = s
 		}
 	}
 	return strings.ReplaceAll(strings.Join(out, "."), ".[]", "[]")
 }
 
 func lastSegment(path string) string {
-	if i := strings.LastIndexAny(path, "."); i >= 0 {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
 		return path[i+1:]
 	}
 	return path

@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Options bound the work of DiffSchema. Zero values mean defaults.
@@ -975,7 +976,7 @@ func (d *schDiffer) enumConst(o, n schNode, pol int8) {
 
 // schPreview is a short canonical rendering of a value for a Detail.
 func schPreview(v jcs.Value) string {
-	return schClip(string(v.Canonical()), 60)
+	return safetext.Clip(string(v.Canonical()), 60)
 }
 
 func schPreviewList(a jcs.Value, idx []int) string {
@@ -992,7 +993,7 @@ func schPreviewList(a jcs.Value, idx []int) string {
 		if idx != nil {
 			i = idx[k]
 		}
-		b.WriteString(schClip(string(a.Index(i).Canonical()), 40))
+		b.WriteString(safetext.Clip(string(a.Index(i).Canonical()), 40))
 	}
 	if n > 8 {
 		b.WriteString(", … (" + strconv.Itoa(n) + " in all)")
@@ -1004,17 +1005,7 @@ func schPreviewList(a jcs.Value, idx []int) string {
 }
 
 // schClip cuts s to at most n bytes at a rune boundary.
-func schClip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func schQuote(s string) string { return strconv.Quote(schClip(s, 120)) }
+func schQuote(s string) string { return strconv.Quote(safetext.Clip(s, 120)) }
 
 // ---- objects ----
 
@@ -1202,16 +1193,11 @@ func schUnionKeys(a, b jcs.Value, ha, hb bool) []string {
 // (tightened); removal mirrors that.
 func (d *schDiffer) patternProps(o, n schNode, pol int8, rd int) {
 	const kw = "patternProperties"
-	vo, ho := o.get(kw)
-	vn, hn := n.get(kw)
-	if !ho && !hn {
+	keys, ok := d.objectKeyword(o, n, kw, pol)
+	if !ok {
 		return
 	}
-	if (ho && vo.Kind() != jcs.Object) || (hn && vn.Kind() != jcs.Object) {
-		d.malformed(o, n, kw, pol)
-		return
-	}
-	for _, k := range schUnionKeys(vo, vn, ho, hn) {
+	for _, k := range keys {
 		mo, mn := o.member(kw, k), n.member(kw, k)
 		switch {
 		case mo.v.Valid() && mn.v.Valid():
@@ -1232,18 +1218,30 @@ func (d *schDiffer) patternProps(o, n schNode, pol int8, rd int) {
 	}
 }
 
-// depRequired compares a dependentRequired-like object of string arrays.
-func (d *schDiffer) depRequired(o, n schNode, kw string, pol int8) {
+// objectKeyword returns the member names of keyword kw on either side, for
+// keywords whose value is an object (patternProperties, dependentRequired,
+// dependentSchemas, dependencies). ok is false when neither side has kw, or
+// when a side's value is not an object (reported as malformed).
+func (d *schDiffer) objectKeyword(o, n schNode, kw string, pol int8) (keys []string, ok bool) {
 	vo, ho := o.get(kw)
 	vn, hn := n.get(kw)
 	if !ho && !hn {
-		return
+		return nil, false
 	}
 	if (ho && vo.Kind() != jcs.Object) || (hn && vn.Kind() != jcs.Object) {
 		d.malformed(o, n, kw, pol)
+		return nil, false
+	}
+	return schUnionKeys(vo, vn, ho, hn), true
+}
+
+// depRequired compares a dependentRequired-like object of string arrays.
+func (d *schDiffer) depRequired(o, n schNode, kw string, pol int8) {
+	keys, ok := d.objectKeyword(o, n, kw, pol)
+	if !ok {
 		return
 	}
-	for _, k := range schUnionKeys(vo, vn, ho, hn) {
+	for _, k := range keys {
 		d.depList(o.member(kw, k), n.member(kw, k), k, pol)
 	}
 }
@@ -1270,24 +1268,19 @@ func (d *schDiffer) depList(mo, mn schNode, k string, pol int8) {
 		}
 	}
 	if len(added) > 0 {
-		d.emit(ConstraintTightened, ptr, Narrowing, pol, false, "when "+k+" is present, now also required: "+schClip(strings.Join(added, ", "), 120), "")
+		d.emit(ConstraintTightened, ptr, Narrowing, pol, false, "when "+k+" is present, now also required: "+safetext.Clip(strings.Join(added, ", "), 120), "")
 	}
 	if len(removed) > 0 {
-		d.emit(ConstraintLoosened, ptr, Widening, pol, false, "when "+k+" is present, no longer required: "+schClip(strings.Join(removed, ", "), 120), "")
+		d.emit(ConstraintLoosened, ptr, Widening, pol, false, "when "+k+" is present, no longer required: "+safetext.Clip(strings.Join(removed, ", "), 120), "")
 	}
 }
 
 func (d *schDiffer) depSchemas(o, n schNode, kw string, pol int8, rd int) {
-	vo, ho := o.get(kw)
-	vn, hn := n.get(kw)
-	if !ho && !hn {
+	keys, ok := d.objectKeyword(o, n, kw, pol)
+	if !ok {
 		return
 	}
-	if (ho && vo.Kind() != jcs.Object) || (hn && vn.Kind() != jcs.Object) {
-		d.malformed(o, n, kw, pol)
-		return
-	}
-	for _, k := range schUnionKeys(vo, vn, ho, hn) {
+	for _, k := range keys {
 		d.diff(o.member(kw, k), n.member(kw, k), pol, rd)
 	}
 }
@@ -1296,16 +1289,11 @@ func (d *schDiffer) depSchemas(o, n schNode, kw string, pol int8, rd int) {
 // dependentSchemas (schemas).
 func (d *schDiffer) dependencies(o, n schNode, pol int8, rd int) {
 	const kw = "dependencies"
-	vo, ho := o.get(kw)
-	vn, hn := n.get(kw)
-	if !ho && !hn {
+	keys, ok := d.objectKeyword(o, n, kw, pol)
+	if !ok {
 		return
 	}
-	if (ho && vo.Kind() != jcs.Object) || (hn && vn.Kind() != jcs.Object) {
-		d.malformed(o, n, kw, pol)
-		return
-	}
-	for _, k := range schUnionKeys(vo, vn, ho, hn) {
+	for _, k := range keys {
 		mo, mn := o.member(kw, k), n.member(kw, k)
 		arrO := mo.v.Valid() && mo.v.Kind() == jcs.Array
 		arrN := mn.v.Valid() && mn.v.Kind() == jcs.Array

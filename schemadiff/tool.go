@@ -119,7 +119,7 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 			detail = "new privileged tool (" + c.ActionClass + ")"
 		}
 		out = append(out, Change{Name: a.Name, Kind: ToolAdded, Direction: Widening, Severity: sev, Detail: detail})
-		out = append(out, externalRefs(a, nil)...)
+		out = append(out, externalRefs(a)...)
 	}
 	for _, r := range removed {
 		if matched[r] {
@@ -203,7 +203,7 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 	switch {
 	case !oOut && nOut:
 		out = append(out, Change{Name: name, Kind: OutputSchemaAdded, Pointer: outPtr, Direction: Neutral, Severity: "low", Detail: "the tool now declares its structured output"})
-		out = append(out, refsAsIntroduced(name, outPtr, n.Proj.OutputSchema)...)
+		out = append(out, refChanges(ExternalRefIntroduced, name, outPtr, n.Proj.OutputSchema)...)
 	case oOut && !nOut:
 		out = append(out, Change{Name: name, Kind: OutputSchemaRemoved, Pointer: schemaPointer(o, "outputSchema", "output_schema"), Direction: Widening, Severity: "medium",
 			Detail: "the tool no longer declares its output: it may return anything"})
@@ -287,27 +287,33 @@ func aggregate(cs []Change) Direction {
 	return d
 }
 
+// refTemplates are the two records an external $ref can give.
+var refTemplates = map[string]Change{
+	ExternalRefPresent: {Kind: ExternalRefPresent, Direction: Neutral, Severity: "medium",
+		Detail: "the schema refers to a document outside the manifest; its effective shape is whatever that document says"},
+	ExternalRefIntroduced: {Kind: ExternalRefIntroduced, Direction: Widening, Severity: "high",
+		Detail: "a $ref to a document outside the manifest: the effective schema is registry-controlled and unpinned"},
+}
+
+// refChanges reports every external $ref of schema as kind.
+func refChanges(kind, name, base string, schema jcs.Value) []Change {
+	var out []Change
+	for _, p := range ExternalRefs(schema) {
+		c := refTemplates[kind]
+		c.Name, c.Pointer = name, base+p
+		out = append(out, c)
+	}
+	return out
+}
+
 func presentRefs(name, base string, schema jcs.Value) []Change {
-	var out []Change
-	for _, p := range ExternalRefs(schema) {
-		out = append(out, Change{Name: name, Kind: ExternalRefPresent, Pointer: base + p, Direction: Neutral, Severity: "medium",
-			Detail: "the schema refers to a document outside the manifest; its effective shape is whatever that document says"})
-	}
-	return out
+	return refChanges(ExternalRefPresent, name, base, schema)
 }
 
-func refsAsIntroduced(name, base string, schema jcs.Value) []Change {
-	var out []Change
-	for _, p := range ExternalRefs(schema) {
-		out = append(out, Change{Name: name, Kind: ExternalRefIntroduced, Pointer: base + p, Direction: Widening, Severity: "high",
-			Detail: "a $ref to a document outside the manifest: the effective schema is registry-controlled and unpinned"})
-	}
-	return out
-}
-
-func externalRefs(t *manifest.Tool, _ *manifest.Tool) []Change {
-	out := refsAsIntroduced(t.Name, schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema)
-	return append(out, refsAsIntroduced(t.Name, schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema)...)
+// externalRefs reports every external $ref of a tool that is new.
+func externalRefs(t *manifest.Tool) []Change {
+	out := refChanges(ExternalRefIntroduced, t.Name, schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema)
+	return append(out, refChanges(ExternalRefIntroduced, t.Name, schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema)...)
 }
 
 func diffAnnotations(name string, o, n jcs.Value) []Change {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,30 +20,26 @@ func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
 		return schemadiff.Input{}, err
 	}
 	in := schemadiff.Input{Side: schemadiff.Side{Source: path}}
-	if isSnapshot(src) {
-		s, err := manifest.ParseSnapshot(src, path)
-		if err != nil {
-			return in, &exitError{ExitUsage, err.Error()}
-		}
+	tl, snap, err := manifest.ReadTools(src, path)
+	var ae *manifest.ArtifactError
+	switch {
+	case errors.As(err, &ae):
+		return in, &exitError{ExitUsage, err.Error()} // names the file already
+	case err != nil:
+		return in, inputErr(path, err)
+	case snap != nil:
 		in.Form = "snapshot"
-		in.ServerID = s.ServerID
-		in.ManifestDigest = s.ManifestDigest
-		in.Completeness = string(s.Completeness)
-		id := s.Identity
+		in.ServerID = snap.ServerID
+		in.ManifestDigest = snap.ManifestDigest
+		in.Completeness = string(snap.Completeness)
+		id := snap.Identity
 		in.Identity = &id
-		in.Tools = s.Tools
-	} else {
-		tl, err := manifest.ParseToolList(src)
-		if err != nil {
-			return in, inputErr(path, err)
-		}
+		in.Tools = snap.Tools
+	default:
 		in.Form = tl.Form
 		in.Completeness = string(tl.Completeness)
 		in.Tools = tl.Tools
-		o := manifest.BuildObserved("-", tl, tl.Completeness, nil)
-		if o.Observed.ManifestDigest != nil {
-			in.ManifestDigest = *o.Observed.ManifestDigest
-		}
+		in.ManifestDigest, _ = manifest.ManifestDigestOf(tl.Tools)
 	}
 	in.ToolCount = len(in.Tools)
 	return in, nil

@@ -204,11 +204,7 @@ func observeLive(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observat
 }
 
 func probeObservation(obs *mcpclient.Observation, tl *manifest.ToolList) *probe.Observation {
-	o := manifest.BuildObserved("-", tl, manifest.Completeness(obs.Completeness), nil)
-	d := ""
-	if o.Observed.ManifestDigest != nil {
-		d = *o.Observed.ManifestDigest
-	}
+	d, _ := manifest.ManifestDigestOf(tl.Tools)
 	var invalid []string
 	for _, it := range tl.Invalid {
 		invalid = append(invalid, safetext.Quote(it.Pointer)+": "+safetext.Escape(it.Msg))
@@ -388,7 +384,7 @@ func anonymousProbe(ctx context.Context, cfg mcpclient.Config, primary *probe.Ob
 	switch {
 	case err == nil:
 		a := &probe.AnonProbe{Completed: true, Status: obs.HTTPStatus, Listed: true, ToolCount: len(tl.Tools)}
-		x, y := names(tl.Tools), names(primary.Tools)
+		x, y := probe.ToolNames(tl.Tools), probe.ToolNames(primary.Tools)
 		slices.Sort(x)
 		slices.Sort(y)
 		a.SameTools = slices.Equal(x, y)
@@ -397,14 +393,6 @@ func anonymousProbe(ctx context.Context, cfg mcpclient.Config, primary *probe.Ob
 		return &probe.AnonProbe{Completed: true, Status: he.Status, Challenge: he.WWWAuthenticate}
 	}
 	return &probe.AnonProbe{Error: safetext.Escape(err.Error())}
-}
-
-func names(ts []manifest.Tool) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
-	}
-	return out
 }
 
 func systemPoolWith(pem []byte) (*x509.CertPool, error) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -33,15 +32,4 @@ func snapshotPathFor(out string) string {
 		return strings.TrimSuffix(out, ".json") + ".snapshot.json"
 	}
 	return out + ".snapshot.json"
-}
-
-// isSnapshot reports whether src looks like a tool snapshot (its schema
-// member names the snapshot schema). Full validation happens in
-// manifest.ParseSnapshot.
-func isSnapshot(src []byte) bool {
-	head := src
-	if len(head) > 4096 {
-		head = head[:4096]
-	}
-	return bytes.Contains(head, []byte(`"`+manifest.SnapshotSchemaID+`"`))
 }
