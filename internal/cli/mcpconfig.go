@@ -85,6 +85,9 @@ func loadConfigServer(src []byte, file, name string) (*configServer, error) {
 	if hasCmd == hasURL {
 		return nil, bad("server %s must have exactly one of command and url", safetext.Quote(name))
 	}
+	if (hasCmd && cmd == "") || (hasURL && url == "") {
+		return nil, bad("server %s has an empty command or url", safetext.Quote(name))
+	}
 	if hasCmd {
 		cs.command = []string{cmd}
 		if a, ok := e.Get("args"); ok {
