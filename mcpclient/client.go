@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -87,7 +88,10 @@ func (r *run) run(ctx context.Context) error {
 			return err
 		}
 		if modern {
-			return r.listTools(ctx)
+			if err := r.listTools(ctx); err != nil {
+				return err
+			}
+			return r.callTools(ctx)
 		}
 	} else {
 		r.obs.RevisionReason = "PreferredRevision is a legacy revision, so server/discover was not sent: the revision is not claimed"
@@ -95,7 +99,41 @@ func (r *run) run(ctx context.Context) error {
 	if err := r.initialize(ctx); err != nil {
 		return err
 	}
-	return r.listTools(ctx)
+	if err := r.listTools(ctx); err != nil {
+		return err
+	}
+	return r.callTools(ctx)
+}
+
+// callTools sends Config.Calls. A call that fails does not end the run:
+// its outcome says what happened.
+func (r *run) callTools(ctx context.Context) error {
+	for _, c := range r.cfg.Calls {
+		params := map[string]any{"name": c.Name, "arguments": c.Arguments}
+		if r.rev != "" {
+			params["_meta"] = requestMeta(r.rev, r.client)
+		}
+		out := CallOutcome{Name: c.Name}
+		req := r.request(methodToolsCall, params)
+		rep, err := r.roundTrip(ctx, req)
+		if err == nil {
+			var res jcs.Value
+			res, err = r.expect(req, rep)
+			if err == nil {
+				out.Result = append(json.RawMessage(nil), res.Raw()...)
+			}
+		}
+		if pe, ok := errors.AsType[*ProtocolError](err); ok {
+			out.Code, out.Message = pe.Code, pe.Message
+		} else if err != nil {
+			out.Err = err.Error()
+		}
+		r.obs.Calls = append(r.obs.Calls, out)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 func httpErr(method string, rep *reply) error {

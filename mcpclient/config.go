@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -45,6 +46,11 @@ type Config struct {
 	// PassEnv names further environment variables the child inherits
 	// (when set in this process).
 	PassEnv []string
+	// Calls are tools/call requests sent after the listing, in order. They
+	// have side effects: the caller decides (mcpdrift drift sends them only
+	// with --invoke-tool and --execute). Arguments must be a JSON object.
+	Calls []ToolCall
+
 	// Env sets further variables for the child explicitly (NAME → value),
 	// for servers defined in a configuration file; it wins over PassEnv.
 	Env map[string]string
@@ -103,6 +109,24 @@ const (
 	EraLegacy = "legacy" // initialize-era revisions
 )
 
+// ToolCall is one tools/call to send.
+type ToolCall struct {
+	Name      string
+	Arguments json.RawMessage
+}
+
+// CallOutcome is what one tools/call returned. Result holds the result
+// object exactly as received; a JSON-RPC error fills Code and Message
+// instead, and a failure to get any answer fills Err. Result is
+// server-controlled data: never print or store its values.
+type CallOutcome struct {
+	Name    string          `json:"name"`
+	Result  json.RawMessage `json:"-"`
+	Code    int             `json:"error_code,omitempty"`
+	Message string          `json:"-"`
+	Err     string          `json:"error,omitempty"`
+}
+
 // Observation is what one ListTools run established. Server-controlled
 // strings in it (ServerInfo, CacheScope, WWWAuthenticate, Stderr) are raw
 // and bounded: escape them before printing. RevisionReason and Warnings
@@ -159,6 +183,9 @@ type Observation struct {
 	Stderr string
 
 	Warnings []string
+
+	// Calls are the outcomes of Config.Calls, in order.
+	Calls []CallOutcome
 }
 
 // maxWarnings bounds Observation.Warnings.
@@ -229,6 +256,12 @@ func (c Config) normalize() (Config, error) {
 		}
 		if len(c.Headers) > 0 || c.HTTPClient != nil || c.RootCAs != nil {
 			return bad("Headers, HTTPClient and RootCAs apply to BaseURL only")
+		}
+	}
+	for _, call := range c.Calls {
+		args := bytes.TrimSpace(call.Arguments)
+		if call.Name == "" || len(args) == 0 || args[0] != '{' || !json.Valid(args) {
+			return bad("a tools/call needs a name and a JSON object of arguments")
 		}
 	}
 	for name, vals := range c.Headers {

@@ -18,6 +18,7 @@ const (
 	methodInitialize  = "initialize"
 	methodInitialized = "notifications/initialized"
 	methodToolsList   = "tools/list"
+	methodToolsCall   = "tools/call"
 	methodPing        = "ping"
 )
 

@@ -108,6 +108,8 @@ type Input struct {
 	// applicable).
 	Anonymous *AnonProbe
 	SkipAuth  bool
+	// Calls are the opt-in tools/call results (only with --execute).
+	Calls []CallCheck
 }
 
 // Unsupported describes a -32022 refusal.
@@ -214,6 +216,9 @@ func Evaluate(in Input) *Result {
 		if served[s.Name] == s && declared[s.Name] == nil {
 			r.add("MCP-DRIFT-TOOL-UNDECLARED", s.Name, "served but not declared: agents discover it and may call a capability nobody agreed to support", "", nil)
 		}
+	}
+	for _, c := range in.Calls {
+		checkCall(r, c)
 	}
 	finish(r)
 	return r

@@ -243,6 +243,12 @@ func TestEveryRuleFires(t *testing.T) {
 	collect(Evaluate(Input{Target: "https://x.io/mcp", TargetClass: ClassProduction, Declared: d, Primary: obs(t, declared), AuthorizationPresented: true, Anonymous: &AnonProbe{Completed: true, Status: 401}}))
 	collect(Evaluate(Input{Target: "https://x.io/mcp", TargetClass: ClassProduction, Declared: d, Primary: obs(t, declared), AuthorizationPresented: true, Anonymous: &AnonProbe{}}))
 	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: d, Primary: obs(t, strings.Replace(declared, `"q":{"type":"string"}`, `"q":{"type":"string","title":"Q"}`, 1))}))
+	out := schemaOf(t, `{"type":"object","required":["a"]}`)
+	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: d, Primary: obs(t, declared), Calls: []CallCheck{
+		{Tool: "search", DeclaredOutput: out, Result: []byte(`{"structuredContent":{}}`)},
+		{Tool: "search", DeclaredOutput: out, Result: []byte(`{"content":[]}`)},
+		{Tool: "search", Code: -32000},
+	}}))
 	for _, e := range catalog.All() {
 		if strings.HasPrefix(e.Code, "MCP-") && !fired[e.Code] {
 			t.Errorf("%s never fires", e.Code)

@@ -1,5 +1,7 @@
 package probe
 
+import "encoding/json"
+
 // Target describes what was probed.
 type Target struct {
 	// URL of a Streamable HTTP server, or Command of a stdio server (the
@@ -35,17 +37,28 @@ type Declared struct {
 	ToolCount      int    `json:"tool_count"`
 }
 
+// PlannedCall is one opt-in tools/call: the generated arguments (made by
+// mcpdrift from the declared schema, not server data) and whether it was
+// sent.
+type PlannedCall struct {
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	Sent      bool            `json:"sent"`
+}
+
 // Report is the JSON drift report (ReportSchemaID).
 type Report struct {
-	Schema      string      `json:"schema"`
-	Target      Target      `json:"target"`
-	Protocol    Protocol    `json:"protocol"`
-	Declared    Declared    `json:"declared"`
-	Served      *Served     `json:"served"`
-	AuthPosture AuthPosture `json:"auth_posture"`
-	Compared    bool        `json:"compared"`
-	Findings    []Finding   `json:"findings"`
-	Notes       []string    `json:"notes"`
-	Warnings    []string    `json:"warnings"`
-	ExitCode    int         `json:"exit_code"`
+	Schema      string        `json:"schema"`
+	Target      Target        `json:"target"`
+	Protocol    Protocol      `json:"protocol"`
+	Declared    Declared      `json:"declared"`
+	Served      *Served       `json:"served"`
+	AuthPosture AuthPosture   `json:"auth_posture"`
+	Compared    bool          `json:"compared"`
+	CallPlan    []PlannedCall `json:"call_plan,omitempty"`
+	Seed        *int64        `json:"seed,omitempty"`
+	Findings    []Finding     `json:"findings"`
+	Notes       []string      `json:"notes"`
+	Warnings    []string      `json:"warnings"`
+	ExitCode    int           `json:"exit_code"`
 }

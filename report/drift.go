@@ -87,6 +87,17 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 	if ap.Applicable {
 		t.line("  auth:      credentials presented %t (headers: %s), anonymous probe %s", ap.AuthorizationPresented, e(strings.Join(ap.HeaderNames, ", ")), e(ap.AnonymousProbe))
 	}
+	if len(r.CallPlan) > 0 {
+		t.line("")
+		heading := "Tool calls (sent)"
+		if !r.CallPlan[0].Sent {
+			heading = "Tool call plan (nothing sent; add --execute to send)"
+		}
+		t.line("%s", t.paint(ansiBold, heading))
+		for _, c := range r.CallPlan {
+			t.line("  - %s with arguments %s", safetext.Quote(c.Tool), e(string(c.Arguments)))
+		}
+	}
 	if len(r.Findings) > 0 {
 		t.line("")
 		t.line("%s", t.paint(ansiBold, fmt.Sprintf("Findings (%d)", len(r.Findings))))

@@ -228,6 +228,9 @@ func newDrift(e *env) *cobra.Command {
 		format, out, observedOut, serverID string
 		color                              string
 		skipAuth, skipSecond               bool
+		invoke                             []string
+		execute, iKnowProduction           bool
+		seed                               int64
 	)
 	cmd := &cobra.Command{
 		Use:   "drift MANIFEST (--base-url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--format json|text|sarif|markdown] [--observed-out FILE]",
@@ -268,19 +271,35 @@ could not be reached or did not answer usably.`,
 			if err != nil {
 				return err
 			}
+			plan, err := callPlan(declared.Tools, invoke, execute, seed)
+			if err != nil {
+				return err
+			}
+			if execute {
+				if c := targetClassOf(cfg); c != probe.ClassLocal && c != probe.ClassDev && c != probe.ClassStaging && c != probe.ClassStdio && !iKnowProduction {
+					return usageErr("refusing to call tools on a target classified %s; tools/call has side effects: pass --i-know-this-is-production if you mean it", c)
+				}
+				for _, p := range plan {
+					cfg.Calls = append(cfg.Calls, mcpclient.ToolCall{Name: p.Tool, Arguments: p.Arguments})
+				}
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			ctx, cancel := context.WithTimeout(ctx, live.timeout)
 			defer cancel()
 
 			target, targetText := targetOf(cfg)
+			var seedp *int64
+			if len(plan) > 0 {
+				seedp = &seed
+			}
 			in := probe.Input{Target: targetText, TargetClass: target.Class, Declared: declared.Tools,
 				AuthorizationPresented: len(cfg.Headers) > 0, SkipAuth: skipAuth}
 			for name := range cfg.Headers {
 				in.HeaderNames = append(in.HeaderNames, name)
 			}
 			slices.Sort(in.HeaderNames)
-			rep := &probe.Report{Schema: probe.ReportSchemaID, Target: target, Warnings: []string{},
+			rep := &probe.Report{Schema: probe.ReportSchemaID, Target: target, Warnings: []string{}, CallPlan: plan, Seed: seedp,
 				Declared: probe.Declared{Source: manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}}
 
 			obs, tl, err := observeLive(ctx, cfg)
@@ -289,6 +308,10 @@ could not be reached or did not answer usably.`,
 			switch {
 			case err == nil:
 				in.Primary = probeObservation(obs, tl)
+				in.Calls = callChecks(obs, declared.Tools)
+				for i := range rep.CallPlan {
+					rep.CallPlan[i].Sent = execute
+				}
 			case errors.As(err, &pe) && pe.Code == mcpwire.CodeUnsupportedProtocolVersion:
 				in.ProtocolUnsupported = &probe.Unsupported{Requested: pe.Requested, Supported: pe.Supported}
 			case errors.As(err, &he) && (he.Status == 401 || he.Status == 403):
@@ -314,7 +337,7 @@ could not be reached or did not answer usably.`,
 					// A second, independent connection: the list MUST NOT
 					// vary per connection.
 					cfg2 := cfg
-					cfg2.HTTPClient = nil
+					cfg2.HTTPClient, cfg2.Calls = nil, nil
 					o2, tl2, err := observeLive(ctx, cfg2)
 					if err != nil {
 						rep.Warnings = append(rep.Warnings, "the second connection failed, so per-connection stability was not checked: "+safetext.Escape(err.Error()))
@@ -339,7 +362,7 @@ could not be reached or did not answer usably.`,
 			}
 			if cfg.BaseURL != "" && len(cfg.Headers) > 0 && !skipAuth && in.Refused == nil && in.Primary != nil {
 				anon := cfg
-				anon.Headers = nil
+				anon.Headers, anon.Calls = nil, nil
 				in.Anonymous = anonymousProbe(ctx, anon, in.Primary)
 			}
 			res := probe.Evaluate(in)
@@ -367,7 +390,59 @@ could not be reached or did not answer usably.`,
 	f.StringVar(&color, "color", "auto", "auto|always|never")
 	f.BoolVar(&skipAuth, "skip-auth-probe", false, "do not send the credential-stripped tools/list")
 	f.BoolVar(&skipSecond, "skip-second-connection", false, "do not open the second connection (per-connection stability is then not checked)")
+	f.StringArrayVar(&invoke, "invoke-tool", nil, "plan a tools/call of this declared tool (exact name, repeatable); without --execute the plan is reported and nothing is sent")
+	f.BoolVar(&execute, "execute", false, "send the planned tools/call requests (they have side effects)")
+	f.Int64Var(&seed, "seed", 1, "seed of the generated arguments (recorded in the report)")
+	f.BoolVar(&iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
 	return cmd
+}
+
+func targetClassOf(cfg mcpclient.Config) string {
+	t, _ := targetOf(cfg)
+	return t.Class
+}
+
+// callPlan resolves --invoke-tool names against the DECLARED manifest (a
+// server cannot offer a name and have it called) and generates arguments
+// from the declared input schemas. Exact names only, never patterns.
+func callPlan(declared []manifest.Tool, invoke []string, execute bool, seed int64) ([]probe.PlannedCall, error) {
+	if execute && len(invoke) == 0 {
+		return nil, usageErr("--execute needs --invoke-tool NAME: there is no wildcard")
+	}
+	byName := map[string]*manifest.Tool{}
+	for i := range declared {
+		byName[declared[i].Name] = &declared[i]
+	}
+	var plan []probe.PlannedCall
+	seen := map[string]bool{}
+	for _, name := range invoke {
+		t := byName[name]
+		if t == nil {
+			return nil, usageErr("--invoke-tool %s: no such tool in the declared manifest (names are exact; patterns are not supported)", safetext.Quote(name))
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		plan = append(plan, probe.PlannedCall{Tool: name, Arguments: probe.GenerateArguments(name, t.Proj.InputSchema, seed)})
+	}
+	return plan, nil
+}
+
+// callChecks pairs each call outcome with the declared outputSchema.
+func callChecks(obs *mcpclient.Observation, declared []manifest.Tool) []probe.CallCheck {
+	var out []probe.CallCheck
+	for _, c := range obs.Calls {
+		cc := probe.CallCheck{Tool: c.Name, Result: c.Result, Code: c.Code, Err: c.Err}
+		for i := range declared {
+			if declared[i].Name == c.Name {
+				cc.DeclaredOutput = declared[i].Proj.OutputSchema
+				break
+			}
+		}
+		out = append(out, cc)
+	}
+	return out
 }
 
 func defaultServerID(obs *mcpclient.Observation, target string) string {

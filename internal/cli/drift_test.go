@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -423,5 +428,93 @@ func TestShellJoin(t *testing.T) {
 		if got := shellJoin(c.argv); got != c.want {
 			t.Errorf("shellJoin(%q) = %s, want %s", c.argv, got, c.want)
 		}
+	}
+}
+
+// Opt-in tool calls: a plan without --execute sends nothing; --execute sends
+// exactly the planned calls (names resolved against the declared manifest)
+// and checks the results against the declared outputSchema.
+func TestDriftToolCalls(t *testing.T) {
+	s, url := mock(t, mockserver.Config{}, exampleV1)
+	calls := func() (n int, passed bool) {
+		passed = true
+		for _, e := range s.Log() {
+			if e.Method == "tools/call" {
+				n++
+				passed = passed && e.Passed && e.Headers.Get("Mcp-Name") == "get_file_contents"
+			}
+		}
+		return
+	}
+	code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--format", "json", "--invoke-tool", "get_file_contents", "--seed", "7")
+	var plan struct {
+		CallPlan []struct {
+			Tool      string          `json:"tool"`
+			Arguments json.RawMessage `json:"arguments"`
+			Sent      bool            `json:"sent"`
+		} `json:"call_plan"`
+		Seed int64 `json:"seed"`
+	}
+	json.Unmarshal([]byte(out), &plan)
+	if code != 0 || len(plan.CallPlan) != 1 || plan.CallPlan[0].Sent || plan.Seed != 7 || !strings.Contains(string(plan.CallPlan[0].Arguments), `"repo"`) {
+		t.Fatalf("plan: exit %d %+v %s", code, plan, stderr)
+	}
+	if n, _ := calls(); n != 0 {
+		t.Fatalf("a plan without --execute sent %d calls", n)
+	}
+	// Executed: the mock answers with text content and no structuredContent
+	// although get_file_contents declares an outputSchema.
+	code, d, stderr := drift(t, exampleV1, "--base-url", url, "--invoke-tool", "get_file_contents", "--execute")
+	if n, ok := calls(); n != 1 || !ok {
+		t.Errorf("executed: %d calls (valid headers %v)", n, ok)
+	}
+	if code != 1 || !slices.Contains(d.rules(), "MCP-DRIFT-CALL-NO-STRUCTURED-CONTENT get_file_contents") {
+		t.Errorf("executed: exit %d %v %s", code, d.rules(), stderr)
+	}
+	// Usage rules: no wildcard, exact declared names, production needs the flag.
+	for _, args := range [][]string{
+		{"--base-url", url, "--execute"},
+		{"--base-url", url, "--invoke-tool", "get_*", "--execute"},
+		{"--base-url", url, "--invoke-tool", "run_workflow_command"},
+		{"--base-url", "https://mcp.acme.io/mcp", "--invoke-tool", "search_issues", "--execute"},
+	} {
+		if code, _, _ := run(t, "", append([]string{"drift", exampleV1}, args...)...); code != 2 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+	if n, _ := calls(); n != 1 {
+		t.Errorf("refused runs sent calls: %d", n)
+	}
+}
+
+// The served output is checked against the DECLARED outputSchema; the
+// finding names the pointer and types, never the value.
+func TestDriftToolCallOutputSchema(t *testing.T) {
+	s, mockURL := mock(t, mockserver.Config{}, exampleV1)
+	_ = s
+	target, _ := neturl.Parse(mockURL)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.Unmarshal(body, &req)
+		if req.Method == "tools/call" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","content":[],"structuredContent":{"content":{"SECRET":1}}}}`, req.ID)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.URL.Path = target.Path
+		s.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", proxy.URL+"/mcp", "--invoke-tool", "get_file_contents", "--execute", "--format", "json", "--skip-second-connection")
+	if code != 1 || !strings.Contains(out, "MCP-DRIFT-CALL-OUTPUT-SCHEMA") || !strings.Contains(out, "/content: does not satisfy the declared") {
+		t.Errorf("exit %d %s %s", code, out, stderr)
+	}
+	if strings.Contains(out, "SECRET") {
+		t.Error("a returned value reached the report")
 	}
 }
