@@ -1,17 +1,15 @@
 package probe
 
 import (
-	"bytes"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemas"
 )
 
 // GenerateArguments builds arguments for a tool from its DECLARED input
@@ -264,47 +262,17 @@ func checkCall(r *Result, c CallCheck) {
 
 // validateOutput validates structuredContent against the declared schema
 // (no external loading) and describes each failure by pointer, constraint
-// and observed type.
+// and observed type, never by value.
 func validateOutput(schema, instance jcs.Value) ([]string, error) {
-	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema.Raw()))
+	problems, err := schemas.ValidateDocument(schema.Raw(), instance.Raw())
 	if err != nil {
 		return nil, err
-	}
-	comp := jsonschema.NewCompiler()
-	comp.UseLoader(nil)
-	if err := comp.AddResource("mem:///output.json", sdoc); err != nil {
-		return nil, err
-	}
-	sch, err := comp.Compile("mem:///output.json")
-	if err != nil {
-		return nil, err
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(instance.Raw()))
-	if err != nil {
-		return nil, err
-	}
-	verr := sch.Validate(inst)
-	if verr == nil {
-		return nil, nil
-	}
-	ve, ok := verr.(*jsonschema.ValidationError)
-	if !ok {
-		return nil, verr
 	}
 	var out []string
 	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		ptr := ""
+	for _, p := range problems {
 		v := instance
-		for _, seg := range e.InstanceLocation {
-			ptr += "/" + strings.ReplaceAll(strings.ReplaceAll(seg, "~", "~0"), "/", "~1")
+		for _, seg := range p.Segments {
 			switch v.Kind() {
 			case jcs.Object:
 				v, _ = v.Get(seg)
@@ -314,20 +282,19 @@ func validateOutput(schema, instance jcs.Value) ([]string, error) {
 				}
 			}
 		}
-		kw := "/" + strings.Join(e.ErrorKind.KeywordPath(), "/")
 		observed := "absent"
 		if v.Valid() {
 			observed = v.Kind().String()
 		}
+		ptr := p.Pointer
 		if ptr == "" {
 			ptr = "/"
 		}
-		msg := fmt.Sprintf("%s: does not satisfy the declared %s; observed %s", safetext.Escape(ptr), safetext.Escape(kw), observed)
+		msg := fmt.Sprintf("%s: does not satisfy the declared %s; observed %s", safetext.Escape(ptr), safetext.Escape(p.Keyword), observed)
 		if !seen[msg] && len(out) < 20 {
 			seen[msg] = true
 			out = append(out, msg)
 		}
 	}
-	walk(ve)
 	return out, nil
 }

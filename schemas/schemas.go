@@ -94,7 +94,44 @@ func Validate(name string, doc any) error {
 // Problem is one schema violation.
 type Problem struct {
 	Pointer string
+	// Segments are the pointer's unescaped segments.
+	Segments []string
+	// Keyword is the failing keyword's path in the schema ("/properties/a/type").
+	Keyword string
 	Msg     string
+}
+
+// ValidateDocument compiles a schema given as raw JSON (its own $schema
+// picks the draft; nothing external is ever loaded) and validates the raw
+// JSON instance against it. A nil slice means the instance is valid; an
+// error means the schema or the instance could not be read.
+func ValidateDocument(schema, instance []byte) ([]Problem, error) {
+	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(nil)
+	if err := c.AddResource("mem:///schema.json", sdoc); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile("mem:///schema.json")
+	if err != nil {
+		return nil, err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(instance))
+	if err != nil {
+		return nil, err
+	}
+	verr := sch.Validate(inst)
+	if verr == nil {
+		return nil, nil
+	}
+	ve, ok := verr.(*jsonschema.ValidationError)
+	if !ok {
+		return nil, verr
+	}
+	return flatten(ve), nil
 }
 
 // Error is a failed validation.
@@ -149,7 +186,7 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 			return
 		}
 		seen[k] = true
-		ps = append(ps, Problem{Pointer: ptr, Msg: msg})
+		ps = append(ps, Problem{Pointer: ptr, Segments: e.InstanceLocation, Keyword: "/" + strings.Join(e.ErrorKind.KeywordPath(), "/"), Msg: msg})
 	}
 	walk(ve)
 	if len(ps) == 0 {
