@@ -380,14 +380,25 @@ func granular(r *Report, o *manifest.Observed, d *manifest.Declared, pol *manife
 		} else {
 			r.inconclusive(PartialObservation, "", fmt.Sprintf("removals are not evaluable: the manifest observation was incomplete (%s) and %d declared tool(s) were not observed", o.Observed.ToolsListComplete, len(missing)))
 		}
-	} else if !complete {
-		code := "manifest_coverage_unknown"
-		if o.Observed.ToolsListComplete == manifest.Partial {
-			if pol != nil && pol.PartialObservation == "warn" {
-				code = "manifest_partial_observation_allowed"
-			}
+	} else if o.Observed.ToolsListComplete == manifest.Partial {
+		// Partial means pages went unseen: what is on them (a privileged
+		// tool past the page cap, say) cannot be judged, so the run is
+		// inconclusive exactly as in the coarse gate, unless the policy
+		// explicitly allows warning-only. Findings among the observed tools
+		// are still asserted (and decide the verdict); the gap is then
+		// said as a warning, so the per-tool output of the specification
+		// stays as it is.
+		msg := "every declared tool was observed, but the observation is partial: tools on the pages that were not seen cannot be judged"
+		switch {
+		case pol != nil && pol.PartialObservation == "warn":
+			r.warn("manifest_partial_observation_allowed", "", msg+"; the policy allows warning-only")
+		case len(r.Findings) > 0:
+			r.warn("manifest_partial_observation_unjudged", "", msg)
+		default:
+			r.inconclusive(PartialObservation, "", msg+"; the policy does not allow warning-only")
 		}
-		r.warn(code, "", fmt.Sprintf("every declared tool was observed, but the observation is %s: unobserved pages could hold more", o.Observed.ToolsListComplete))
+	} else if !complete {
+		r.warn("manifest_coverage_unknown", "", fmt.Sprintf("every declared tool was observed, but the observation is %s: unobserved pages could hold more", o.Observed.ToolsListComplete))
 	}
 }
 

@@ -259,6 +259,30 @@ func TestPartialObservationPolicy(t *testing.T) {
 	if len(r.Inconclusive) != 0 || r.Verdict != gate.NoFindingCoverageWarning {
 		t.Errorf("granular partial, warn-only: %s %v", r.Verdict, r.Inconclusive)
 	}
+	// Granular, every declared tool observed, but partial: pages went
+	// unseen, so the run is inconclusive (exit 3) exactly as in the coarse
+	// gate, unless the policy allows warning-only.
+	all := observe(t, base, manifest.Partial)
+	r = mustRun(t, gate.Input{Observed: all, Declared: d})
+	if r.Verdict != gate.Inconclusive || r.ExitCode != 3 || !slices.Equal(r.Inconclusive, []string{"inconclusive_manifest_partial_observation"}) {
+		t.Errorf("granular partial, all observed: %s exit %d %v %v", r.Verdict, r.ExitCode, r.Inconclusive, r.Warnings)
+	}
+	strictPol.DeclaredMCPManifests["srv"] = manifest.PolicyManifest{ManifestDigest: d.ManifestDigest, PartialObservation: "inconclusive"}
+	r = mustRun(t, gate.Input{Observed: all, Declared: d, Policy: strictPol})
+	if r.Verdict != gate.Inconclusive || r.ExitCode != 3 {
+		t.Errorf("granular partial, all observed, policy inconclusive: %s exit %d", r.Verdict, r.ExitCode)
+	}
+	r = mustRun(t, gate.Input{Observed: all, Declared: d, Policy: warnPol})
+	if r.Verdict != gate.NoFindingCoverageWarning || r.ExitCode != 0 || !slices.Contains(r.Warnings, "manifest_partial_observation_allowed") {
+		t.Errorf("granular partial, all observed, warn-only: %s exit %d %v", r.Verdict, r.ExitCode, r.Warnings)
+	}
+	// Findings among the observed tools still decide (the specification's
+	// per-tool output), and the unseen pages are said as a warning.
+	added := observe(t, base[:len(base)-1]+`,{"name":"new_tool"}]`, manifest.Partial)
+	r = mustRun(t, gate.Input{Observed: added, Declared: d})
+	if r.Verdict != gate.PendingReview || r.ExitCode != 1 || len(r.Inconclusive) != 0 || !slices.Contains(r.Warnings, "manifest_partial_observation_unjudged") {
+		t.Errorf("granular partial with an addition: %s exit %d %v %v", r.Verdict, r.ExitCode, r.Inconclusive, r.Warnings)
+	}
 	// Unknown completeness with every tool present: coverage warning.
 	r = mustRun(t, gate.Input{Observed: observe(t, base, manifest.Unknown), Declared: d})
 	if r.Verdict != gate.NoFindingCoverageWarning || !slices.Contains(r.Warnings, "manifest_coverage_unknown") {

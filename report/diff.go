@@ -43,10 +43,17 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 			t.line("")
 			t.line("%s %s", t.paint(ansiYellow, "Warning:"), e(w))
 		}
+		if len(r.Inconclusive) > 0 {
+			t.line("")
+			t.line("%s %s", t.paint(ansiYellow, "Inconclusive:"), e(strings.Join(r.Inconclusive, ", ")))
+		}
 		t.line("")
-		if r.ExitCode == 0 {
+		switch r.ExitCode {
+		case schemadiff.ExitNoChange:
 			t.line("Exit 0: nothing changed.")
-		} else {
+		case schemadiff.ExitInconclusive:
+			t.line("Exit 3: inconclusive: nothing changed among the tools seen, but the new list is partial, so the tools on its unseen pages cannot be judged.")
+		default:
 			t.line("Exit 1: changes need review%s.", map[bool]string{true: " and are denied by the profile", false: ""}[r.Decision == schemadiff.Deny])
 		}
 		_, err := io.WriteString(w, t.b.String())
@@ -63,6 +70,13 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 			fmt.Fprintf(&b, "; denied by %s", strings.Join(codes, ", "))
 		}
 		b.WriteString(".\n")
+		if len(r.Inconclusive) > 0 {
+			codes := make([]string, len(r.Inconclusive))
+			for i, c := range r.Inconclusive {
+				codes[i] = mdCode(c)
+			}
+			fmt.Fprintf(&b, "\n**Inconclusive:** %s\n", strings.Join(codes, ", "))
+		}
 		structuralMarkdown(&b, r.Changes)
 		for _, w := range r.Warnings {
 			fmt.Fprintf(&b, "\n> %s\n", mdEscape(w))

@@ -36,6 +36,7 @@ var FailClosedProfile = &DecisionProfile{
 		ServerEndpointRebound:        "the endpoint changed under a stable name: a new, unvetted tool source",
 		PublisherKeyChanged:          "the publisher key changed under a stable name: a new, unvetted tool source",
 		ParamAddedOptional:           "a new optional parameter that was not re-consented",
+		NewListPartial:               "pages of the new list went unseen: tools on them cannot be judged",
 	},
 }
 

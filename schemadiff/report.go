@@ -2,6 +2,7 @@ package schemadiff
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/mcpdrift/mcpdrift/manifest"
@@ -12,9 +13,14 @@ const ReportSchemaID = "mcpdrift.diff_report.v1"
 
 // Exit codes of diff (a contract; see README).
 const (
-	ExitNoChange = 0
-	ExitChanged  = 1
+	ExitNoChange     = 0
+	ExitChanged      = 1
+	ExitInconclusive = 3 // nothing changed in what was seen, but pages of the new list went unseen
 )
+
+// NewListPartial is the inconclusive code of a diff whose new list is
+// partial: tools on the pages that were not seen cannot be judged.
+const NewListPartial = "diff_new_list_partial"
 
 // Side describes one input of a diff.
 type Side struct {
@@ -37,6 +43,10 @@ type Report struct {
 	New        Side     `json:"new"`
 	Changes    []Change `json:"changes"`
 	Unverified []string `json:"unverified_identity,omitempty"`
+	// Inconclusive lists what the diff could not judge (catalogue codes):
+	// NewListPartial when pages of the new list went unseen. It never
+	// lets the decision be allow.
+	Inconclusive []string `json:"inconclusive"`
 	Warnings   []string `json:"warnings"`
 	ExitCode   int      `json:"exit_code"`
 }
@@ -53,7 +63,7 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 	if profile == nil {
 		profile = ReviewProfile
 	}
-	r := &Report{Schema: ReportSchemaID, Profile: profile.Name, Old: old.Side, New: new.Side, DeniedBy: []string{}, Warnings: []string{}}
+	r := &Report{Schema: ReportSchemaID, Profile: profile.Name, Old: old.Side, New: new.Side, DeniedBy: []string{}, Warnings: []string{}, Inconclusive: []string{}}
 	changes := DiffTools(old.Tools, new.Tools, opt)
 	if old.Identity != nil && new.Identity != nil {
 		ic, unverified := DiffIdentity(*old.Identity, *new.Identity)
@@ -65,6 +75,9 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 	}
 	if new.Completeness != string(manifest.Complete) {
 		msg := fmt.Sprintf("the new tool list is %s: a tool reported removed may be on an unobserved page", orUnknown(new.Completeness))
+		if new.Completeness == string(manifest.Partial) {
+			msg += ", and tools on the pages that were not seen cannot be judged"
+		}
 		for i := range changes {
 			if changes[i].Kind == ToolRemoved {
 				changes[i].Note = "the new list is incomplete"
@@ -84,8 +97,24 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 	if denied != nil {
 		r.DeniedBy = denied
 	}
-	if len(changes) > 0 {
+	if new.Completeness == string(manifest.Partial) {
+		// Pages went unseen: a tool on them (a privileged one past a page
+		// cap, say) cannot be judged, so the diff never allows. The
+		// review profile asks for review; fail-closed denies.
+		r.Inconclusive = append(r.Inconclusive, NewListPartial)
+		if _, deny := profile.Deny[NewListPartial]; deny {
+			r.Decision = Deny
+			r.DeniedBy = append(r.DeniedBy, NewListPartial)
+			sort.Strings(r.DeniedBy)
+		} else if r.Decision == Allow {
+			r.Decision = Review
+		}
+	}
+	switch {
+	case len(changes) > 0:
 		r.ExitCode = ExitChanged
+	case len(r.Inconclusive) > 0:
+		r.ExitCode = ExitInconclusive
 	}
 	return r
 }

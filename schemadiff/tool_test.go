@@ -201,6 +201,42 @@ func TestIncompleteNewListMarksRemovals(t *testing.T) {
 	}
 }
 
+// A partial new list never decides allow: unchanged tools seen, exit 3 and
+// review (deny under fail-closed); with changes, exit 1 and never allow.
+func TestPartialNewListNeverAllows(t *testing.T) {
+	list := `[{"name":"a","description":"x"},{"name":"b"}]`
+	for _, tc := range []struct {
+		profile      *schemadiff.DecisionProfile
+		newList      string
+		wantDecision string
+		wantExit     int
+	}{
+		{schemadiff.ReviewProfile, list, schemadiff.Review, schemadiff.ExitInconclusive},
+		{schemadiff.FailClosedProfile, list, schemadiff.Deny, schemadiff.ExitInconclusive},
+		{schemadiff.ReviewProfile, `[{"name":"a","description":"y"},{"name":"b"}]`, schemadiff.Review, schemadiff.ExitChanged},
+		{schemadiff.FailClosedProfile, `[{"name":"a","description":"y"},{"name":"b"}]`, schemadiff.Deny, schemadiff.ExitChanged},
+	} {
+		r := schemadiff.Compare(
+			schemadiff.Input{Side: schemadiff.Side{Completeness: "complete"}, Tools: tools(t, list)},
+			schemadiff.Input{Side: schemadiff.Side{Completeness: "partial"}, Tools: tools(t, tc.newList)},
+			tc.profile, schemadiff.ToolOptions{})
+		if r.Decision != tc.wantDecision || r.ExitCode != tc.wantExit || !slices.Equal(r.Inconclusive, []string{schemadiff.NewListPartial}) {
+			t.Errorf("%s %s: decision %s exit %d inconclusive %v", tc.profile.Name, tc.newList, r.Decision, r.ExitCode, r.Inconclusive)
+		}
+		if tc.profile == schemadiff.FailClosedProfile && !slices.Contains(r.DeniedBy, schemadiff.NewListPartial) {
+			t.Errorf("fail-closed: denied by %v", r.DeniedBy)
+		}
+	}
+	// Unknown completeness keeps the warning only.
+	r := schemadiff.Compare(
+		schemadiff.Input{Side: schemadiff.Side{Completeness: "complete"}, Tools: tools(t, list)},
+		schemadiff.Input{Side: schemadiff.Side{Completeness: "unknown"}, Tools: tools(t, list)},
+		nil, schemadiff.ToolOptions{})
+	if r.Decision != schemadiff.Allow || r.ExitCode != 0 || len(r.Inconclusive) != 0 || len(r.Warnings) != 1 {
+		t.Errorf("unknown: %s %d %v %v", r.Decision, r.ExitCode, r.Inconclusive, r.Warnings)
+	}
+}
+
 func TestWordDiff(t *testing.T) {
 	cases := []struct{ a, b, want string }{
 		{"a b c", "a b c", ""},
