@@ -47,8 +47,8 @@ type Report struct {
 	// NewListPartial when pages of the new list went unseen. It never
 	// lets the decision be allow.
 	Inconclusive []string `json:"inconclusive"`
-	Warnings   []string `json:"warnings"`
-	ExitCode   int      `json:"exit_code"`
+	Warnings     []string `json:"warnings"`
+	ExitCode     int      `json:"exit_code"`
 }
 
 // Input is one side of a comparison.
