@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 )
 
@@ -16,6 +17,18 @@ func FuzzParseToolList(f *testing.F) {
 		`[{"name":"a","annotations":{"readOnlyHint":true}},{"name":"a"}]`,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}`,
 		`{"tools":[{"name":"x","input_schema":{"type":"object"},"outputSchema":null}]}`,
+		// JSON-RPC ids (TestJSONRPCIDs): mismatched, null, missing, repeated,
+		// object, notification-style, and the same value written two ways.
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":null,"result":{"tools":[]}}]`,
+		`{"jsonrpc":"2.0","id":null,"result":{"tools":[]}}`,
+		`{"jsonrpc":"2.0","result":{"tools":[]}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":1,"result":{"tools":[],"nextCursor":"c"}},{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"c"}},{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}]`,
+		`[{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"},{"jsonrpc":"2.0","id":{"a":1},"result":{"tools":[]}}]`,
+		`[{"jsonrpc":"2.0","method":"tools/list"},{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}]`,
+		`[{"jsonrpc":"2.0","id":"1","method":"tools/list"},{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}]`,
+		`[{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"},{"jsonrpc":"2.0","id":9007199254740992,"result":{"tools":[]}}]`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":1.0,"result":{"tools":[],"nextCursor":"c"}},{"jsonrpc":"2.0","id":"\u0061","method":"tools/list","params":{"cursor":"c"}},{"jsonrpc":"2.0","id":"a","result":{"tools":[]}}]`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -26,6 +39,14 @@ func FuzzParseToolList(f *testing.F) {
 				t.Fatalf("untyped error %T: %v", err, err)
 			}
 			return
+		}
+		// An accepted JSON-RPC response always carries a string or number id.
+		if d, err := jcs.Parse(b); err == nil && d.Root().Kind() == jcs.Object {
+			if _, ok := d.Root().Get("jsonrpc"); ok {
+				if id, ok := d.Root().Get("id"); !ok || (id.Kind() != jcs.String && id.Kind() != jcs.Number) {
+					t.Fatal("a response without a usable id was accepted")
+				}
+			}
 		}
 		o := manifest.BuildObserved("s", tl, tl.Completeness, nil)
 		if o.Observed.ToolCount != len(tl.Tools) {

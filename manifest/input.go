@@ -143,7 +143,7 @@ func parseToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
 	tl := &ToolList{Doc: doc, skip: opt.SkipInvalidTools}
 	switch root.Kind() {
 	case jcs.Object:
-		res, form, err := resultOf(root, "")
+		res, form, _, err := resultOf(root, "")
 		if err != nil {
 			return nil, err
 		}
@@ -202,40 +202,84 @@ func isPageLike(v jcs.Value) bool {
 	return hasTools && !hasName
 }
 
-// resultOf returns the tools/list result inside a response or a bare result.
-func resultOf(obj jcs.Value, ptr string) (jcs.Value, string, error) {
+// resultOf returns the tools/list result inside a response or a bare
+// result, and the response's id (the zero Value for a bare result). A
+// JSON-RPC response must carry an id that is a string or a number: without
+// one, or with "id": null (which JSON-RPC 2.0 reserves for an error about a
+// request whose id could not be read), it answers no tools/list request.
+func resultOf(obj jcs.Value, ptr string) (jcs.Value, string, jcs.Value, error) {
 	if v, ok := obj.Get("jsonrpc"); ok {
 		if !v.StrEqual("2.0") {
-			return jcs.Value{}, "", inputErr(v, ptr+"/jsonrpc", `"jsonrpc" must be "2.0"`)
+			return jcs.Value{}, "", jcs.Value{}, inputErr(v, ptr+"/jsonrpc", `"jsonrpc" must be "2.0"`)
 		}
 		if e, ok := obj.Get("error"); ok {
 			msg := "a JSON-RPC error response, not a tools/list result"
 			if e.Kind() == jcs.Object {
 				if c, ok := e.Get("code"); ok && c.Kind() == jcs.Number {
-					msg += " (code " + string(c.Raw()) + ")"
+					msg += " (code " + safetext.Clip(string(c.Raw()), 40) + ")"
 				}
 				if m, ok := e.Get("message"); ok && m.Kind() == jcs.String {
 					msg += ": " + safetext.Quote(safetext.Clip(m.Str(), 200))
 				}
 			}
-			return jcs.Value{}, "", inputErr(e, ptr+"/error", "%s", msg)
+			return jcs.Value{}, "", jcs.Value{}, inputErr(e, ptr+"/error", "%s", msg)
 		}
 		if _, ok := obj.Get("method"); ok {
-			return jcs.Value{}, "", inputErr(obj, ptr, "a JSON-RPC request or notification, not a response")
+			return jcs.Value{}, "", jcs.Value{}, inputErr(obj, ptr, "a JSON-RPC request or notification, not a response")
+		}
+		id, err := messageID(obj, ptr, false)
+		if err != nil {
+			return jcs.Value{}, "", jcs.Value{}, err
 		}
 		res, ok := obj.Get("result")
 		if !ok {
-			return jcs.Value{}, "", inputErr(obj, ptr, "JSON-RPC response without a result")
+			return jcs.Value{}, "", jcs.Value{}, inputErr(obj, ptr, "JSON-RPC response without a result")
 		}
 		if res.Kind() != jcs.Object {
-			return jcs.Value{}, "", inputErr(res, ptr+"/result", "result must be an object, found %s", res.Kind())
+			return jcs.Value{}, "", jcs.Value{}, inputErr(res, ptr+"/result", "result must be an object, found %s", res.Kind())
 		}
-		return res, FormJSONRPC, nil
+		return res, FormJSONRPC, id, nil
 	}
 	if _, ok := obj.Get("tools"); ok {
-		return obj, FormResult, nil
+		return obj, FormResult, jcs.Value{}, nil
 	}
-	return jcs.Value{}, "", inputErr(obj, ptr, `an object that is neither a JSON-RPC response nor a result with "tools"`)
+	return jcs.Value{}, "", jcs.Value{}, inputErr(obj, ptr, `an object that is neither a JSON-RPC response nor a result with "tools"`)
+}
+
+// messageID returns the id of the JSON-RPC request or response msg at ptr,
+// which must be a string or a number.
+func messageID(msg jcs.Value, ptr string, request bool) (jcs.Value, error) {
+	id, ok := msg.Get("id")
+	switch {
+	case !ok && request:
+		return jcs.Value{}, inputErr(msg, ptr, "a tools/list request without an id is a notification: no response can answer it")
+	case !ok:
+		return jcs.Value{}, inputErr(msg, ptr, "a JSON-RPC response without an id answers no request")
+	case id.Kind() == jcs.Null && request:
+		return jcs.Value{}, inputErr(id, ptr+"/id", `the request's "id" is null: a request id must be a string or a number`)
+	case id.Kind() == jcs.Null:
+		return jcs.Value{}, inputErr(id, ptr+"/id", `the response's "id" is null, which JSON-RPC 2.0 sends only when the request's id could not be read: it answers no tools/list request`)
+	case id.Kind() != jcs.String && id.Kind() != jcs.Number:
+		return jcs.Value{}, inputErr(id, ptr+"/id", `"id" must be a string or a number, found %s`, id.Kind())
+	}
+	return id, nil
+}
+
+// idKey identifies a JSON-RPC id by value, as JSON-RPC 2.0 compares them
+// ("the same value as the request"): a string by its decoded text, a
+// number by its exact mathematical value (1, 1.0 and 1e0 are one id;
+// 9007199254740993 and 9007199254740992 are two, although float64 cannot
+// tell them apart); a string and a number are never the same id.
+func idKey(id jcs.Value) string {
+	if id.Kind() == jcs.String {
+		return "s" + id.Str()
+	}
+	return "n" + id.NumberKey()
+}
+
+// idText shows an id in a message: its JSON text, escaped and clipped.
+func idText(id jcs.Value) string {
+	return safetext.Escape(safetext.Clip(string(id.Raw()), 60))
 }
 
 func cursorOf(res jcs.Value, ptr string) (string, bool, error) {
@@ -252,13 +296,24 @@ func cursorOf(res jcs.Value, ptr string) (string, bool, error) {
 func (tl *ToolList) pages(root jcs.Value) error {
 	tl.Form = FormPages
 	seen := map[string]bool{}
+	// A transcript is an array with requests in it: then every response
+	// must follow its request and carry its id, from the first page on.
+	sawRequests := false
+	for i := range root.Len() {
+		if _, ok := root.Index(i).Get("method"); ok {
+			sawRequests = true
+			break
+		}
+	}
 	var (
 		prevCursor  string
 		prevHas     bool
 		pendingReq  bool
 		reqCursor   string
 		reqHas      bool
-		sawRequests bool
+		reqID       jcs.Value
+		reqPtr      string
+		reqIDs      = map[string]string{} // id key → pointer of the request
 		startsClean = true
 		cycle       bool
 	)
@@ -270,16 +325,30 @@ func (tl *ToolList) pages(root jcs.Value) error {
 		}
 		if m, ok := el.Get("method"); ok {
 			// A request in a transcript.
+			if v, ok := el.Get("jsonrpc"); !ok || !v.StrEqual("2.0") {
+				return inputErr(el, ptr+"/jsonrpc", `a request's "jsonrpc" must be "2.0"`)
+			}
 			if !m.StrEqual("tools/list") {
 				return inputErr(m, ptr+"/method", "only tools/list requests may appear in a page transcript")
 			}
 			if pendingReq {
 				return inputErr(el, ptr, "two requests without a response between them")
 			}
-			sawRequests = true
+			id, err := messageID(el, ptr, true)
+			if err != nil {
+				return err
+			}
+			k := idKey(id)
+			if first, dup := reqIDs[k]; dup {
+				return inputErr(id, ptr+"/id", "the request repeats the id of the request at %s: its responses cannot be told apart", safetext.Quote(first))
+			}
+			reqIDs[k] = ptr
 			pendingReq = true
-			reqCursor, reqHas = "", false
-			if params, ok := el.Get("params"); ok && params.Kind() == jcs.Object {
+			reqCursor, reqHas, reqID, reqPtr = "", false, id, ptr
+			if params, ok := el.Get("params"); ok {
+				if params.Kind() != jcs.Object {
+					return inputErr(params, ptr+"/params", "a tools/list request's params must be an object, found %s", params.Kind())
+				}
 				if c, ok := params.Get("cursor"); ok && c.Kind() != jcs.Null {
 					if c.Kind() != jcs.String {
 						return inputErr(c, ptr+"/params/cursor", "cursor must be a string")
@@ -289,7 +358,7 @@ func (tl *ToolList) pages(root jcs.Value) error {
 			}
 			continue
 		}
-		res, _, err := resultOf(el, ptr)
+		res, form, id, err := resultOf(el, ptr)
 		if err != nil {
 			return err
 		}
@@ -300,6 +369,12 @@ func (tl *ToolList) pages(root jcs.Value) error {
 			return inputErr(el, ptr, "a response without its request in a transcript that has requests")
 		}
 		if pendingReq {
+			if form != FormJSONRPC {
+				return inputErr(el, ptr, "a bare result in a transcript answers no request id: every page of a transcript must be a JSON-RPC response")
+			}
+			if idKey(id) != idKey(reqID) {
+				return inputErr(id, ptr+"/id", "the response id %s does not answer the request at %s (id %s)", idText(id), safetext.Quote(reqPtr), idText(reqID))
+			}
 			if tl.Pages == 0 && reqHas {
 				startsClean = false
 			}

@@ -209,3 +209,107 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Errorf("ambiguous snapshot: %v %+v", err, s)
 	}
 }
+
+// JSON-RPC ids in every form: a response answers a request only with the
+// request's id (the same JSON value: 1 and 1.0 are one number, "1" and 1
+// are not), a request without an id is a notification nobody answers, and
+// "id": null is what a server sends when it could not read the request's
+// id, never an answer to tools/list.
+func TestJSONRPCIDs(t *testing.T) {
+	req := func(id string, cursor string) string {
+		s := `{"jsonrpc":"2.0"`
+		if id != "-" {
+			s += `,"id":` + id
+		}
+		s += `,"method":"tools/list"`
+		if cursor != "" {
+			s += `,"params":{"cursor":"` + cursor + `"}`
+		}
+		return s + "}"
+	}
+	res := func(id, next string) string {
+		s := `{"jsonrpc":"2.0"`
+		if id != "-" {
+			s += `,"id":` + id
+		}
+		s += `,"result":{"tools":[]`
+		if next != "" {
+			s += `,"nextCursor":"` + next + `"`
+		}
+		return s + "}}"
+	}
+	arr := func(els ...string) string { return "[" + strings.Join(els, ",") + "]" }
+	bad := []struct {
+		name, in, ptr, msg string
+	}{
+		{"mismatched-id", arr(req("1", ""), res("2", "")), "/1/id", "does not answer the request at \"/0\""},
+		{"mismatched-second-page", arr(req("1", ""), res("1", "c"), req("2", "c"), res("1", "")), "/3/id", "does not answer the request at \"/2\""},
+		{"string-vs-number", arr(req(`"1"`, ""), res("1", "")), "/1/id", "does not answer"},
+		{"beyond-float64", arr(req("9007199254740993", ""), res("9007199254740992", "")), "/1/id", "does not answer"},
+		{"null-id-transcript", arr(req("1", ""), res("null", "")), "/1/id", "null"},
+		{"null-id-single", res("null", ""), "/id", "null"},
+		{"null-id-pages", arr(res("null", "c"), res("2", "")), "/0/id", "null"},
+		{"missing-id-single", res("-", ""), "", "without an id"},
+		{"missing-id-transcript", arr(req("1", ""), res("-", "")), "/1", "without an id"},
+		{"missing-id-pages", arr(res("1", "c"), res("-", "")), "/1", "without an id"},
+		{"object-id-response", res(`{"a":1}`, ""), "/id", "must be a string or a number, found object"},
+		{"array-id-request", arr(req(`[1]`, ""), res("1", "")), "/0/id", "must be a string or a number, found array"},
+		{"bool-id-response", arr(req("1", ""), res("true", "")), "/1/id", "found true"},
+		{"null-id-request", arr(req("null", ""), res("null", "")), "/0/id", "null"},
+		{"object-id-request", arr(req(`{}`, ""), res(`{}`, "")), "/0/id", "found object"},
+		{"notification-request", arr(req("-", ""), res("1", "")), "/0", "notification"},
+		{"repeated-request-ids", arr(req("1", ""), res("1", "c"), req("1", "c"), res("1", "")), "/2/id", "repeats the id of the request at \"/0\""},
+		{"repeated-request-ids-1.0", arr(req("7", ""), res("7", "c"), req("7.0", "c"), res("7.0", "")), "/2/id", "repeats the id"},
+		{"bare-result-in-transcript", arr(req("1", ""), `{"tools":[]}`), "/1", "bare result"},
+		{"response-before-first-request", arr(res("1", "c"), req("2", "c"), res("2", "")), "/0", "without its request"},
+		{"request-wrong-jsonrpc", arr(`{"jsonrpc":"1.0","id":1,"method":"tools/list"}`, res("1", "")), "/0/jsonrpc", `must be "2.0"`},
+		{"request-params-not-object", arr(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":["c0"]}`, res("1", "")), "/0/params", "must be an object"},
+		{"hostile-id-text", arr(req(`"\u202eevil\u001b[31m"`, ""), res(`"x"`, "")), "/1/id", "does not answer"},
+		{"hostile-raw-id", arr(req("\"\u202eevil\"", ""), res("\"x\u202e\"", "")), "/1/id", `\u202e`},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := manifest.ParseToolList([]byte(c.in))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			var ie *manifest.InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("not an InputError: %T %v", err, err)
+			}
+			if ie.Pointer != c.ptr {
+				t.Errorf("pointer %q, want %q (%v)", ie.Pointer, c.ptr, err)
+			}
+			if !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("error %q does not say %q", err, c.msg)
+			}
+			if strings.ContainsRune(err.Error(), 0x1b) || strings.ContainsRune(err.Error(), 0x202e) {
+				t.Error("raw server text in the error message")
+			}
+		})
+	}
+	good := []struct {
+		name, in string
+		comp     manifest.Completeness
+	}{
+		{"number-ids", arr(req("1", ""), res("1", "c"), req("2", "c"), res("2", "")), manifest.Complete},
+		{"string-ids", arr(req(`"a"`, ""), res(`"a"`, "")), manifest.Complete},
+		{"same-string-escaped", arr(req(`"a"`, ""), res(`"\u0061"`, "")), manifest.Complete},
+		{"same-number-written-differently", arr(req("1", ""), res("1.0", "c"), req("2", "c"), res("2e0", "")), manifest.Complete},
+		{"zero-and-negative", arr(req("0", ""), res("-0", "c"), req("-5", "c"), res("-5", "")), manifest.Complete},
+		{"big-ids-exact", arr(req("9007199254740993", ""), res("9007199254740993", "")), manifest.Complete},
+		{"single-string-id", res(`"x"`, ""), manifest.Complete},
+		{"pages-ids-may-repeat-across-sessions", arr(res("1", "c"), res("1", "")), manifest.Complete},
+	}
+	for _, c := range good {
+		t.Run(c.name, func(t *testing.T) {
+			tl, err := manifest.ParseToolList([]byte(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tl.Completeness != c.comp {
+				t.Errorf("completeness %s (%s)", tl.Completeness, tl.Reason)
+			}
+		})
+	}
+}
