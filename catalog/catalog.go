@@ -409,6 +409,11 @@ var entries = []Entry{
 		Explanation: "Which one a client calls is undefined; a duplicate can shadow a reviewed tool.",
 		Remedy:      "Treat the server as suspect.",
 		Source:      specSES},
+	{Code: "number_beyond_precision_changed", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A number changed beyond float64 precision",
+		Explanation: "A number at the same pointer of the old and new tool has a different value, but RFC 8785 rounds both to the same double (9007199254740993 and 9007199254740992 both canonicalize to 9007199254740992), so every digest, and every comparison of canonical forms, is blind to it: the gate and the policy map say nothing changed. Only the raw text shows it; the diff reads numbers exactly. Direction is neutral: the diff does not grade what the number means.",
+		Remedy:      "Compare the old and new values in the snapshots. If the number is a bound (maximum, an id range), decide whether the new value is acceptable; prefer bounds float64 can represent (at most 2^53 for integers) so the digests can pin them.",
+		Source:      own},
 
 	// The server half of the identity tuple.
 	{Code: "server_endpoint_rebound", Family: FamilyIdentity, Kind: Change, Severity: High,

@@ -82,3 +82,37 @@ func itoa(n int) string {
 	}
 	return s
 }
+
+// BenchmarkPrecisionWarnings1MB: on the ~1 MB corpus tool list (172 tools,
+// 79 of whose numbers are int64/uint64 maxima beyond float64 precision),
+// the observe path (parse + every digest) alone, with PrecisionWarnings
+// after it (what mcpdrift observe and pin do), and PrecisionWarnings alone.
+// BuildObserved never calls it, so the digest path is unchanged.
+func BenchmarkPrecisionWarnings1MB(b *testing.B) {
+	doc := corpus.Tools(172, 1)
+	b.Run("observe", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		b.ReportAllocs()
+		for b.Loop() {
+			tl, _ := manifest.ParseToolList(doc)
+			manifest.BuildObserved("bench", tl, tl.Completeness, nil)
+		}
+	})
+	b.Run("observe+warnings", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		b.ReportAllocs()
+		for b.Loop() {
+			tl, _ := manifest.ParseToolList(doc)
+			manifest.BuildObserved("bench", tl, tl.Completeness, nil)
+			manifest.PrecisionWarnings("", tl.Tools)
+		}
+	})
+	tl, _ := manifest.ParseToolList(doc)
+	b.Run("warnings-only", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		b.ReportAllocs()
+		for b.Loop() {
+			manifest.PrecisionWarnings("", tl.Tools)
+		}
+	})
+}

@@ -88,6 +88,10 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 	if old.Completeness != string(manifest.Complete) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the old tool list is %s: a tool reported added may have been on an unobserved page", orUnknown(old.Completeness)))
 	}
+	// Numbers the canonical form misstates: a change to them is seen only
+	// where both sides hold a number at the same pointer.
+	r.Warnings = append(r.Warnings, manifest.PrecisionWarnings("old", old.Tools)...)
+	r.Warnings = append(r.Warnings, manifest.PrecisionWarnings("new", new.Tools)...)
 	if changes == nil {
 		changes = []Change{}
 	}
@@ -205,6 +209,8 @@ func Sentence(c Change, quote func(string) string) string {
 		s = "description changed: " + quote(c.Detail)
 	case TitleChanged:
 		s = "title changed: " + quote(c.Detail)
+	case NumberBeyondPrecisionChanged:
+		s = "number at " + quote(c.Pointer) + " changed beyond float64 precision" + detail
 	case SchemaDriftStableDescription:
 		s = "input schema changed while the description stayed identical"
 	case AnnotationHintWeakened, AnnotationHintStrengthened:

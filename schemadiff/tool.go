@@ -9,12 +9,42 @@ import (
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Tool-level change kinds not produced by DiffSchema.
 const (
 	ToolDuplicateName = "tool_duplicate_name"
+	// NumberBeyondPrecisionChanged: a number at the same pointer of the old
+	// and new tool changed, but both canonicalize (RFC 8785) to the same
+	// bytes, so no digest and no canonical comparison can see it.
+	NumberBeyondPrecisionChanged = "number_beyond_precision_changed"
 )
+
+// maxPrecisionChanges bounds the number_beyond_precision_changed records
+// of one tool; the last one says how many more there were.
+const maxPrecisionChanges = 100
+
+// precisionChanges reports every number of the tool (schemas, annotations
+// and members outside the projection alike, at the same pointer on both
+// sides) whose value changed while its canonical form did not.
+func precisionChanges(name string, o, n *manifest.Tool) []Change {
+	pairs, total := jcs.PrecisionChanges(o.Value, n.Value, maxPrecisionChanges)
+	var out []Change
+	for _, p := range pairs {
+		what := "number"
+		if p.Old.IsInteger() && p.New.IsInteger() {
+			what = "integer"
+		}
+		out = append(out, Change{Name: name, Kind: NumberBeyondPrecisionChanged, Pointer: p.Pointer, Direction: Neutral, Severity: "medium",
+			Detail: fmt.Sprintf("%s %s → %s; both canonicalize to %s, so the digests cannot see the change", what,
+				safetext.Clip(string(p.Old.Raw()), 40), safetext.Clip(string(p.New.Raw()), 40), p.New.Canonical())})
+	}
+	if total > len(pairs) {
+		out[len(out)-1].Note = fmt.Sprintf("%d more numbers of this tool changed beyond float64 precision", total-len(pairs))
+	}
+	return out
+}
 
 // ToolOptions control DiffTools.
 type ToolOptions struct {
@@ -222,6 +252,7 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 	}
 
 	out = append(out, diffAnnotations(name, o.Proj.Annotations, n.Proj.Annotations)...)
+	out = append(out, precisionChanges(name, o, n)...)
 
 	// Members outside the model (icons, _meta, execution, vendor fields):
 	// never silently ignored.

@@ -1,0 +1,117 @@
+package manifest
+
+import (
+	"fmt"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// MaxPrecisionWarnings bounds the warnings PrecisionWarnings returns for
+// one tool list (a summary line says how many more there are).
+const MaxPrecisionWarnings = 50
+
+// ImpreciseNumber is a number in a tool's digested fields that RFC 8785
+// misstates: its canonical form, which every digest hashes, denotes a
+// different number than the server wrote (jcs.Value.Inexact). The digests
+// of the specification stay as they are; this says what they cannot see:
+// a change from one such number to another that canonicalizes alike
+// (9007199254740993 → 9007199254740992) leaves every digest unchanged.
+type ImpreciseNumber struct {
+	Tool      string // the tool's name (server-controlled: escape it)
+	Pointer   string // JSON pointer into the tool object, e.g. "/inputSchema/properties/id/maximum"
+	Text      string // the number as written, clipped to 40 bytes (only JSON number characters)
+	Canonical string // what RFC 8785 makes of it
+	Integer   bool   // the text denotes an integer (9007199254740993, 9007199254740993.0, 9007199254740993e0)
+}
+
+// digestedMembers are the tool members a digest covers that can hold
+// numbers (name and description are strings; a non-string there is
+// refused or projected as is, and searched like the others).
+var digestedMembers = []string{"description", "inputSchema", "input_schema", "outputSchema", "output_schema", "annotations"}
+
+// ImpreciseNumbers finds, in the digested fields of each tool (description,
+// input and output schema, annotations, under whichever spelling the
+// projection read), every number whose canonical form denotes another
+// value. It returns at most limit of them (all when limit is negative), by
+// tool and then document order, and the total count. Linear time; it is
+// not part of BuildObserved, so digests cost the same whether or not a
+// caller asks.
+func ImpreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
+	var out []ImpreciseNumber
+	total := 0
+	for i := range tools {
+		t := &tools[i]
+		for _, m := range digestedMembers {
+			v, ok := t.Value.Get(m)
+			if !ok || !projected(t, m, v) {
+				continue
+			}
+			rest := -1
+			if limit >= 0 {
+				rest = max(limit-len(out), 0)
+			}
+			found, n := jcs.InexactNumbers(v, rest)
+			total += n
+			for _, f := range found {
+				out = append(out, ImpreciseNumber{Tool: t.Name, Pointer: pointerJoin("", m) + f.Pointer,
+					Text: safetext.Clip(string(f.Value.Raw()), 40), Canonical: string(f.Value.Canonical()), Integer: f.Value.IsInteger()})
+			}
+		}
+	}
+	return out, total
+}
+
+// projected reports whether member m (value v) of t is what its projection
+// holds (input_schema is read only when inputSchema is absent).
+func projected(t *Tool, m string, v jcs.Value) bool {
+	var p jcs.Value
+	switch m {
+	case "description":
+		p = t.Proj.Description
+	case "inputSchema", "input_schema":
+		p = t.Proj.InputSchema
+	case "outputSchema", "output_schema":
+		p = t.Proj.OutputSchema
+	case "annotations":
+		p = t.Proj.Annotations
+	}
+	return p.Valid() && p.Offset() == v.Offset()
+}
+
+// Warning is the one-line warning for n, with every server-controlled part
+// escaped. side, when not empty, names the list ("old", "new", "declared").
+func (n ImpreciseNumber) Warning(side string) string {
+	what := "the number"
+	if n.Integer {
+		what = "the integer"
+	}
+	where := "tool " + safetext.Quote(n.Tool)
+	if side != "" {
+		where = side + " " + where
+	}
+	return fmt.Sprintf("%s at %s: %s %s is beyond float64 precision and canonicalizes (RFC 8785) to %s; the digests cannot tell it from another number that rounds alike, so a change to it can go unseen",
+		where, safetext.Quote(n.Pointer), what, safetext.Escape(n.Text), safetext.Escape(n.Canonical))
+}
+
+// PrecisionWarnings returns one warning line per ImpreciseNumber of tools
+// (at most MaxPrecisionWarnings, then one line saying how many more), or
+// nil. side is as for Warning.
+func PrecisionWarnings(side string, tools []Tool) []string {
+	found, total := ImpreciseNumbers(tools, MaxPrecisionWarnings)
+	if total == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(found)+1)
+	for _, n := range found {
+		out = append(out, n.Warning(side))
+	}
+	if total > len(found) {
+		list := "the tool list"
+		if side != "" {
+			list = "the " + side + " tool list"
+		}
+		out = append(out, fmt.Sprintf("%s holds %d more numbers beyond float64 precision (%d in all)", list, total-len(found), total))
+	}
+	return out
+}
