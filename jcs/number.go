@@ -269,17 +269,6 @@ type NumberAt struct {
 	Value Value
 }
 
-// subtreeEnd returns one past the last node index of the subtree rooted at
-// node i (nodes are stored in document order).
-func (d *Doc) subtreeEnd(i int32) int32 {
-	end := d.nodes[i].end
-	k := i + 1
-	for k < int32(len(d.nodes)) && d.nodes[k].start < end {
-		k++
-	}
-	return k
-}
-
 // InexactNumbers finds every Inexact number inside v (v itself included)
 // and returns the first limit of them in document order (all when limit is
 // negative) with the total count. It takes time linear in the size of v,
@@ -292,8 +281,9 @@ func InexactNumbers(v Value, limit int) (found []NumberAt, total int) {
 	}
 	d := v.d
 	var targets []int32
-	for k, end := v.i, d.subtreeEnd(v.i); k < end; k++ {
-		if d.nodes[k].kind == Number && d.inexact(k) {
+	nodes, end := d.nodes, d.nodes[v.i].end
+	for k := v.i; k < int32(len(nodes)) && (k == v.i || nodes[k].start < end); k++ {
+		if nodes[k].kind == Number && d.inexact(k) {
 			if limit < 0 || len(targets) < limit {
 				targets = append(targets, k)
 			}
@@ -415,8 +405,9 @@ func PrecisionChanges(old, new Value, limit int) (found []NumberPair, total int)
 }
 
 func (d *Doc) hasInexact(i int32) bool {
-	for k, end := i, d.subtreeEnd(i); k < end; k++ {
-		if d.nodes[k].kind == Number && d.inexact(k) {
+	nodes, end := d.nodes, d.nodes[i].end
+	for k := i; k < int32(len(nodes)) && (k == i || nodes[k].start < end); k++ {
+		if nodes[k].kind == Number && d.inexact(k) {
 			return true
 		}
 	}
