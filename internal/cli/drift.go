@@ -367,6 +367,7 @@ could not be reached or did not answer usably.`,
 			}
 			res := probe.Evaluate(in)
 			rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = res.AuthPosture, res.Compared, res.Findings, res.Notes, res.ExitCode
+			rep.Warnings = append(rep.Warnings, res.Warnings...)
 			if in.Refused != nil && res.ExitCode == probe.ExitOK {
 				rep.ExitCode = ExitInconclusive // nothing was compared
 			}

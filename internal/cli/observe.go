@@ -80,6 +80,9 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 					comp = want
 				}
 				rec = manifest.BuildObserved(serverID, tl, comp, c)
+				for _, w := range manifest.PrecisionWarnings("", tl.Tools) {
+					fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
+				}
 				if snapshot != "" {
 					sb, err := manifest.MarshalSnapshot(serverID, id.identity(), tl, comp)
 					if err != nil {
@@ -241,6 +244,9 @@ not observed, and says why.`,
 					}
 				}
 				o = manifest.BuildObserved(serverID, tl, comp, c)
+				for _, w := range manifest.PrecisionWarnings("", tl.Tools) {
+					fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
+				}
 			}
 			d, err := manifest.Pin(o, manifest.PinOptions{AllowEmpty: allowEmpty})
 			if err != nil {
