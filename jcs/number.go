@@ -223,14 +223,28 @@ func (d *Doc) inexact(i int32) bool {
 		lo, hi := sigSpan(intPart, frac)
 		return lo != hi
 	}
+	_, intPart, frac, exp := parts(raw)
+	lo, hi := sigSpan(intPart, frac)
+	if hi-lo > maxCanonicalDigits {
+		return true
+	}
+	if hi-lo <= 15 {
+		// A decimal of at most 15 significant digits in the normal range
+		// reads back from its double unchanged (DBL_DIG), so no other
+		// decimal of at most 15 digits rounds to the same double: the
+		// shortest digits of that double are this decimal.
+		if e, ok := expValue(exp); ok {
+			// The leading digit is worth 10^lead.
+			lead := e + int64(len(intPart)) - int64(lo) - 1
+			if lead >= -307 && lead <= 307 {
+				return false
+			}
+		}
+	}
 	var cbuf [32]byte
 	canon := d.appendCanon(cbuf[:0], i)
 	if string(canon) == string(raw) {
 		return false
-	}
-	_, intPart, frac, _ := parts(raw)
-	if lo, hi := sigSpan(intPart, frac); hi-lo > maxCanonicalDigits {
-		return true
 	}
 	var rb, cb [32]byte
 	return !decimalOf(raw, rb[:]).equal(decimalOf(canon, cb[:]))

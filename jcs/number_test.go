@@ -93,6 +93,22 @@ func TestInexactBoundaries(t *testing.T) {
 	}
 }
 
+// Around the fast path's edges (15 digits, the normal range) and in the
+// subnormal range, Inexact agrees with the math/big reference.
+func TestInexactAgainstReference(t *testing.T) {
+	for _, s := range []string{
+		"1e-307", "1e-308", "9.99999999999999e-308", "2.2250738585072014e-308", "2.225073858507201e-308",
+		"123456789012345e-320", "123456789012345e-330", "1.5e-310", "4.9e-324", "1e308", "9.99999999999999e307",
+		"123456789012345", "1234567890123456", "12345678901234567", "0.000000000000000123456789012345",
+		"9007199254740993e-5", "900719925474099.3", "90071992547409.93e2", "1e22", "1e23", "8.41e21", "5e-7", "1.2345678901234567e-7",
+	} {
+		v := numberValue(t, s)
+		if got, want := v.Inexact(), refInexact(v); got != want {
+			t.Errorf("%s: Inexact %v, reference %v (canonical %s)", s, got, want, v.Canonical())
+		}
+	}
+}
+
 func TestNumberKey(t *testing.T) {
 	same := [][]string{
 		{"1", "1.0", "1e0", "10E-1", "0.1e1", "100e-2", "1.000e+0"},
