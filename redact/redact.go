@@ -1,0 +1,480 @@
+// Package redact keeps the secrets a run sent (header values, URL
+// credentials and query values, environment values given to a stdio
+// child) and removes them from every byte the run writes or prints.
+//
+// mcpdrift knows every secret it sends, so it does not guess at what looks
+// like a token: it redacts exactly those values, wherever they turn up — in
+// a tool description a server echoed them into, in an error message, in a
+// URL. A secret is searched for in each form an mcpdrift renderer could
+// have written it in (raw, escaped by safetext, JSON-escaped, URL-escaped,
+// and the forms the report renderers register with AddEscaper), and also
+// as a clipped prefix (of at least MinLen bytes) right before "…"
+// (safetext.Clip cuts long untrusted text that way), so a message that cut
+// a secret in half does not print the half.
+//
+// A value shorter than MinLen cannot be told apart from ordinary text: it
+// is sent but not redacted, and Add reports it so the caller can say so.
+//
+// Redaction is for what is written. Digests are always computed from the
+// bytes the server sent; an artifact that would have to carry a secret (a
+// snapshot of a tool list that reflects a credential) is refused by its
+// writer, using Find, rather than rewritten.
+package redact
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// Placeholder replaces a secret in output.
+const Placeholder = "[REDACTED]"
+
+// MinLen is the shortest value redacted (in bytes).
+const MinLen = 6
+
+// ellipsis is what safetext.Clip appends to clipped text.
+const ellipsis = "…"
+
+// Set is a set of secrets. The zero value is empty and ready; a nil *Set
+// redacts nothing. It is safe for concurrent use.
+type Set struct {
+	mu       sync.RWMutex
+	secrets  []secret
+	escapers []func(string) string
+	rep      *strings.Replacer // nil until built, or when there is nothing to redact
+	forms    []form
+	built    bool
+}
+
+type secret struct {
+	value string
+	label string // where it came from, e.g. "the value of header Authorization"; never the value
+}
+
+// AddEscaper registers a further form a renderer writes text in (for
+// example Markdown escaping), so secrets are found in that form too.
+func (s *Set) AddEscaper(f func(string) string) {
+	if s == nil || f == nil {
+		return
+	}
+	s.mu.Lock()
+	s.escapers = append(s.escapers, f)
+	s.built = false
+	s.mu.Unlock()
+}
+
+// Add records a secret value and where it came from (label never holds
+// the value). It reports false when the value is too short to be redacted
+// (it is then not recorded). Empty values are ignored (and reported true).
+func (s *Set) Add(label, value string) bool {
+	if s == nil || value == "" {
+		return true
+	}
+	if len(value) < MinLen {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range s.secrets {
+		if x.value == value {
+			return true
+		}
+	}
+	s.secrets = append(s.secrets, secret{value: value, label: label})
+	s.built = false
+	return true
+}
+
+// AddHeader records the value of a header sent, and the credential inside
+// an authorization value: for "Bearer T" also T, for "Basic B64" also the
+// decoded "user:pass" and its two halves. It returns the labels of the
+// parts too short to redact.
+func (s *Set) AddHeader(name, value string) (short []string) {
+	label := "the value of header " + name
+	value = strings.TrimSpace(value)
+	if !s.Add(label, value) {
+		short = append(short, label)
+	}
+	scheme, cred, ok := strings.Cut(value, " ")
+	cred = strings.TrimSpace(cred)
+	if !ok || cred == "" || !isToken(scheme) {
+		return short
+	}
+	// The credential after an auth scheme, on its own: a server may echo
+	// the token without the scheme.
+	if !s.Add(label, cred) {
+		short = append(short, label+" (the credential after "+scheme+")")
+	}
+	if strings.EqualFold(scheme, "Basic") {
+		if dec, err := base64.StdEncoding.DecodeString(cred); err == nil && utf8.Valid(dec) {
+			user, pass, _ := strings.Cut(string(dec), ":")
+			s.Add(label, string(dec))
+			s.Add(label+" (user)", user)
+			if !s.Add(label+" (password)", pass) {
+				short = append(short, label+" (the Basic password)")
+			}
+		}
+	}
+	return short
+}
+
+// AddURL records the credentials a URL carries: the user info (user name
+// and password) and every query value, decoded and as written.
+func (s *Set) AddURL(raw string) (short []string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	if u.User != nil {
+		s.Add("the user info of the URL", u.User.String())
+		if !s.Add("the user name of the URL", u.User.Username()) {
+			short = append(short, "the user name of the URL")
+		}
+		if p, ok := u.User.Password(); ok && !s.Add("the password of the URL", p) {
+			short = append(short, "the password of the URL")
+		}
+	}
+	if u.RawQuery != "" {
+		for _, kv := range strings.Split(u.RawQuery, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			label := "a query value of the URL"
+			if dk, err := url.QueryUnescape(k); err == nil {
+				label = "the URL query parameter " + safetext.Quote(dk)
+			}
+			if v == "" {
+				continue
+			}
+			ok := s.Add(label, v)
+			if dv, err := url.QueryUnescape(v); err == nil {
+				ok = s.Add(label, dv) && ok
+			}
+			if !ok {
+				short = append(short, label)
+			}
+		}
+	}
+	return short
+}
+
+// Empty reports whether there is nothing to redact.
+func (s *Set) Empty() bool {
+	if s == nil {
+		return true
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.secrets) == 0
+}
+
+// replacer builds (once per change) the replacer of every form of every
+// secret, longest first so a whole secret wins over a part of it, and the
+// forms the clipped-prefix pass looks for.
+func (s *Set) replacer() (*strings.Replacer, []form) {
+	s.mu.RLock()
+	if s.built {
+		r, f := s.rep, s.forms
+		s.mu.RUnlock()
+		return r, f
+	}
+	s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.built {
+		return s.rep, s.forms
+	}
+	s.built = true
+	s.rep, s.forms = nil, nil
+	if len(s.secrets) == 0 {
+		return nil, nil
+	}
+	escapers := append([]func(string) string{
+		func(x string) string { return x },
+		safetext.Escape,
+		func(x string) string { return strings.ReplaceAll(safetext.Escape(x), `"`, `\"`) },
+		jsonEscape,
+		jsonEscapeNoHTML,
+		url.QueryEscape,
+		url.PathEscape,
+	}, s.escapers...)
+	seen := map[string]bool{}
+	var needles []string
+	for _, sec := range s.secrets {
+		for _, f := range escapers {
+			if n := f(sec.value); len(n) >= MinLen && !seen[n] {
+				seen[n] = true
+				needles = append(needles, n)
+			}
+		}
+	}
+	sort.SliceStable(needles, func(i, j int) bool { return len(needles[i]) > len(needles[j]) })
+	pairs := make([]string, 0, 2*len(needles))
+	for _, n := range needles {
+		pairs = append(pairs, n, Placeholder)
+		s.forms = append(s.forms, newForm(n))
+	}
+	s.rep = strings.NewReplacer(pairs...)
+	return s.rep, s.forms
+}
+
+// form is one written form of a secret with its KMP failure table, for
+// finding the longest prefix of it that ends right before an ellipsis.
+type form struct {
+	text string
+	fail []int
+}
+
+func newForm(t string) form {
+	f := make([]int, len(t))
+	for i, k := 1, 0; i < len(t); i++ {
+		for k > 0 && t[i] != t[k] {
+			k = f[k-1]
+		}
+		if t[i] == t[k] {
+			k++
+		}
+		f[i] = k
+	}
+	return form{t, f}
+}
+
+// maxClipWindow bounds how far before an ellipsis a clipped secret is
+// looked for: the longest text mcpdrift clips is 4 KiB.
+const maxClipWindow = 8 << 10
+
+// longestPrefixBefore returns the length of the longest proper prefix of
+// the form that window ends with.
+func (f form) longestPrefixBefore(window string) int {
+	k := 0
+	for i := 0; i < len(window); i++ {
+		for k > 0 && (k == len(f.text) || window[i] != f.text[k]) {
+			k = f.fail[k-1]
+		}
+		if k < len(f.text) && window[i] == f.text[k] {
+			k++
+		}
+	}
+	if k == len(f.text) {
+		return 0 // a whole form was replaced already
+	}
+	return k
+}
+
+// clipped replaces a secret's prefix that ends right before "…" (what
+// safetext.Clip leaves of a secret it cut).
+func clipped(text string, forms []form) string {
+	if !strings.Contains(text, ellipsis) {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; ; {
+		j := strings.Index(text[i:], ellipsis)
+		if j < 0 {
+			break
+		}
+		p := i + j
+		lo := max(last, p-maxClipWindow)
+		best := 0
+		for _, f := range forms {
+			if k := f.longestPrefixBefore(text[lo:p]); k > best {
+				best = k
+			}
+		}
+		if best >= MinLen {
+			b.WriteString(text[last : p-best])
+			b.WriteString(Placeholder)
+			last = p
+		}
+		i = p + len(ellipsis)
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func (s *Set) redact(text string) string {
+	r, forms := s.replacer()
+	if r == nil {
+		return text
+	}
+	return clipped(r.Replace(text), forms)
+}
+
+// String returns text with every secret replaced by Placeholder.
+func (s *Set) String(text string) string {
+	if s == nil {
+		return text
+	}
+	return s.redact(text)
+}
+
+// Bytes returns b with every secret replaced by Placeholder (b itself when
+// there is nothing to redact).
+func (s *Set) Bytes(b []byte) []byte {
+	if s == nil {
+		return b
+	}
+	if s.Empty() {
+		return b
+	}
+	out := s.redact(string(b))
+	if len(out) == len(b) && out == string(b) {
+		return b
+	}
+	return []byte(out)
+}
+
+// Find reports the label of a secret that text contains, decoded text
+// (a JSON string's value, say), or "" when it holds none.
+func (s *Set) Find(text string) string {
+	if s == nil {
+		return ""
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, sec := range s.secrets {
+		if strings.Contains(text, sec.value) {
+			return sec.label
+		}
+	}
+	return ""
+}
+
+// FindInValue reports the label of a secret found in any string or member
+// name of a parsed JSON value (decoded, so an escaped spelling is found
+// too), and the JSON pointer where, or "" when there is none.
+func (s *Set) FindInValue(v jcs.Value) (label, pointer string) {
+	if s.Empty() || !v.Valid() {
+		return "", ""
+	}
+	var walk func(v jcs.Value, ptr string) bool
+	walk = func(v jcs.Value, ptr string) bool {
+		switch v.Kind() {
+		case jcs.String:
+			if l := s.Find(v.Str()); l != "" {
+				label, pointer = l, ptr
+				return true
+			}
+		case jcs.Array:
+			for i := range v.Len() {
+				if walk(v.Index(i), ptr+"/"+strconv.Itoa(i)) {
+					return true
+				}
+			}
+		case jcs.Object:
+			for i := range v.Len() {
+				k, m := v.Member(i)
+				seg := escapePointer(k.Str())
+				if l := s.Find(k.Str()); l != "" {
+					label, pointer = l, ptr+"/"+seg
+					return true
+				}
+				if walk(m, ptr+"/"+seg) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	walk(v, "")
+	return label, pointer
+}
+
+// Labels returns where the recorded secrets came from, sorted, without
+// values.
+func (s *Set) Labels() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for _, sec := range s.secrets {
+		out = append(out, sec.label)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Writer returns a writer that redacts each Write before passing it on.
+// Each Write must carry whole texts (a message, a document): a secret
+// split across two writes is not found. mcpdrift writes whole texts.
+func (s *Set) Writer(w io.Writer) io.Writer { return &writer{s: s, w: w} }
+
+type writer struct {
+	s *Set
+	w io.Writer
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	out := w.s.Bytes(p)
+	if _, err := w.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// SanitizeURL returns raw with the user info removed and every query
+// value emptied (names kept), for recording and display. A URL that does
+// not parse is returned as a placeholder.
+func SanitizeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		for i, kv := range parts {
+			k, _, _ := strings.Cut(kv, "=")
+			parts[i] = k + "="
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+func jsonEscape(x string) string {
+	b, _ := json.Marshal(x)
+	return string(b[1 : len(b)-1])
+}
+
+func jsonEscapeNoHTML(x string) string {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	enc.Encode(x)
+	out := strings.TrimSuffix(sb.String(), "\n")
+	return out[1 : len(out)-1]
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}

@@ -1,0 +1,146 @@
+package redact_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/redact"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+const token = "s3cr3t-T0KEN_value.with\"quote"
+
+func TestEveryFormIsRedacted(t *testing.T) {
+	var s redact.Set
+	s.AddHeader("Authorization", "Bearer "+token)
+	s.AddEscaper(func(x string) string { return strings.ReplaceAll(x, "_", `\_`) }) // a renderer's own form
+	jsonForm, _ := json.Marshal(token)
+	for _, text := range []string{
+		"Bearer " + token,
+		"echo: " + token + " end",
+		safetext.Quote(token),
+		string(jsonForm),
+		strings.ReplaceAll(token, "_", `\_`),
+		"https://x/?t=" + strings.ReplaceAll(token, `"`, "%22"),
+		safetext.Clip("prefix "+token, 20), // clipped in the middle of the token
+	} {
+		got := s.String(text)
+		if strings.Contains(got, "s3cr3t") || strings.Contains(got, "T0KEN") {
+			t.Errorf("%q → %q still holds part of the secret", text, got)
+		}
+		if !strings.Contains(got, redact.Placeholder) {
+			t.Errorf("%q → %q: no placeholder", text, got)
+		}
+	}
+	// The scheme word itself is not a secret.
+	if got := s.String("use the Bearer scheme"); got != "use the Bearer scheme" {
+		t.Errorf("scheme redacted: %q", got)
+	}
+}
+
+func TestBasicCredentialParts(t *testing.T) {
+	var s redact.Set
+	s.AddHeader("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("alice-admin:hunter2-long-pass")))
+	for _, part := range []string{"alice-admin:hunter2-long-pass", "hunter2-long-pass", "alice-admin"} {
+		if got := s.String("x " + part + " y"); strings.Contains(got, part) {
+			t.Errorf("%s not redacted: %q", part, got)
+		}
+	}
+}
+
+func TestURLSecrets(t *testing.T) {
+	var s redact.Set
+	raw := "https://user-name:pa%24%24word-123@example.com/mcp?api_key=k3y-v4lue-1234&region=eu-west-1"
+	s.AddURL(raw)
+	for _, part := range []string{"pa$$word-123", "pa%24%24word-123", "k3y-v4lue-1234", "user-name"} {
+		if got := s.String("[" + part + "]"); strings.Contains(got, part) {
+			t.Errorf("%s not redacted: %q", part, got)
+		}
+	}
+	got := redact.SanitizeURL(raw)
+	if got != "https://example.com/mcp?api_key=&region=" {
+		t.Errorf("sanitized %q", got)
+	}
+}
+
+func TestShortValuesAreReported(t *testing.T) {
+	var s redact.Set
+	if short := s.AddHeader("X-Debug", "1"); len(short) != 1 {
+		t.Errorf("short %v", short)
+	}
+	if !s.Empty() {
+		t.Error("a one-byte value must not be recorded: it would redact every 1")
+	}
+	if got := s.String("version 1.0.1"); got != "version 1.0.1" {
+		t.Errorf("%q", got)
+	}
+}
+
+func TestFindInValueDecodes(t *testing.T) {
+	var s redact.Set
+	s.Add("the value of header X-Api-Key", "abcdef123456")
+	doc, err := jcs.Parse([]byte(`{"name":"t","inputSchema":{"properties":{"k":{"description":"key \u0061bcdef123456"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	label, ptr := s.FindInValue(doc.Root())
+	if label != "the value of header X-Api-Key" || ptr != "/inputSchema/properties/k/description" {
+		t.Errorf("%q %q", label, ptr)
+	}
+	if strings.Contains(label, "abcdef") {
+		t.Error("the label holds the value")
+	}
+	doc, _ = jcs.Parse([]byte(`{"name":"t"}`))
+	if l, _ := s.FindInValue(doc.Root()); l != "" {
+		t.Errorf("false positive %q", l)
+	}
+}
+
+func TestNilAndEmpty(t *testing.T) {
+	var s *redact.Set
+	if s.String("x") != "x" || string(s.Bytes([]byte("y"))) != "y" || s.Find("z") != "" || !s.Empty() {
+		t.Error("nil set must redact nothing")
+	}
+	var e redact.Set
+	b := []byte("unchanged")
+	if got := e.Bytes(b); &got[0] != &b[0] {
+		t.Error("an empty set must not copy")
+	}
+}
+
+func TestWriter(t *testing.T) {
+	var s redact.Set
+	s.Add("x", "topsecret-value")
+	var buf bytes.Buffer
+	w := s.Writer(&buf)
+	n, err := fmt.Fprintf(w, "a topsecret-value b\n")
+	if err != nil || n != len("a topsecret-value b\n") {
+		t.Fatal(n, err)
+	}
+	if buf.String() != "a "+redact.Placeholder+" b\n" {
+		t.Errorf("%q", buf.String())
+	}
+}
+
+func FuzzRedact(f *testing.F) {
+	f.Add("Bearer abcdefghijkl", "xx abcdefghijkl yy")
+	f.Add("Basic "+base64.StdEncoding.EncodeToString([]byte("user01:password01")), "password01…")
+	f.Fuzz(func(t *testing.T, header, text string) {
+		var s redact.Set
+		s.AddHeader("Authorization", header)
+		out := s.String(text)
+		// Whatever was recorded never survives in the output.
+		for _, l := range s.Labels() {
+			_ = l
+		}
+		v := strings.TrimSpace(header)
+		if len(v) >= redact.MinLen && strings.Contains(out, v) {
+			t.Fatalf("%q survives in %q", v, out)
+		}
+	})
+}
