@@ -209,7 +209,7 @@ func ParsePolicy(src []byte, file string) (*Policy, error) {
 	var generic any
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&generic); err != nil {
-		return fail(fmt.Errorf("YAML: %s", safetext.Escape(err.Error())))
+		return fail(fmt.Errorf("YAML: %s", YAMLError(err)))
 	}
 	var extra any
 	if err := dec.Decode(&extra); err == nil {
@@ -229,7 +229,7 @@ func ParsePolicy(src []byte, file string) (*Policy, error) {
 	dec = yaml.NewDecoder(bytes.NewReader(src))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
-		return fail(fmt.Errorf("YAML: %s", safetext.Escape(err.Error())))
+		return fail(fmt.Errorf("YAML: %s", YAMLError(err)))
 	}
 	return &p, nil
 }
@@ -336,4 +336,14 @@ type PinRefused struct{ Reasons []string }
 
 func (e *PinRefused) Error() string {
 	return "refusing to pin: " + strings.Join(e.Reasons, "; ")
+}
+
+// YAMLError is a YAML library error for one line of a message: its lines
+// (the library lists one problem a line) joined with "; ", escaped.
+func YAMLError(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	for i, l := range lines {
+		lines[i] = safetext.Escape(strings.TrimSpace(l))
+	}
+	return strings.Join(lines, "; ")
 }

@@ -143,6 +143,16 @@ func parseToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
 	tl := &ToolList{Doc: doc, skip: opt.SkipInvalidTools}
 	switch root.Kind() {
 	case jcs.Object:
+		if id, ok := root.Get("schema"); ok {
+			// An artifact (a baseline, an observed record, a snapshot) is
+			// never read as a tool list: its "tools" hold digests or need
+			// their own checks. ReadTools reads the artifacts.
+			what := "an artifact"
+			if id.Kind() == jcs.String {
+				what = "an artifact with schema " + safetext.Quote(safetext.Clip(id.Str(), 120))
+			}
+			return nil, inputErr(id, "/schema", "%s, not a tools/list: pass the saved tools/list, or a snapshot or declared baseline where one is accepted", what)
+		}
 		res, form, _, err := resultOf(root, "")
 		if err != nil {
 			return nil, err

@@ -115,19 +115,74 @@ func IsSnapshot(doc *jcs.Doc) bool {
 	return ok && id.StrEqual(SnapshotSchemaID)
 }
 
-// ReadTools reads a saved tools/list in any form ParseToolList accepts, or
-// a snapshot, parsing the input once. Exactly one of the results is set.
-func ReadTools(src []byte, file string) (*ToolList, *Snapshot, error) {
+// Tools is what ReadTools found in a document: exactly one field is set.
+type Tools struct {
+	List     *ToolList // a saved tools/list in any form ParseToolList accepts
+	Snapshot *Snapshot
+	// Declared is a declared baseline: it holds digests, not tool
+	// definitions, so the caller must find the snapshot pinned beside it.
+	Declared *Declared
+}
+
+// ReadTools reads a document that should hold tool definitions, parsing
+// the input once. A document with a "schema" member is read as the
+// artifact it names, or refused: it is never read as a tool list. A
+// snapshot gives its tools; a declared baseline is returned as such (its
+// tools are in the snapshot beside it); an observed record, a policy or an
+// unknown schema is refused with what to pass instead.
+func ReadTools(src []byte, file string) (*Tools, error) {
 	doc, err := jcs.Parse(src)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if IsSnapshot(doc) {
-		s, err := parseSnapshot(doc, file)
-		return nil, s, err
+	root := doc.Root()
+	if id, ok := root.Get("schema"); ok && root.Kind() == jcs.Object {
+		switch {
+		case id.StrEqual(SnapshotSchemaID):
+			s, err := parseSnapshot(doc, file)
+			if err != nil {
+				return nil, err
+			}
+			return &Tools{Snapshot: s}, nil
+		case id.StrEqual(DeclaredSchemaID):
+			d, err := ParseDeclared(src, file)
+			if err != nil {
+				return nil, err
+			}
+			return &Tools{Declared: d}, nil
+		case id.StrEqual(ObservedSchemaID):
+			return nil, &ArtifactError{file, errors.New("an observed record (" + ObservedSchemaID + ") holds digests, not tool definitions: pass the saved tools/list, or the snapshot written with observe --snapshot")}
+		case id.Kind() == jcs.String:
+			return nil, &ArtifactError{file, fmt.Errorf("a document with schema %s is not a tool list, a snapshot (%s) or a declared baseline (%s)", safetext.Quote(safetext.Clip(id.Str(), 120)), SnapshotSchemaID, DeclaredSchemaID)}
+		default:
+			return nil, &ArtifactError{file, errors.New(`a document with a "schema" member that is not a string: it is not a tool list`)}
+		}
 	}
 	tl, err := parseToolList(doc, ParseOptions{})
-	return tl, nil, err
+	if err != nil {
+		return nil, err
+	}
+	return &Tools{List: tl}, nil
+}
+
+// CheckPair checks that a snapshot belongs beside an artifact: the same
+// server id and the same manifest digest. what names the artifact in the
+// message ("the baseline", "the observed record").
+func (s *Snapshot) CheckPair(file, what, serverID, manifestDigest string) error {
+	if s.ServerID != serverID {
+		return &ArtifactError{file, fmt.Errorf("the snapshot's server id %s is not %s's %s", safetext.Quote(s.ServerID), what, safetext.Quote(serverID))}
+	}
+	if s.ManifestDigest != manifestDigest {
+		return &ArtifactError{file, fmt.Errorf("the snapshot's manifest_digest %s is not %s's %s", orNone(s.ManifestDigest), what, orNone(manifestDigest))}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return safetext.Escape(s)
 }
 
 func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {

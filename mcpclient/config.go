@@ -63,6 +63,10 @@ type Config struct {
 	// ClientName and ClientVersion are the clientInfo sent to the server
 	// (defaults "mcpdrift" and DefaultClientVersion).
 	ClientName, ClientVersion string
+	// UserAgent is the User-Agent of every HTTP request; "" keeps Go's
+	// default. With ClientName it lets a run look like the client agents
+	// use, since a server can serve different lists to different clients.
+	UserAgent string
 
 	// PreferredRevision is the protocol revision to ask for; default
 	// mcpwire.Rev20260728. A legacy revision (mcpwire.LegacyRevisions)
@@ -288,6 +292,9 @@ func (c Config) normalize() (Config, error) {
 			}
 		}
 	}
+	if strings.ContainsAny(c.UserAgent, "\r\n\x00") || strings.ContainsAny(c.ClientName+c.ClientVersion, "\x00") {
+		return bad("UserAgent, ClientName and ClientVersion must not contain CR, LF or NUL")
+	}
 	if c.PreferredRevision == "" {
 		c.PreferredRevision = mcpwire.Rev20260728
 	}
@@ -351,4 +358,11 @@ func validToken(s string) bool {
 // tlsConfig is the TLS configuration of the default transport.
 func (c *Config) tlsConfig() *tls.Config {
 	return &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: c.RootCAs}
+}
+
+// setUserAgent sets the configured User-Agent on h (nothing when unset).
+func (c *Config) setUserAgent(h http.Header) {
+	if c.UserAgent != "" {
+		h.Set("User-Agent", c.UserAgent)
+	}
 }

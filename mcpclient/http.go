@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -159,6 +160,7 @@ func (t *httpTransport) newHTTPRequest(ctx context.Context, method string, body 
 	for k, vs := range t.cfg.Headers {
 		hr.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
+	t.cfg.setUserAgent(hr.Header)
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "application/json, text/event-stream")
 	for k, vs := range mh {
@@ -183,6 +185,15 @@ func (t *httpTransport) failure(ctx, reqCtx context.Context, method string, err 
 		return fmt.Errorf("mcpclient: %s: %w", method, ctx.Err())
 	case reqCtx.Err() != nil:
 		return &LimitError{Method: method, Kind: LimitRequestTime, Max: t.cfg.RequestTimeout.Milliseconds()}
+	}
+	// The server answered, but not with HTTP: a malformed status line or
+	// header is an unusable answer, not an unreachable server.
+	var pe textproto.ProtocolError
+	if errors.As(err, &pe) {
+		return &ResponseError{Method: method, Reason: "the server's HTTP response is malformed: " + unquoteGo(string(pe))}
+	}
+	if msg := err.Error(); strings.Contains(msg, "malformed HTTP") {
+		return &ResponseError{Method: method, Reason: "the server's HTTP response is malformed: " + unquoteGo(msg[strings.Index(msg, "malformed HTTP"):])}
 	}
 	return &UnreachableError{Target: t.url, Err: err}
 }
@@ -368,6 +379,7 @@ func (t *httpTransport) close(*Observation) {
 	for k, vs := range t.cfg.Headers {
 		hr.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
+	t.cfg.setUserAgent(hr.Header)
 	hr.Header.Set(mcpwire.HeaderSessionID, t.sessionID)
 	if t.headerVersion != "" {
 		hr.Header.Set(mcpwire.HeaderProtocolVersion, t.headerVersion)
@@ -382,4 +394,16 @@ func (t *httpTransport) close(*Observation) {
 	if resp.StatusCode != http.StatusMethodNotAllowed && (resp.StatusCode < 200 || resp.StatusCode > 299) {
 		t.obs.warn(fmt.Sprintf("ending the session with DELETE was answered with HTTP %d", resp.StatusCode))
 	}
+}
+
+// unquoteGo turns a net/http message that ends in a Go-quoted value
+// (`malformed MIME header: missing colon: "Bad \"line"`) into the message
+// with the value quoted once, by quote: one level of escaping, not two.
+func unquoteGo(msg string) string {
+	if i := strings.IndexByte(msg, '"'); i >= 0 {
+		if raw, err := strconv.Unquote(msg[i:]); err == nil {
+			return safetext.Escape(strings.TrimSpace(msg[:i])) + " " + quote(raw)
+		}
+	}
+	return quote(msg)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/jcs"
@@ -87,8 +88,11 @@ type AnonProbe struct {
 	Challenge string // WWW-Authenticate, if any
 	Listed    bool   // a tool list came back
 	ToolCount int
-	SameTools bool   // the anonymous list has the same tool names as the authenticated one
-	Error     string // why it did not complete
+	SameTools bool // the anonymous list has the same tool names as the authenticated one
+	// Method is the request that was refused (server/discover,
+	// initialize, tools/list); "" means tools/list.
+	Method string
+	Error  string // why it did not complete
 }
 
 // Input is everything a run observed.
@@ -111,6 +115,29 @@ type Input struct {
 	SkipAuth  bool
 	// Calls are the opt-in tools/call results (only with --execute).
 	Calls []CallCheck
+	// Reflected lists where the served list carries a credential this run
+	// sent (a header value, a URL secret, an env value of the child).
+	Reflected []Reflection
+	// Cloak is the listing made a second time as another well-known
+	// client (nil: not made).
+	Cloak *Cloak
+}
+
+// Reflection is one place a served tool list (or the server's reported
+// identity) carries a secret the run sent. It never holds the value.
+type Reflection struct {
+	Tool    string // "" for the server's reported identity
+	Pointer string // JSON pointer inside the tool
+	Source  string // where the secret came from ("the value of header Authorization")
+}
+
+// Cloak is a listing as another client: the clientInfo and User-Agent it
+// presented, and what was served to it (Obs nil with Error set when that
+// listing failed).
+type Cloak struct {
+	Client string // "name/version"
+	Obs    *Observation
+	Error  string // already escaped
 }
 
 // Unsupported describes a -32022 refusal.
@@ -227,9 +254,78 @@ func Evaluate(in Input) *Result {
 	for _, c := range in.Calls {
 		checkCall(r, c)
 	}
+	reflected(r, in.Reflected)
+	cloaking(r, in)
 	finish(r)
 	return r
 }
+
+// reflected reports a served list that carries a credential the run sent:
+// the server echoes what it was given into what agents read.
+func reflected(r *Result, refl []Reflection) {
+	for _, x := range refl {
+		where := "its reported identity (serverInfo)"
+		if x.Tool != "" {
+			where = "the tool definition at JSON pointer " + quoteText(x.Pointer)
+		}
+		r.add("MCP-AUTH-CREDENTIAL-REFLECTED", x.Tool, "the server reflects a credential this run sent ("+x.Source+") into "+where+"; it is redacted from every output, and such a list is never pinned", "", nil)
+	}
+}
+
+// cloaking compares the list served to another well-known client with
+// the primary one (names and tool digests).
+func cloaking(r *Result, in Input) {
+	c := in.Cloak
+	if c == nil {
+		return
+	}
+	if c.Obs == nil {
+		r.Notes = append(r.Notes, "the listing as "+quoteText(c.Client)+" failed, so cloaking by client identity was not checked: "+c.Error)
+		return
+	}
+	p := in.Primary
+	a, b := byName(p.Tools), byName(c.Obs.Tools)
+	var only, onlyOther, differ []string
+	for name, t := range a {
+		o := b[name]
+		switch {
+		case o == nil:
+			only = append(only, name)
+		case toolDigest(t) != toolDigest(o):
+			differ = append(differ, name)
+		}
+	}
+	for name := range b {
+		if a[name] == nil {
+			onlyOther = append(onlyOther, name)
+		}
+	}
+	if len(only)+len(onlyOther)+len(differ) == 0 {
+		return
+	}
+	slices.Sort(only)
+	slices.Sort(onlyOther)
+	slices.Sort(differ)
+	msg := fmt.Sprintf("listed again as %s, the server served a different tool set: %d tool(s) only for this run's client, %d only for %s, %d defined differently; an agent may be served what was never reviewed",
+		quoteText(c.Client), len(only), len(onlyOther), quoteText(c.Client), len(differ))
+	r.add("MCP-CONF-TOOLSET-VARIES-BY-CLIENT", "", msg, "", nil)
+	for _, n := range onlyOther {
+		r.add("MCP-CONF-TOOLSET-VARIES-BY-CLIENT", n, "served only to "+quoteText(c.Client), "", nil)
+	}
+	for _, n := range only {
+		r.add("MCP-CONF-TOOLSET-VARIES-BY-CLIENT", n, "not served to "+quoteText(c.Client), "", nil)
+	}
+	for _, n := range differ {
+		r.add("MCP-CONF-TOOLSET-VARIES-BY-CLIENT", n, "defined differently for "+quoteText(c.Client), "", nil)
+	}
+}
+
+func toolDigest(t *manifest.Tool) string {
+	return manifest.Digest(t.Proj.AppendToolPreimage(nil))
+}
+
+// quoteText quotes text composed from untrusted parts for a message.
+func quoteText(s string) string { return strconv.Quote(s) }
 
 func byName(ts []manifest.Tool) map[string]*manifest.Tool {
 	m := make(map[string]*manifest.Tool, len(ts))
@@ -415,8 +511,12 @@ func authPosture(r *Result, in Input, class string, stdio bool) {
 	}
 	switch {
 	case in.Refused != nil:
-		refusal(in.Refused, "the tools/list request")
-		r.Notes = append(r.Notes, "the tools/list was refused, so the declared manifest was not compared")
+		method := in.Refused.Method
+		if method == "" {
+			method = "tools/list"
+		}
+		refusal(in.Refused, "the "+method+" request")
+		r.Notes = append(r.Notes, "the "+method+" request was refused, so no tool list was obtained and the declared manifest was not compared")
 	case !in.AuthorizationPresented && in.Primary != nil:
 		ap.AnonymousProbe = "not_needed"
 		r.addLevel("MCP-AUTH-ANONYMOUS-LIST", anonymousLevel(class), "", fmt.Sprintf("the tool inventory (%d tools) came back to a request carrying no credential; target classified %s", len(in.Primary.Tools), class), class, nil)

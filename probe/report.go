@@ -48,8 +48,13 @@ type PlannedCall struct {
 
 // Report is the JSON drift report (ReportSchemaID).
 type Report struct {
-	Schema      string        `json:"schema"`
-	Target      Target        `json:"target"`
+	Schema string `json:"schema"`
+	Target Target `json:"target"`
+	// Client is the identity this run presented (clientInfo, User-Agent).
+	Client ClientIdentity `json:"client"`
+	// NotObserved says why the server could not be observed ("" when it
+	// was): the report still says what it could, and the exit code is 3.
+	NotObserved string        `json:"not_observed,omitempty"`
 	Protocol    Protocol      `json:"protocol"`
 	Declared    Declared      `json:"declared"`
 	Served      *Served       `json:"served"`
@@ -61,4 +66,14 @@ type Report struct {
 	Notes       []string      `json:"notes"`
 	Warnings    []string      `json:"warnings"`
 	ExitCode    int           `json:"exit_code"`
+}
+
+// ClientIdentity is who the run said it was.
+type ClientIdentity struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	UserAgent string `json:"user_agent,omitempty"` // "" means Go's default
+	// CloakCheckedAs is the other client identity the list was fetched as
+	// (--cloak-check), "" when not checked.
+	CloakCheckedAs string `json:"cloak_checked_as,omitempty"`
 }

@@ -80,6 +80,9 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 		t.line("  server:    %s %s", safetext.Quote(r.Protocol.ServerName), safetext.Quote(r.Protocol.ServerVersion))
 	}
 	t.line("  declared:  %s (%s)", safetext.Quote(r.Declared.Source), tools(r.Declared.ToolCount))
+	if r.NotObserved != "" {
+		t.line("  served:    %s", t.paint(ansiYellow, "not observed: "+safetext.Inert(r.NotObserved)))
+	}
 	if r.Served != nil {
 		t.line("  served:    %s in %d page(s), tools/list %s %s", tools(r.Served.ToolCount), r.Served.Pages, e(r.Served.Completeness), digestText(r.Served.ManifestDigest))
 	}
@@ -138,6 +141,9 @@ func driftMarkdown(w io.Writer, r *probe.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### mcpdrift drift: %d finding(s)\n\n", len(r.Findings))
 	fmt.Fprintf(&b, "Target %s (classified %s), declared %s. Exit %d.\n", mdCode(targetText(r.Target)), mdEscape(r.Target.Class), mdCode(r.Declared.Source), r.ExitCode)
+	if r.NotObserved != "" {
+		fmt.Fprintf(&b, "\n**Not observed:** %s\n", mdEscape(r.NotObserved))
+	}
 	if len(r.Findings) > 0 {
 		b.WriteString("\n| level | rule | tool | message |\n|---|---|---|---|\n")
 		for _, f := range r.Findings {
@@ -152,6 +158,10 @@ func driftMarkdown(w io.Writer, r *probe.Report) error {
 }
 
 func driftSARIF(w io.Writer, r *probe.Report, opt Options) error {
+	return writeSARIFLog(w, driftSARIFRun(r, opt))
+}
+
+func driftSARIFRun(r *probe.Report, opt Options) sarifRun {
 	served := ""
 	if r.Served != nil {
 		served = r.Served.ManifestDigest
@@ -184,5 +194,50 @@ func driftSARIF(w io.Writer, r *probe.Report, opt Options) error {
 			Properties:          sarifResultProps{Kind: string(catalog.Finding), Severity: sarifEscape(f.Severity)},
 		})
 	}
-	return s.write(w, sarifRunProps{Schema: sarifEscape(r.Schema), Verdict: "drift", ExitCode: r.ExitCode, ServerID: sarifEscape(g.ServerID), Mode: "live"})
+	verdict := "drift"
+	if r.NotObserved != "" {
+		verdict = "not_observed"
+		id, idx := s.ruleIndex("MCP-DRIFT-NOT-OBSERVED")
+		s.results = append(s.results, sarifResult{
+			RuleID: id, RuleIndex: idx, Level: "error", Message: sarifMessage{Text: sarifEscape(r.NotObserved)},
+			Locations:           s.location(""),
+			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(g.ServerID, "", "MCP-DRIFT-NOT-OBSERVED", "", "")},
+			Properties:          sarifResultProps{Kind: string(catalog.Inconclusive)},
+		})
+	}
+	return s.run(sarifRunProps{Schema: sarifEscape(r.Schema), Verdict: verdict, ExitCode: r.ExitCode, ServerID: sarifEscape(g.ServerID), Mode: "live"}, r.NotObserved)
+}
+
+// DemoSchema is the id of the demo's JSON document: the gate report and the
+// drift report of one demo run.
+const DemoSchema = "mcpdrift.demo_report.v1"
+
+// RenderDemo writes the demo's two reports as one document: one JSON
+// object, one SARIF log with two runs, or the two reports one after the
+// other in text and Markdown.
+func RenderDemo(w io.Writer, g *gate.Report, d *probe.Report, format string, opt Options) error {
+	switch format {
+	case "json":
+		return writeJSON(w, struct {
+			Schema string        `json:"schema"`
+			Gate   *gate.Report  `json:"gate"`
+			Drift  *probe.Report `json:"drift,omitempty"`
+		}{DemoSchema, g, d})
+	case "sarif":
+		runs := []sarifRun{gateSARIFRun(g, opt)}
+		if d != nil {
+			runs = append(runs, driftSARIFRun(d, opt))
+		}
+		return writeSARIFLog(w, runs...)
+	case "text", "markdown":
+		if err := Render(w, g, format, opt); err != nil {
+			return err
+		}
+		if d == nil {
+			return nil
+		}
+		io.WriteString(w, "\n")
+		return RenderDrift(w, d, format, opt)
+	}
+	return fmt.Errorf("unknown demo format %s (known: json, markdown, sarif, text)", safetext.Quote(format))
 }

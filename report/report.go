@@ -235,3 +235,19 @@ func detailsFor(r *gate.Report, code string) []gate.Detail {
 	}
 	return out
 }
+
+// Escapers are the forms, beyond safetext.Escape and JSON string escaping,
+// in which the renderers write untrusted text (Markdown, SARIF messages).
+// The CLI gives them to its redact.Set, so a secret is found in a report
+// whatever renderer wrote it.
+func Escapers() []func(string) string {
+	return []func(string) string{
+		mdEscape,
+		sarifEscape,
+		func(s string) string { return strings.ReplaceAll(sarifEscape(s), `"`, `\"`) },
+		// A SARIF message is then JSON-encoded: sarifEscape's backslashes
+		// are doubled on the wire.
+		func(s string) string { return strings.ReplaceAll(sarifEscape(s), `\`, `\\`) },
+		func(s string) string { return strings.ReplaceAll(mdEscape(s), `\`, `\\`) },
+	}
+}

@@ -48,8 +48,13 @@ type (
 		Profile  string `json:"profile"`
 	}
 	sarifInvocation struct {
-		ExecutionSuccessful bool `json:"executionSuccessful"`
-		ExitCode            int  `json:"exitCode"`
+		ExecutionSuccessful        bool                `json:"executionSuccessful"`
+		ExitCode                   int                 `json:"exitCode"`
+		ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+	}
+	sarifNotification struct {
+		Level   string       `json:"level"`
+		Message sarifMessage `json:"message"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -410,6 +415,10 @@ func orNoneRaw(s string) string {
 // SARIF consumers: one rule per catalogued reason code, one result per
 // finding and per inconclusive or warning code (and tool).
 func renderSARIF(w io.Writer, r *gate.Report, opt Options) error {
+	return writeSARIFLog(w, gateSARIFRun(r, opt))
+}
+
+func gateSARIFRun(r *gate.Report, opt Options) sarifRun {
 	s := newSARIFBuilder(r, opt)
 	for _, f := range r.Findings {
 		s.finding(f)
@@ -421,14 +430,14 @@ func renderSARIF(w io.Writer, r *gate.Report, opt Options) error {
 	s.codes(r.Inconclusive, string(catalog.Inconclusive), "warning", done)
 	s.codes(r.Warnings, string(catalog.Warning), "note", done)
 
-	return s.write(w, sarifRunProps{
+	return s.run(sarifRunProps{
 		Schema:   sarifEscape(r.Schema),
 		Verdict:  sarifEscape(r.Verdict),
 		ExitCode: r.ExitCode,
 		ServerID: sarifEscape(r.ServerID),
 		Mode:     sarifEscape(r.Mode),
 		Profile:  sarifEscape(r.Profile),
-	})
+	}, "")
 }
 
 // newSARIFBuilder starts a log with one rule per catalogued code.
@@ -441,22 +450,28 @@ func newSARIFBuilder(r *gate.Report, opt Options) *sarifBuilder {
 	return s
 }
 
-// write wraps the builder's rules and results in a SARIF log.
-func (s *sarifBuilder) write(w io.Writer, props sarifRunProps) error {
-	log := sarifLog{
-		Schema:  sarifSchemaURI,
-		Version: sarifVersion,
-		Runs: []sarifRun{{
-			Tool: sarifTool{Driver: sarifDriver{
-				Name:           toolName,
-				InformationURI: toolInfoURI,
-				Version:        sarifEscape(s.opt.ToolVersion),
-				Rules:          s.rules,
-			}},
-			Invocations: []sarifInvocation{{ExecutionSuccessful: true, ExitCode: props.ExitCode}},
-			Results:     s.results,
-			Properties:  props,
-		}},
+// run wraps the builder's rules and results in a SARIF run. A run that
+// could not observe (notObserved != "") says so as a failed invocation
+// with its reason, beside the result that names it.
+func (s *sarifBuilder) run(props sarifRunProps, notObserved string) sarifRun {
+	inv := sarifInvocation{ExecutionSuccessful: notObserved == "", ExitCode: props.ExitCode}
+	if notObserved != "" {
+		inv.ToolExecutionNotifications = []sarifNotification{{Level: "error", Message: sarifMessage{Text: sarifEscape(notObserved)}}}
 	}
-	return writeJSON(w, &log)
+	return sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{
+			Name:           toolName,
+			InformationURI: toolInfoURI,
+			Version:        sarifEscape(s.opt.ToolVersion),
+			Rules:          s.rules,
+		}},
+		Invocations: []sarifInvocation{inv},
+		Results:     s.results,
+		Properties:  props,
+	}
+}
+
+// writeSARIFLog writes one SARIF log holding runs.
+func writeSARIFLog(w io.Writer, runs ...sarifRun) error {
+	return writeJSON(w, &sarifLog{Schema: sarifSchemaURI, Version: sarifVersion, Runs: runs})
 }

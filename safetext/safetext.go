@@ -143,3 +143,29 @@ func Clip(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// Inert returns a message that its producer already escaped (composed
+// with Escape and Quote, as every mcpdrift error message is) unchanged,
+// and escapes it when it holds an active character anyway. Escaping an
+// escaped message again would double every backslash on each pass
+// ("\\x1b" becomes "\\\\x1b"), which is what Inert avoids: only the
+// backslash, which Escape treats as unsafe to keep its output
+// unambiguous, is let through.
+func Inert(s string) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return Escape(s)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size <= 1) || unsafeRune(r) {
+			return Escape(s)
+		}
+		i += size
+	}
+	return s
+}

@@ -59,3 +59,16 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestInert(t *testing.T) {
+	escaped := safetext.Quote("bad \x1b[31m \\ line")
+	if got := safetext.Inert(escaped); got != escaped {
+		t.Errorf("an escaped message was escaped again: %q", got)
+	}
+	if got := safetext.Inert("raw \x1b[31m"); got != safetext.Escape("raw \x1b[31m") {
+		t.Errorf("an active character was let through: %q", got)
+	}
+	if got := safetext.Inert("bidi \u202e"); got == "bidi \u202e" {
+		t.Error("a bidi override was let through")
+	}
+}

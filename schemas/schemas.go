@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -163,7 +164,24 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
+			causes := e.Causes
+			switch e.ErrorKind.(type) {
+			case *kind.AnyOf, *kind.OneOf:
+				// A branch that failed only on its type ("got string,
+				// want null") says nothing when another branch took the
+				// value's type and failed on something that matters (a
+				// digest's pattern): report those.
+				var typed []*jsonschema.ValidationError
+				for _, c := range causes {
+					if _, onlyType := c.ErrorKind.(*kind.Type); !onlyType || len(c.Causes) > 0 {
+						typed = append(typed, c)
+					}
+				}
+				if len(typed) > 0 {
+					causes = typed
+				}
+			}
+			for _, c := range causes {
 				walk(c)
 			}
 			return

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpdrift/mcpdrift/redact"
+	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -60,34 +61,63 @@ func inputErr(file string, err error) error {
 
 type env struct {
 	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-	code   int // exit code set by a command that succeeded with a verdict
+	stdout io.Writer // redacting
+	stderr io.Writer // redacting
+	tty    bool      // stdout is a terminal
+	// stdinRead is set once an input was read from stdin.
+	stdinRead bool
+	code      int // exit code set by a command that succeeded with a verdict
+	// secrets are the values this run sends (headers, URL credentials,
+	// env values of a stdio child); they are redacted from every byte
+	// written to stdout, stderr and files.
+	secrets *redact.Set
+	// outputs are queued by emit and written by commit when the command
+	// succeeded, so a failed run leaves nothing behind.
+	outputs []*output
+}
+
+func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
+	s := &redact.Set{}
+	for _, f := range report.Escapers() {
+		s.AddEscaper(f)
+	}
+	tty := false
+	if f, ok := stdout.(*os.File); ok {
+		st, err := f.Stat()
+		tty = err == nil && st.Mode()&os.ModeCharDevice != 0
+	}
+	return &env{stdin: stdin, stdout: s.Writer(stdout), stderr: s.Writer(stderr), tty: tty, secrets: s}
 }
 
 // Main runs the CLI and returns the exit code. It never panics out: a
 // panic is reported as an internal error (exit 2) without a stack trace.
+// Outputs are written only when the command succeeded (see output.go).
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	e := newEnv(stdin, stdout, stderr)
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "mcpdrift: internal error: %s\n", safetext.Escape(fmt.Sprint(r)))
+			e.discard()
+			fmt.Fprintf(e.stderr, "mcpdrift: internal error: %s\n", safetext.Escape(fmt.Sprint(r)))
 			code = ExitUsage
 		}
 	}()
 	root := newRoot(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
 	err := root.Execute()
+	if err == nil {
+		err = e.commit()
+	}
 	if err != nil {
+		e.discard()
 		var xe *exitError
 		if errors.As(err, &xe) {
-			fmt.Fprintf(stderr, "mcpdrift: %s\n", xe.msg)
+			fmt.Fprintf(e.stderr, "mcpdrift: %s\n", xe.msg)
 			return xe.code
 		}
-		fmt.Fprintf(stderr, "mcpdrift: %s\n", safetext.Escape(err.Error()))
+		fmt.Fprintf(e.stderr, "mcpdrift: %s\n", safetext.Escape(err.Error()))
 		return ExitUsage
 	}
 	return e.code
@@ -112,8 +142,17 @@ func newRoot(e *env) *cobra.Command {
 // readInput reads a file (or stdin for "-") up to max bytes; larger inputs
 // are refused without being read whole.
 func readInput(e *env, path string, max int64) ([]byte, error) {
+	if max < 1 {
+		return nil, usageErr("--max-input-bytes must be at least 1 (default %d)", DefaultMaxInput)
+	}
 	var r io.Reader
 	if path == "-" {
+		// stdin can be read once: a second input given as - would read
+		// nothing and be reported as empty.
+		if e.stdinRead {
+			return nil, usageErr("- (stdin) is given for more than one input; stdin can be read only once: give the others as files")
+		}
+		e.stdinRead = true
 		r = e.stdin
 	} else {
 		f, err := os.Open(path)
@@ -139,35 +178,4 @@ func readInput(e *env, path string, max int64) ([]byte, error) {
 		return nil, inputErr(path, fmt.Errorf("larger than --max-input-bytes %d", max))
 	}
 	return b, nil
-}
-
-// writeOutput writes to stdout, or atomically to a file (a temporary file
-// renamed into place), so a failed run never leaves a partial file.
-func writeOutput(e *env, path string, data []byte) error {
-	if path == "" || path == "-" {
-		_, err := e.stdout.Write(data)
-		return err
-	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".mcpdrift-*.tmp")
-	if err != nil {
-		return &exitError{ExitUsage, "cannot write " + safetext.Escape(path) + ": " + safetext.Escape(err.Error())}
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return &exitError{ExitUsage, "cannot write " + safetext.Escape(path) + ": " + safetext.Escape(werr.Error())}
-	}
-	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mockserver"
+	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -26,10 +28,28 @@ func newDemo(e *env) *cobra.Command {
 	var keep, format, color string
 	var noLive bool
 	cmd := &cobra.Command{
-		Use:   "demo [--keep DIR] [--format text|json|markdown|sarif]",
-		Short: "Observe a bundled manifest, pin it, observe a rug-pulled version, and show what drifted (no network)",
-		Args:  cobra.NoArgs,
+		Use:   "demo [--keep DIR] [--format text|json|markdown|sarif] [--no-live]",
+		Short: "Observe a bundled manifest, pin it, observe a rug-pulled version, and show what drifted (loopback only: the live part starts the bundled mock server on 127.0.0.1)",
+		Long: `Runs the whole pipeline on bundled example data: observe, pin, the coarse and
+granular gates with the structural diff, then (unless --no-live) a live part:
+the bundled strict mock MCP server is started on 127.0.0.1, pinned over the
+wire, rug-pulled while it runs, and drifted. Nothing leaves this machine.
+The reports go to stdout as one document (one JSON object, one SARIF log with
+two runs, or the two reports one after the other); the steps go to stderr.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Every flag is checked before anything is done or printed.
+			if !contains(report.DriftFormats(), format) {
+				return usageErr("--format must be one of %s", strings.Join(report.DriftFormats(), ", "))
+			}
+			if err := checkColor(color); err != nil {
+				return err
+			}
+			if keep != "" {
+				if st, err := os.Stat(keep); err == nil && !st.IsDir() {
+					return usageErr("--keep %s is not a directory", safetext.Quote(keep))
+				}
+			}
 			const server = "acme-github"
 			say := func(format string, a ...any) { fmt.Fprintf(e.stderr, format, a...) }
 			say("1. observe the approved tools/list (examples/acme-github.v1.tools-list.json)\n")
@@ -57,7 +77,7 @@ func newDemo(e *env) *cobra.Command {
 				return err
 			}
 			say("4. coarse gate (policy map): verdict %s\n", coarse.Verdict)
-			say("5. granular gate (declared baseline with field digests), with the structural diff of the snapshots:\n\n")
+			say("5. granular gate (declared baseline with field digests), with the structural diff of the snapshots\n")
 			r, err := gate.Run(gate.Input{Observed: o2, Declared: d, Policy: pol})
 			if err != nil {
 				return err
@@ -80,44 +100,46 @@ func newDemo(e *env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if err := writeOutput(e, filepath.Join(keep, "declared.snapshot.json"), s1); err != nil {
+				if err := e.emit(filepath.Join(keep, "declared.snapshot.json"), s1); err != nil {
 					return err
 				}
-				if err := writeOutput(e, filepath.Join(keep, "observed.v2.snapshot.json"), s2); err != nil {
+				if err := e.emit(filepath.Join(keep, "observed.v2.snapshot.json"), s2); err != nil {
 					return err
 				}
-				files := map[string]any{"observed.v1.json": o1, "declared.json": d, "observed.v2.json": o2}
-				for name, v := range files {
-					b, err := manifest.MarshalArtifact(v)
+				for _, f := range []struct {
+					name string
+					v    any
+				}{{"observed.v1.json", o1}, {"declared.json", d}, {"observed.v2.json", o2}} {
+					b, err := manifest.MarshalArtifact(f.v)
 					if err != nil {
 						return err
 					}
-					if err := writeOutput(e, filepath.Join(keep, name), b); err != nil {
+					if err := e.emit(filepath.Join(keep, f.name), b); err != nil {
 						return err
 					}
 				}
 				pb := []byte("declared_mcp_manifests:\n  " + server + ":\n    manifest_digest: \"" + d.ManifestDigest + "\"\n")
-				if err := writeOutput(e, filepath.Join(keep, "policy.yaml"), pb); err != nil {
+				if err := e.emit(filepath.Join(keep, "policy.yaml"), pb); err != nil {
 					return err
 				}
-				say("   artifacts written to %s\n\n", safetext.Escape(keep))
+				say("   artifacts will be written to %s\n", safetext.Escape(keep))
+			}
+			var live *probe.Report
+			if !noLive {
+				if live, err = demoLive(e); err != nil {
+					return err
+				}
 			}
 			var buf bytes.Buffer
-			if err := report.Render(&buf, r, format, report.Options{ToolVersion: version(), Color: useColor(e, "", color), ArtifactURI: "observed.v2.json"}); err != nil {
+			if err := report.RenderDemo(&buf, r, live, format, report.Options{ToolVersion: version(), Color: useColor(e, "", color), ArtifactURI: "observed.v2.json"}); err != nil {
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
-			if _, err := e.stdout.Write(buf.Bytes()); err != nil {
-				return err
-			}
-			if noLive {
-				return nil
-			}
-			return demoLive(e, format, color)
+			return e.emit("-", buf.Bytes())
 		},
 	}
 	cmd.Flags().BoolVar(&noLive, "no-live", false, "skip the live part (the bundled mock server on loopback)")
 	cmd.Flags().StringVar(&keep, "keep", "", "also write the demo's artifacts (observed, declared, policy) to DIR")
-	cmd.Flags().StringVar(&format, "format", "text", "report format")
+	cmd.Flags().StringVar(&format, "format", "text", "report format: "+strings.Join(report.DriftFormats(), "|"))
 	cmd.Flags().StringVar(&color, "color", "auto", "auto|always|never")
 	return cmd
 }
@@ -125,59 +147,49 @@ func newDemo(e *env) *cobra.Command {
 // demoLive serves the approved list from the bundled strict mock server on
 // loopback, pins it over the wire, swaps the tools while the server runs (a
 // live rug pull) and drifts the server against the pinned manifest.
-func demoLive(e *env, format, color string) error {
+func demoLive(e *env) (*probe.Report, error) {
 	say := func(format string, a ...any) { fmt.Fprintf(e.stderr, format, a...) }
 	v1, err := mockserver.LoadTools(examples.V1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	v2, err := mockserver.LoadTools(examples.V2RugPull)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	srv, err := mockserver.New(mockserver.Config{Tools: v1, PageSize: 2, ServerName: "acme-github", ServerVersion: "1.0.0"})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer srv.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return &exitError{ExitInconclusive, "demo: cannot listen on loopback: " + safetext.Escape(err.Error())}
+		return nil, &exitError{ExitInconclusive, "demo: cannot listen on loopback: " + safetext.Escape(err.Error())}
 	}
 	hs := &http.Server{Handler: srv, ConnContext: srv.ConnContext, ReadHeaderTimeout: 5 * time.Second}
 	go hs.Serve(ln)
 	defer hs.Close()
 	url := "http://" + ln.Addr().String() + "/mcp"
-	dir, err := os.MkdirTemp("", "mcpdrift-demo-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	manifestPath := filepath.Join(dir, "approved.tools-list.json")
-	if err := os.WriteFile(manifestPath, examples.V1, 0o644); err != nil {
-		return err
-	}
-	say("\n6. live: the bundled strict mock serves the approved list at %s (2 tools a page, 2026-07-28)\n", url)
+	say("6. live: the bundled strict mock serves the approved list at %s (2 tools a page, 2026-07-28)\n", url)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cfg := mcpclient.Config{BaseURL: url, ClientName: "mcpdrift", ClientVersion: version()}
 	obs, tl, err := observeLive(ctx, cfg)
 	if err != nil {
-		return liveError(url, err)
+		return nil, liveError(url, err)
 	}
 	o := manifest.BuildObserved("acme-github", tl, manifest.Completeness(obs.Completeness), nil)
 	say("   pinned over the wire: %d tools in %d pages, %s, manifest_digest %s\n", len(tl.Tools), obs.Pages, obs.Completeness, *o.Observed.ManifestDigest)
 	if err := srv.SetTools(v2); err != nil {
-		return err
+		return nil, err
 	}
-	say("7. the server swaps its tools while it runs (a rug pull); drift it against the approved manifest:\n\n")
-	sub := &env{stdin: e.stdin, stdout: e.stdout, stderr: e.stderr}
-	root := newRoot(sub)
-	root.SetArgs([]string{"drift", manifestPath, "--base-url", url, "--format", format, "--color", color})
-	root.SetOut(e.stdout)
-	root.SetErr(e.stderr)
-	if err := root.Execute(); err != nil {
-		return err
+	say("7. the server swaps its tools while it runs (a rug pull); drift it against the approved manifest\n\n")
+	declared := schemadiff.Input{Side: schemadiff.Side{Source: "approved.tools-list.json", Form: tl.Form, Completeness: string(tl.Completeness)}, Tools: tl.Tools}
+	declared.ManifestDigest, _ = manifest.ManifestDigestOf(tl.Tools)
+	declared.ToolCount = len(tl.Tools)
+	res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: "approved.tools-list.json", declared: declared})
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return res.rep, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,22 +14,64 @@ import (
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
-// loadTools reads a manifest in any form observe accepts, or a snapshot.
-func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
-	src, err := readInput(e, path, max)
+// resolveTools reads a manifest in any form observe accepts, a snapshot,
+// or a declared baseline, whose tools are in the snapshot pinned beside it
+// (declared.json → declared.snapshot.json): that snapshot is read instead,
+// and it must belong to the baseline (same server id and manifest
+// digest). The result holds a List or a Snapshot; viaBaseline says the
+// snapshot was found through a baseline.
+func resolveTools(e *env, path string, max int64) (tools *manifest.Tools, viaBaseline bool, err error) {
+	tools, err = readTools(e, path, max)
 	if err != nil {
-		return schemadiff.Input{}, err
+		return nil, false, err
 	}
+	d := tools.Declared
+	if d == nil {
+		return tools, false, nil
+	}
+	snapPath := snapshotPathFor(path)
+	if path == "-" {
+		return nil, false, usageErr("%s: a declared baseline read from stdin holds digests only, and its snapshot cannot be found beside it: pass the snapshot (NAME.snapshot.json) instead", safetext.Escape(path))
+	}
+	if _, err := os.Stat(snapPath); err != nil {
+		return nil, false, usageErr("%s is a declared baseline: it holds digests, not tool definitions, and the snapshot pinned beside it (%s) is not there. Pass the snapshot, or pin again with --input, --url or --stdio (without --no-snapshot) to write one", safetext.Quote(path), safetext.Quote(snapPath))
+	}
+	st, err := readTools(e, snapPath, max)
+	if err != nil {
+		return nil, false, err
+	}
+	if st.Snapshot == nil {
+		return nil, false, usageErr("%s, beside the baseline %s, is not a snapshot", safetext.Quote(snapPath), safetext.Quote(path))
+	}
+	if err := st.Snapshot.CheckPair(snapPath, "the baseline "+safetext.Quote(path), d.Server.ID, d.ManifestDigest); err != nil {
+		return nil, false, &exitError{ExitUsage, err.Error()}
+	}
+	return st, true, nil
+}
+
+// toolList is a resolved document as a ToolList (what observe and pin
+// take).
+func toolList(t *manifest.Tools) *manifest.ToolList {
+	if t.Snapshot != nil {
+		return t.Snapshot.ToolList()
+	}
+	return t.List
+}
+
+// loadTools reads one side of a comparison (see resolveTools).
+func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
 	in := schemadiff.Input{Side: schemadiff.Side{Source: path}}
-	tl, snap, err := manifest.ReadTools(src, path)
-	var ae *manifest.ArtifactError
+	tools, viaBaseline, err := resolveTools(e, path, max)
+	if err != nil {
+		return in, err
+	}
 	switch {
-	case errors.As(err, &ae):
-		return in, &exitError{ExitUsage, err.Error()} // names the file already
-	case err != nil:
-		return in, inputErr(path, err)
-	case snap != nil:
+	case tools.Snapshot != nil:
+		snap := tools.Snapshot
 		in.Form = "snapshot"
+		if viaBaseline {
+			in.Form = "declared baseline + snapshot"
+		}
 		in.ServerID = snap.ServerID
 		in.ManifestDigest = snap.ManifestDigest
 		in.Completeness = string(snap.Completeness)
@@ -36,6 +79,7 @@ func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
 		in.Identity = &id
 		in.Tools = snap.Tools
 	default:
+		tl := tools.List
 		in.Form = tl.Form
 		in.Completeness = string(tl.Completeness)
 		in.Tools = tl.Tools
@@ -43,6 +87,23 @@ func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
 	}
 	in.ToolCount = len(in.Tools)
 	return in, nil
+}
+
+// readTools reads path and parses it with manifest.ReadTools.
+func readTools(e *env, path string, max int64) (*manifest.Tools, error) {
+	src, err := readInput(e, path, max)
+	if err != nil {
+		return nil, err
+	}
+	t, err := manifest.ReadTools(src, path)
+	var ae *manifest.ArtifactError
+	switch {
+	case errors.As(err, &ae):
+		return nil, &exitError{ExitUsage, err.Error()} // names the file already
+	case err != nil:
+		return nil, inputErr(path, err)
+	}
+	return t, nil
 }
 
 func newDiff(e *env) *cobra.Command {
@@ -84,7 +145,7 @@ endpoint, publisher key and server name/version are compared too.`,
 			if err := report.RenderDiff(&buf, r, format, report.Options{Color: useColor(e, out, color), ToolVersion: version()}); err != nil {
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
-			if err := writeOutput(e, out, buf.Bytes()); err != nil {
+			if err := e.emit(out, buf.Bytes()); err != nil {
 				return err
 			}
 			e.code = r.ExitCode

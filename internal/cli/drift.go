@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"slices"
@@ -20,8 +21,10 @@ import (
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
 	"github.com/mcpdrift/mcpdrift/probe"
+	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
 // liveFlags select and bound a live server (drift, pin --url/--stdio).
@@ -38,22 +41,35 @@ type liveFlags struct {
 	maxResponse  int64
 	caFile       string
 	preferLegacy bool
+	clientInfo   string
+	userAgent    string
 }
 
 func (l *liveFlags) register(cmd *cobra.Command, urlFlag string) {
 	f := cmd.Flags()
 	f.StringVar(&l.baseURL, urlFlag, "", "Streamable HTTP endpoint of the server")
 	f.BoolVar(&l.stdio, "stdio", false, "run the server given after -- as a child process and speak stdio (it runs with a minimal environment; see README)")
-	f.StringArrayVar(&l.headers, "header", nil, "NAME=VALUE sent on every HTTP request (repeatable); names are recorded, values never")
-	f.StringArrayVar(&l.passEnv, "pass-env", nil, "environment variable the stdio child inherits (repeatable)")
+	f.StringArrayVar(&l.headers, "header", nil, "NAME=VALUE sent on every HTTP request (repeatable); names are recorded, values never, and values are redacted from every output")
+	f.StringArrayVar(&l.passEnv, "pass-env", nil, "environment variable the stdio child inherits (repeatable); its value is redacted from every output")
 	f.IntVar(&l.maxPages, "max-list-pages", mcpclient.DefaultMaxListPages, "how many tools/list pages to follow at most")
-	f.DurationVar(&l.timeout, "timeout", 2*time.Minute, "bound on the whole run")
+	f.DurationVar(&l.timeout, "timeout", 2*time.Minute, "bound on the whole run (more than 0)")
 	f.Int64Var(&l.maxResponse, "max-response-bytes", mcpclient.DefaultMaxResponseBytes, "refuse any single response larger than this")
 	f.StringVar(&l.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots (TLS verification stays on)")
 	f.BoolVar(&l.preferLegacy, "legacy", false, "start with initialize (a legacy revision) instead of server/discover")
 	f.StringVar(&l.mcpConfig, "mcp-config", "", `an MCP client configuration file ({"mcpServers": {...}}); with --server NAME, observe that server`)
 	f.StringVar(&l.configServer, "server", "", "the server entry of --mcp-config")
 	f.BoolVar(&l.allowConfig, "allow-config-commands", false, "allow running a stdio command read from --mcp-config (it runs code on this machine)")
+	f.StringVar(&l.clientInfo, "client-info", "", "NAME/VERSION to send as clientInfo (default mcpdrift/"+version()+"): look like the client your agents use")
+	f.StringVar(&l.userAgent, "user-agent", "", "User-Agent of every HTTP request (default: Go's)")
+}
+
+// parseClientInfo reads NAME/VERSION.
+func parseClientInfo(flag, s string) (name, ver string, err error) {
+	name, ver, ok := strings.Cut(s, "/")
+	if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(ver) == "" || !safetext.IsSafe(s) {
+		return "", "", usageErr("%s must be NAME/VERSION (printable text), for example claude-code/2.0.0", flag)
+	}
+	return name, ver, nil
 }
 
 // fromConfigFile fills the target from --mcp-config. A command read from
@@ -73,6 +89,17 @@ func (l *liveFlags) fromConfigFile(e *env, argv []string) (url string, command [
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
+	// Everything the entry would send is a secret from here on, before
+	// any message could quote it.
+	for k, v := range cs.env {
+		e.secrets.Add("the value of env "+k+" of the stdio server", v)
+	}
+	for k, vs := range cs.headers {
+		for _, v := range vs {
+			e.secrets.AddHeader(k, v)
+		}
+	}
+	e.secrets.AddURL(cs.url)
 	if len(cs.ignored) > 0 {
 		fmt.Fprintf(e.stderr, "mcpdrift: %s: ignoring %s of server %s\n", safetext.Escape(l.mcpConfig), safetext.Escape(strings.Join(cs.ignored, ", ")), safetext.Quote(l.configServer))
 	}
@@ -86,9 +113,41 @@ func (l *liveFlags) fromConfigFile(e *env, argv []string) (url string, command [
 	return cs.url, cs.command, cs.env, cs.headers, nil
 }
 
-// config builds the client configuration. argv is the command after --.
+// checkURL refuses a URL mcpdrift will not send to, as a usage error that
+// never repeats the URL's credentials.
+func checkURL(flag, raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return usageErr("%s is not a URL", flag)
+	case u.User != nil:
+		return usageErr("%s carries user info (credentials before @): mcpdrift does not put credentials in a URL; send them with --header, for example --header \"Authorization=Bearer $TOKEN\" (the URL is not repeated here)", flag)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return usageErr("%s must be an http:// or https:// URL, not %s", flag, safetext.Quote(u.Scheme+":"))
+	case u.Host == "":
+		return usageErr("%s has no host", flag)
+	case u.Fragment != "" || u.RawFragment != "":
+		return usageErr("%s must not have a #fragment", flag)
+	}
+	return nil
+}
+
+// config builds the client configuration and records every secret it
+// will send. argv is the command after --.
 func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
-	cfg := mcpclient.Config{ClientName: "mcpdrift", ClientVersion: version(), MaxListPages: l.maxPages, MaxResponseBytes: l.maxResponse}
+	cfg := mcpclient.Config{ClientName: "mcpdrift", ClientVersion: version(), MaxListPages: l.maxPages, MaxResponseBytes: l.maxResponse, UserAgent: l.userAgent}
+	// Secrets first: whatever fails below must not be able to echo them.
+	for _, h := range l.headers {
+		if name, value, ok := strings.Cut(h, "="); ok {
+			l.short(e, e.secrets.AddHeader(http.CanonicalHeaderKey(strings.TrimSpace(name)), value))
+		}
+	}
+	l.short(e, e.secrets.AddURL(l.baseURL))
+	for _, n := range l.passEnv {
+		if v, ok := os.LookupEnv(n); ok && !e.secrets.Add("the value of env "+n+" passed to the stdio server", v) {
+			l.short(e, []string{"the value of env " + n})
+		}
+	}
 	var fileHeaders http.Header
 	if l.mcpConfig != "" {
 		url, command, env, headers, err := l.fromConfigFile(e, argv)
@@ -104,6 +163,23 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 		return cfg, usageErr("--server and --allow-config-commands go with --mcp-config")
 	}
 	switch {
+	case l.timeout <= 0:
+		return cfg, usageErr("--timeout must be more than 0 (for example 30s)")
+	case l.maxResponse < 1:
+		return cfg, usageErr("--max-response-bytes must be at least 1")
+	case l.maxPages < 1:
+		return cfg, usageErr("--max-list-pages must be at least 1")
+	case strings.ContainsAny(l.userAgent, "\r\n\x00"):
+		return cfg, usageErr("--user-agent must not contain CR, LF or NUL")
+	}
+	if l.clientInfo != "" {
+		n, v, err := parseClientInfo("--client-info", l.clientInfo)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.ClientName, cfg.ClientVersion = n, v
+	}
+	switch {
 	case l.stdio && l.baseURL != "":
 		return cfg, usageErr("give a URL or --stdio, not both")
 	case l.stdio:
@@ -113,18 +189,28 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 		if len(l.headers) > 0 {
 			return cfg, usageErr("--header applies to HTTP servers only")
 		}
+		if l.userAgent != "" {
+			return cfg, usageErr("--user-agent applies to HTTP servers only")
+		}
 		cfg.Command = argv
 		cfg.PassEnv = l.passEnv
 	case l.baseURL != "":
 		if len(argv) > 0 {
 			return cfg, usageErr("arguments after -- are a stdio command; give --stdio")
 		}
+		flag := "the URL"
+		if l.mcpConfig != "" {
+			flag = "the url of server " + safetext.Quote(l.configServer) + " in " + safetext.Quote(l.mcpConfig)
+		}
+		if err := checkURL(flag, l.baseURL); err != nil {
+			return cfg, err
+		}
+		if len(l.passEnv) > 0 {
+			return cfg, usageErr("--pass-env applies to stdio servers only")
+		}
 		cfg.BaseURL = l.baseURL
 	default:
 		return cfg, usageErr("give a URL (--base-url, --url) or --stdio -- CMD ARGS...")
-	}
-	if l.maxPages < 1 {
-		return cfg, usageErr("--max-list-pages must be at least 1")
 	}
 	if len(fileHeaders) > 0 {
 		cfg.Headers = fileHeaders.Clone()
@@ -139,10 +225,20 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 			if !ok || name == "" {
 				return cfg, usageErr("--header must be NAME=VALUE")
 			}
-			if c := http.CanonicalHeaderKey(name); strings.HasPrefix(c, "Mcp-") || c == "Content-Type" || c == "Accept" || c == "Content-Length" || c == "Host" {
-				return cfg, usageErr("--header %s: the protocol owns that header", safetext.Quote(name))
+			if !httpToken(name) {
+				return cfg, usageErr("--header %s: the name is not an HTTP token", safetext.Quote(name))
+			}
+			if c := http.CanonicalHeaderKey(name); strings.HasPrefix(c, "Mcp-") || c == "Content-Type" || c == "Accept" || c == "Content-Length" || c == "Host" || c == "User-Agent" {
+				return cfg, usageErr("--header %s: mcpdrift owns that header (use --user-agent for User-Agent)", safetext.Quote(name))
 			}
 			cfg.Headers.Add(name, value)
+		}
+	}
+	for name, vs := range cfg.Headers {
+		for _, v := range vs {
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return cfg, usageErr("the value of header %s contains CR, LF or NUL (the value is not repeated here)", safetext.Quote(name))
+			}
 		}
 	}
 	if l.caFile != "" {
@@ -162,9 +258,28 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 	return cfg, nil
 }
 
+// short says, once per value, that a secret is too short to redact.
+func (l *liveFlags) short(e *env, labels []string) {
+	for _, s := range labels {
+		fmt.Fprintf(e.stderr, "mcpdrift: warning: %s is shorter than %d bytes: it is sent, but cannot be told apart from other text, so it is not redacted from output\n", s, redact.MinLen)
+	}
+}
+
+func httpToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func targetOf(cfg mcpclient.Config) (probe.Target, string) {
 	if cfg.BaseURL != "" {
-		return probe.Target{URL: cfg.BaseURL, Class: probe.ClassifyTarget(cfg.BaseURL)}, cfg.BaseURL
+		// Recorded and shown without user info or query values.
+		u := redact.SanitizeURL(cfg.BaseURL)
+		return probe.Target{URL: u, Class: probe.ClassifyTarget(cfg.BaseURL)}, u
 	}
 	return probe.Target{Command: cfg.Command, Class: probe.ClassStdio}, "stdio:" + shellJoin(cfg.Command)
 }
@@ -216,10 +331,186 @@ func probeObservation(obs *mcpclient.Observation, tl *manifest.ToolList) *probe.
 	}
 }
 
-// liveError maps a client error to the CLI: a server that cannot be
-// reached or that does not answer usably is exit 3.
+// liveError maps a client error to the CLI: a configuration the client
+// refuses is exit 2; a server that cannot be reached or that does not
+// answer usably is exit 3. mcpclient's messages are escaped already
+// (safetext.Inert only guards that), so they are not escaped twice.
 func liveError(target string, err error) error {
-	return &exitError{ExitInconclusive, "cannot observe " + safetext.Quote(target) + ": " + safetext.Escape(err.Error())}
+	if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
+		return usageErr("%s", safetext.Escape(ce.Msg))
+	}
+	return &exitError{ExitInconclusive, "cannot observe " + safetext.Quote(target) + ": " + safetext.Inert(err.Error())}
+}
+
+// reflections lists where a served list carries a secret this run sent.
+func reflections(e *env, tl *manifest.ToolList, obs *mcpclient.Observation) []probe.Reflection {
+	var out []probe.Reflection
+	if e.secrets.Empty() {
+		return nil
+	}
+	for i := range tl.Tools {
+		if label, ptr := e.secrets.FindInValue(tl.Tools[i].Value); label != "" {
+			out = append(out, probe.Reflection{Tool: tl.Tools[i].Name, Pointer: ptr, Source: label})
+		}
+	}
+	if obs != nil && obs.ServerInfo != nil {
+		if label := e.secrets.Find(obs.ServerInfo.Name + "\x00" + obs.ServerInfo.Version); label != "" {
+			out = append(out, probe.Reflection{Source: label})
+		}
+	}
+	return out
+}
+
+// driftRun is one live drift: the server, the declared tools and what to
+// do beyond listing.
+type driftRun struct {
+	cfg          mcpclient.Config
+	manifestPath string
+	declared     schemadiff.Input
+	plan         []probe.PlannedCall
+	seed         int64
+	execute      bool
+	skipAuth     bool
+	skipSecond   bool
+	cloakAs      string // "NAME/VERSION" to list as again; "" = no cloak check
+	serverID     string // for the observed record
+}
+
+// result of a live drift: the report, and the observed record built from
+// the wire (the not-observed record when nothing was observed).
+type driftResult struct {
+	rep      *probe.Report
+	observed *manifest.Observed
+}
+
+// knownClients are the identities --cloak-check lists as. They are the
+// clientInfo names these clients send; the User-Agent is NAME/VERSION (a
+// server that keys on a User-Agent can be matched with --cloak-as and
+// --user-agent).
+var knownClients = []string{"claude-code/2.0.0", "cursor-vscode/1.0.0"}
+
+// cloakIdentity picks the other well-known client for --cloak-check.
+func cloakIdentity(primary string) string {
+	for _, c := range knownClients {
+		if n, _, _ := strings.Cut(c, "/"); n != primary {
+			return c
+		}
+	}
+	return knownClients[0]
+}
+
+// liveDrift observes the server and evaluates every rule. A server that
+// cannot be observed gives a report that says so (exit 3), never an
+// error; an error is a configuration the client refuses (exit 2).
+func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
+	cfg := d.cfg
+	target, targetText := targetOf(cfg)
+	var seedp *int64
+	if len(d.plan) > 0 {
+		seed := d.seed
+		seedp = &seed
+	}
+	in := probe.Input{Target: targetText, TargetClass: target.Class, Declared: d.declared.Tools,
+		AuthorizationPresented: len(cfg.Headers) > 0, SkipAuth: d.skipAuth}
+	for name := range cfg.Headers {
+		in.HeaderNames = append(in.HeaderNames, http.CanonicalHeaderKey(name))
+	}
+	slices.Sort(in.HeaderNames)
+	in.HeaderNames = slices.Compact(in.HeaderNames)
+	plan := append([]probe.PlannedCall(nil), d.plan...)
+	rep := &probe.Report{Schema: probe.ReportSchemaID, Target: target, Warnings: []string{}, CallPlan: plan, Seed: seedp,
+		Client:   probe.ClientIdentity{Name: cfg.ClientName, Version: cfg.ClientVersion, UserAgent: cfg.UserAgent},
+		Declared: probe.Declared{Source: d.manifestPath, ManifestDigest: d.declared.ManifestDigest, ToolCount: len(d.declared.Tools)}}
+	id := d.serverID
+	res := &driftResult{rep: rep}
+
+	obs, tl, err := observeLive(ctx, cfg)
+	var pe *mcpclient.ProtocolError
+	var he *mcpclient.HTTPError
+	switch {
+	case err == nil:
+		in.Primary = probeObservation(obs, tl)
+		in.Calls = callChecks(obs, d.declared.Tools)
+		in.Reflected = reflections(e, tl, obs)
+		for i := range rep.CallPlan {
+			rep.CallPlan[i].Sent = d.execute
+		}
+	case errors.As(err, new(*mcpclient.ConfigError)):
+		return nil, liveError(targetText, err)
+	case errors.As(err, &pe) && pe.Code == mcpwire.CodeUnsupportedProtocolVersion:
+		in.ProtocolUnsupported = &probe.Unsupported{Requested: pe.Requested, Supported: pe.Supported}
+	case errors.As(err, &he) && (he.Status == 401 || he.Status == 403):
+		in.Refused = &probe.AnonProbe{Completed: true, Status: he.Status, Challenge: he.WWWAuthenticate, Method: he.Method}
+	default:
+		rep.NotObserved = "cannot observe " + safetext.Quote(targetText) + ": " + safetext.Inert(err.Error())
+	}
+	if obs != nil {
+		rep.Protocol = probe.Protocol{Era: obs.Era, Revision: obs.ProtocolRevision, Reason: obs.RevisionReason, LegacyVersion: obs.LegacyVersion}
+		if rep.Protocol.Revision == "" {
+			// Observing the absence of server/discover is evidence
+			// about that method, not about a version.
+			rep.Protocol.Revision = "unknown"
+		}
+		if obs.ServerInfo != nil {
+			rep.Protocol.ServerName, rep.Protocol.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
+		}
+		rep.Warnings = append(rep.Warnings, obs.Warnings...)
+	}
+	if id == "" {
+		id = defaultServerID(obs, targetText)
+	}
+	if in.Primary != nil {
+		rep.Served = &probe.Served{ManifestDigest: in.Primary.ManifestDigest, ToolCount: len(in.Primary.Tools), Pages: obs.Pages, Completeness: obs.Completeness}
+		if !d.skipSecond {
+			// A second, independent connection: the list MUST NOT
+			// vary per connection.
+			cfg2 := cfg
+			cfg2.HTTPClient, cfg2.Calls = nil, nil
+			o2, tl2, err := observeLive(ctx, cfg2)
+			if err != nil {
+				rep.Warnings = append(rep.Warnings, "the second connection failed, so per-connection stability was not checked: "+safetext.Inert(err.Error()))
+			} else {
+				in.Second = probeObservation(o2, tl2)
+				rep.Served.SecondCompared = true
+			}
+		}
+		if d.cloakAs != "" {
+			// The same list, asked for as another well-known client.
+			cfg3 := cfg
+			cfg3.HTTPClient, cfg3.Calls = nil, nil
+			cfg3.ClientName, cfg3.ClientVersion, _ = strings.Cut(d.cloakAs, "/")
+			if cfg3.BaseURL != "" {
+				cfg3.UserAgent = d.cloakAs
+			}
+			rep.Client.CloakCheckedAs = d.cloakAs
+			o3, tl3, err := observeLive(ctx, cfg3)
+			if err != nil {
+				in.Cloak = &probe.Cloak{Client: d.cloakAs, Error: safetext.Inert(err.Error())}
+			} else {
+				in.Cloak = &probe.Cloak{Client: d.cloakAs, Obs: probeObservation(o3, tl3)}
+			}
+		}
+		res.observed = manifest.BuildObserved(id, tl, manifest.Completeness(obs.Completeness), nil)
+	} else {
+		res.observed = manifest.NotObserved(id)
+	}
+	if cfg.BaseURL != "" && len(cfg.Headers) > 0 && !d.skipAuth && in.Refused == nil && in.Primary != nil {
+		anon := cfg
+		anon.Headers, anon.Calls = nil, nil
+		in.Anonymous = anonymousProbe(ctx, anon, in.Primary)
+	}
+	pr := probe.Evaluate(in)
+	rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = pr.AuthPosture, pr.Compared, pr.Findings, pr.Notes, pr.ExitCode
+	rep.Warnings = append(rep.Warnings, pr.Warnings...)
+	switch {
+	case rep.NotObserved != "":
+		// Nothing was compared: inconclusive, whatever else was learnt.
+		rep.Notes = append(rep.Notes, "the server could not be observed, so nothing was compared: absence of evidence is not \"no drift\"")
+		rep.ExitCode = ExitInconclusive
+	case in.Refused != nil && pr.ExitCode == probe.ExitOK:
+		rep.ExitCode = ExitInconclusive // nothing was compared
+	}
+	return res, nil
 }
 
 func newDrift(e *env) *cobra.Command {
@@ -227,27 +518,34 @@ func newDrift(e *env) *cobra.Command {
 		live                               liveFlags
 		format, out, observedOut, serverID string
 		color                              string
-		skipAuth, skipSecond               bool
+		skipAuth, skipSecond, cloakCheck   bool
+		cloakAs                            string
 		invoke                             []string
 		execute, iKnowProduction           bool
 		seed                               int64
 	)
 	cmd := &cobra.Command{
-		Use:   "drift MANIFEST (--base-url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--format json|text|sarif|markdown] [--observed-out FILE]",
+		Use:   "drift MANIFEST (--base-url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--cloak-check] [--format json|text|sarif|markdown] [--observed-out FILE]",
 		Short: "Compare a declared manifest with what a running server serves: drift, conformance, authentication posture",
-		Long: `MANIFEST is a saved tools/list in any form observe reads (or a snapshot).
+		Long: `MANIFEST is a saved tools/list in any form observe reads, a snapshot, or a
+declared baseline (its snapshot beside it is used).
 The run is read-only: server/discover (or initialize) and tools/list; nothing is
 invoked. A second connection checks that the tool set does not vary per
 connection; with credentials (--header), one more tools/list goes out with them
 stripped, to learn whether they were doing anything (--skip-auth-probe turns
-that off). Header names are recorded, values never.
+that off). Header names are recorded, values never, and every value sent is
+redacted from every output. --cloak-check lists once more as another
+well-known client (--cloak-as NAME/VERSION chooses it) and reports a list that
+varies by client identity.
 
 --stdio runs the command typed after -- as a child process: that is running
 code on this machine, with a minimal environment (--pass-env NAME adds a
-variable). mcpdrift never runs a command it read from a file.
+variable). A command read from --mcp-config runs only with
+--allow-config-commands.
 
 Exit: 0 no finding (INFO only), 1 findings, 2 bad usage or input, 3 the server
-could not be reached or did not answer usably.`,
+could not be reached or did not answer usably (the report, in every format,
+then says so).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			manifestPath := args[0]
@@ -263,9 +561,20 @@ could not be reached or did not answer usably.`,
 			if !contains(report.DriftFormats(), format) {
 				return usageErr("--format must be one of %s", strings.Join(report.DriftFormats(), ", "))
 			}
+			if err := checkColor(color); err != nil {
+				return err
+			}
 			cfg, err := live.config(e, argv)
 			if err != nil {
 				return err
+			}
+			if cloakAs != "" {
+				if _, _, err := parseClientInfo("--cloak-as", cloakAs); err != nil {
+					return err
+				}
+				cloakCheck = true
+			} else if cloakCheck {
+				cloakAs = cloakIdentity(cfg.ClientName)
 			}
 			declared, err := loadTools(e, manifestPath, DefaultMaxInput)
 			if err != nil {
@@ -287,95 +596,29 @@ could not be reached or did not answer usably.`,
 			defer stop()
 			ctx, cancel := context.WithTimeout(ctx, live.timeout)
 			defer cancel()
-
-			target, targetText := targetOf(cfg)
-			var seedp *int64
-			if len(plan) > 0 {
-				seedp = &seed
+			res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: manifestPath, declared: declared, plan: plan, seed: seed, execute: execute,
+				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID})
+			if err != nil {
+				return err
 			}
-			in := probe.Input{Target: targetText, TargetClass: target.Class, Declared: declared.Tools,
-				AuthorizationPresented: len(cfg.Headers) > 0, SkipAuth: skipAuth}
-			for name := range cfg.Headers {
-				in.HeaderNames = append(in.HeaderNames, name)
-			}
-			slices.Sort(in.HeaderNames)
-			rep := &probe.Report{Schema: probe.ReportSchemaID, Target: target, Warnings: []string{}, CallPlan: plan, Seed: seedp,
-				Declared: probe.Declared{Source: manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}}
-
-			obs, tl, err := observeLive(ctx, cfg)
-			var pe *mcpclient.ProtocolError
-			var he *mcpclient.HTTPError
-			switch {
-			case err == nil:
-				in.Primary = probeObservation(obs, tl)
-				in.Calls = callChecks(obs, declared.Tools)
-				for i := range rep.CallPlan {
-					rep.CallPlan[i].Sent = execute
-				}
-			case errors.As(err, &pe) && pe.Code == mcpwire.CodeUnsupportedProtocolVersion:
-				in.ProtocolUnsupported = &probe.Unsupported{Requested: pe.Requested, Supported: pe.Supported}
-			case errors.As(err, &he) && (he.Status == 401 || he.Status == 403):
-				in.Refused = &probe.AnonProbe{Completed: true, Status: he.Status, Challenge: he.WWWAuthenticate}
-			default:
-				return liveError(targetText, err)
-			}
-			if obs != nil {
-				rep.Protocol = probe.Protocol{Era: obs.Era, Revision: obs.ProtocolRevision, Reason: obs.RevisionReason, LegacyVersion: obs.LegacyVersion}
-				if rep.Protocol.Revision == "" {
-					// Observing the absence of server/discover is evidence
-					// about that method, not about a version.
-					rep.Protocol.Revision = "unknown"
-				}
-				if obs.ServerInfo != nil {
-					rep.Protocol.ServerName, rep.Protocol.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
-				}
-				rep.Warnings = append(rep.Warnings, obs.Warnings...)
-			}
-			if in.Primary != nil {
-				rep.Served = &probe.Served{ManifestDigest: in.Primary.ManifestDigest, ToolCount: len(in.Primary.Tools), Pages: obs.Pages, Completeness: obs.Completeness}
-				if !skipSecond {
-					// A second, independent connection: the list MUST NOT
-					// vary per connection.
-					cfg2 := cfg
-					cfg2.HTTPClient, cfg2.Calls = nil, nil
-					o2, tl2, err := observeLive(ctx, cfg2)
-					if err != nil {
-						rep.Warnings = append(rep.Warnings, "the second connection failed, so per-connection stability was not checked: "+safetext.Escape(err.Error()))
-					} else {
-						in.Second = probeObservation(o2, tl2)
-						rep.Served.SecondCompared = true
-					}
-				}
-				if observedOut != "" {
-					id := serverID
-					if id == "" {
-						id = defaultServerID(obs, targetText)
-					}
-					b, err := manifest.MarshalArtifact(manifest.BuildObserved(id, tl, manifest.Completeness(obs.Completeness), nil))
-					if err != nil {
-						return err
-					}
-					if err := writeOutput(e, observedOut, b); err != nil {
-						return err
-					}
-				}
-			}
-			if cfg.BaseURL != "" && len(cfg.Headers) > 0 && !skipAuth && in.Refused == nil && in.Primary != nil {
-				anon := cfg
-				anon.Headers, anon.Calls = nil, nil
-				in.Anonymous = anonymousProbe(ctx, anon, in.Primary)
-			}
-			res := probe.Evaluate(in)
-			rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = res.AuthPosture, res.Compared, res.Findings, res.Notes, res.ExitCode
-			rep.Warnings = append(rep.Warnings, res.Warnings...)
-			if in.Refused != nil && res.ExitCode == probe.ExitOK {
-				rep.ExitCode = ExitInconclusive // nothing was compared
+			rep := res.rep
+			if rep.NotObserved != "" {
+				fmt.Fprintf(e.stderr, "mcpdrift: %s\n", rep.NotObserved)
 			}
 			var buf bytes.Buffer
 			if err := report.RenderDrift(&buf, rep, format, report.Options{Color: useColor(e, out, color), ToolVersion: version(), ArtifactURI: manifestPath}); err != nil {
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
-			if err := writeOutput(e, out, buf.Bytes()); err != nil {
+			if observedOut != "" {
+				b, err := manifest.MarshalArtifact(res.observed)
+				if err != nil {
+					return err
+				}
+				if err := e.emit(observedOut, b); err != nil {
+					return err
+				}
+			}
+			if err := e.emit(out, buf.Bytes()); err != nil {
 				return err
 			}
 			e.code = rep.ExitCode
@@ -386,16 +629,26 @@ could not be reached or did not answer usably.`,
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "text", "json|text|sarif|markdown")
 	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
-	f.StringVar(&observedOut, "observed-out", "", "also write the observed record (assay.mcp_manifest_observed.v0) built from the wire")
+	f.StringVar(&observedOut, "observed-out", "", "also write the observed record (assay.mcp_manifest_observed.v0) built from the wire (not_observed when the server could not be observed)")
 	f.StringVar(&serverID, "server-id", "", "server id for --observed-out (default: the server's reported name, or the target)")
 	f.StringVar(&color, "color", "auto", "auto|always|never")
 	f.BoolVar(&skipAuth, "skip-auth-probe", false, "do not send the credential-stripped tools/list")
 	f.BoolVar(&skipSecond, "skip-second-connection", false, "do not open the second connection (per-connection stability is then not checked)")
+	f.BoolVar(&cloakCheck, "cloak-check", false, "list once more as another well-known client ("+strings.Join(knownClients, ", ")+") and report a tool set that varies by client identity")
+	f.StringVar(&cloakAs, "cloak-as", "", "NAME/VERSION of the client --cloak-check lists as (implies --cloak-check)")
 	f.StringArrayVar(&invoke, "invoke-tool", nil, "plan a tools/call of this declared tool (exact name, repeatable); without --execute the plan is reported and nothing is sent")
 	f.BoolVar(&execute, "execute", false, "send the planned tools/call requests (they have side effects)")
 	f.Int64Var(&seed, "seed", 1, "seed of the generated arguments (recorded in the report)")
 	f.BoolVar(&iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
 	return cmd
+}
+
+// checkColor validates --color.
+func checkColor(mode string) error {
+	if mode != "auto" && mode != "always" && mode != "never" {
+		return usageErr("--color must be auto, always or never")
+	}
+	return nil
 }
 
 func targetClassOf(cfg mcpclient.Config) string {
@@ -447,7 +700,7 @@ func callChecks(obs *mcpclient.Observation, declared []manifest.Tool) []probe.Ca
 }
 
 func defaultServerID(obs *mcpclient.Observation, target string) string {
-	if obs.ServerInfo != nil && obs.ServerInfo.Name != "" {
+	if obs != nil && obs.ServerInfo != nil && obs.ServerInfo.Name != "" {
 		return obs.ServerInfo.Name
 	}
 	return target
@@ -468,7 +721,7 @@ func anonymousProbe(ctx context.Context, cfg mcpclient.Config, primary *probe.Ob
 	case errors.As(err, &he):
 		return &probe.AnonProbe{Completed: true, Status: he.Status, Challenge: he.WWWAuthenticate}
 	}
-	return &probe.AnonProbe{Error: safetext.Escape(err.Error())}
+	return &probe.AnonProbe{Error: safetext.Inert(err.Error())}
 }
 
 func systemPoolWith(pem []byte) (*x509.CertPool, error) {

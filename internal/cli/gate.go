@@ -39,7 +39,7 @@ func newGate(e *env) *cobra.Command {
 			if err := report.Render(&buf, r, g.format, opt); err != nil {
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
-			if err := writeOutput(e, g.out, buf.Bytes()); err != nil {
+			if err := e.emit(g.out, buf.Bytes()); err != nil {
 				return err
 			}
 			e.code = r.ExitCode
@@ -74,12 +74,7 @@ func useColor(e *env, out, mode string) bool {
 	if _, ok := os.LookupEnv("NO_COLOR"); ok {
 		return false
 	}
-	f, ok := e.stdout.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return e.tty
 }
 
 func runGate(e *env, g *gateFlags) (*gate.Report, error) {
@@ -169,29 +164,31 @@ func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifi
 	if err != nil {
 		return nil, err
 	}
-	os, err := load(g.observedSnapshot)
+	obsSnap, err := load(g.observedSnapshot)
 	if err != nil {
 		return nil, err
 	}
-	var declaredDigest string
+	// Each snapshot must belong to the artifact it stands beside: the same
+	// server id and manifest digest.
+	declaredID, declaredDigest := in.Observed.Server.ID, ""
 	switch {
 	case in.Declared != nil:
-		declaredDigest = in.Declared.ManifestDigest
+		declaredID, declaredDigest = in.Declared.Server.ID, in.Declared.ManifestDigest
 	case in.Policy != nil:
 		declaredDigest = in.Policy.DeclaredMCPManifests[in.Observed.Server.ID].ManifestDigest
 	}
-	if ds.ManifestDigest != declaredDigest {
-		return nil, usageErr("%s: the snapshot's manifest_digest %s is not the baseline's %s", safetext.Escape(g.declaredSnapshot), ds.ManifestDigest, declaredDigest)
+	if err := ds.CheckPair(g.declaredSnapshot, "the baseline", declaredID, declaredDigest); err != nil {
+		return nil, &exitError{ExitUsage, err.Error()}
 	}
 	od := ""
 	if in.Observed.Observed.ManifestDigest != nil {
 		od = *in.Observed.Observed.ManifestDigest
 	}
-	if os.ManifestDigest != od {
-		return nil, usageErr("%s: the snapshot's manifest_digest %s is not the observed record's %s", safetext.Escape(g.observedSnapshot), os.ManifestDigest, od)
+	if err := obsSnap.CheckPair(g.observedSnapshot, "the observed record", in.Observed.Server.ID, od); err != nil {
+		return nil, &exitError{ExitUsage, err.Error()}
 	}
 	old := schemadiff.Input{Side: schemadiff.Side{Identity: &ds.Identity}, Tools: ds.Tools}
-	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &os.Identity, ServerID: os.ServerID, Completeness: string(os.Completeness)}, Tools: os.Tools}
+	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &obsSnap.Identity, ServerID: obsSnap.ServerID, Completeness: string(obsSnap.Completeness)}, Tools: obsSnap.Tools}
 	return schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c}).Changes, nil
 }
 
@@ -213,8 +210,7 @@ func newCodes(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch format {
 			case "markdown":
-				_, err := e.stdout.Write(catalog.Markdown())
-				return err
+				return e.emit("-", catalog.Markdown())
 			case "text":
 				var b strings.Builder
 				for _, c := range catalog.All() {
@@ -224,8 +220,7 @@ func newCodes(e *env) *cobra.Command {
 					}
 					b.WriteString(padRight(c.Code, 42) + padRight(string(c.Kind), 13) + padRight(sev, 8) + c.Title + "\n")
 				}
-				_, err := e.stdout.Write([]byte(b.String()))
-				return err
+				return e.emit("-", []byte(b.String()))
 			}
 			return usageErr("--format must be text or markdown")
 		},

@@ -60,14 +60,11 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 				if input == "" {
 					return usageErr("--input is required (or --not-observed)")
 				}
-				src, err := readInput(e, input, maxInput)
+				tools, _, err := resolveTools(e, input, maxInput)
 				if err != nil {
 					return err
 				}
-				tl, err := manifest.ParseToolList(src)
-				if err != nil {
-					return inputErr(input, err)
-				}
+				tl := toolList(tools)
 				comp := tl.Completeness
 				if complete != "" {
 					want, err := manifest.ParseCompleteness(complete)
@@ -88,7 +85,7 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 					if err != nil {
 						return err
 					}
-					if err := writeOutput(e, snapshot, sb); err != nil {
+					if err := e.emit(snapshot, sb); err != nil {
 						return err
 					}
 				}
@@ -104,7 +101,7 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 			if err != nil {
 				return err
 			}
-			return writeOutput(e, out, b)
+			return e.emit(out, b)
 		},
 	}
 	f := cmd.Flags()
@@ -203,13 +200,11 @@ not observed, and says why.`,
 				comp := manifest.Unknown
 				if input != "" {
 					source = input
-					src, err := readInput(e, input, maxInput)
+					tools, _, err := resolveTools(e, input, maxInput)
 					if err != nil {
 						return err
 					}
-					if tl, err = manifest.ParseToolList(src); err != nil {
-						return inputErr(input, err)
-					}
+					tl = toolList(tools)
 					comp = tl.Completeness
 				} else {
 					cfg, err := live.config(e, argv)
@@ -230,6 +225,15 @@ not observed, and says why.`,
 					}
 					if obs.CursorCycle {
 						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server's cursors cycle, so the listing is partial", safetext.Quote(target))}
+					}
+					// A snapshot stores the bytes it pinned, so a list that
+					// carries a secret this run sent cannot be pinned.
+					if refl := reflections(e, ltl, obs); len(refl) > 0 {
+						where := "its reported identity (serverInfo)"
+						if refl[0].Tool != "" {
+							where = "tool " + safetext.Quote(refl[0].Tool) + " at JSON pointer " + safetext.Quote(refl[0].Pointer)
+						}
+						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server reflects credentials into its tool list: %s carries %s (%d place(s) in all). Rotate the credential and fix the server", safetext.Quote(target), where, refl[0].Source, len(refl))}
 					}
 					if ident.Endpoint == "" {
 						ident.Endpoint = target
@@ -268,12 +272,12 @@ not observed, and says why.`,
 					if err != nil {
 						return err
 					}
-					if err := writeOutput(e, path, sb); err != nil {
+					if err := e.emit(path, sb); err != nil {
 						return err
 					}
 				}
 			}
-			return writeOutput(e, out, b)
+			return e.emit(out, b)
 		},
 	}
 	live.register(cmd, "url")

@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// Outputs. A command never writes a report or an artifact as it goes: it
+// queues each one with emit, which checks the target at once (a refusal is
+// exit 2 before anything happens), and Main commits the queue only when
+// the command succeeded. A run that exits 2 therefore leaves nothing of
+// itself behind, in none of its outputs. Every byte committed is redacted
+// (the secrets the run sent never reach an output).
+//
+// Where an output goes, by what is at PATH:
+//
+//	"" or "-", /dev/stdout, /dev/stderr    the process's own stream
+//	/dev/fd/N, /proc/self/fd/N             that descriptor, written straight
+//	nothing (a new path)                    created atomically (temp file + rename)
+//	a regular file                          replaced atomically, its mode kept
+//	a character device or a FIFO            written straight (no create, no truncate)
+//	a symlink to a character device/FIFO    written straight, as /dev/stdout is
+//	a directory                             refused
+//	a symlink to a file or a directory      refused: a planted symlink must not redirect a report
+//	a dangling symlink, a socket, ...       refused
+type targetKind int
+
+const (
+	toStdout targetKind = iota
+	toStderr
+	toAtomic   // a regular file or a new path
+	toStraight // a device, a FIFO, a descriptor
+)
+
+type output struct {
+	path string // as given (for messages)
+	kind targetKind
+	mode fs.FileMode
+	data []byte
+	tmp  string // staged temporary file (toAtomic)
+}
+
+var fdPath = regexp.MustCompile(`^/(dev/fd|proc/self/fd)/[0-9]+$`)
+
+func cannotWrite(path, why string) error {
+	return &exitError{ExitUsage, "cannot write " + safetext.Quote(path) + ": " + why}
+}
+
+// classifyTarget says how an output to path would be written, or why it is
+// refused. Nothing is created or changed.
+func classifyTarget(path string) (targetKind, fs.FileMode, error) {
+	switch {
+	case path == "" || path == "-" || path == "/dev/stdout":
+		return toStdout, 0, nil
+	case path == "/dev/stderr":
+		return toStderr, 0, nil
+	case fdPath.MatchString(path):
+		return toStraight, 0, nil
+	}
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		dir := filepath.Dir(path)
+		dst, derr := os.Stat(dir)
+		switch {
+		case errors.Is(derr, fs.ErrNotExist):
+			return 0, 0, cannotWrite(path, "the directory "+safetext.Quote(dir)+" does not exist")
+		case derr != nil:
+			return 0, 0, cannotWrite(path, safetext.Escape(errText(derr)))
+		case !dst.IsDir():
+			return 0, 0, cannotWrite(path, safetext.Quote(dir)+" is not a directory")
+		}
+		return toAtomic, 0o644, nil
+	case err != nil:
+		return 0, 0, cannotWrite(path, safetext.Escape(errText(err)))
+	}
+	m := st.Mode()
+	switch {
+	case m.IsRegular():
+		return toAtomic, m.Perm(), nil
+	case m.IsDir():
+		return 0, 0, cannotWrite(path, "it is a directory")
+	case m&fs.ModeCharDevice != 0 || m&fs.ModeNamedPipe != 0:
+		return toStraight, 0, nil
+	case m&fs.ModeSymlink != 0:
+		tst, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return 0, 0, cannotWrite(path, "it is a symlink whose target cannot be reached; mcpdrift does not write through symlinks to files")
+		case tst.Mode()&fs.ModeNamedPipe != 0 || tst.Mode()&fs.ModeCharDevice != 0:
+			return toStraight, 0, nil
+		case tst.IsDir():
+			return 0, 0, cannotWrite(path, "it is a symlink to a directory; give the real path")
+		default:
+			return 0, 0, cannotWrite(path, "it is a symlink to a file: a planted symlink must not redirect a report; give the real path")
+		}
+	}
+	return 0, 0, cannotWrite(path, "it is not a regular file, a character device or a FIFO")
+}
+
+// errText is an error's text without the path (the message names it).
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// emit queues data for path. The target is checked now; two outputs of
+// one run to the same target are refused.
+func (e *env) emit(path string, data []byte) error {
+	kind, mode, err := classifyTarget(path)
+	if err != nil {
+		return err
+	}
+	key := func(o *output) string {
+		switch o.kind {
+		case toStdout:
+			return "\x00stdout"
+		case toStderr:
+			return "\x00stderr"
+		}
+		if abs, err := filepath.Abs(o.path); err == nil {
+			return abs
+		}
+		return o.path
+	}
+	o := &output{path: path, kind: kind, mode: mode, data: data}
+	for _, p := range e.outputs {
+		if key(p) == key(o) {
+			return usageErr("two outputs of this run go to %s: give each its own path", safetext.Quote(describe(path)))
+		}
+	}
+	e.outputs = append(e.outputs, o)
+	return nil
+}
+
+func describe(path string) string {
+	if path == "" || path == "-" {
+		return "stdout"
+	}
+	return path
+}
+
+// commit writes the queued outputs, redacted: first every atomic file is
+// staged beside its target (so a full disk or a read-only directory fails
+// before anything is replaced), then targets are replaced and streams
+// written, in the order the outputs were queued.
+func (e *env) commit() error {
+	outs := e.outputs
+	e.outputs = nil
+	cleanup := func() {
+		for _, o := range outs {
+			if o.tmp != "" {
+				os.Remove(o.tmp)
+			}
+		}
+	}
+	for _, o := range outs {
+		o.data = e.secrets.Bytes(o.data)
+		if o.kind != toAtomic {
+			continue
+		}
+		// Re-check: the target may have changed since emit.
+		if kind, _, err := classifyTarget(o.path); err != nil || kind != toAtomic {
+			cleanup()
+			if err == nil {
+				err = cannotWrite(o.path, "it changed while the run was going")
+			}
+			return err
+		}
+		f, err := os.CreateTemp(filepath.Dir(o.path), ".mcpdrift-*.tmp")
+		if err != nil {
+			cleanup()
+			return cannotWrite(o.path, safetext.Escape(errText(err)))
+		}
+		o.tmp = f.Name()
+		_, werr := f.Write(o.data)
+		if werr == nil {
+			werr = f.Sync()
+		}
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(o.tmp, o.mode)
+		}
+		if werr != nil {
+			cleanup()
+			return cannotWrite(o.path, safetext.Escape(errText(werr)))
+		}
+	}
+	for i, o := range outs {
+		var err error
+		switch o.kind {
+		case toStdout:
+			_, err = e.stdout.Write(o.data)
+		case toStderr:
+			_, err = e.stderr.Write(o.data)
+		case toStraight:
+			err = writeStraight(o.path, o.data)
+		case toAtomic:
+			if err = os.Rename(o.tmp, o.path); err == nil {
+				o.tmp = ""
+			}
+		}
+		if err != nil {
+			cleanup()
+			return cannotWrite(o.path, safetext.Escape(errText(err))+fmt.Sprintf(" (%d of %d outputs were written)", i, len(outs)))
+		}
+	}
+	return nil
+}
+
+// writeStraight writes to an existing device, FIFO or descriptor without
+// creating, truncating or replacing it.
+func writeStraight(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsDir() {
+		f.Close()
+		return errors.New("it is a directory")
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// discard drops the queued outputs (the run failed).
+func (e *env) discard() { e.outputs = nil }

@@ -1,0 +1,272 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/mockserver"
+)
+
+// Secrets a test sends. Every byte mcpdrift writes (stdout, stderr, every
+// file in the run's directory) is searched for each of them.
+const (
+	bearerToken = "tok_9f8e7d6c5b4a-SECRET.xyz"
+	apiKey      = "ak-0123456789-SECRETKEY"
+	urlPassword = "pw-SECRET-hunter2"
+	envSecret   = "env-SECRET-value-42"
+)
+
+var allSecrets = []string{bearerToken, apiKey, urlPassword, envSecret, "Bearer " + bearerToken}
+
+// assertNoSecret fails when any secret (or a 10-byte piece of one, so a
+// clipped half is caught too) occurs in what was written.
+func assertNoSecret(t *testing.T, what string, data []byte) {
+	t.Helper()
+	for _, s := range allSecrets {
+		for i := 0; i+10 <= len(s); i++ {
+			piece := s[i : i+10]
+			if strings.Contains(piece, "Bearer") {
+				continue
+			}
+			if bytes.Contains(data, []byte(piece)) {
+				t.Errorf("%s holds %q (part of a secret the test sent):\n%s", what, piece, clipForLog(data))
+				return
+			}
+		}
+	}
+}
+
+func clipForLog(b []byte) string {
+	if len(b) > 4000 {
+		return string(b[:4000]) + "…"
+	}
+	return string(b)
+}
+
+// assertDirClean searches every file under dir.
+func assertDirClean(t *testing.T, dir string) {
+	t.Helper()
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		assertNoSecret(t, p, b)
+		return nil
+	})
+}
+
+// echoingServer wraps the strict mock: wherever the mock's response holds
+// {{AUTH}} it writes the request's Authorization header instead, and
+// {{KEY}} the api_key query value — a server that reflects what it was
+// sent into what agents read. With mode "error", tools/list is answered
+// with a JSON-RPC error whose message echoes the header; with "status",
+// with HTTP 500 and the header in the body and in WWW-Authenticate.
+func echoingServer(t *testing.T, tools string, mode string) string {
+	t.Helper()
+	dir := t.TempDir()
+	mf := writeFile(t, dir, "tools.json", []byte(tools))
+	s, _ := mock(t, mockserver.Config{ServerName: "echo {{AUTH}}", ServerVersion: "1"}, mf)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		key := r.URL.Query().Get("api_key")
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"tools/list"`)) {
+			var req struct {
+				ID json.RawMessage `json:"id"`
+			}
+			json.Unmarshal(body, &req)
+			switch mode {
+			case "error":
+				msg, _ := json.Marshal("unauthorized token " + auth + " key " + key)
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"error":{"code":-32603,"message":` + string(msg) + `}}`))
+				return
+			case "status":
+				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", token="`+auth+`"`)
+				w.WriteHeader(500)
+				w.Write([]byte("bad token " + auth))
+				return
+			}
+		}
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, r)
+		out := rec.Body.Bytes()
+		esc := func(v string) []byte { b, _ := json.Marshal(v); return b[1 : len(b)-1] }
+		out = bytes.ReplaceAll(out, []byte("{{AUTH}}"), esc(auth))
+		out = bytes.ReplaceAll(out, []byte("{{KEY}}"), esc(key))
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		w.WriteHeader(rec.Code)
+		w.Write(out)
+	})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+const echoTools = `[{"name":"search","description":"Search. Your token is {{AUTH}} and key {{KEY}}.","inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"{{AUTH}}"}}}},
+{"name":"read_file","description":"Reads a file.","inputSchema":{"type":"object"}}]`
+
+const plainTools = `[{"name":"search","description":"Search.","inputSchema":{"type":"object"}},{"name":"read_file","description":"Reads a file.","inputSchema":{"type":"object"}}]`
+
+// Issue 8, item 2: a server that echoes the credentials back inside a tool
+// description, an error message, an HTTP error body or WWW-Authenticate
+// never gets them into any report format, artifact, or stderr.
+func TestSecretsNeverWritten(t *testing.T) {
+	for _, mode := range []string{"echo", "error", "status"} {
+		t.Run(mode, func(t *testing.T) {
+			tools := echoTools
+			if mode != "echo" {
+				tools = plainTools
+			}
+			url := echoingServer(t, tools, mode) + "?api_key=" + apiKey
+			dir := t.TempDir()
+			declared := writeFile(t, dir, "declared.json", []byte(plainTools))
+			for _, format := range []string{"json", "text", "sarif", "markdown"} {
+				out := filepath.Join(dir, "report."+format)
+				code, stdout, stderr := run(t, "", "drift", declared, "--base-url", url, "--header", "Authorization=Bearer "+bearerToken,
+					"--format", format, "-o", out, "--observed-out", filepath.Join(dir, "observed."+format+".json"), "--cloak-check")
+				if code == 2 {
+					t.Fatalf("%s: exit 2: %s", format, stderr)
+				}
+				assertNoSecret(t, format+" stdout", []byte(stdout))
+				assertNoSecret(t, format+" stderr", []byte(stderr))
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatalf("%s: no report written: %v (exit %d, %s)", format, err, code, stderr)
+				}
+				if mode == "echo" && !bytes.Contains(b, []byte("MCP-AUTH-CREDENTIAL-REFLECTED")) {
+					t.Errorf("%s: the reflected credential is not reported:\n%s", format, clipForLog(b))
+				}
+				if mode != "echo" && code != 3 {
+					t.Errorf("%s: exit %d, want 3 (not observed)", format, code)
+				}
+			}
+			// Straight to stdout too.
+			code, stdout, stderr := run(t, "", "drift", declared, "--base-url", url, "--header", "Authorization=Bearer "+bearerToken, "--format", "json")
+			assertNoSecret(t, "stdout", []byte(stdout))
+			assertNoSecret(t, "stderr", []byte(stderr))
+			if code == 2 {
+				t.Fatalf("exit 2: %s", stderr)
+			}
+			// pin --url refuses a list that carries a credential, and
+			// writes nothing; a clean one is pinned with the URL recorded
+			// without its query value.
+			pinOut := filepath.Join(dir, "pinned.json")
+			code, stdout, stderr = run(t, "", "pin", "--url", url, "--server-id", "srv", "--header", "Authorization=Bearer "+bearerToken, "-o", pinOut)
+			assertNoSecret(t, "pin stdout", []byte(stdout))
+			assertNoSecret(t, "pin stderr", []byte(stderr))
+			switch mode {
+			case "echo":
+				if code != 2 || !strings.Contains(stderr, "reflects credentials") {
+					t.Errorf("pin of a reflecting server: exit %d %s", code, stderr)
+				}
+				if _, err := os.Stat(pinOut); err == nil {
+					t.Error("pin wrote a baseline of a reflecting server")
+				}
+			default:
+				if code != 3 {
+					t.Errorf("pin of a failing server: exit %d %s", code, stderr)
+				}
+			}
+			assertDirClean(t, dir)
+		})
+	}
+}
+
+// A clean server behind a URL with an api_key query value: the snapshot
+// and every report record the URL without the value.
+func TestURLQuerySecretNotRecorded(t *testing.T) {
+	url := echoingServer(t, plainTools, "echo") + "?api_key=" + apiKey
+	dir := t.TempDir()
+	pinOut := filepath.Join(dir, "pinned.json")
+	code, stdout, stderr := run(t, "", "pin", "--url", url, "--server-id", "srv", "-o", pinOut)
+	if code != 0 {
+		t.Fatalf("pin: exit %d %s", code, stderr)
+	}
+	snap, err := os.ReadFile(filepath.Join(dir, "pinned.snapshot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(snap, []byte(`?api_key=\"`)) && !bytes.Contains(snap, []byte(`?api_key="`)) {
+		t.Errorf("the snapshot should record the URL with the query value removed:\n%s", snap[:min(len(snap), 600)])
+	}
+	for _, format := range []string{"json", "text", "sarif", "markdown"} {
+		code, out, errs := run(t, "", "drift", filepath.Join(dir, "pinned.snapshot.json"), "--base-url", url, "--format", format, "-o", filepath.Join(dir, "r."+format))
+		if code == 2 {
+			t.Fatalf("%s: %s", format, errs)
+		}
+		assertNoSecret(t, "stdout", []byte(out))
+		assertNoSecret(t, "stderr", []byte(errs))
+	}
+	assertNoSecret(t, "stdout", []byte(stdout))
+	assertNoSecret(t, "stderr", []byte(stderr))
+	assertDirClean(t, dir)
+}
+
+// User info in a URL is a usage error (exit 2) that does not repeat it.
+func TestURLUserInfoRefused(t *testing.T) {
+	dir := t.TempDir()
+	declared := writeFile(t, dir, "declared.json", []byte(plainTools))
+	for _, args := range [][]string{
+		{"drift", declared, "--base-url", "http://admin:" + urlPassword + "@127.0.0.1:1/mcp", "--format", "sarif", "-o", filepath.Join(dir, "r.sarif")},
+		{"pin", "--url", "http://admin:" + urlPassword + "@127.0.0.1:1/mcp", "--server-id", "s", "-o", filepath.Join(dir, "d.json")},
+	} {
+		code, stdout, stderr := run(t, "", args...)
+		if code != 2 || !strings.Contains(stderr, "user info") {
+			t.Errorf("%s: exit %d %s", args[0], code, stderr)
+		}
+		assertNoSecret(t, "stdout", []byte(stdout))
+		assertNoSecret(t, "stderr", []byte(stderr))
+	}
+	assertDirClean(t, dir)
+}
+
+// Env values of a stdio server taken from a client configuration are
+// secrets too: a server that prints them into its tool list (and onto its
+// stderr) never gets them written.
+func TestConfigEnvValuesRedacted(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh")
+	}
+	dir, inputs := t.TempDir(), t.TempDir() // outputs are searched; the test's own inputs hold the secret
+	script := writeFile(t, inputs, "server.sh", []byte(`#!/bin/sh
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"server/discover"'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
+    *'"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}\n' "$id" ;;
+    *'"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","description":"env is %s","inputSchema":{"type":"object"}}]}}\n' "$id" "$API_TOKEN"; echo "token $API_TOKEN" >&2 ;;
+  esac
+done
+`))
+	os.Chmod(script, 0o755)
+	cfg := writeFile(t, inputs, "mcp.json", []byte(`{"mcpServers":{"s":{"command":"`+script+`","env":{"API_TOKEN":"`+envSecret+`"}}}}`))
+	declared := writeFile(t, dir, "declared.json", []byte(`[{"name":"t","description":"x","inputSchema":{"type":"object"}}]`))
+	for _, format := range []string{"json", "text", "sarif", "markdown"} {
+		code, stdout, stderr := run(t, "", "drift", declared, "--mcp-config", cfg, "--server", "s", "--allow-config-commands", "--format", format, "-o", filepath.Join(dir, "r."+format))
+		if code == 2 {
+			t.Fatalf("exit 2: %s", stderr)
+		}
+		assertNoSecret(t, "stdout", []byte(stdout))
+		assertNoSecret(t, "stderr", []byte(stderr))
+	}
+	code, _, stderr := run(t, "", "pin", "--mcp-config", cfg, "--server", "s", "--allow-config-commands", "--server-id", "s", "-o", filepath.Join(dir, "d.json"))
+	if code != 2 || !strings.Contains(stderr, "reflects credentials") {
+		t.Errorf("pin: exit %d %s", code, stderr)
+	}
+	assertNoSecret(t, "stderr", []byte(stderr))
+	assertDirClean(t, dir)
+}
