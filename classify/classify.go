@@ -176,19 +176,37 @@ func compile(specs []ruleSpec) *Classifier {
 }
 
 // find returns the first rule that applies to name, or nil.
+//
+// A name holding default-ignorable code points (zero-width characters and
+// the like) is read twice: first with them skipped ("del\u200bete" is
+// "delete"), and, when that reading finds no privileged rule, with them as
+// separators ("delete\u200bfile" is "delete file"). Invisible characters
+// can therefore never make a name less privileged than either reading.
 func (c *Classifier) find(name string) *compiledRule {
+	r, sawInvisible := c.findReading(name, false)
+	if sawInvisible && (r == nil || !r.rule.Privileged) {
+		if r2, _ := c.findReading(name, true); r2 != nil && r2.rule.Privileged {
+			return r2
+		}
+	}
+	return r
+}
+
+func (c *Classifier) findReading(name string, splitOnInvisible bool) (*compiledRule, bool) {
 	var idBuf [32]int32
-	var tokBuf [64]byte
+	var tokBuf, keyBuf [64]byte
 	ids := idBuf[:0]
-	t := tokenizer{s: name}
+	t := tokenizer{s: name, splitOnInvisible: splitOnInvisible}
 	for {
 		tok := t.next(tokBuf[:0])
 		if tok == nil {
 			break
 		}
-		id, ok := c.vocab[string(tok)]
-		if !ok {
-			id = -1
+		id := int32(-1)
+		if k, ok := appendKey(keyBuf[:0], tok); ok {
+			if v, found := c.vocab[string(k)]; found {
+				id = v
+			}
 		}
 		ids = append(ids, id)
 	}
@@ -210,7 +228,7 @@ func (c *Classifier) find(name string) *compiledRule {
 		}
 	}
 	if !found {
-		return nil
+		return nil, t.sawInvisible
 	}
 
 	for i := range c.rules {
@@ -219,10 +237,10 @@ func (c *Classifier) find(name string) *compiledRule {
 		}
 		r := &c.rules[i]
 		if anyMatch(r.match, ids) && !anyMatch(r.exclude, ids) {
-			return r
+			return r, t.sawInvisible
 		}
 	}
-	return nil
+	return nil, t.sawInvisible
 }
 
 func anyMatch(ps []cpattern, ids []int32) bool {

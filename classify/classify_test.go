@@ -172,11 +172,15 @@ func TestNormalize(t *testing.T) {
 		{"access", []string{"access"}},
 		{"status", []string{"status"}},
 		{"redis", []string{"redis"}},
-		{"delete\u200bfile", []string{"delete", "file"}}, // zero-width space is a separator
+		{"delete\u200bfile", []string{"deletefile"}},      // zero-width space is invisible, not a separator
+		{"del\u200bete_file", []string{"delete", "file"}}, // ... so it cannot split a word
+		{"de\u0301lete", []string{"delete"}},              // nor can a combining mark
+		{"read|file", []string{"read|file"}},              // "|" folds to "l": read as a letter
 		{"ÜBER_Größe", []string{"über", "größe"}},
 		{"\xff\xfeexec", []string{"exec"}},
 		{"ＤＥＬＥＴＥ＿ＦＩＬＥ", []string{"delete", "file"}},
-		{"dеlete_file", []string{"dеlete", "file"}}, // Cyrillic е: not folded
+		{"dеlete_file", []string{"dеlete", "file"}}, // Cyrillic е: shown as written, matched by its fold
+		{"𝐃𝐞𝐥𝐞𝐭𝐞𝐅𝐢𝐥𝐞", []string{"𝐃𝐞𝐥𝐞𝐭𝐞", "𝐅𝐢𝐥𝐞"}}, // mathematical capitals still split camelCase (they have no lower case)
 		{"", nil},
 		{"--", nil},
 	}
@@ -590,5 +594,103 @@ func TestNoAllocs(t *testing.T) {
 	})
 	if allocs > 0 {
 		t.Errorf("Classify allocates %.1f times per call", allocs)
+	}
+}
+
+// A disguised name classifies as the ASCII name it shows: look-alikes from
+// other scripts, compatibility forms, combining marks, invisible characters
+// and case, across privileged verbs and objects.
+func TestDisguisedNames(t *testing.T) {
+	c := Default()
+	cases := []struct{ ascii, disguised string }{
+		{"delete_file", "d\u0435lete_file"},                   // Cyrillic е
+		{"delete_file", "del\u200bete_file"},                  // zero-width space
+		{"delete_file", "ＤＥＬＥＴＥ_file"},                        // fullwidth
+		{"delete_file", "𝐝𝐞𝐥𝐞𝐭𝐞_file"},                        // mathematical bold
+		{"delete_file", "𝙙𝙚𝙡𝙚𝙩𝙚_𝙛𝙞𝙡𝙚"},                        // sans-serif bold italic
+		{"delete_file", "delete_\ufb01le"},                    // ﬁ ligature
+		{"delete_file", "de\u0301lete_fi\u0323le"},            // combining marks
+		{"delete_file", "d\u00e8lete_file"},                   // precomposed accent
+		{"delete_file", "de|ete_file"},                        // "|" for "l"
+		{"delete_file", "de1ete_fi1e"},                        // "1" for "l"
+		{"delete_file", "\u202edelete_file"},                  // bidi override
+		{"execute_command", "\u0435x\u0435cut\u0435_command"}, // Cyrillic е
+		{"execute_command", "exec\u00adute_comm\u00adand"},    // soft hyphens
+		{"run_shell", "run_sh\u0435ll"},
+		{"run_shell", "𝚛𝚞𝚗_𝚜𝚑𝚎𝚕𝚕"}, // monospace
+		{"run_shell", "ⓡⓤⓝ_ⓢⓗⓔⓛⓛ"}, // circled
+		{"send_email", "s\u0435nd_\u0435mail"},
+		{"send_email", "send\u2060_email"},                                    // word joiner
+		{"transfer_ownership", "tr\u0430nsf\u0435r_\u043ewn\u0435rshi\u0440"}, // Cyrillic а е о р
+		{"grant_access", "gr\u03b1nt_\u03b1ccess"},                            // Greek alpha
+		{"create_payment", "cre\u0430te_p\u0430yment"},
+		{"remove_team_member", "remove_team_m\u0435mber"},
+		{"add_deploy_key", "add_d\u0435ploy_k\u0435y"},
+		{"addDeployKey", "addD\u0435ployK\u0435y"},                   // camelCase with a homoglyph
+		{"get_secret_value", "get_s\u0435cr\u0435t\U000E0041_value"}, // tag character
+		{"drop_table", "dr\u03bfp_table"},                            // Greek omicron
+		{"merge_pull_request", "merge_pull_request\ufe0f"},           // variation selector
+		{"git_push", "GIT_PUSH"},
+		{"write_file", "wr\u0456te_f\u0456le"}, // Cyrillic і
+	}
+	for _, tc := range cases {
+		want := c.Classify(tc.ascii)
+		if !want.Privileged {
+			t.Fatalf("%q should be privileged", tc.ascii)
+		}
+		if got := c.Classify(tc.disguised); got != want {
+			t.Errorf("Classify(%q) = %+v, want %+v as for %q (tokens %q)", tc.disguised, got, want, tc.ascii, Normalize(tc.disguised))
+		}
+	}
+	// Folding does not make ordinary names privileged.
+	for _, n := range []string{"read_file", "list_directory", "search", "get_route", "d\u0435scribe_table", "r\u0435ad_file"} {
+		if r := c.Classify(n); r.Privileged {
+			t.Errorf("Classify(%q) = %+v, want unclassified", n, r)
+		}
+	}
+}
+
+// Invisible characters between words are read both ways: they can never
+// make a name less privileged than the name with them removed or with them
+// as separators.
+func TestInvisibleCharactersReadBothWays(t *testing.T) {
+	c := Default()
+	for _, n := range []string{"delete\u200bfile", "delete\u200dfile", "run\u00adshell", "send\u2060email"} {
+		r := c.Classify(n)
+		if !r.Privileged {
+			t.Errorf("Classify(%q) = %+v, want privileged", n, r)
+		}
+		if rule, ok := c.Explain(n); !ok || rule.ActionClass != r.ActionClass {
+			t.Errorf("Explain(%q) = %+v, %v; Classify says %q", n, rule, ok, r.ActionClass)
+		}
+	}
+	if r := c.Classify("deletefile"); r.Privileged {
+		t.Errorf("concatenated words are not split: %+v", r)
+	}
+}
+
+// Rule patterns are folded like names: a pattern written with a homoglyph
+// or in fullwidth means the ASCII word.
+func TestPatternsAreFolded(t *testing.T) {
+	c, err := New([]byte("version: 1\nrules:\n  - action_class: vault_unseal\n    family: credentials\n    match: ['* v\u0430ult * ＵＮＳＥＡＬ *']\n"), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"vault_unseal", "VAULT.UNSEAL", "v\u0430ult_uns\u0435al"} {
+		if got := c.Classify(n).ActionClass; got != "vault_unseal" {
+			t.Errorf("Classify(%q) = %q", n, got)
+		}
+	}
+}
+
+// Classify of an ASCII name does not allocate.
+func TestClassifyASCIIAllocs(t *testing.T) {
+	c := Default()
+	n := testing.AllocsPerRun(100, func() {
+		c.Classify("mcp__github__remove_team_members")
+		c.Classify("createMergeRequest")
+	})
+	if n != 0 {
+		t.Errorf("Classify allocates %v times per ASCII name", n)
 	}
 }

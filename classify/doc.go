@@ -23,6 +23,17 @@
 // "add-deploy-key", "addDeployKey" and "mcp__github__add_deploy_keys" all
 // contain the tokens "add deploy key".
 //
+// Tokens are compared by their confusable folds (safetext.Fold: full case
+// folding, compatibility forms, UTS #39 prototypes, without
+// default-ignorable code points and combining marks), and the words of
+// patterns are folded the same way. A name therefore classifies as the
+// ASCII name it shows: "dеlete_file" with a Cyrillic е, "del\u200bete_file"
+// with a zero-width space, "ＤＥＬＥＴＥ_file", "𝐝𝐞𝐥𝐞𝐭𝐞_file", "dèlete_file"
+// and "de|ete_file" are all file_delete. Invisible characters never split a
+// word; a name that holds some and is not privileged with them skipped is
+// read a second time with them as separators, and is privileged if that
+// reading is.
+//
 // # Patterns
 //
 // A rule has match patterns and optional exclude patterns. A pattern is a
@@ -46,7 +57,8 @@
 //
 // Patterns are compiled once, into bitset NFAs over a vocabulary of the words
 // the rules use, plus an inverted index from words to rules. Classify does
-// not allocate, runs in time linear in the length of the name, and is safe
+// not allocate for an ASCII name (a non-ASCII token is folded with
+// allocations), runs in time linear in the length of the name, and is safe
 // for concurrent use.
 //
 // # Precedence

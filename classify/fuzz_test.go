@@ -60,6 +60,7 @@ func FuzzClassify(f *testing.F) {
 		"", "_", "github.add_deploy_key", "slack.add_member", "workspace.set_admin",
 		"admin.users.promote", "APIKey", "sandbox_execute_command", "ship_it_dry_run",
 		"\xff\xfe", "dele\u200bte_file", "000000000000000000000000\u03d2", "ＤＥＬＥＴＥ＿ＦＩＬＥ", strings.Repeat("a_", 100),
+		"d\u0435lete_file", "𝐝𝐞𝐥𝐞𝐭𝐞_file", "delete\u200bfile", "de|ete_file", "de\u0301lete", "³", "\uff9e", "\u3164run_shell",
 	} {
 		f.Add(s)
 	}
@@ -84,16 +85,28 @@ func FuzzClassify(f *testing.F) {
 			}
 		}
 
-		// Normalised tokens are non-empty runs of letters and digits that
-		// lower-casing leaves alone (some upper-case letters, like U+03D2,
-		// have no lower-case form).
+		// Normalised tokens are non-empty runs of word runes (letters,
+		// digits and look-alikes of them) that lower-casing leaves alone
+		// (some upper-case letters, like U+03D2, have no lower-case form),
+		// with nothing invisible left in them.
 		for _, tok := range Normalize(name) {
 			if tok == "" || strings.ToLower(tok) != tok {
 				t.Fatalf("Normalize(%q) produced token %q", name, tok)
 			}
 			for _, c := range tok {
-				if !isWordRune(c) {
+				if !kindOf(c).word() {
 					t.Fatalf("Normalize(%q) produced token %q", name, tok)
+				}
+			}
+		}
+
+		// Invisible characters change nothing they do not hide: adding a
+		// zero-width space inside a word, or a combining grapheme joiner
+		// anywhere, never makes a privileged name unprivileged.
+		if r.Privileged {
+			for _, variant := range []string{"\u200b" + name, name + "\u2060", strings.Replace(name, "_", "_\u00ad", 1)} {
+				if got := def.Classify(variant); !got.Privileged {
+					t.Fatalf("Classify(%q) = %+v but Classify(%q) = %+v", name, r, variant, got)
 				}
 			}
 		}

@@ -3,6 +3,8 @@ package classify
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Normalize returns the word tokens the classifier sees for name. It is
@@ -26,8 +28,21 @@ import (
 // the same function, so "deploy_keys" and "deployKey" in a pattern mean the
 // same thing as in a name.
 //
-// Full-width forms are folded to ASCII first ("ＤＥＬＥＴＥ＿ＦＩＬＥ" is "delete file").
-// Other look-alike letters (a Cyrillic "е" in "dеlete") are not folded.
+// What a person cannot see does not split or change a word: default-ignorable
+// code points (zero-width characters, joiners, format and bidirectional
+// controls, the soft hyphen, variation selectors, tag characters), combining
+// marks and the few letters whose confusable fold is empty are skipped, so
+// "del\u200bete" is the one token "delete" (and "delete\u200bfile" the one
+// token "deletefile"; the classifier, when that reading is not privileged,
+// also reads the default-ignorable code points as separators). A character that is not a
+// letter or digit but whose confusable fold is made of letters ("|" folds
+// to "l") is read as a letter. Full-width forms are shown as ASCII
+// ("ＤＥＬＥＴＥ＿ＦＩＬＥ" is "delete file").
+//
+// The tokens are shown as written (lower-cased): a Cyrillic "е" stays in
+// "dеlete". Matching compares their confusable folds (safetext.Fold, then
+// the stemmer), not the tokens themselves, so "dеlete", "𝐝𝐞𝐥𝐞𝐭𝐞", "dèlete"
+// and "DELETE" all match the pattern word "delete".
 //
 // Concatenated lower-case words are not split: "deploykey" is one token.
 func Normalize(name string) []string {
@@ -39,18 +54,35 @@ func Normalize(name string) []string {
 		if tok == nil {
 			return out
 		}
-		out = append(out, string(tok))
+		out = append(out, string(stem(tok)))
 	}
 }
 
-// tokenizer yields the normalised tokens of s one at a time.
+// tokenizer yields the lower-cased, unstemmed tokens of s one at a time.
 type tokenizer struct {
 	s string
 	i int
+	// splitOnInvisible reads default-ignorable code points as separators
+	// instead of skipping them (the classifier's second reading).
+	splitOnInvisible bool
+	// sawInvisible is set when a default-ignorable code point was skipped.
+	sawInvisible bool
+}
+
+// kind is kindOf, with the tokenizer's reading of invisible runes.
+func (t *tokenizer) kind(r rune) runeKind {
+	k := kindOf(r)
+	if k == kindSkip && r >= utf8.RuneSelf && safetext.IsDefaultIgnorable(r) {
+		if t.splitOnInvisible {
+			return kindSep
+		}
+		t.sawInvisible = true
+	}
+	return k
 }
 
 // foldWidth maps full-width ASCII forms (U+FF01..U+FF5E, e.g. "ＤＥＬＥＴＥ＿ＦＩＬＥ")
-// to ASCII so that they cannot be used to dodge the rules.
+// to ASCII so that they read as what they show.
 func foldWidth(r rune) rune {
 	if r >= 0xFF01 && r <= 0xFF5E {
 		return r - 0xFEE0
@@ -64,20 +96,86 @@ func decode(s string) (rune, int) {
 	return foldWidth(r), n
 }
 
+// isWordRune reports whether r can be part of a word in a pattern: a
+// letter or a digit.
 func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// lowerRun counts the lower-case letters at the start of s.
+// Rune kinds for the tokenizer.
+type runeKind uint8
+
+const (
+	kindSep   runeKind = iota // separates words
+	kindSkip                  // invisible: neither a letter nor a separator
+	kindUpper                 // upper-case letter
+	kindLower                 // lower-case letter
+	kindDigit                 // digit
+	kindOther                 // a letter without case, or a look-alike of letters
+)
+
+func (k runeKind) word() bool { return k >= kindUpper }
+
+// asciiKinds holds the kind of every ASCII rune.
+var asciiKinds = func() (t [utf8.RuneSelf]runeKind) {
+	for c := rune(0); c < utf8.RuneSelf; c++ {
+		t[c] = kindOfSlow(c)
+	}
+	return t
+}()
+
+func kindOf(r rune) runeKind {
+	if r >= 0 && r < utf8.RuneSelf {
+		return asciiKinds[r]
+	}
+	return kindOfSlow(r)
+}
+
+func kindOfSlow(r rune) runeKind {
+	switch {
+	case r == utf8.RuneError:
+		return kindSep
+	case safetext.IsDefaultIgnorable(r), unicode.In(r, unicode.Mn, unicode.Me):
+		return kindSkip
+	}
+	f := safetext.Fold(string(r))
+	switch {
+	case f == "" && r >= utf8.RuneSelf:
+		return kindSkip
+	case unicode.IsUpper(r):
+		return kindUpper
+	case unicode.IsLower(r):
+		return kindLower
+	case unicode.IsDigit(r):
+		return kindDigit
+	case unicode.IsLetter(r):
+		return kindOther
+	}
+	for _, c := range f {
+		if !isWordRune(c) {
+			return kindSep
+		}
+	}
+	if f == "" {
+		return kindSep
+	}
+	return kindOther
+}
+
+// lowerRun counts the lower-case letters at the start of s, skipping
+// invisible runes.
 func lowerRun(s string) int {
 	n := 0
 	for len(s) > 0 {
 		r, size := decode(s)
-		if !unicode.IsLower(r) {
-			break
-		}
-		n++
 		s = s[size:]
+		switch kindOf(r) {
+		case kindSkip:
+		case kindLower:
+			n++
+		default:
+			return n
+		}
 	}
 	return n
 }
@@ -88,7 +186,7 @@ func (t *tokenizer) next(buf []byte) []byte {
 	s := t.s
 	for t.i < len(s) {
 		r, n := decode(s[t.i:])
-		if isWordRune(r) {
+		if t.kind(r).word() {
 			break
 		}
 		t.i += n
@@ -96,30 +194,70 @@ func (t *tokenizer) next(buf []byte) []byte {
 	if t.i >= len(s) {
 		return nil
 	}
-	prev := rune(-1)
+	prev := kindSep
 	for t.i < len(s) {
 		r, n := decode(s[t.i:])
-		if !isWordRune(r) {
+		k := t.kind(r)
+		if k == kindSkip {
+			t.i += n
+			continue
+		}
+		if !k.word() {
 			break
 		}
-		if prev >= 0 && unicode.IsUpper(r) {
+		if prev != kindSep && k == kindUpper {
 			switch {
-			case unicode.IsLower(prev):
+			case prev == kindLower:
 				// fooBar
-				return stem(buf)
-			case unicode.IsDigit(prev) && lowerRun(s[t.i+n:]) >= 1:
+				return buf
+			case prev == kindDigit && lowerRun(s[t.i+n:]) >= 1:
 				// r2Bucket, R2Bucket (but not 2FA)
-				return stem(buf)
-			case unicode.IsUpper(prev) && lowerRun(s[t.i+n:]) >= 2:
+				return buf
+			case prev == kindUpper && lowerRun(s[t.i+n:]) >= 2:
 				// APIKey (but not IDs)
-				return stem(buf)
+				return buf
 			}
 		}
 		buf = utf8.AppendRune(buf, unicode.ToLower(r))
-		prev = r
+		prev = k
 		t.i += n
 	}
-	return stem(buf)
+	return buf
+}
+
+// maxKeyInput bounds the token a key is computed for: no vocabulary word is
+// anywhere near this long, so a longer token simply matches nothing (and a
+// hostile name cannot make the fold expensive).
+const maxKeyInput = 256
+
+// appendKey appends the matching key of tok (its confusable fold, then the
+// stemmer) to dst, and reports false when tok is too long to be a word.
+func appendKey(dst, tok []byte) ([]byte, bool) {
+	if len(tok) > maxKeyInput {
+		return dst, false
+	}
+	start := len(dst)
+	dst, ok := safetext.AppendFoldASCII(dst, tok)
+	if !ok {
+		dst = append(dst, safetext.Fold(string(tok))...)
+	}
+	return append(dst[:start], stem(dst[start:])...), true
+}
+
+// normalizeKeys returns the tokens of s as Normalize shows them and as
+// the matcher compares them.
+func normalizeKeys(s string) (display, keys []string) {
+	var buf [64]byte
+	t := tokenizer{s: s}
+	for {
+		tok := t.next(buf[:0])
+		if tok == nil {
+			return display, keys
+		}
+		k, _ := appendKey(nil, tok)
+		keys = append(keys, string(k))
+		display = append(display, string(stem(tok)))
+	}
 }
 
 func hasSuffix(b []byte, suf string) bool {

@@ -8,7 +8,7 @@ import (
 
 // Pattern syntax (see the package documentation for the full description):
 //
-//	word        one token equal to word (after Normalize)
+//	word        one token equal to word (compared by their confusable folds)
 //	{a,b,c}     one token equal to a, b or c
 //	{,a,b}      an empty alternative makes the group optional: zero tokens, or one of a, b
 //	?           exactly one token, any
@@ -34,7 +34,7 @@ const (
 
 type patElem struct {
 	kind  elemKind
-	words []string
+	words []string // matching keys (see normalizeKeys), not display tokens
 }
 
 type pattern struct {
@@ -68,8 +68,9 @@ func parsePattern(src string) (pattern, error) {
 		if wordStart < 0 {
 			return
 		}
-		for _, tok := range Normalize(src[wordStart:end]) {
-			p.elems = append(p.elems, patElem{kind: elemWord, words: []string{tok}})
+		_, keys := normalizeKeys(src[wordStart:end])
+		for _, k := range keys {
+			p.elems = append(p.elems, patElem{kind: elemWord, words: []string{k}})
 		}
 		wordStart = -1
 	}
@@ -145,14 +146,14 @@ func parseGroup(src, inner string) (patElem, error) {
 				return patElem{}, fmt.Errorf("pattern %q: alternative %q must be a single word (letters and digits only)", src, alt)
 			}
 		}
-		toks := Normalize(alt)
+		toks, keys := normalizeKeys(alt)
 		if len(toks) != 1 {
 			return patElem{}, fmt.Errorf("pattern %q: alternative %q is %d words after normalisation (%s); use one word per alternative or a separate pattern",
 				src, alt, len(toks), strings.Join(toks, " "))
 		}
-		if !seen[toks[0]] {
-			seen[toks[0]] = true
-			el.words = append(el.words, toks[0])
+		if !seen[keys[0]] {
+			seen[keys[0]] = true
+			el.words = append(el.words, keys[0])
 		}
 	}
 	if len(el.words) == 0 {
