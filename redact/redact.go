@@ -32,6 +32,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -248,10 +249,6 @@ func newForm(t string) form {
 	return form{t, f}
 }
 
-// maxClipWindow bounds how far before an ellipsis a clipped secret is
-// looked for: the longest text mcpdrift clips is 4 KiB.
-const maxClipWindow = 8 << 10
-
 // longestPrefixBefore returns the length of the longest proper prefix of
 // the form that window ends with.
 func (f form) longestPrefixBefore(window string) int {
@@ -284,9 +281,10 @@ func clipped(text string, forms []form) string {
 			break
 		}
 		p := i + j
-		lo := max(last, p-maxClipWindow)
 		best := 0
 		for _, f := range forms {
+			// A proper prefix of the form is shorter than the form.
+			lo := max(last, p-len(f.text)+1)
 			if k := f.longestPrefixBefore(text[lo:p]); k > best {
 				best = k
 			}
@@ -310,7 +308,16 @@ func (s *Set) redact(text string) string {
 	if r == nil {
 		return text
 	}
-	return clipped(r.Replace(text), forms)
+	// Most outputs hold no secret: a scan per form (strings.Index is
+	// vectorised) is much cheaper than the replacer's byte-by-byte walk,
+	// which runs only when some form is there.
+	for _, f := range forms {
+		if strings.Contains(text, f.text) {
+			text = r.Replace(text)
+			break
+		}
+	}
+	return clipped(text, forms)
 }
 
 // String returns text with every secret replaced by Placeholder.
@@ -330,8 +337,9 @@ func (s *Set) Bytes(b []byte) []byte {
 	if s.Empty() {
 		return b
 	}
-	out := s.redact(string(b))
-	if len(out) == len(b) && out == string(b) {
+	text := unsafe.String(unsafe.SliceData(b), len(b)) // read-only view: redact never writes to it
+	out := s.redact(text)
+	if len(out) == len(b) && out == text {
 		return b
 	}
 	return []byte(out)
