@@ -172,12 +172,15 @@ func QuoteASCII(s string) string {
 	return `"` + e + `"`
 }
 
+// MaxOutside bounds how many code points OutsideSafeSet reports.
+const MaxOutside = 32
+
 // OutsideSafeSet returns the distinct code points of name outside
-// [A-Za-z0-9_.-], in order of first appearance; an invalid UTF-8 byte is
-// reported as utf8.RuneError.
+// [A-Za-z0-9_.-], in order of first appearance, at most MaxOutside of them;
+// an invalid UTF-8 byte is reported as utf8.RuneError.
 func OutsideSafeSet(name string) []rune {
 	var out []rune
-	for i := 0; i < len(name); {
+	for i := 0; i < len(name) && len(out) < MaxOutside; {
 		if safeNameByte(name[i]) {
 			i++
 			continue
