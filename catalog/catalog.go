@@ -76,6 +76,7 @@ const (
 	FamilyValidity    = "baseline-validity"
 	FamilyCoarse      = "coarse-drift"
 	FamilyPerTool     = "per-tool-drift"
+	FamilyNames       = "tool-names"
 	FamilyField       = "field-drift"
 	FamilyAttribution = "field-attribution"
 	FamilyStructural  = "structural"
@@ -133,6 +134,16 @@ var entries = []Entry{
 		Title:       "The new tool list of a diff is partial",
 		Explanation: "The new list's pagination chain was not completed, so tools on the pages that were not seen cannot be judged: the diff never decides allow. The review profile asks for review; fail-closed denies. With no change among the tools that were seen, diff exits 3.",
 		Remedy:      "Capture the whole pagination chain (every page until no nextCursor) and diff again.",
+		Source:      own},
+	{Code: "findings_suppressed", Family: FamilyCoverage, Kind: Warning,
+		Title:       "Findings were suppressed",
+		Explanation: "The suppression file (mcpdrift.yaml) accepted some findings: they no longer hold the run, and the report lists each with its rule, tool, reason and where it was written. A run with suppressed findings is never reported as plain no_finding.",
+		Remedy:      "Review the suppressions from time to time; give each an expires day.",
+		Source:      own},
+	{Code: "suppression_expired", Family: FamilyCoverage, Kind: Warning,
+		Title:       "A suppression has expired",
+		Explanation: "A suppression in the suppression file (mcpdrift.yaml) matches this finding, but its expires day has passed, so the finding holds the run again.",
+		Remedy:      "Fix what the finding reports, or renew the suppression with a new reason and day.",
 		Source:      own},
 	{Code: "manifest_policy_entry_missing", Family: FamilyCoverage, Kind: Warning,
 		Title:       "The policy has no entry for this server",
@@ -203,6 +214,46 @@ var entries = []Entry{
 		Explanation: "A tool that is privileged on either side has a different canonical digest than the baseline.",
 		Remedy:      "Review the change with care before re-pinning: this tool acts with privilege.",
 		Source:      specAssay},
+
+	// Tool names (the name check of package toolname). A name is new when
+	// the reference (the declared baseline; in the coarse gate, a drifted
+	// manifest digest) does not vouch for it: then it is a finding, else a
+	// warning.
+	{Code: "mcp_tool_name_unsafe", Family: FamilyNames, Kind: Finding, Severity: Medium, PrivilegedSeverity: High,
+		Title:       "A new tool name is outside the safe set",
+		Explanation: "The name of a tool the baseline does not vouch for has characters outside A-Z a-z 0-9 _ - . or is not 1 to 128 characters long, which the MCP specification says a tool name should be. Letters of other scripts, invisible characters and compatibility forms make a name print like another one (\"dеlete_file\" with a Cyrillic е prints as delete_file), so reports show such a name with every non-ASCII character escaped (d\\u0435lete_file), and the details list the code points. The name is classified by its confusable fold, so a disguised privileged name is privileged (high).",
+		Remedy:      "Read the escaped name, not the rendered one. Ask the server's owner for an ASCII name; do not pin a name you cannot read.",
+		Source:      own},
+	{Code: "mcp_tool_names_ambiguous", Family: FamilyNames, Kind: Finding, Severity: Medium, PrivilegedSeverity: High,
+		Title:       "Tool names collide after normalization, case folding or the confusable fold",
+		Explanation: "Two or more different names of the observed list, at least one of them new, are equal after Unicode normalization (NFC), after case folding, or after the confusable fold (look-alike letters of other scripts, invisible characters, compatibility forms, combining marks; UTS #39). A person cannot tell them apart, and a client or gateway that folds names may call the wrong one: a look-alike can shadow a reviewed tool. Every name of the group is reported, and its note says which fold made them collide. High when any name of the group is privileged. (Exact duplicates are the ambiguous observation, not this.)",
+		Remedy:      "Treat the new look-alike as suspect until its owner explains it; compare the escaped names. Names should differ in ASCII.",
+		Source:      own},
+	{Code: "mcp_pinned_tool_name_unsafe", Family: FamilyNames, Kind: Warning,
+		Title:       "A pinned tool name is outside the safe set",
+		Explanation: "The baseline already vouches for this name, so it is not new, but it has characters outside A-Z a-z 0-9 _ - . (or is empty, or longer than 128 characters) and can print like another name. Reports show it escaped.",
+		Remedy:      "Review the escaped name; ask the server's owner for an ASCII name at its next change.",
+		Source:      own},
+	{Code: "mcp_pinned_tool_names_ambiguous", Family: FamilyNames, Kind: Warning,
+		Title:       "Pinned tool names collide after normalization, case folding or the confusable fold",
+		Explanation: "Names the baseline already vouches for are equal after NFC, case folding or the confusable fold: none is new, but a person cannot tell them apart.",
+		Remedy:      "Compare the escaped names; ask the server's owner to make them differ in ASCII.",
+		Source:      own},
+	{Code: "mcp_tool_names_fold_nfc", Family: FamilyNames, Kind: Note,
+		Title:       "Equal after Unicode normalization (NFC)",
+		Explanation: "The names are different code point sequences that print identically, such as a precomposed é against e and a combining acute accent.",
+		Remedy:      "Compare the escaped names: only the code points differ.",
+		Source:      own},
+	{Code: "mcp_tool_names_fold_case", Family: FamilyNames, Kind: Note,
+		Title:       "Equal after case folding",
+		Explanation: "The names differ only in case (full case folding: Delete_File and delete_file, STRASSE and straße). Tool names are case-sensitive, but people and some clients are not.",
+		Remedy:      "Ask which one is meant; names should differ by more than case.",
+		Source:      own},
+	{Code: "mcp_tool_names_fold_confusable", Family: FamilyNames, Kind: Note,
+		Title:       "Equal after the confusable fold",
+		Explanation: "The names look alike: they are equal after folding look-alike letters to their UTS #39 prototypes (Cyrillic е to e, 0 to o, an upper-case I to l), removing invisible characters and combining marks, and folding compatibility forms and case.",
+		Remedy:      "Compare the escaped names: the look-alike is the one with escapes.",
+		Source:      own},
 
 	// Field-level drift.
 	{Code: "mcp_tool_description_changed", Family: FamilyField, Kind: Finding, Severity: Medium, PrivilegedSeverity: High,
@@ -409,6 +460,16 @@ var entries = []Entry{
 		Explanation: "Which one a client calls is undefined; a duplicate can shadow a reviewed tool.",
 		Remedy:      "Treat the server as suspect.",
 		Source:      specSES},
+	{Code: "tool_name_unsafe", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A new tool name is outside the safe set",
+		Explanation: "A name the old list did not have uses characters outside A-Z a-z 0-9 _ - . (or is not 1 to 128 characters long) and can print like another name; the detail lists the code points. Privileged names (classified by their confusable fold) are high.",
+		Remedy:      "Read the escaped name; ask for an ASCII name.",
+		Source:      own},
+	{Code: "tool_names_ambiguous", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "New tool names collide after normalization, case folding or the confusable fold",
+		Explanation: "Different names of the new list, at least one of them new, are equal after NFC, case folding or the confusable fold (UTS #39): a look-alike can shadow a reviewed tool. Each name of the group is a record; the detail says which fold. High when any of them is privileged.",
+		Remedy:      "Treat the new look-alike as suspect; names should differ in ASCII.",
+		Source:      own},
 	{Code: "number_beyond_precision_changed", Family: FamilyStructural, Kind: Change, Severity: Medium,
 		Title:       "A number changed beyond float64 precision",
 		Explanation: "A number at the same pointer of the old and new tool has a different value, but RFC 8785 rounds both to the same double (9007199254740993 and 9007199254740992 both canonicalize to 9007199254740992), so every digest, and every comparison of canonical forms, is blind to it: the gate and the policy map say nothing changed. Only the raw text shows it; the diff reads numbers exactly. Direction is neutral: the diff does not grade what the number means.",
@@ -538,6 +599,16 @@ var entries = []Entry{
 		Explanation: "Which one a client calls is undefined; a duplicate can shadow a reviewed tool.",
 		Remedy:      "Treat the server as suspect.",
 		Source:      own},
+	{Code: "MCP-CONF-TOOL-NAME-UNSAFE", Family: FamilyConformance, Kind: Finding, Severity: Medium,
+		Title:       "A served tool name is outside the safe set",
+		Explanation: "The specification says a tool name should be 1 to 128 characters from A-Z a-z 0-9 _ - . only. This one is not; letters of other scripts, invisible characters and compatibility forms make a name print like another. The message lists the code points; reports show the name escaped.",
+		Remedy:      "Rename the tool with ASCII characters only.",
+		Source:      own},
+	{Code: "MCP-CONF-TOOL-NAMES-AMBIGUOUS", Family: FamilyConformance, Kind: Finding, Severity: High,
+		Title:       "Served tool names collide after normalization, case folding or the confusable fold",
+		Explanation: "Different served names are equal after NFC, case folding or the confusable fold (UTS #39): a person cannot tell them apart and a client that folds names may call the wrong one. Every name of the group is reported; the message says which fold.",
+		Remedy:      "Treat the server as suspect; names should differ in ASCII.",
+		Source:      own},
 	{Code: "MCP-AUTH-ANONYMOUS-LIST", Family: FamilyAuth, Kind: Finding, Severity: Medium,
 		Title:       "The tool inventory is served without credentials",
 		Explanation: "The tool list came back to a request carrying no credential. Graded by target: INFO for a local host, WARN for dev, staging and unknown, ERROR for production. The finding names the classification it applied.",
@@ -614,7 +685,7 @@ func All() []Entry {
 }
 
 func familyOrder(f string) int {
-	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity, FamilyStructural, FamilyIdentity, FamilyLiveDrift, FamilyConformance, FamilyAuth} {
+	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyNames, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity, FamilyStructural, FamilyIdentity, FamilyLiveDrift, FamilyConformance, FamilyAuth} {
 		if x == f {
 			return i
 		}

@@ -15,7 +15,9 @@
 package toolname
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -201,4 +203,43 @@ func escaped(n string) string {
 		cut--
 	}
 	return safetext.EscapeName(n[:cut]) + "..."
+}
+
+// Describe says, without quoting the name, why it is outside the safe set:
+// its length when that is wrong, and its code points outside
+// [A-Za-z0-9_.-] as U+XXXX (which every renderer prints as it is).
+func (u Unsafe) Describe() string {
+	var parts []string
+	switch {
+	case u.Length == 0:
+		parts = append(parts, "the name is empty")
+	case u.Length > safetext.SafeNameMaxLen:
+		parts = append(parts, fmt.Sprintf("the name is %d characters long (the safe set allows 1 to %d)", u.Length, safetext.SafeNameMaxLen))
+	}
+	if len(u.Outside) > 0 {
+		cps := make([]string, len(u.Outside))
+		for i, r := range u.Outside {
+			if r == utf8.RuneError {
+				cps[i] = "an invalid UTF-8 byte"
+			} else {
+				cps[i] = fmt.Sprintf("U+%04X", r)
+			}
+		}
+		s := fmt.Sprintf("%d code point(s) outside [A-Za-z0-9_.-]: %s", len(u.Outside), strings.Join(cps, ", "))
+		if len(u.Outside) == safetext.MaxOutside {
+			s = fmt.Sprintf("at least %d code points outside [A-Za-z0-9_.-], the first: %s", len(u.Outside), strings.Join(cps, ", "))
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Describe says, without quoting any name, how the group collides.
+func (g Group) Describe() string {
+	how := map[Fold]string{
+		FoldNFC:        "Unicode normalization (NFC): they print identically",
+		FoldCase:       "case folding",
+		FoldConfusable: "the confusable fold (look-alike letters, invisible characters, compatibility forms, combining marks, case)",
+	}[g.Fold]
+	return fmt.Sprintf("one of %d different names of the list that are equal after %s", len(g.Names), how)
 }
