@@ -79,6 +79,9 @@ type Report struct {
 	Inconclusive           []string  `json:"inconclusive"`
 	Warnings               []string  `json:"warnings"`
 	Details                []Detail  `json:"details"`
+	// Suppressed are findings a suppression file accepted: they no longer
+	// hold the run, and every format lists them with their reason.
+	Suppressed []SuppressedFinding `json:"suppressed"`
 	// StructuralChanges explain digest findings when raw snapshots exist on
 	// both sides (mcpdrift diff's change records). They never change the
 	// verdict: a digest-changed tool stays a finding.
@@ -96,6 +99,17 @@ type Input struct {
 	// privileged if either artifact or this classifier says so. nil means
 	// the built-in table.
 	Classifier *classify.Classifier
+	// Suppressions accept findings by rule, server id and tool (nil:
+	// none); Today (YYYY-MM-DD, UTC) decides expiry — the gate reads no
+	// clock.
+	Suppressions *manifest.Suppressions
+	Today        string
+}
+
+// SuppressedFinding is a finding a suppression accepted.
+type SuppressedFinding struct {
+	Finding
+	Suppression manifest.Suppression `json:"suppression"`
 }
 
 // InputError is a combination of inputs the gate cannot evaluate at all
@@ -131,6 +145,7 @@ func Run(in Input) (*Report, error) {
 		Inconclusive:      []string{},
 		Warnings:          []string{},
 		Details:           []Detail{},
+		Suppressed:        []SuppressedFinding{},
 	}
 	if o.Observed.ManifestDigest != nil {
 		d := *o.Observed.ManifestDigest
@@ -164,8 +179,38 @@ func Run(in Input) (*Report, error) {
 		r.DeclaredToolCount = len(in.Declared.Tools)
 		granular(r, o, in.Declared, pol, in.Policy != nil, in)
 	}
+	suppress(r, in)
 	finish(r)
 	return r, nil
+}
+
+// suppress moves the findings a suppression accepts out of Findings, and
+// warns of a matching suppression that has expired.
+func suppress(r *Report, in Input) {
+	if in.Suppressions == nil {
+		return
+	}
+	kept := r.Findings[:0]
+	for _, f := range r.Findings {
+		m, expired := in.Suppressions.Match(f.ReasonCode, f.Name, []string{r.ServerID}, in.Today)
+		switch {
+		case m != nil:
+			r.Suppressed = append(r.Suppressed, SuppressedFinding{Finding: f, Suppression: *m})
+			continue
+		case expired != nil:
+			r.warn("suppression_expired", f.Name, fmt.Sprintf("%s expired on %s, so it no longer accepts %s", expired.Source, expired.Expires, f.ReasonCode))
+		}
+		kept = append(kept, f)
+	}
+	r.Findings = kept
+	if len(r.Suppressed) > 0 {
+		// Never silent: a run with suppressed findings is never plain
+		// no_finding.
+		r.warn("findings_suppressed", "", fmt.Sprintf("suppressed: %d finding(s) accepted by the suppression file, each listed with its reason", len(r.Suppressed)))
+		if r.Mode == "coarse" && r.Verdict == PendingReview && len(r.Findings) == 0 {
+			r.Verdict = NoFindingCoverageWarning
+		}
+	}
 }
 
 func (r *Report) inconclusive(code, name, msg string) {

@@ -323,3 +323,31 @@ func TestFindingsSortedMostSevereFirst(t *testing.T) {
 		t.Errorf("findings %v", findings(r))
 	}
 }
+
+// Suppressions accept findings by rule, server and tool; the run is then
+// at most no_finding_with_coverage_warning (never silent), the finding is
+// kept under suppressed, and an expired suppression holds the run again.
+func TestSuppressions(t *testing.T) {
+	d := pin(t, base)
+	o := observe(t, base[:len(base)-1]+`,{"name":"new_tool"}]`, manifest.Complete)
+	sup, err := manifest.ParseSuppressions([]byte("version: 1\nsuppressions:\n  - rule: mcp_tool_added\n    tool: new_tool\n    server: srv\n    reason: approved in the 2.0 rollout\n    expires: 2027-01-31\n"), "mcpdrift.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, gate.Input{Observed: o, Declared: d, Suppressions: sup, Today: "2026-12-01"})
+	if r.ExitCode != 0 || r.Verdict != gate.NoFindingCoverageWarning || len(r.Findings) != 0 || len(r.Suppressed) != 1 || !slices.Contains(r.Warnings, "findings_suppressed") {
+		t.Errorf("suppressed: %s exit %d findings %v suppressed %d warnings %v", r.Verdict, r.ExitCode, findings(r), len(r.Suppressed), r.Warnings)
+	}
+	if r.Suppressed[0].Suppression.Reason != "approved in the 2.0 rollout" || r.Suppressed[0].ReasonCode != "mcp_tool_added" {
+		t.Errorf("%+v", r.Suppressed[0])
+	}
+	r = mustRun(t, gate.Input{Observed: o, Declared: d, Suppressions: sup, Today: "2027-02-01"})
+	if r.ExitCode != 1 || len(r.Suppressed) != 0 || !slices.Contains(r.Warnings, "suppression_expired") {
+		t.Errorf("expired: exit %d %v", r.ExitCode, r.Warnings)
+	}
+	other := observe(t, base[:len(base)-1]+`,{"name":"other_tool"}]`, manifest.Complete)
+	r = mustRun(t, gate.Input{Observed: other, Declared: d, Suppressions: sup, Today: "2026-12-01"})
+	if r.ExitCode != 1 || len(r.Suppressed) != 0 {
+		t.Errorf("another tool: exit %d", r.ExitCode)
+	}
+}

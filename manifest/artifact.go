@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -202,36 +203,45 @@ func ParseDeclared(src []byte, file string) (*Declared, error) {
 // keys, unknown keys, an empty document and anything the schema refuses are
 // errors.
 func ParsePolicy(src []byte, file string) (*Policy, error) {
-	fail := func(err error) (*Policy, error) { return nil, &ArtifactError{file, err} }
+	var p Policy
+	if err := decodeYAML(src, "policy", schemas.Policy, &p); err != nil {
+		return nil, &ArtifactError{file, err}
+	}
+	return &p, nil
+}
+
+// decodeYAML reads one YAML (or JSON) document strictly — duplicate keys,
+// unknown keys, an empty document, more than one document and anything the
+// schema refuses are errors — into out.
+func decodeYAML(src []byte, what, schemaFile string, out any) error {
 	if len(bytes.TrimSpace(src)) == 0 {
-		return fail(errors.New("the policy is empty"))
+		return fmt.Errorf("the %s is empty", what)
 	}
 	var generic any
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&generic); err != nil {
-		return fail(fmt.Errorf("YAML: %s", YAMLError(err)))
+		return fmt.Errorf("YAML: %s", YAMLError(err))
 	}
 	var extra any
 	if err := dec.Decode(&extra); err == nil {
-		return fail(errors.New("the policy holds more than one YAML document"))
+		return fmt.Errorf("the %s holds more than one YAML document", what)
 	}
 	if generic == nil {
-		return fail(errors.New("the policy is empty"))
+		return fmt.Errorf("the %s is empty", what)
 	}
 	jsonish, err := toJSONValue(generic, "")
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	if err := schemas.Validate(schemas.Policy, jsonish); err != nil {
-		return fail(err)
+	if err := schemas.Validate(schemaFile, jsonish); err != nil {
+		return err
 	}
-	var p Policy
 	dec = yaml.NewDecoder(bytes.NewReader(src))
 	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil {
-		return fail(fmt.Errorf("YAML: %s", YAMLError(err)))
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("YAML: %s", YAMLError(err))
 	}
-	return &p, nil
+	return nil
 }
 
 // toJSONValue converts a decoded YAML value into the shapes a JSON decoder
@@ -266,6 +276,13 @@ func toJSONValue(v any, ptr string) (any, error) {
 		return json.Number(fmt.Sprint(x)), nil
 	case string, bool, nil:
 		return x, nil
+	case time.Time:
+		// YAML reads an unquoted 2027-01-31 as a timestamp; JSON has
+		// only its text.
+		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
+			return x.Format("2006-01-02"), nil
+		}
+		return x.Format(time.RFC3339Nano), nil
 	}
 	return nil, fmt.Errorf("at %s: unsupported YAML value of type %T", safetext.Quote(ptr), v)
 }

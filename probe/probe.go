@@ -121,6 +121,19 @@ type Input struct {
 	// Cloak is the listing made a second time as another well-known
 	// client (nil: not made).
 	Cloak *Cloak
+	// Suppressions accept findings by rule, server and tool (nil: none);
+	// ServerNames are the names a suppression's server may use for this
+	// run (the target as recorded, the server id); Today (YYYY-MM-DD,
+	// UTC) decides expiry.
+	Suppressions *manifest.Suppressions
+	ServerNames  []string
+	Today        string
+}
+
+// SuppressedFinding is a finding a suppression accepted.
+type SuppressedFinding struct {
+	Finding
+	Suppression manifest.Suppression `json:"suppression"`
 }
 
 // Reflection is one place a served tool list (or the server's reported
@@ -170,7 +183,9 @@ type Result struct {
 	// and the served numbers that differ from the declared ones only
 	// beyond float64 precision; they change no exit code.
 	Warnings []string `json:"warnings"`
-	ExitCode int      `json:"exit_code"`
+	// Suppressed are findings a suppression accepted.
+	Suppressed []SuppressedFinding `json:"suppressed"`
+	ExitCode   int                 `json:"exit_code"`
 }
 
 // add records a finding at the catalogue's level for rule.
@@ -185,7 +200,7 @@ func (r *Result) addLevel(rule, level, tool, msg, class string, changes []schema
 
 // Evaluate applies every MCP-DRIFT-*, MCP-CONF-* and MCP-AUTH-* rule.
 func Evaluate(in Input) *Result {
-	r := &Result{Findings: []Finding{}, Notes: []string{}}
+	r := &Result{Findings: []Finding{}, Notes: []string{}, Suppressed: []SuppressedFinding{}}
 	class := in.TargetClass
 	if class == "" {
 		class = ClassUnknown
@@ -205,7 +220,7 @@ func Evaluate(in Input) *Result {
 	}
 	authPosture(r, in, class, stdio)
 	if in.Primary == nil {
-		finish(r)
+		finish(r, in)
 		return r
 	}
 	p := in.Primary
@@ -256,7 +271,7 @@ func Evaluate(in Input) *Result {
 	}
 	reflected(r, in.Reflected)
 	cloaking(r, in)
-	finish(r)
+	finish(r, in)
 	return r
 }
 
@@ -545,7 +560,25 @@ func authPosture(r *Result, in Input, class string, stdio bool) {
 
 var levelRank = map[string]int{LevelError: 3, LevelWarn: 2, LevelInfo: 1}
 
-func finish(r *Result) {
+func finish(r *Result, in Input) {
+	if in.Suppressions != nil {
+		kept := r.Findings[:0]
+		for _, f := range r.Findings {
+			m, expired := in.Suppressions.Match(f.RuleID, f.Tool, in.ServerNames, in.Today)
+			switch {
+			case m != nil:
+				r.Suppressed = append(r.Suppressed, SuppressedFinding{Finding: f, Suppression: *m})
+				continue
+			case expired != nil:
+				r.Notes = append(r.Notes, fmt.Sprintf("%s expired on %s, so it no longer accepts %s", expired.Source, expired.Expires, f.RuleID))
+			}
+			kept = append(kept, f)
+		}
+		r.Findings = kept
+		if len(r.Suppressed) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("suppressed: %d finding(s) accepted by the suppression file, each listed with its reason", len(r.Suppressed)))
+		}
+	}
 	sort.SliceStable(r.Findings, func(i, j int) bool {
 		a, b := r.Findings[i], r.Findings[j]
 		if levelRank[a.Level] != levelRank[b.Level] {

@@ -64,8 +64,10 @@ type Report struct {
 	Seed        *int64        `json:"seed,omitempty"`
 	Findings    []Finding     `json:"findings"`
 	Notes       []string      `json:"notes"`
-	Warnings    []string      `json:"warnings"`
-	ExitCode    int           `json:"exit_code"`
+	// Suppressed are findings the suppression file accepted, with why.
+	Suppressed []SuppressedFinding `json:"suppressed"`
+	Warnings   []string            `json:"warnings"`
+	ExitCode   int                 `json:"exit_code"`
 }
 
 // ClientIdentity is who the run said it was.

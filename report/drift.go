@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/gate"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -25,6 +26,9 @@ func RenderDrift(w io.Writer, r *probe.Report, format string, opt Options) error
 	}
 	if r.Warnings == nil {
 		r.Warnings = []string{}
+	}
+	if r.Suppressed == nil {
+		r.Suppressed = []probe.SuppressedFinding{}
 	}
 	switch format {
 	case "json":
@@ -116,6 +120,18 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 			}
 		}
 	}
+	if len(r.Suppressed) > 0 {
+		t.line("")
+		t.line("%s", t.paint(ansiBold, fmt.Sprintf("Suppressed: %d (accepted by the suppression file; not holding the run)", len(r.Suppressed))))
+		for _, sf := range r.Suppressed {
+			head := e(sf.RuleID)
+			if sf.Tool != "" {
+				head += "  " + safetext.Quote(sf.Tool)
+			}
+			t.line("  - %s  %s", head, e(sf.Level))
+			t.line("      %s", suppressionText(sf.Suppression))
+		}
+	}
 	for _, n := range r.Notes {
 		t.line("")
 		t.line("Note: %s", e(n))
@@ -150,6 +166,12 @@ func driftMarkdown(w io.Writer, r *probe.Report) error {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdEscape(f.Level), mdCode(f.RuleID), mdCode(f.Tool), mdEscape(f.Message))
 		}
 	}
+	if len(r.Suppressed) > 0 {
+		fmt.Fprintf(&b, "\n**Suppressed: %d** (accepted by the suppression file; not holding the run)\n\n| rule | tool | reason | where |\n|---|---|---|---|\n", len(r.Suppressed))
+		for _, sf := range r.Suppressed {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCode(sf.RuleID), mdCode(sf.Tool), mdEscape(sf.Suppression.Reason), mdEscape(sf.Suppression.Source))
+		}
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\n> %s\n", mdEscape(n))
 	}
@@ -171,7 +193,19 @@ func driftSARIFRun(r *probe.Report, opt Options) sarifRun {
 	// served digest.
 	g := &gate.Report{Schema: r.Schema, ServerID: targetText(r.Target), Verdict: "drift", Mode: "live", ExitCode: r.ExitCode, ObservedManifestDigest: &served}
 	s := newSARIFBuilder(g, opt)
+	type item struct {
+		f   probe.Finding
+		sup *manifest.Suppression
+	}
+	items := make([]item, 0, len(r.Findings)+len(r.Suppressed))
 	for _, f := range r.Findings {
+		items = append(items, item{f: f})
+	}
+	for i := range r.Suppressed {
+		items = append(items, item{f: r.Suppressed[i].Finding, sup: &r.Suppressed[i].Suppression})
+	}
+	for _, it := range items {
+		f := it.f
 		id, idx := s.ruleIndex(f.RuleID)
 		msg := sarifEscape(f.Message)
 		if f.Tool != "" {
@@ -193,6 +227,9 @@ func driftSARIFRun(r *probe.Report, opt Options) sarifRun {
 			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(g.ServerID, f.Tool, f.RuleID, "", served)},
 			Properties:          sarifResultProps{Kind: string(catalog.Finding), Severity: sarifEscape(f.Severity)},
 		})
+		if it.sup != nil {
+			s.suppressLast(*it.sup)
+		}
 	}
 	verdict := "drift"
 	if r.NotObserved != "" {

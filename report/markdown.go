@@ -100,6 +100,17 @@ func renderMarkdown(w io.Writer, r *gate.Report, _ Options) error {
 		}
 	}
 
+	if len(r.Suppressed) > 0 {
+		line("")
+		line("**Suppressed: %d** (accepted by the suppression file; not holding the run)", len(r.Suppressed))
+		line("")
+		line("| tool | code | reason | where |")
+		line("|---|---|---|---|")
+		for _, sf := range r.Suppressed {
+			line("| %s | %s | %s | %s |", mdCode(sf.Name), mdCode(sf.ReasonCode), mdEscape(sf.Suppression.Reason), mdEscape(sf.Suppression.Source))
+		}
+	}
+
 	if len(r.StructuralChanges) > 0 {
 		line("")
 		line("**How the tools changed**")

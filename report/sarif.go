@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/gate"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
@@ -92,13 +93,21 @@ type (
 		Precision        string   `json:"precision"`
 	}
 	sarifResult struct {
-		RuleID              string            `json:"ruleId"`
-		RuleIndex           int               `json:"ruleIndex"`
-		Level               string            `json:"level"`
-		Message             sarifMessage      `json:"message"`
-		Locations           []sarifLocation   `json:"locations"`
-		PartialFingerprints map[string]string `json:"partialFingerprints"`
-		Properties          sarifResultProps  `json:"properties"`
+		RuleID              string             `json:"ruleId"`
+		RuleIndex           int                `json:"ruleIndex"`
+		Level               string             `json:"level"`
+		Message             sarifMessage       `json:"message"`
+		Locations           []sarifLocation    `json:"locations"`
+		PartialFingerprints map[string]string  `json:"partialFingerprints"`
+		Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+		Properties          sarifResultProps   `json:"properties"`
+	}
+	// sarifSuppression marks a result a suppression file accepted (code
+	// scanning shows it as dismissed, with the justification).
+	sarifSuppression struct {
+		Kind          string `json:"kind"`
+		Status        string `json:"status"`
+		Justification string `json:"justification"`
 	}
 	sarifResultProps struct {
 		Kind        string `json:"kind"`
@@ -327,6 +336,15 @@ func (s *sarifBuilder) finding(f gate.Finding) {
 	})
 }
 
+// suppressLast marks the last result as suppressed by sup.
+func (s *sarifBuilder) suppressLast(sup manifest.Suppression) {
+	just := sup.Reason + " (" + sup.Source
+	if sup.Expires != "" {
+		just += ", until " + sup.Expires
+	}
+	s.results[len(s.results)-1].Suppressions = []sarifSuppression{{Kind: "external", Status: "accepted", Justification: sarifEscape(just + ")")}}
+}
+
 // change adds one result for a structural change record.
 func (s *sarifBuilder) change(c schemadiff.Change) {
 	id, idx := s.ruleIndex(c.Kind)
@@ -422,6 +440,10 @@ func gateSARIFRun(r *gate.Report, opt Options) sarifRun {
 	s := newSARIFBuilder(r, opt)
 	for _, f := range r.Findings {
 		s.finding(f)
+	}
+	for _, sf := range r.Suppressed {
+		s.finding(sf.Finding)
+		s.suppressLast(sf.Suppression)
 	}
 	for _, c := range r.StructuralChanges {
 		s.change(c)

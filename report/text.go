@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrift/mcpdrift/gate"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -136,6 +137,15 @@ func renderText(w io.Writer, r *gate.Report, opt Options) error {
 		}
 	}
 
+	if len(r.Suppressed) > 0 {
+		t.line("")
+		t.line("%s", t.paint(ansiBold, fmt.Sprintf("Suppressed: %d (accepted by the suppression file; not holding the run)", len(r.Suppressed))))
+		for _, sf := range r.Suppressed {
+			t.line("  - %s  %s  %s", toolLabel(sf.Name), e(sf.ReasonCode), strings.ToUpper(e(sf.Severity)))
+			t.line("      %s", suppressionText(sf.Suppression))
+		}
+	}
+
 	structuralText(t, r.StructuralChanges)
 
 	codeSection := func(heading, color string, codes []string) {
@@ -181,4 +191,13 @@ func orNone(s string) string {
 		return "none"
 	}
 	return e(s)
+}
+
+// suppressionText says why and where a finding was suppressed.
+func suppressionText(s manifest.Suppression) string {
+	out := "reason: " + safetext.Quote(s.Reason) + " (" + e(s.Source)
+	if s.Expires != "" {
+		out += ", until " + e(s.Expires)
+	}
+	return out + ")"
 }

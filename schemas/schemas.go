@@ -27,6 +27,8 @@ const (
 	Declared = "declared.v0.schema.json"
 	Policy   = "policy.v1.schema.json"
 	Snapshot = "snapshot.v1.schema.json"
+	// Suppressions is the per-rule suppression file (mcpdrift.yaml).
+	Suppressions = "suppressions.v1.schema.json"
 )
 
 var (
@@ -39,7 +41,7 @@ func load() {
 	compiled = map[string]*jsonschema.Schema{}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(nil)
-	names := []string{Observed, Declared, Policy, Snapshot}
+	names := []string{Observed, Declared, Policy, Snapshot, Suppressions}
 	for _, n := range names {
 		b, err := files.ReadFile(n)
 		if err != nil {

@@ -374,6 +374,7 @@ type driftRun struct {
 	skipSecond   bool
 	cloakAs      string // "NAME/VERSION" to list as again; "" = no cloak check
 	serverID     string // for the observed record
+	suppressions *manifest.Suppressions
 }
 
 // result of a live drift: the report, and the observed record built from
@@ -499,16 +500,23 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		anon.Headers, anon.Calls = nil, nil
 		in.Anonymous = anonymousProbe(ctx, anon, in.Primary)
 	}
+	in.Suppressions, in.Today = d.suppressions, today()
+	in.ServerNames = []string{targetText, id}
 	pr := probe.Evaluate(in)
 	rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = pr.AuthPosture, pr.Compared, pr.Findings, pr.Notes, pr.ExitCode
+	rep.Suppressed = pr.Suppressed
 	rep.Warnings = append(rep.Warnings, pr.Warnings...)
 	switch {
 	case rep.NotObserved != "":
 		// Nothing was compared: inconclusive, whatever else was learnt.
 		rep.Notes = append(rep.Notes, "the server could not be observed, so nothing was compared: absence of evidence is not \"no drift\"")
 		rep.ExitCode = ExitInconclusive
-	case in.Refused != nil && pr.ExitCode == probe.ExitOK:
-		rep.ExitCode = ExitInconclusive // nothing was compared
+	case in.Primary == nil:
+		// Refused (401/403, with or without a challenge) or no shared
+		// protocol revision: no tool list, nothing compared. The findings
+		// say why; the run is not observed (exit 3), as for a server that
+		// cannot be reached.
+		rep.ExitCode = ExitInconclusive
 	}
 	return res, nil
 }
@@ -520,6 +528,7 @@ func newDrift(e *env) *cobra.Command {
 		color                              string
 		skipAuth, skipSecond, cloakCheck   bool
 		cloakAs                            string
+		suppress                           suppressionFlags
 		invoke                             []string
 		execute, iKnowProduction           bool
 		seed                               int64
@@ -580,6 +589,10 @@ then says so).`,
 			if err != nil {
 				return err
 			}
+			sup, err := suppress.load(e)
+			if err != nil {
+				return err
+			}
 			plan, err := callPlan(declared.Tools, invoke, execute, seed)
 			if err != nil {
 				return err
@@ -597,7 +610,7 @@ then says so).`,
 			ctx, cancel := context.WithTimeout(ctx, live.timeout)
 			defer cancel()
 			res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: manifestPath, declared: declared, plan: plan, seed: seed, execute: execute,
-				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID})
+				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup})
 			if err != nil {
 				return err
 			}
@@ -640,6 +653,7 @@ then says so).`,
 	f.BoolVar(&execute, "execute", false, "send the planned tools/call requests (they have side effects)")
 	f.Int64Var(&seed, "seed", 1, "seed of the generated arguments (recorded in the report)")
 	f.BoolVar(&iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
+	suppress.register(f)
 	return cmd
 }
 

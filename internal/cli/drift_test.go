@@ -155,7 +155,8 @@ func TestDriftRules(t *testing.T) {
 	t.Run("refused revision", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{Era: mockserver.ModernOnly, SupportedVersions: []string{"2027-01-01"}}, exampleV1)
 		code, d, stderr := drift(t, exampleV1, "--base-url", url)
-		if code != 1 || !slices.Equal(d.rules(), []string{"MCP-DRIFT-PROTOCOL-UNSUPPORTED"}) || d.Served != nil {
+		// No shared revision: no tool list, nothing compared: exit 3 (issue 9).
+		if code != 3 || !slices.Equal(d.rules(), []string{"MCP-DRIFT-PROTOCOL-UNSUPPORTED"}) || d.Served != nil {
 			t.Errorf("exit %d %v %s", code, d.rules(), stderr)
 		}
 	})

@@ -3,10 +3,13 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/classify"
@@ -21,6 +24,7 @@ type gateFlags struct {
 	observed, declared, policy, profile, format, out, rules, color string
 	declaredSnapshot, observedSnapshot                             string
 	maxInput                                                       int64
+	suppress                                                       suppressionFlags
 }
 
 func newGate(e *env) *cobra.Command {
@@ -58,6 +62,7 @@ func newGate(e *env) *cobra.Command {
 	f.StringVar(&g.declaredSnapshot, "declared-snapshot", "", "snapshot pinned with the baseline; with --observed-snapshot, structural changes are shown beside the findings")
 	f.StringVar(&g.observedSnapshot, "observed-snapshot", "", "snapshot of the observation (observe --snapshot)")
 	f.Int64Var(&g.maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
+	g.suppress.register(f)
 	return cmd
 }
 
@@ -98,7 +103,10 @@ func runGate(e *env, g *gateFlags) (*gate.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := gate.Input{Profile: prof, Classifier: c}
+	in := gate.Input{Profile: prof, Classifier: c, Today: today()}
+	if in.Suppressions, err = g.suppress.load(e); err != nil {
+		return nil, err
+	}
 	src, err := readInput(e, g.observed, g.maxInput)
 	if err != nil {
 		return nil, err
@@ -235,3 +243,48 @@ func padRight(s string, n int) string {
 	}
 	return s + strings.Repeat(" ", n-len(s))
 }
+
+// suppressionFlags select the suppression file (gate, drift).
+type suppressionFlags struct {
+	file string
+	none bool
+}
+
+func (s *suppressionFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.file, "suppressions", "", "per-rule suppression file (default: "+manifest.SuppressionsFile+" in the current directory, when there is one); suppressed findings are listed in every report")
+	fs.BoolVar(&s.none, "no-suppressions", false, "ignore any suppression file")
+}
+
+// load reads the suppression file: the one given, else mcpdrift.yaml in
+// the current directory when it exists (said on stderr), else none.
+func (s *suppressionFlags) load(e *env) (*manifest.Suppressions, error) {
+	if s.none {
+		if s.file != "" {
+			return nil, usageErr("--suppressions and --no-suppressions exclude each other")
+		}
+		return nil, nil
+	}
+	path := s.file
+	if path == "" {
+		st, err := os.Stat(manifest.SuppressionsFile)
+		if err != nil || !st.Mode().IsRegular() {
+			return nil, nil
+		}
+		path = manifest.SuppressionsFile
+	}
+	src, err := readInput(e, path, DefaultMaxInput)
+	if err != nil {
+		return nil, err
+	}
+	sup, err := manifest.ParseSuppressions(src, path)
+	if err != nil {
+		return nil, &exitError{ExitUsage, err.Error()}
+	}
+	if s.file == "" {
+		fmt.Fprintf(e.stderr, "mcpdrift: using %d suppression(s) from %s (--no-suppressions ignores it)\n", len(sup.Items), safetext.Quote(path))
+	}
+	return sup, nil
+}
+
+// today is the UTC day suppressions expire against.
+func today() string { return time.Now().UTC().Format("2006-01-02") }

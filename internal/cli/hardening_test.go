@@ -598,3 +598,60 @@ func TestCloakCheck(t *testing.T) {
 		t.Errorf("--user-agent not sent: %v", seenUA)
 	}
 }
+
+// Issue 9 section 5: a bearer-protected server that is unchanged can exit
+// 0 — with a checked-in suppression of the rule it breaks, which every
+// format shows ("suppressed: N"), never silently. Refusals and a shared-
+// revision failure are exit 3 (nothing observed).
+func TestSuppressionsLetAProtectedServerPass(t *testing.T) {
+	_, url := mock(t, mockserver.Config{RequireAuth: "bearer-token-123", NoChallenge: true}, exampleV1)
+	dir := t.TempDir()
+	if code, d, _ := drift(t, exampleV1, "--base-url", url, "--header", "Authorization=Bearer bearer-token-123"); code != 1 || !slices.Contains(d.rules(), "MCP-AUTH-NO-CHALLENGE") {
+		t.Fatalf("unsuppressed: exit %d %v", code, d.rules())
+	}
+	sup := writeFile(t, dir, "mcpdrift.yaml", []byte("version: 1\nsuppressions:\n  - rule: MCP-AUTH-NO-CHALLENGE\n    server: "+url+"\n    reason: the gateway in front strips WWW-Authenticate (INFRA-12)\n"))
+	for _, format := range []string{"json", "text", "markdown", "sarif"} {
+		code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--header", "Authorization=Bearer bearer-token-123", "--suppressions", sup, "--format", format)
+		if code != 0 {
+			t.Errorf("%s: exit %d %s", format, code, stderr)
+		}
+		switch format {
+		case "json":
+			if !strings.Contains(out, `"suppressed": [`) || !strings.Contains(out, "INFRA-12") {
+				t.Errorf("json: %s", out)
+			}
+		case "sarif":
+			if !strings.Contains(out, `"suppressions": [`) || !strings.Contains(out, `"justification": "the gateway`) {
+				t.Errorf("sarif: %s", out)
+			}
+		default:
+			if !strings.Contains(out, "Suppressed: 1") || !strings.Contains(out, "INFRA-12") {
+				t.Errorf("%s: %s", format, out)
+			}
+		}
+	}
+	// A suppression for another server does not apply.
+	other := writeFile(t, dir, "other.yaml", []byte("version: 1\nsuppressions:\n  - rule: MCP-AUTH-NO-CHALLENGE\n    server: http://elsewhere/mcp\n    reason: a different gateway entirely\n"))
+	if code, _, _ := run(t, "", "drift", exampleV1, "--base-url", url, "--header", "Authorization=Bearer bearer-token-123", "--suppressions", other); code != 1 {
+		t.Errorf("another server's suppression applied: exit %d", code)
+	}
+	// A bad suppression file is bad input.
+	bad := writeFile(t, dir, "bad.yaml", []byte("version: 1\nsuppressions:\n  - rule: inconclusive_manifest_not_observed\n    reason: hide the gap please\n"))
+	if code, _, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--suppressions", bad); code != 2 || !strings.Contains(stderr, "cannot be suppressed") {
+		t.Errorf("bad file: exit %d %s", code, stderr)
+	}
+	// The gate takes the same file.
+	obs := filepath.Join(dir, "o.json")
+	decl := filepath.Join(dir, "d.json")
+	run(t, "", "pin", "--input", exampleV1, "--server-id", "acme", "-o", decl, "--no-snapshot")
+	run(t, "", "observe", "--input", exampleV2, "--server-id", "acme", "-q", "-o", obs)
+	gsup := writeFile(t, dir, "g.yaml", []byte("version: 1\nsuppressions:\n  - rule: mcp_new_privileged_tool\n    server: acme\n    tool: run_workflow_command\n    reason: reviewed in SEC-77, approved\n"))
+	_, out, _ := run(t, "", "gate", "--observed", obs, "--declared", decl, "--suppressions", gsup)
+	if !strings.Contains(out, `"findings_suppressed"`) || !strings.Contains(out, "SEC-77") {
+		t.Errorf("gate: %s", out)
+	}
+	// Without credentials the listing is refused (no challenge): exit 3.
+	if code, _, _ := drift(t, exampleV1, "--base-url", url); code != 3 {
+		t.Errorf("refused without challenge: exit %d, want 3", code)
+	}
+}
