@@ -445,6 +445,7 @@ func conformance(r *Result, in Input) {
 	for _, inv := range p.Invalid {
 		r.add("MCP-CONF-TOOL-SHAPE", "", "a served tools entry is not a readable tool ("+inv+"); it was not compared, so removals are not evaluated", "", nil)
 	}
+	toolNames(r, p)
 	seen := map[string]int{}
 	for i := range p.Tools {
 		t := &p.Tools[i]

@@ -252,6 +252,8 @@ func TestEveryRuleFires(t *testing.T) {
 	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: d, Primary: obs(t, declared),
 		Reflected: []Reflection{{Tool: "search", Pointer: "/description", Source: "the value of header Authorization"}},
 		Cloak:     &Cloak{Client: "claude-code/2.0.0", Obs: obs(t, `[]`)}}))
+	names := namedTools("delete_file", "d\u0435lete_file")
+	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: tools(t, names), Primary: obs(t, names)}))
 	for _, e := range catalog.All() {
 		if e.Kind == catalog.Inconclusive {
 			continue // MCP-DRIFT-NOT-OBSERVED is the report's own state, rendered by report (see report's tests)
