@@ -215,7 +215,7 @@ func Sentence(c Change, quote func(string) string) string {
 		s = "input schema changed while the description stayed identical"
 	case AnnotationHintWeakened, AnnotationHintStrengthened:
 		s = "hint " + strings.TrimPrefix(c.Kind, "annotation_hint_") + ": " + quote(c.Detail)
-	case ToolAdded, ToolRemoved, ToolRenameSuspected, ToolDuplicateName:
+	case ToolAdded, ToolRemoved, ToolRenameSuspected, ToolDuplicateName, ToolNameUnsafe, ToolNamesAmbiguous:
 		s = strings.ReplaceAll(c.Kind, "_", " ")
 		if c.Detail != "" {
 			s += ": " + quote(c.Detail)

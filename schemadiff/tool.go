@@ -10,11 +10,17 @@ import (
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/toolname"
 )
 
 // Tool-level change kinds not produced by DiffSchema.
 const (
 	ToolDuplicateName = "tool_duplicate_name"
+	// ToolNameUnsafe: a name new to the list is outside the safe set.
+	ToolNameUnsafe = "tool_name_unsafe"
+	// ToolNamesAmbiguous: a name of a group of look-alikes (NFC, case
+	// folding, confusable fold) of which at least one is new.
+	ToolNamesAmbiguous = "tool_names_ambiguous"
 	// NumberBeyondPrecisionChanged: a number at the same pointer of the old
 	// and new tool changed, but both canonicalize (RFC 8785) to the same
 	// bytes, so no digest and no canonical comparison can see it.
@@ -106,6 +112,7 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 		out = append(out, Change{Name: n, Kind: ToolDuplicateName, Direction: Neutral, Severity: "high", Pointer: "",
 			Detail: "the new list has two tools with this name: which one a client calls is undefined"})
 	}
+	out = append(out, nameChanges(new, oldBy, opt.Classifier)...)
 	var removed, added []*manifest.Tool
 	for i := range old {
 		t := &old[i]
@@ -162,6 +169,52 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 		out = append(out, Change{Name: r.Name, Kind: ToolRemoved, Direction: Narrowing, Severity: sev, Detail: "tool no longer served"})
 	}
 	Sort(out)
+	return out
+}
+
+// nameChanges reports the names of the new list that the name check
+// (package toolname) flags, when the old list did not already have them:
+// a name outside the safe set, and every name of a group of look-alikes
+// with a new name in it. A name the old list had is not a change. The
+// detail gives code points as U+XXXX and never quotes a name.
+func nameChanges(new []manifest.Tool, oldBy map[string]*manifest.Tool, c *classify.Classifier) []Change {
+	names := make([]string, len(new))
+	for i := range new {
+		names[i] = new[i].Name
+	}
+	res := toolname.Check(names)
+	var out []Change
+	for _, u := range res.Unsafe {
+		if oldBy[u.Name] != nil {
+			continue
+		}
+		sev := "medium"
+		if c.Classify(u.Name).Privileged {
+			sev = "high"
+		}
+		out = append(out, Change{Name: u.Name, Kind: ToolNameUnsafe, Pointer: "/name", Direction: Neutral, Severity: sev, Detail: u.Describe()})
+	}
+	for _, g := range res.Ambiguous {
+		fresh, priv := false, false
+		for _, n := range g.Names {
+			if oldBy[n] == nil {
+				fresh = true
+			}
+			if c.Classify(n).Privileged {
+				priv = true
+			}
+		}
+		if !fresh {
+			continue
+		}
+		sev := "medium"
+		if priv {
+			sev = "high"
+		}
+		for _, n := range g.Names {
+			out = append(out, Change{Name: n, Kind: ToolNamesAmbiguous, Pointer: "/name", Direction: Neutral, Severity: sev, Detail: g.Describe()})
+		}
+	}
 	return out
 }
 

@@ -73,7 +73,7 @@ func TestToolKindsGoldenBothDirections(t *testing.T) {
 	}
 	for _, k := range []string{schemadiff.DescriptionChanged, schemadiff.TitleChanged, schemadiff.AnnotationHintWeakened, schemadiff.AnnotationHintStrengthened,
 		schemadiff.OutputSchemaAdded, schemadiff.OutputSchemaRemoved, schemadiff.SchemaDriftStableDescription, schemadiff.ToolRenameSuspected,
-		schemadiff.ToolAdded, schemadiff.ToolRemoved, schemadiff.ToolDuplicateName, schemadiff.ExternalRefIntroduced, schemadiff.NumberBeyondPrecisionChanged,
+		schemadiff.ToolAdded, schemadiff.ToolRemoved, schemadiff.ToolDuplicateName, schemadiff.ToolNameUnsafe, schemadiff.ToolNamesAmbiguous, schemadiff.ExternalRefIntroduced, schemadiff.NumberBeyondPrecisionChanged,
 		schemadiff.ServerEndpointRebound, schemadiff.PublisherKeyChanged, schemadiff.ServerNameChanged, schemadiff.ServerVersionChanged} {
 		if !seen[k] {
 			t.Errorf("kind %s has no golden case", k)
