@@ -107,7 +107,7 @@ func structuralText(t *textWriter, cs []schemadiff.Change) {
 	for _, c := range cs {
 		if c.Name != current {
 			current = c.Name
-			label := safetext.Quote(c.Name)
+			label := safetext.QuoteASCII(c.Name)
 			if c.Name == "" {
 				label = "(server)"
 			}
@@ -123,6 +123,6 @@ func structuralMarkdown(b *strings.Builder, cs []schemadiff.Change) {
 	}
 	b.WriteString("\n| severity | tool | change | kind |\n|---|---|---|---|\n")
 	for _, c := range cs {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(c.Severity), mdCode(c.Name), schemadiff.Sentence(c, mdCode), mdCode(c.Kind))
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdEscape(c.Severity), mdName(c.Name), schemadiff.Sentence(c, mdCode), mdCode(c.Kind))
 	}
 }

@@ -102,7 +102,7 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 		}
 		t.line("%s", t.paint(ansiBold, heading))
 		for _, c := range r.CallPlan {
-			t.line("  - %s with arguments %s", safetext.Quote(c.Tool), e(string(c.Arguments)))
+			t.line("  - %s with arguments %s", safetext.QuoteASCII(c.Tool), e(string(c.Arguments)))
 		}
 	}
 	if len(r.Findings) > 0 {
@@ -111,7 +111,7 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 		for _, f := range r.Findings {
 			head := t.paint(levelColor(f.Level), fmt.Sprintf("%-5s", f.Level)) + " " + e(f.RuleID)
 			if f.Tool != "" {
-				head += "  " + safetext.Quote(f.Tool)
+				head += "  " + safetext.QuoteASCII(f.Tool)
 			}
 			t.line("  %s", head)
 			t.line("        %s", e(f.Message))
@@ -126,7 +126,7 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 		for _, sf := range r.Suppressed {
 			head := e(sf.RuleID)
 			if sf.Tool != "" {
-				head += "  " + safetext.Quote(sf.Tool)
+				head += "  " + safetext.QuoteASCII(sf.Tool)
 			}
 			t.line("  - %s  %s", head, e(sf.Level))
 			t.line("      %s", suppressionText(sf.Suppression))
@@ -163,7 +163,7 @@ func driftMarkdown(w io.Writer, r *probe.Report) error {
 	if len(r.Findings) > 0 {
 		b.WriteString("\n| level | rule | tool | message |\n|---|---|---|---|\n")
 		for _, f := range r.Findings {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdEscape(f.Level), mdCode(f.RuleID), mdCode(f.Tool), mdEscape(f.Message))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdEscape(f.Level), mdCode(f.RuleID), mdName(f.Tool), mdEscape(f.Message))
 		}
 	}
 	if len(r.Suppressed) > 0 {
@@ -209,7 +209,7 @@ func driftSARIFRun(r *probe.Report, opt Options) sarifRun {
 		id, idx := s.ruleIndex(f.RuleID)
 		msg := sarifEscape(f.Message)
 		if f.Tool != "" {
-			msg = "tool " + sarifQuote(f.Tool) + ": " + msg
+			msg = "tool " + sarifQuoteName(f.Tool) + ": " + msg
 		}
 		for _, c := range f.Changes {
 			msg += "; " + schemadiff.Sentence(c, sarifQuote)

@@ -28,8 +28,11 @@ import (
 //
 // It never inserts invisible characters. The rendered text reads the same
 // as safetext.Escape(s).
-func mdEscape(s string) string {
-	s = safetext.Escape(s)
+func mdEscape(s string) string { return mdInert(safetext.Escape(s)) }
+
+// mdInert applies mdEscape's Markdown escaping to text that safetext has
+// already escaped.
+func mdInert(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for _, r := range s {
@@ -70,6 +73,16 @@ func mdCode(s string) string {
 	return "<code>" + mdEscape(s) + "</code>"
 }
 
+// mdName is mdCode for a tool name: every non-ASCII code point is shown
+// escaped too (safetext.EscapeASCII), so a look-alike letter of another
+// script can never pass for the ASCII one.
+func mdName(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return "<code>" + mdInert(safetext.EscapeASCII(s)) + "</code>"
+}
+
 // renderMarkdown writes a compact pull-request comment.
 func renderMarkdown(w io.Writer, r *gate.Report, _ Options) error {
 	var b strings.Builder
@@ -89,7 +102,7 @@ func renderMarkdown(w io.Writer, r *gate.Report, _ Options) error {
 		line("| severity | tool | code | field |")
 		line("|---|---|---|---|")
 		for _, f := range r.Findings {
-			tool := mdCode(f.Name)
+			tool := mdName(f.Name)
 			if f.Name == "" {
 				tool = "(whole manifest)"
 			}
@@ -107,7 +120,7 @@ func renderMarkdown(w io.Writer, r *gate.Report, _ Options) error {
 		line("| tool | code | reason | where |")
 		line("|---|---|---|---|")
 		for _, sf := range r.Suppressed {
-			line("| %s | %s | %s | %s |", mdCode(sf.Name), mdCode(sf.ReasonCode), mdEscape(sf.Suppression.Reason), mdEscape(sf.Suppression.Source))
+			line("| %s | %s | %s | %s |", mdName(sf.Name), mdCode(sf.ReasonCode), mdEscape(sf.Suppression.Reason), mdEscape(sf.Suppression.Source))
 		}
 	}
 
@@ -133,7 +146,7 @@ func renderMarkdown(w io.Writer, r *gate.Report, _ Options) error {
 			for _, d := range ds {
 				msg := mdEscape(d.Message)
 				if d.Name != "" {
-					msg = mdCode(d.Name) + ": " + msg
+					msg = mdName(d.Name) + ": " + msg
 				}
 				line("- %s: %s", mdCode(c), msg)
 			}

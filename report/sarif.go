@@ -225,6 +225,22 @@ func sarifQuote(s string) string {
 	return `"` + strings.ReplaceAll(sarifEscape(s), `"`, `\"`) + `"`
 }
 
+// sarifName is sarifEscape for a tool name: every non-ASCII code point is
+// escaped too (safetext.EscapeASCII), so a look-alike letter of another
+// script can never pass for the ASCII one.
+func sarifName(s string) string {
+	s = safetext.EscapeASCII(s)
+	if strings.ContainsAny(s, "[]") {
+		s = strings.NewReplacer("[", `\[`, "]", `\]`).Replace(s)
+	}
+	return s
+}
+
+// sarifQuoteName is sarifName with visible quote boundaries.
+func sarifQuoteName(s string) string {
+	return `"` + strings.ReplaceAll(sarifName(s), `"`, `\"`) + `"`
+}
+
 // fingerprint is the stable identity of one drift: the same drift (server,
 // tool, code, field) seen at the same new digest fingerprints the same on
 // every run; a different observed digest makes a new fingerprint, so a
@@ -289,9 +305,9 @@ func (s *sarifBuilder) location(tool string) []sarifLocation {
 	}}
 	if tool != "" {
 		loc.LogicalLocations = []sarifLogicalLocation{{
-			Name:               sarifEscape(tool),
+			Name:               sarifName(tool),
 			Kind:               "function",
-			FullyQualifiedName: sarifEscape(s.r.ServerID) + "/" + sarifEscape(tool),
+			FullyQualifiedName: sarifEscape(s.r.ServerID) + "/" + sarifName(tool),
 		}}
 	}
 	return []sarifLocation{loc}
@@ -302,7 +318,7 @@ func (s *sarifBuilder) finding(f gate.Finding) {
 	var msg strings.Builder
 	msg.WriteString(titleFor(f.ReasonCode))
 	if f.Name != "" {
-		msg.WriteString(": tool " + sarifQuote(f.Name))
+		msg.WriteString(": tool " + sarifQuoteName(f.Name))
 		if f.Field != "" {
 			msg.WriteString(", field " + sarifEscape(f.Field))
 		}
@@ -348,7 +364,7 @@ func (s *sarifBuilder) suppressLast(sup manifest.Suppression) {
 // change adds one result for a structural change record.
 func (s *sarifBuilder) change(c schemadiff.Change) {
 	id, idx := s.ruleIndex(c.Kind)
-	msg := titleFor(c.Kind) + ": tool " + sarifQuote(c.Name) + ": " + schemadiff.Sentence(c, sarifQuote) + "."
+	msg := titleFor(c.Kind) + ": tool " + sarifQuoteName(c.Name) + ": " + schemadiff.Sentence(c, sarifQuote) + "."
 	s.results = append(s.results, sarifResult{
 		RuleID:    id,
 		RuleIndex: idx,
@@ -367,7 +383,7 @@ func (s *sarifBuilder) detail(code, kind, level, tool string, messages []string)
 	id, idx := s.ruleIndex(code)
 	text := titleFor(code)
 	if tool != "" {
-		text += ": tool " + sarifQuote(tool)
+		text += ": tool " + sarifQuoteName(tool)
 	}
 	if len(messages) > 0 {
 		esc := make([]string, len(messages))

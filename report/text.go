@@ -76,7 +76,7 @@ func toolLabel(name string) string {
 	if name == "" {
 		return "(whole manifest)"
 	}
-	return safetext.Quote(name)
+	return safetext.QuoteASCII(name)
 }
 
 // renderText writes a terminal summary. Every string taken from the report
@@ -158,7 +158,7 @@ func renderText(w io.Writer, r *gate.Report, opt Options) error {
 			t.line("  - %s: %s", e(c), titleFor(c))
 			for _, d := range detailsFor(r, c) {
 				if d.Name != "" {
-					t.line("      %s: %s", safetext.Quote(d.Name), e(d.Message))
+					t.line("      %s: %s", toolLabel(d.Name), e(d.Message))
 				} else {
 					t.line("      %s", e(d.Message))
 				}
