@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +30,32 @@ type Identity struct {
 	// (serverInfo in initialize or server/discover).
 	ServerName    string `json:"server_name,omitempty"`
 	ServerVersion string `json:"server_version,omitempty"`
+	// Env are the variables given to a stdio server (from a client
+	// configuration, or --pass-env): names and value digests (EnvDigest),
+	// never values. They can change the tool list. nil: not recorded (an
+	// HTTP server, or a snapshot from before env was recorded); an empty
+	// list: a stdio server given none.
+	Env *[]EnvEntry `json:"env,omitempty"`
+}
+
+// EnvEntry is one environment variable of a stdio server: its name and
+// the digest of its value.
+type EnvEntry struct {
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
+}
+
+// EnvDigest is the recorded digest of an environment value: SHA-256 over a
+// domain-separated preimage (name and value). It tells a change apart
+// without recording the value; a low-entropy value (a flag such as 1) can
+// be guessed from it, a token cannot.
+func EnvDigest(name, value string) string {
+	h := sha256.New()
+	h.Write([]byte("mcpdrift.env.v1\x00"))
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write([]byte(value))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // Snapshot is a parsed tool snapshot.
@@ -220,6 +248,15 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 			if v, ok := idv.Get(f.key); ok {
 				*f.dst = v.Str()
 			}
+		}
+		if env, ok := idv.Get("env"); ok {
+			es := []EnvEntry{}
+			for i := range env.Len() {
+				n, _ := env.Index(i).Get("name")
+				d, _ := env.Index(i).Get("digest")
+				es = append(es, EnvEntry{Name: n.Str(), Digest: d.Str()})
+			}
+			s.Identity.Env = &es
 		}
 	}
 	c, _ := root.Get("tools_list_complete")

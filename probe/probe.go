@@ -453,17 +453,8 @@ func conformance(r *Result, in Input) {
 		if seen[t.Name] == 2 {
 			r.add("MCP-CONF-DUPLICATE-TOOL-NAME", t.Name, "two served tools share this name: which one a client calls is undefined", "", nil)
 		}
-		s := t.Proj.InputSchema
-		if !s.Valid() || s.Kind() == jcs.Null {
-			r.add("MCP-CONF-TOOL-SHAPE", t.Name, "the tool has no inputSchema, which the specification requires", "", nil)
-			continue
-		}
-		if s.Kind() != jcs.Object {
-			r.add("MCP-CONF-TOOL-SHAPE", t.Name, "inputSchema is not a JSON object", "", nil)
-			continue
-		}
-		if ty, ok := s.Get("type"); !ok || !ty.StrEqual("object") {
-			r.add("MCP-CONF-TOOL-SHAPE", t.Name, `inputSchema does not have "type": "object"`, "", nil)
+		if msg := ShapeProblem(t); msg != "" {
+			r.add("MCP-CONF-TOOL-SHAPE", t.Name, msg, "", nil)
 		}
 	}
 	if in.Second != nil {
@@ -478,6 +469,24 @@ func conformance(r *Result, in Input) {
 			r.add("MCP-CONF-ORDER-VARIES", "", "a second connection was served the same tools in another order (deterministic ordering is a SHOULD)", "", nil)
 		}
 	}
+}
+
+// ShapeProblem says how a tool breaks the specification's tool shape (an
+// inputSchema that is an object with "type": "object"), or "" when it does
+// not. pin warns with it, so a list that every later drift reports as
+// MCP-CONF-TOOL-SHAPE is not pinned silently.
+func ShapeProblem(t *manifest.Tool) string {
+	s := t.Proj.InputSchema
+	switch {
+	case !s.Valid() || s.Kind() == jcs.Null:
+		return "the tool has no inputSchema, which the specification requires"
+	case s.Kind() != jcs.Object:
+		return "inputSchema is not a JSON object"
+	}
+	if ty, ok := s.Get("type"); !ok || !ty.StrEqual("object") {
+		return `inputSchema does not have "type": "object"`
+	}
+	return ""
 }
 
 // ToolNames lists the tools' names in served order.

@@ -91,7 +91,14 @@ const (
 	ToolRemoved                  = "tool_removed"
 
 	ServerEndpointRebound = "server_endpoint_rebound"
-	PublisherKeyChanged   = "publisher_key_changed"
-	ServerVersionChanged  = "server_version_changed"
-	ServerNameChanged     = "server_name_changed"
+	// ServerInstallMoved: a stdio endpoint whose only change is where the
+	// same package's same binary is installed (an upgrade into a new
+	// directory, an npx cache path).
+	ServerInstallMoved = "server_install_moved"
+	// ServerEnvChanged: the environment given to a stdio server (names,
+	// or the digest of a value) changed; env vars can change the tool list.
+	ServerEnvChanged     = "server_env_changed"
+	PublisherKeyChanged  = "publisher_key_changed"
+	ServerVersionChanged = "server_version_changed"
+	ServerNameChanged    = "server_name_changed"
 )

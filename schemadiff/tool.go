@@ -426,7 +426,8 @@ func diffAnnotations(name string, o, n jcs.Value) []Change {
 			continue // e.g. absent → the default value written out
 		}
 		weakened := nb == h.weakerIsTrue
-		c := Change{Name: name, Pointer: ptr, Detail: fmt.Sprintf("%s %t → %t", h.key, ob, nb)}
+		// An absent hint is its default, and is said to be one.
+		c := Change{Name: name, Pointer: ptr, Detail: fmt.Sprintf("%s %s → %s", h.key, hintText(ov, ob), hintText(nv, nb))}
 		if weakened {
 			c.Kind, c.Direction, c.Severity = AnnotationHintWeakened, Widening, "medium"
 			if h.key == "destructiveHint" || h.key == "readOnlyHint" {
@@ -436,6 +437,14 @@ func diffAnnotations(name string, o, n jcs.Value) []Change {
 			// A reassuring claim breaks no caller, but it is what lets a
 			// client auto-approve the tool: neutral, and worth a look.
 			c.Kind, c.Direction, c.Severity = AnnotationHintStrengthened, Neutral, "medium"
+		}
+		// destructiveHint and idempotentHint mean something only when the
+		// tool may modify its environment (readOnlyHint false): while it
+		// claims to be read-only on both sides, they are shown as
+		// meaningless and graded low.
+		if (h.key == "destructiveHint" || h.key == "idempotentHint") && readOnly(o) && readOnly(n) {
+			c.Direction, c.Severity = Neutral, "low"
+			c.Detail += " (meaningless while readOnlyHint is true: a read-only tool modifies nothing)"
 		}
 		out = append(out, c)
 	}
@@ -470,6 +479,23 @@ func diffAnnotations(name string, o, n jcs.Value) []Change {
 			Detail: "annotations changed shape"})
 	}
 	return out
+}
+
+// hintText shows a hint's value, or "default (X)" when it is absent.
+func hintText(v jcs.Value, b bool) string {
+	if !v.Valid() || v.Kind() == jcs.Null {
+		return fmt.Sprintf("default (%t)", b)
+	}
+	return fmt.Sprint(b)
+}
+
+// readOnly reports whether annotations claim readOnlyHint true.
+func readOnly(a jcs.Value) bool {
+	if !a.Valid() || a.Kind() != jcs.Object {
+		return false
+	}
+	v, ok := a.Get("readOnlyHint")
+	return ok && v.Kind() == jcs.True
 }
 
 func hintValue(v jcs.Value, def bool) (bool, bool) {

@@ -271,3 +271,80 @@ func TestParamPath(t *testing.T) {
 		}
 	}
 }
+
+// Issue 9 section 5: a stdio endpoint that only moved the install path of
+// the same package and binary is medium server_install_moved; any other
+// endpoint change stays a high rebinding. The environment is compared by
+// names and value digests.
+func TestIdentityInstallMovesAndEnv(t *testing.T) {
+	id := func(ep string) manifest.Identity { return manifest.Identity{Endpoint: ep} }
+	for _, c := range []struct {
+		old, new, kind string
+	}{
+		{"stdio:/home/u/.npm/_npx/aa11/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js /data",
+			"stdio:/home/u/.npm/_npx/bb22/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js /data", schemadiff.ServerInstallMoved},
+		{"stdio:/opt/a/node_modules/.bin/mcp-server-x --flag", "stdio:/opt/b/node_modules/.bin/mcp-server-x --flag", schemadiff.ServerInstallMoved},
+		{"stdio:/usr/local/bin/server 'a b'", "stdio:/opt/tools/bin/server 'a b'", schemadiff.ServerInstallMoved},
+		// Another package, another binary, other arguments, a URL: rebinding.
+		{"stdio:/x/node_modules/pkg-a/index.js", "stdio:/y/node_modules/pkg-b/index.js", schemadiff.ServerEndpointRebound},
+		{"stdio:/usr/local/bin/server", "stdio:/usr/local/bin/evil", schemadiff.ServerEndpointRebound},
+		{"stdio:/usr/local/bin/server --a", "stdio:/opt/bin/server --b", schemadiff.ServerEndpointRebound},
+		{"stdio:server", "stdio:/opt/bin/server", schemadiff.ServerEndpointRebound},
+		{"https://a.example/mcp", "https://b.example/mcp", schemadiff.ServerEndpointRebound},
+	} {
+		cs, _ := schemadiff.DiffIdentity(id(c.old), id(c.new))
+		if len(cs) != 1 || cs[0].Kind != c.kind {
+			t.Errorf("%s → %s: %+v, want %s", c.old, c.new, cs, c.kind)
+			continue
+		}
+		if c.kind == schemadiff.ServerInstallMoved && (cs[0].Severity != "medium" || !strings.Contains(cs[0].Detail, "install path moved")) {
+			t.Errorf("install move: %+v", cs[0])
+		}
+	}
+	env := func(kv ...string) manifest.Identity {
+		var es []manifest.EnvEntry
+		for i := 0; i < len(kv); i += 2 {
+			es = append(es, manifest.EnvEntry{Name: kv[i], Digest: manifest.EnvDigest(kv[i], kv[i+1])})
+		}
+		if es == nil {
+			es = []manifest.EnvEntry{}
+		}
+		return manifest.Identity{Env: &es}
+	}
+	cs, _ := schemadiff.DiffIdentity(env("TOKEN", "a", "MODE", "ro"), env("TOKEN", "b", "EXTRA", "1"))
+	if len(cs) != 1 || cs[0].Kind != schemadiff.ServerEnvChanged || !strings.Contains(cs[0].Detail, "added EXTRA") || !strings.Contains(cs[0].Detail, "removed MODE") || !strings.Contains(cs[0].Detail, "value changed TOKEN") {
+		t.Errorf("env: %+v", cs)
+	}
+	if cs, _ := schemadiff.DiffIdentity(env("TOKEN", "a"), env("TOKEN", "a")); len(cs) != 0 {
+		t.Errorf("same env: %+v", cs)
+	}
+	if cs, _ := schemadiff.DiffIdentity(manifest.Identity{}, env("TOKEN", "a")); len(cs) != 0 {
+		t.Errorf("env unknown on one side must not be compared: %+v", cs)
+	}
+}
+
+// Issue 9 section 4: hints are shown honestly. An absent hint is its
+// default and is said to be one; destructiveHint or idempotentHint on a
+// tool that is read-only on both sides is meaningless, shown as such and
+// graded low.
+func TestHintsShownHonestly(t *testing.T) {
+	r := schemadiff.Compare(
+		schemadiff.Input{Tools: tools(t, `[{"name":"a","annotations":{"readOnlyHint":true,"destructiveHint":false}},{"name":"b"}]`)},
+		schemadiff.Input{Tools: tools(t, `[{"name":"a","annotations":{"readOnlyHint":true,"destructiveHint":true}},{"name":"b","annotations":{"destructiveHint":false}}]`)},
+		nil, schemadiff.ToolOptions{})
+	var a, b *schemadiff.Change
+	for i := range r.Changes {
+		switch r.Changes[i].Name {
+		case "a":
+			a = &r.Changes[i]
+		case "b":
+			b = &r.Changes[i]
+		}
+	}
+	if a == nil || a.Severity != "low" || !strings.Contains(a.Detail, "meaningless") {
+		t.Errorf("destructiveHint on a read-only tool: %+v", a)
+	}
+	if b == nil || !strings.Contains(b.Detail, "destructiveHint default (true) → false") {
+		t.Errorf("an absent hint must be shown as its default: %+v", b)
+	}
+}

@@ -91,6 +91,9 @@ func (l *liveFlags) fromConfigFile(e *env, argv []string) (url string, command [
 	}
 	// Everything the entry would send is a secret from here on, before
 	// any message could quote it.
+	for _, v := range cs.expanded {
+		l.short(e, shortOnly(e.secrets.Add("a value a placeholder took from the environment", v), "a value a placeholder of "+safetext.Quote(l.mcpConfig)+" took from the environment"))
+	}
 	for k, v := range cs.env {
 		e.secrets.Add("the value of env "+k+" of the stdio server", v)
 	}
@@ -275,13 +278,21 @@ func httpToken(s string) bool {
 	return s != ""
 }
 
-func targetOf(cfg mcpclient.Config) (probe.Target, string) {
+// targetOf is the target as it is recorded and shown: a URL without user
+// info or query values, or "stdio:" and the command line; either with the
+// secrets the run sends redacted (a ${env:TOKEN} expanded into an argument
+// is recorded as [REDACTED], the same at every run, so the endpoint stays
+// stable when the token rotates).
+func (e *env) targetOf(cfg mcpclient.Config) (probe.Target, string) {
 	if cfg.BaseURL != "" {
-		// Recorded and shown without user info or query values.
-		u := redact.SanitizeURL(cfg.BaseURL)
+		u := e.secrets.String(redact.SanitizeURL(cfg.BaseURL))
 		return probe.Target{URL: u, Class: probe.ClassifyTarget(cfg.BaseURL)}, u
 	}
-	return probe.Target{Command: cfg.Command, Class: probe.ClassStdio}, "stdio:" + shellJoin(cfg.Command)
+	argv := make([]string, len(cfg.Command))
+	for i, a := range cfg.Command {
+		argv[i] = e.secrets.String(a)
+	}
+	return probe.Target{Command: argv, Class: probe.ClassStdio}, "stdio:" + shellJoin(argv)
 }
 
 // shellJoin writes argv as a POSIX shell would need it typed, so the
@@ -405,7 +416,7 @@ func cloakIdentity(primary string) string {
 // error; an error is a configuration the client refuses (exit 2).
 func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	cfg := d.cfg
-	target, targetText := targetOf(cfg)
+	target, targetText := e.targetOf(cfg)
 	var seedp *int64
 	if len(d.plan) > 0 {
 		seed := d.seed
@@ -666,8 +677,10 @@ func checkColor(mode string) error {
 }
 
 func targetClassOf(cfg mcpclient.Config) string {
-	t, _ := targetOf(cfg)
-	return t.Class
+	if cfg.BaseURL != "" {
+		return probe.ClassifyTarget(cfg.BaseURL)
+	}
+	return probe.ClassStdio
 }
 
 // callPlan resolves --invoke-tool names against the DECLARED manifest (a
@@ -747,4 +760,13 @@ func systemPoolWith(pem []byte) (*x509.CertPool, error) {
 		return nil, errors.New("no PEM certificate found")
 	}
 	return pool, nil
+}
+
+// shortOnly is label when ok is false (the value was too short to
+// redact), else nothing.
+func shortOnly(ok bool, label string) []string {
+	if ok {
+		return nil
+	}
+	return []string{label}
 }

@@ -655,3 +655,15 @@ func TestSuppressionsLetAProtectedServerPass(t *testing.T) {
 		t.Errorf("refused without challenge: exit %d, want 3", code)
 	}
 }
+
+// Issue 9 section 5: pin warns at pin time of a list that breaks the
+// specification, instead of leaving every later drift to fail with
+// MCP-CONF-TOOL-SHAPE silently.
+func TestPinWarnsOfSpecBreakingLists(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "tools.json", []byte(`{"tools":[{"name":"ok","inputSchema":{"type":"object"}},{"name":"untyped","inputSchema":{"properties":{}}},{"name":"bare"}]}`))
+	code, _, stderr := run(t, "", "pin", "--input", in, "--server-id", "s", "-o", filepath.Join(dir, "d.json"))
+	if code != 0 || !strings.Contains(stderr, `tool "untyped" breaks the specification`) || !strings.Contains(stderr, `tool "bare" breaks the specification`) || strings.Contains(stderr, `"ok" breaks`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"sort"
+	"strings"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -18,6 +20,9 @@ type configServer struct {
 	url     string
 	headers http.Header
 	ignored []string
+	// expanded are the values placeholders took from the environment:
+	// secrets, redacted from every output.
+	expanded []string
 }
 
 // loadConfigServer reads entry name of an MCP client configuration file.
@@ -46,6 +51,17 @@ func loadConfigServer(src []byte, file, name string) (*configServer, error) {
 		return nil, bad("no server named %s (it has: %s)", safetext.Quote(name), safetext.Escape(fmt.Sprint(servers.Keys())))
 	}
 	cs := &configServer{}
+	// Placeholders are expanded where clients expand them; a value that
+	// came from the environment is a secret (cs.expanded) and is never
+	// recorded.
+	expand := func(where, s string) (string, error) {
+		out, vals, err := expandPlaceholders(s, os.LookupEnv)
+		if err != nil {
+			return "", bad("%s.%s: %s", safetext.Quote(name), where, err.Error())
+		}
+		cs.expanded = append(cs.expanded, vals...)
+		return out, nil
+	}
 	str := func(k string) (string, bool, error) {
 		v, ok := e.Get(k)
 		if !ok {
@@ -54,7 +70,8 @@ func loadConfigServer(src []byte, file, name string) (*configServer, error) {
 		if v.Kind() != jcs.String {
 			return "", false, bad("%s.%s must be a string", safetext.Quote(name), k)
 		}
-		return v.Str(), true, nil
+		x, err := expand(k, v.Str())
+		return x, true, err
 	}
 	strMap := func(k string) (map[string]string, error) {
 		v, ok := e.Get(k)
@@ -70,7 +87,11 @@ func loadConfigServer(src []byte, file, name string) (*configServer, error) {
 			if vv.Kind() != jcs.String {
 				return nil, bad("%s.%s.%s must be a string", safetext.Quote(name), k, safetext.Quote(kk.Str()))
 			}
-			m[kk.Str()] = vv.Str()
+			x, err := expand(k+"."+kk.Str(), vv.Str())
+			if err != nil {
+				return nil, err
+			}
+			m[kk.Str()] = x
 		}
 		return m, nil
 	}
@@ -98,7 +119,11 @@ func loadConfigServer(src []byte, file, name string) (*configServer, error) {
 				if a.Index(i).Kind() != jcs.String {
 					return nil, bad("%s.args must be an array of strings", safetext.Quote(name))
 				}
-				cs.command = append(cs.command, a.Index(i).Str())
+				x, err := expand(fmt.Sprintf("args[%d]", i), a.Index(i).Str())
+				if err != nil {
+					return nil, err
+				}
+				cs.command = append(cs.command, x)
 			}
 		}
 		if cs.env, err = strMap("env"); err != nil {
@@ -125,4 +150,78 @@ func loadConfigServer(src []byte, file, name string) (*configServer, error) {
 	}
 	sort.Strings(cs.ignored)
 	return cs, nil
+}
+
+// expandPlaceholders expands the variables MCP clients write in their
+// configuration files — ${env:NAME} (VS Code, Cursor), ${NAME} and
+// ${NAME:-default} (Claude Code), ${userHome} — and returns the values
+// taken from the environment. ${input:NAME} needs the client's prompt and
+// is refused, as is any other ${...} and a variable that is not set: a
+// placeholder sent as literal text only fails later, as a refused
+// credential.
+func expandPlaceholders(s string, lookup func(string) (string, bool)) (string, []string, error) {
+	if !strings.Contains(s, "${") {
+		return s, nil, nil
+	}
+	var b strings.Builder
+	var vals []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return "", nil, fmt.Errorf("an unterminated placeholder %s", safetext.Quote(safetext.Clip(s[i:], 40)))
+		}
+		b.WriteString(s[:i])
+		ph := s[i+2 : i+j]
+		s = s[i+j+1:]
+		name, def, hasDef := ph, "", false
+		switch {
+		case strings.HasPrefix(ph, "input:"):
+			return "", nil, fmt.Errorf("${%s} asks the client to prompt for a value, and mcpdrift cannot: put it in the environment and write ${env:%s}", safetext.Escape(ph), safetext.Escape(strings.TrimPrefix(ph, "input:")))
+		case ph == "userHome":
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", nil, fmt.Errorf("${userHome}: %s", safetext.Escape(err.Error()))
+			}
+			b.WriteString(home)
+			continue
+		case strings.HasPrefix(ph, "env:"):
+			name = strings.TrimPrefix(ph, "env:")
+		default:
+			if k := strings.Index(ph, ":-"); k >= 0 {
+				name, def, hasDef = ph[:k], ph[k+2:], true
+			}
+		}
+		if !envName(name) {
+			return "", nil, fmt.Errorf("${%s} is not a placeholder mcpdrift knows (${env:NAME}, ${NAME}, ${NAME:-default}, ${userHome})", safetext.Escape(safetext.Clip(ph, 60)))
+		}
+		v, ok := lookup(name)
+		switch {
+		case ok:
+			vals = append(vals, v)
+		case hasDef:
+			v = def
+		default:
+			return "", nil, fmt.Errorf("${%s}: %s is not set in this environment", safetext.Escape(ph), safetext.Escape(name))
+		}
+		b.WriteString(v)
+	}
+	return b.String(), vals, nil
+}
+
+func envName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

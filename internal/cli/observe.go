@@ -3,11 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -211,7 +216,7 @@ not observed, and says why.`,
 					if err != nil {
 						return err
 					}
-					_, target := targetOf(cfg)
+					_, target := e.targetOf(cfg)
 					source = target
 					ctx, cancel := context.WithTimeout(context.Background(), live.timeout)
 					defer cancel()
@@ -238,6 +243,7 @@ not observed, and says why.`,
 					if ident.Endpoint == "" {
 						ident.Endpoint = target
 					}
+					ident.Env = envIdentity(cfg)
 					if obs.ServerInfo != nil {
 						if ident.ServerName == "" {
 							ident.ServerName = obs.ServerInfo.Name
@@ -255,6 +261,9 @@ not observed, and says why.`,
 			d, err := manifest.Pin(o, manifest.PinOptions{AllowEmpty: allowEmpty})
 			if err != nil {
 				return inputErr(source, err)
+			}
+			if tl != nil {
+				warnShape(e, tl.Tools)
 			}
 			b, err := manifest.MarshalArtifact(d)
 			if err != nil {
@@ -293,4 +302,47 @@ not observed, and says why.`,
 	f.Int64Var(&maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
 	id.register(f)
 	return cmd
+}
+
+// warnShape warns, at pin time, of tools that break the specification's
+// tool shape: every later drift reports them as MCP-CONF-TOOL-SHAPE.
+func warnShape(e *env, tools []manifest.Tool) {
+	n := 0
+	for i := range tools {
+		msg := probe.ShapeProblem(&tools[i])
+		if msg == "" {
+			continue
+		}
+		if n++; n > 50 {
+			continue
+		}
+		fmt.Fprintf(e.stderr, "mcpdrift: warning: tool %s breaks the specification: %s; it is pinned as served, and every drift against this baseline will report MCP-CONF-TOOL-SHAPE for it\n", safetext.Quote(tools[i].Name), msg)
+	}
+	if n > 50 {
+		fmt.Fprintf(e.stderr, "mcpdrift: warning: and %d more tools that break the specification\n", n-50)
+	}
+}
+
+// envIdentity records the environment a stdio server was given beyond the
+// minimal one — the config's env and the --pass-env variables — as names
+// and value digests, sorted: env vars can change the tool list.
+func envIdentity(cfg mcpclient.Config) *[]manifest.EnvEntry {
+	if len(cfg.Command) == 0 {
+		return nil
+	}
+	vals := map[string]string{}
+	for _, n := range cfg.PassEnv {
+		if v, ok := os.LookupEnv(n); ok {
+			vals[n] = v
+		}
+	}
+	for n, v := range cfg.Env {
+		vals[n] = v
+	}
+	out := []manifest.EnvEntry{}
+	for n, v := range vals {
+		out = append(out, manifest.EnvEntry{Name: n, Digest: manifest.EnvDigest(n, v)})
+	}
+	slices.SortFunc(out, func(a, b manifest.EnvEntry) int { return strings.Compare(a.Name, b.Name) })
+	return &out
 }

@@ -270,3 +270,62 @@ done
 	assertNoSecret(t, "stderr", []byte(stderr))
 	assertDirClean(t, dir)
 }
+
+// Issue 9 section 5: ${env:NAME} (and Claude Code's ${NAME}) in a client
+// configuration are expanded, their values never written; ${input:NAME}
+// is refused with a message; a variable that is not set is refused.
+func TestConfigPlaceholders(t *testing.T) {
+	t.Setenv("MCPDRIFT_TEST_TOKEN", bearerToken)
+	_, url := mock(t, mockserver.Config{RequireAuth: bearerToken}, exampleV1)
+	dir, inputs := t.TempDir(), t.TempDir()
+	for _, hv := range []string{"Bearer ${env:MCPDRIFT_TEST_TOKEN}", "Bearer ${MCPDRIFT_TEST_TOKEN}", "Bearer ${MCPDRIFT_UNSET_VAR:-" + bearerToken + "}"} {
+		cfg := writeFile(t, inputs, "mcp.json", []byte(`{"mcpServers":{"s":{"type":"http","url":"`+url+`","headers":{"Authorization":"`+hv+`"}}}}`))
+		out := filepath.Join(dir, "r.json")
+		code, stdout, stderr := run(t, "", "drift", exampleV1, "--mcp-config", cfg, "--server", "s", "--format", "json", "-o", out)
+		if code != 0 && code != 1 {
+			t.Fatalf("%s: exit %d %s", hv, code, stderr)
+		}
+		b, _ := os.ReadFile(out)
+		if !strings.Contains(string(b), `"authorization_presented": true`) || strings.Contains(string(b), `"MCP-AUTH-ENFORCED"`) && !strings.Contains(string(b), "credential-stripped") {
+			t.Errorf("%s: the expanded credential was not accepted:\n%s", hv, b)
+		}
+		assertNoSecret(t, "stdout", []byte(stdout))
+		assertNoSecret(t, "stderr", []byte(stderr))
+	}
+	for _, c := range []struct{ value, want string }{
+		{"Bearer ${input:token}", "prompt"},
+		{"Bearer ${env:MCPDRIFT_SURELY_UNSET}", "not set"},
+		{"Bearer ${env:}", "not a placeholder"},
+		{"Bearer ${workspaceFolder}", "not a placeholder"},
+		{"Bearer ${env:X", "unterminated"},
+	} {
+		cfg := writeFile(t, inputs, "bad.json", []byte(`{"mcpServers":{"s":{"url":"`+url+`","headers":{"Authorization":"`+c.value+`"}}}}`))
+		code, _, stderr := run(t, "", "drift", exampleV1, "--mcp-config", cfg, "--server", "s")
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d %s", c.value, code, stderr)
+		}
+	}
+	assertDirClean(t, dir)
+}
+
+func TestExpandPlaceholders(t *testing.T) {
+	env := map[string]string{"A": "alpha-value", "B_2": "beta"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	for in, want := range map[string]string{
+		"plain":                 "plain",
+		"${env:A}":              "alpha-value",
+		"x-${A}-${B_2}":         "x-alpha-value-beta",
+		"${MISSING:-fallback}":  "fallback",
+		"${A:-unused}":          "alpha-value",
+		"$A and {A} stay as is": "$A and {A} stay as is",
+	} {
+		got, _, err := expandPlaceholders(in, lookup)
+		if err != nil || got != want {
+			t.Errorf("%q: %q %v, want %q", in, got, err, want)
+		}
+	}
+	_, vals, _ := expandPlaceholders("${env:A}${B_2}${X:-d}", lookup)
+	if len(vals) != 2 {
+		t.Errorf("values from the environment: %v", vals)
+	}
+}
