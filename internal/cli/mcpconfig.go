@@ -196,7 +196,7 @@ func expandPlaceholders(s string, lookup func(string) (string, bool)) (string, [
 				name, def, hasDef = ph[:k], ph[k+2:], true
 			}
 		}
-		if !envName(name) {
+		if !envName(name) || !strings.HasPrefix(ph, "env:") && vscodeVariables[name] {
 			return "", nil, fmt.Errorf("${%s} is not a placeholder mcpdrift knows (${env:NAME}, ${NAME}, ${NAME:-default}, ${userHome})", safetext.Escape(safetext.Clip(ph, 60)))
 		}
 		v, ok := lookup(name)
@@ -224,4 +224,14 @@ func envName(s string) bool {
 		}
 	}
 	return true
+}
+
+// vscodeVariables are the editor's own ${...} variables: they name no
+// environment variable, and mcpdrift has no editor to ask.
+var vscodeVariables = map[string]bool{
+	"workspaceFolder": true, "workspaceFolderBasename": true, "workspaceRoot": true, "file": true,
+	"fileWorkspaceFolder": true, "relativeFile": true, "relativeFileDirname": true, "fileBasename": true,
+	"fileBasenameNoExtension": true, "fileExtname": true, "fileDirname": true, "fileDirnameBasename": true,
+	"cwd": true, "lineNumber": true, "selectedText": true, "execPath": true, "pathSeparator": true,
+	"defaultBuildTask": true,
 }
