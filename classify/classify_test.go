@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 func TestSpecExamples(t *testing.T) {
@@ -692,5 +695,18 @@ func TestClassifyASCIIAllocs(t *testing.T) {
 	})
 	if n != 0 {
 		t.Errorf("Classify allocates %v times per ASCII name", n)
+	}
+}
+
+// kindOf skips exactly the letters and digits whose confusable fold is
+// empty (besides the invisible runes it skips anyway).
+func TestEmptyFoldLetters(t *testing.T) {
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			continue
+		}
+		if empty := safetext.Fold(string(r)) == ""; empty != (kindOf(r) == kindSkip) {
+			t.Errorf("%U: fold empty %v, kind %d", r, empty, kindOf(r))
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -128,8 +130,30 @@ func kindOf(r rune) runeKind {
 	if r >= 0 && r < utf8.RuneSelf {
 		return asciiKinds[r]
 	}
-	return kindOfSlow(r)
+	if k, ok := kindCache.Load(r); ok {
+		return k.(runeKind)
+	}
+	k := kindOfSlow(r)
+	if kindCacheLen.Add(1) <= maxKindCache {
+		kindCache.Store(r, k)
+	}
+	return k
 }
+
+// kindCache holds the kinds of the non-ASCII runes met so far, at most
+// maxKindCache of them.
+var (
+	kindCache    sync.Map // rune → runeKind
+	kindCacheLen atomic.Int64
+)
+
+const maxKindCache = 1 << 16
+
+// emptyFoldLetters are the letters and digits whose confusable fold is
+// empty and that are not default-ignorable: the halfwidth katakana voiced
+// sound marks, which decompose to combining marks. (A test checks every
+// code point.) They are skipped like the invisible runes.
+var emptyFoldLetters = [...]rune{0xFF9E, 0xFF9F}
 
 func kindOfSlow(r rune) runeKind {
 	switch {
@@ -137,10 +161,7 @@ func kindOfSlow(r rune) runeKind {
 		return kindSep
 	case safetext.IsDefaultIgnorable(r), unicode.In(r, unicode.Mn, unicode.Me):
 		return kindSkip
-	}
-	f := safetext.Fold(string(r))
-	switch {
-	case f == "" && r >= utf8.RuneSelf:
+	case r == emptyFoldLetters[0] || r == emptyFoldLetters[1]:
 		return kindSkip
 	case unicode.IsUpper(r):
 		return kindUpper
@@ -151,6 +172,9 @@ func kindOfSlow(r rune) runeKind {
 	case unicode.IsLetter(r):
 		return kindOther
 	}
+	// Not a letter or digit: a word rune only if it is a look-alike of
+	// letters or digits ("|" for "l", "℮" for "e", circled letters).
+	f := safetext.Fold(string(r))
 	for _, c := range f {
 		if !isWordRune(c) {
 			return kindSep
@@ -230,8 +254,11 @@ func (t *tokenizer) next(buf []byte) []byte {
 // hostile name cannot make the fold expensive).
 const maxKeyInput = 256
 
-// appendKey appends the matching key of tok (its confusable fold, then the
-// stemmer) to dst, and reports false when tok is too long to be a word.
+// appendKey appends the matching key of tok (the confusable folds of its
+// runes, then the stemmer) to dst, and reports false when tok is too long
+// to be a word. Folding rune by rune (safetext.FoldRune, cached) gives
+// safetext.Fold of the token but for the order of combining marks, which
+// the fold drops anyway; names and pattern words are keyed the same way.
 func appendKey(dst, tok []byte) ([]byte, bool) {
 	if len(tok) > maxKeyInput {
 		return dst, false
@@ -239,7 +266,11 @@ func appendKey(dst, tok []byte) ([]byte, bool) {
 	start := len(dst)
 	dst, ok := safetext.AppendFoldASCII(dst, tok)
 	if !ok {
-		dst = append(dst, safetext.Fold(string(tok))...)
+		for len(tok) > 0 {
+			r, n := utf8.DecodeRune(tok)
+			dst = append(dst, safetext.FoldRune(r)...)
+			tok = tok[n:]
+		}
 	}
 	return append(dst[:start], stem(dst[start:])...), true
 }

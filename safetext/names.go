@@ -3,6 +3,7 @@ package safetext
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -32,15 +33,16 @@ import (
 //     NFD(toCasefold(NFD(s))), full case folding. "Delete_File" and
 //     "delete_file".
 //   - Fold: the confusable fold, which classification and the name check
-//     match on. Starting from the case key, one round is
+//     match on. Every code point of the case key is folded on its own, and
+//     the results are concatenated (so equal case keys fold alike). A code
+//     point is folded in rounds, one round being
 //
 //     NFKD, drop default-ignorable code points and combining marks
 //     (Mn, Me), map every code point to its UTS #39 prototype
 //     (confusables.txt), NFKD of the full case fold, drop
 //     default-ignorable code points and combining marks again,
 //
-//     and rounds repeat until the string stops changing, so
-//     Fold(Fold(s)) == Fold(s). NFKD folds compatibility forms (fullwidth
+//     until the string stops changing, so Fold(Fold(s)) == Fold(s). NFKD folds compatibility forms (fullwidth
 //     "ＤＥＬＥＴＥ", mathematical "𝐝𝐞𝐥𝐞𝐭𝐞", the "ﬁ" ligature, superscripts)
 //     to their base letters; the prototypes fold look-alikes from other
 //     scripts (Cyrillic "е", Greek "ο") and ASCII look-alikes ("0" → "o",
@@ -309,7 +311,18 @@ func CaseKey(s string) string {
 	if isASCII(s) {
 		return asciiLower(s)
 	}
-	return norm.NFD.String(cases.Fold().String(norm.NFD.String(s)))
+	return norm.NFD.String(caseFold(norm.NFD.String(s)))
+}
+
+// casers pools full case folders: a cases.Caser keeps state, so one is
+// never shared between goroutines, and making one per call is the
+// largest cost of a fold.
+var casers = sync.Pool{New: func() any { c := cases.Fold(); return &c }}
+
+func caseFold(s string) string {
+	c := casers.Get().(*cases.Caser)
+	defer casers.Put(c)
+	return c.String(s)
 }
 
 // maxFoldRounds bounds Fold's iteration. Every code point settles within
@@ -326,7 +339,60 @@ func Fold(s string) string {
 	if isASCII(s) {
 		return foldASCII(s)
 	}
-	return foldSlow(s)
+	k := CaseKey(s)
+	var b strings.Builder
+	b.Grow(len(k))
+	for _, r := range k {
+		b.WriteString(foldRune(r))
+	}
+	return b.String()
+}
+
+// foldCache holds the folds of the non-ASCII code points met so far, at
+// most maxFoldCache of them (a hostile input cannot grow it without bound).
+var (
+	foldCache    sync.Map // rune → string
+	foldCacheLen atomic.Int64
+)
+
+const maxFoldCache = 1 << 16
+
+// FoldRune is Fold(string(r)), from a cache: Fold of a string is the
+// concatenation of the folds of the code points of its case key, so a
+// caller that folds text rune by rune (the classifier's tokens) gets the
+// fold of each rune cheaply.
+func FoldRune(r rune) string {
+	if r >= 0 && r < utf8.RuneSelf {
+		return asciiFoldTable()[r]
+	}
+	if v, ok := runeFoldCache.Load(r); ok {
+		return v.(string)
+	}
+	f := Fold(string(r))
+	if runeFoldCacheLen.Add(1) <= maxFoldCache {
+		runeFoldCache.Store(r, f)
+	}
+	return f
+}
+
+var (
+	runeFoldCache    sync.Map // rune → Fold(string(rune))
+	runeFoldCacheLen atomic.Int64
+)
+
+// foldRune is the fold of one code point of a case key.
+func foldRune(r rune) string {
+	if r < utf8.RuneSelf {
+		return asciiFoldTable()[r]
+	}
+	if v, ok := foldCache.Load(r); ok {
+		return v.(string)
+	}
+	f := foldSlow(string(r))
+	if foldCacheLen.Add(1) <= maxFoldCache {
+		foldCache.Store(r, f)
+	}
+	return f
 }
 
 func foldSlow(s string) string {
@@ -377,7 +443,7 @@ func strip(x string, mapProto bool) string {
 
 func foldRound(x string) string {
 	x = strip(norm.NFKD.String(x), true)
-	x = norm.NFKD.String(cases.Fold().String(x))
+	x = norm.NFKD.String(caseFold(x))
 	return strip(x, false)
 }
 
@@ -405,10 +471,9 @@ func asciiLower(s string) string {
 	return s
 }
 
-// asciiFoldTable[c] is Fold of the one-byte string c, computed by the
-// general path, so the ASCII fast path cannot disagree with it. Fold is
-// per code point on ASCII (every step of a round maps code points
-// independently), so an ASCII string folds to the concatenation.
+// asciiFoldTable[c] is the fold of the ASCII code point c, computed by the
+// general path; the case key of an ASCII string is its lower case, so an
+// ASCII string folds to the concatenation.
 var asciiFoldTable = sync.OnceValue(func() *[128]string {
 	var t [128]string
 	for c := 0; c < 128; c++ {

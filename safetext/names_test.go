@@ -169,10 +169,17 @@ func TestFoldEveryCodePoint(t *testing.T) {
 		if r >= 0xd800 && r <= 0xdfff {
 			continue
 		}
+		if _, mapped := prototype(r); !mapped && !IsDefaultIgnorable(r) &&
+			!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.Cc, unicode.Cf) {
+			continue // unassigned or private use: no decomposition, no case, no prototype
+		}
 		s := string(r)
 		f := Fold(s)
 		if Fold(f) != f {
 			t.Fatalf("Fold(%U) = %q is not its own fold (%q)", r, f, Fold(f))
+		}
+		if FoldRune(r) != f {
+			t.Fatalf("FoldRune(%U) = %q, Fold = %q", r, FoldRune(r), f)
 		}
 	}
 	for c := 0; c < 128; c++ {
