@@ -95,6 +95,41 @@ type Config struct {
 	// 401, when RequireAuth is set. A wrong token is still 401.
 	AnonymousTools []json.RawMessage
 
+	// CapabilityTools lists further tools for clients that declare a client
+	// capability: CapabilityTools["sampling"] is appended to the list of a
+	// client whose ClientCapabilities (initialize capabilities, or the
+	// 2026-07-28 _meta clientCapabilities) has a "sampling" member — as
+	// server-everything registers trigger-sampling-request only for such
+	// clients. Lists are appended in the order of the capability names.
+	CapabilityTools map[string][]json.RawMessage
+
+	// ServerRequest, when set, is a server→client request method (for
+	// example "sampling/createMessage") sent before the response to every
+	// method in HostileMethods wherever a request can travel: on SSE
+	// response streams, on the HTTP+SSE stream, on stdio. The client's
+	// answer is logged (LogEntry.Reason "response: error -32601" or
+	// "response: result"). Params are the smallest valid ones of the
+	// method. On a 2026-07-28 stream this is non-conformant on purpose.
+	ServerRequest string
+
+	// DiscoverWithoutVersions leaves supportedVersions out of the
+	// server/discover result (non-conformant: a client must not take such
+	// an answer as 2026-07-28).
+	DiscoverWithoutVersions bool
+
+	// SSEEndpoint replaces the URI of the HTTP+SSE endpoint event
+	// (LegacySSEHandler; default: the handler's path with
+	// ?sessionId=ID). "{session}" in it is replaced by the session id. A
+	// hostile test points it at another origin.
+	SSEEndpoint string
+	// SSEOmitEndpoint opens the HTTP+SSE stream without an endpoint event
+	// (it sends keep-alive comments, or floods with SSEFlood).
+	SSEOmitEndpoint bool
+	// SSEFlood answers the methods in HostileMethods on the HTTP+SSE
+	// stream with notifications, forever, instead of the response; with
+	// SSEOmitEndpoint, the stream floods from its start.
+	SSEFlood bool
+
 	// Era: dual (default), modern-only or legacy-only.
 	Era Era
 	// SupportedVersions, newest first (default DefaultVersions). Versions

@@ -11,15 +11,26 @@
 // whether it sent clientInfo.
 //
 // A Server is an http.Handler for the MCP endpoint (Streamable HTTP, both
-// eras, at whatever path it is mounted); ServeStdio serves
-// newline-delimited JSON-RPC. AdminHandler swaps the tools over HTTP;
-// SetTools and ReloadFile swap them in-process.
+// eras, at whatever path it is mounted); LegacySSEHandler serves the
+// deprecated HTTP+SSE transport of 2024-11-05 (GET for a stream whose
+// endpoint event names where to POST; responses as message events);
+// ServeStdio serves newline-delimited JSON-RPC. AdminHandler swaps the
+// tools over HTTP; SetTools and ReloadFile swap them in-process.
 //
 // Tool objects are served with their exact bytes: results are assembled by
 // byte concatenation, never by re-encoding. Two framings cannot carry line
 // breaks, which in valid JSON can only be insignificant whitespace: on
-// stdio CR and LF become spaces (a message is one line), and in SSE a
-// multi-line body is split over data: lines, which a client joins with LF.
+// stdio CR and LF become spaces (a message is one line), and an SSE event
+// is compacted to one data: line (whitespace between tokens dropped,
+// nothing inside a string or a number touched), as the official
+// conformance suite expects. Either way every tool's canonical form, and
+// so its digest, is the one of the bytes loaded: the mock is the server,
+// and what a client hashes is what it sent.
+//
+// Client capabilities: CapabilityTools lists further tools to clients that
+// declare a capability (as server-everything does for sampling,
+// elicitation and roots), and ServerRequest sends a server→client request
+// before a response so that a client's refusal can be tested.
 //
 // tools/call is a trivial echo with no side effects: every known tool
 // answers {"content":[{"type":"text","text":"ok"}]} (plus resultType and
@@ -108,6 +119,20 @@
 //	invalid cursor; unknown tool                       200   -32602
 //	GET                                                405   -32600
 //	DELETE with the session (same header rules)        200   session ended; then 404
+//
+// HTTP+SSE (LegacySSEHandler; legacy versions only, 2024-11-05 included
+// when SupportedVersions names it):
+//
+//	Condition                                          HTTP  JSON-RPC
+//	modern-only server                                 405   -32600
+//	GET without Accept text/event-stream               406   -32600
+//	GET                                                200   stream: "endpoint" event (PATH?sessionId=ID,
+//	                                                         or SSEEndpoint), then "message" events
+//	POST without ?sessionId                            405   -32600 (Allow: GET)
+//	POST to an unknown or ended session                404   -32001
+//	POST: Content-Type, size, JSON as for Streamable HTTP 415/413/400
+//	POST of a message                                  202   the answer goes to the stream, with the
+//	                                                         stdio session rules
 //
 // stdio has the same semantics without headers and sessions: modern
 // requests need the _meta fields (-32602) and a supported version

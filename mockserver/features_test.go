@@ -306,7 +306,9 @@ func TestSSEModern(t *testing.T) {
 	if len(ev) != 1 || ev[0].event != "message" || ev[0].hasID {
 		t.Fatalf("events %+v", ev)
 	}
-	sameRaw(t, []byte(ev[0].data), examples.V1)
+	// examples.V1 is pretty-printed: each event is one compacted data: line.
+	oneDataLine(t, r.body)
+	sameCompacted(t, []byte(ev[0].data), examples.V1)
 
 	// A progressToken gets a progress notification first.
 	body := `{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"progressToken":"pt-1","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -318,7 +320,7 @@ func TestSSEModern(t *testing.T) {
 	if n.Method != "notifications/progress" || !bytes.Contains(n.Params, []byte(`"progressToken":"pt-1"`)) || n.ID != nil {
 		t.Fatalf("progress %s", ev[0].data)
 	}
-	sameRaw(t, []byte(ev[1].data), examples.V1)
+	sameCompacted(t, []byte(ev[1].data), examples.V1)
 
 	// Errors stay JSON with their status.
 	r = post(t, ts.URL, modernBody(4, "nope", ""), modernHeaders("nope", ""))
@@ -347,7 +349,9 @@ func TestSSELegacy(t *testing.T) {
 	}
 	h := legacyHeaders(sid, "2025-11-25")
 	post(t, ts.URL, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
-	ev = parseSSE(t, post(t, ts.URL, listBody, h).body)
+	r = post(t, ts.URL, listBody, h)
+	oneDataLine(t, r.body)
+	ev = parseSSE(t, r.body)
 	if len(ev) != 3 || ev[0].data != "" || !ev[0].hasID {
 		t.Fatalf("tools/list events %+v", ev)
 	}
@@ -361,7 +365,7 @@ func TestSSELegacy(t *testing.T) {
 		}
 		ids[e.id] = true
 	}
-	sameRaw(t, []byte(ev[2].data), examples.V1)
+	sameCompacted(t, []byte(ev[2].data), examples.V1)
 
 	// 2025-06-18: no priming event, no ids.
 	r = post(t, ts.URL, legacyInitBody("2025-06-18"), baseHeaders())
@@ -372,7 +376,7 @@ func TestSSELegacy(t *testing.T) {
 	if len(ev) != 2 || ev[0].hasID || ev[0].data == "" {
 		t.Fatalf("2025-06-18 events %+v", ev)
 	}
-	sameRaw(t, []byte(ev[1].data), examples.V1)
+	sameCompacted(t, []byte(ev[1].data), examples.V1)
 }
 
 func TestHostileKnobs(t *testing.T) {

@@ -234,6 +234,52 @@ func sameRaw(t testing.TB, served, source []byte) {
 	}
 }
 
+// sameCompacted checks that an SSE-served list holds the source's tools
+// with only insignificant whitespace dropped: each tool's bytes are the
+// compacted source bytes, and each tool's digest is the source's.
+func sameCompacted(t testing.TB, served, source []byte) {
+	t.Helper()
+	a, err := manifest.ParseToolList(served)
+	if err != nil {
+		t.Fatalf("served list does not parse: %v", err)
+	}
+	b, err := manifest.ParseToolList(source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Tools) != len(b.Tools) {
+		t.Fatalf("%d tools served, source has %d", len(a.Tools), len(b.Tools))
+	}
+	for i := range a.Tools {
+		var want bytes.Buffer
+		if err := json.Compact(&want, b.Tools[i].Value.Raw()); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Tools[i].Value.Raw(), want.Bytes()) {
+			t.Fatalf("tool %d is not the compacted source:\n%s\n---\n%s", i, a.Tools[i].Value.Raw(), want.Bytes())
+		}
+		if !bytes.Equal(a.Tools[i].Value.Canonical(), b.Tools[i].Value.Canonical()) {
+			t.Fatalf("tool %d: canonical forms differ", i)
+		}
+	}
+	da, _ := manifest.ManifestDigestOf(a.Tools)
+	db, _ := manifest.ManifestDigestOf(b.Tools)
+	if da != db {
+		t.Fatalf("manifest digest %s, source %s", da, db)
+	}
+}
+
+// oneDataLine checks that every event of a stream has at most one data: line.
+func oneDataLine(t testing.TB, stream []byte) {
+	t.Helper()
+	s := strings.ReplaceAll(strings.ReplaceAll(string(stream), "\r\n", "\n"), "\r", "\n")
+	for _, block := range strings.Split(s, "\n\n") {
+		if n := strings.Count("\n"+block, "\ndata:"); n > 1 {
+			t.Fatalf("an event with %d data: lines: %q", n, safetext.Clip(block, 200))
+		}
+	}
+}
+
 type sseEvent struct {
 	event, id, data string
 	hasID, hasData  bool

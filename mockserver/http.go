@@ -1,9 +1,11 @@
 package mockserver
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -243,7 +245,7 @@ func (s *Server) handleModern(w http.ResponseWriter, r *http.Request, entry *Log
 		s.reply(w, r, entry, x, m, nil, e)
 		return
 	}
-	x.tools = s.toolsFor(x.conn, anonymous)
+	x.tools = s.toolsFor(x.conn, anonymous, x.caps)
 	entry.Passed = true
 	res, e := s.dispatch(x, m)
 	s.reply(w, r, entry, x, m, res, e)
@@ -299,7 +301,7 @@ func (s *Server) handleLegacy(w http.ResponseWriter, r *http.Request, entry *Log
 			s.writeJSONError(w, entry, m.id, e)
 			return
 		}
-		ss := s.newSession(version)
+		ss := s.newSession(version, initializeCaps(m, entry))
 		entry.Session, entry.Conn, entry.ProtocolVersion, entry.Passed = ss.id, ss.conn, version, true
 		w.Header().Set(mcpwire.HeaderSessionID, ss.id)
 		x := &exchange{version: version, conn: ss.conn, anonymous: anonymous, entry: entry}
@@ -312,7 +314,13 @@ func (s *Server) handleLegacy(w http.ResponseWriter, r *http.Request, entry *Log
 		return
 	}
 	if m.isResponse {
-		s.writeJSONError(w, entry, nil, rpcErr(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "Bad Request: this server sent no request to respond to"))
+		if s.cfg.ServerRequest == "" {
+			s.writeJSONError(w, entry, nil, rpcErr(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "Bad Request: this server sent no request to respond to"))
+			return
+		}
+		entry.Reason, entry.Passed = answerReason(m), true
+		w.WriteHeader(http.StatusAccepted)
+		entry.Status = http.StatusAccepted
 		return
 	}
 	if m.isNotification() {
@@ -328,7 +336,7 @@ func (s *Server) handleLegacy(w http.ResponseWriter, r *http.Request, entry *Log
 		s.writeJSONError(w, entry, m.id, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: notifications/initialized has not been received"))
 		return
 	}
-	x := &exchange{version: ss.version, conn: ss.conn, anonymous: anonymous, tools: s.toolsFor(ss.conn, anonymous), entry: entry}
+	x := &exchange{version: ss.version, conn: ss.conn, anonymous: anonymous, tools: s.toolsFor(ss.conn, anonymous, ss.caps), entry: entry, caps: ss.caps}
 	entry.Passed = true
 	res, err := s.dispatch(x, m)
 	s.reply(w, r, entry, x, m, res, err)
@@ -426,6 +434,10 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, entry *LogEntry, 
 	for _, n := range s.notificationsFor(x, m) {
 		sw.event(n)
 	}
+	if e == nil && s.wantsServerRequest(m) {
+		sw.event(s.serverRequestBytes())
+		sw.flush()
+	}
 	sw.event(body)
 	sw.flush()
 }
@@ -464,13 +476,22 @@ func (sw *sseWriter) nextID() string {
 	return id
 }
 
-// event appends one "message" event; a body with line breaks (possible
-// only as insignificant whitespace in tool bytes) is split over several
-// data: lines.
+// event appends one "message" event with one data: line. The message is
+// compacted first: whitespace between JSON tokens — which tool bytes from
+// a pretty-printed manifest carry, line breaks included — is dropped, and
+// nothing else changes (not a byte inside a string, not a number's
+// spelling, not member order), so every tool's canonical form, and so its
+// digest, is the one of the bytes loaded. The official conformance suite
+// reads one data: line per event (multi-line data is valid SSE, joined
+// with LF, and is still what a body that is not JSON — a hostile knob's —
+// is split into).
 func (sw *sseWriter) event(data []byte) {
 	sw.buf = append(sw.buf, "event: message\n"...)
 	if sw.ids {
 		sw.buf = append(sw.buf, "id: "+sw.nextID()+"\n"...)
+	}
+	if c, ok := compactJSON(data); ok {
+		data = c
 	}
 	for {
 		i := indexLineBreak(data)
@@ -488,6 +509,21 @@ func (sw *sseWriter) event(data []byte) {
 		data = data[i+1:]
 	}
 	sw.buf = append(sw.buf, '\n')
+}
+
+// compactJSON drops the insignificant whitespace of valid JSON (and only
+// that: encoding/json.Compact escapes nothing); ok is false for invalid
+// JSON.
+func compactJSON(b []byte) ([]byte, bool) {
+	if indexLineBreak(b) < 0 && !bytes.ContainsAny(b, " \t") {
+		return b, true
+	}
+	var out bytes.Buffer
+	out.Grow(len(b))
+	if err := json.Compact(&out, b); err != nil {
+		return nil, false
+	}
+	return out.Bytes(), true
 }
 
 func indexLineBreak(b []byte) int {

@@ -14,7 +14,7 @@ import (
 // stdio message) and what the server made of it.
 type LogEntry struct {
 	Time      time.Time
-	Transport string // "http" or "stdio"
+	Transport string // "http", "sse" (HTTP+SSE, LegacySSEHandler) or "stdio"
 	// HTTPMethod is the HTTP method ("" on stdio).
 	HTTPMethod string
 	// Era is "modern" or "legacy" once the request was routed, else "".
@@ -37,6 +37,9 @@ type LogEntry struct {
 	// (clipped to 1 KiB).
 	ClientInfoSent bool
 	ClientInfo     string
+	// ClientCapabilities is the raw ClientCapabilities object the request
+	// declared (initialize capabilities, or modern _meta), clipped to 1 KiB.
+	ClientCapabilities string
 	// Anonymous: served the anonymous tool list (no credentials).
 	Anonymous bool
 	// Passed: the request passed validation and was dispatched.

@@ -231,6 +231,57 @@ type exchange struct {
 	tools     *toolSet
 	header    http.Header // nil on stdio
 	entry     *LogEntry
+	caps      []string // the client capabilities declared (modern: this request's)
+}
+
+// capabilityNames reads a ClientCapabilities object: its member names
+// (logged as the raw object, clipped).
+func capabilityNames(v jcs.Value, entry *LogEntry) []string {
+	if !v.Valid() || v.Kind() != jcs.Object {
+		return nil
+	}
+	entry.ClientCapabilities = safetext.Clip(string(v.Raw()), 1024)
+	return v.Keys()
+}
+
+// initializeCaps are the capabilities a legacy initialize declared.
+func initializeCaps(m *message, entry *LogEntry) []string {
+	v, _ := m.param("capabilities")
+	return capabilityNames(v, entry)
+}
+
+// serverRequestBytes is the ServerRequest sent before a hostile method's
+// response, with a fresh id and the smallest valid params of its method.
+func (s *Server) serverRequestBytes() []byte {
+	s.mu.Lock()
+	s.srvReqs++
+	n := s.srvReqs
+	s.mu.Unlock()
+	b := []byte(`{"jsonrpc":"2.0","id":"mock-srv-` + strconv.Itoa(n) + `","method":`)
+	b = appendJSONString(b, s.cfg.ServerRequest)
+	switch s.cfg.ServerRequest {
+	case "sampling/createMessage":
+		b = append(b, `,"params":{"messages":[{"role":"user","content":{"type":"text","text":"mock"}}],"maxTokens":16}`...)
+	case "elicitation/create":
+		b = append(b, `,"params":{"message":"mock","requestedSchema":{"type":"object","properties":{}}}`...)
+	}
+	return append(b, '}')
+}
+
+// wantsServerRequest: ServerRequest goes before the response to m.
+func (s *Server) wantsServerRequest(m *message) bool {
+	return s.cfg.ServerRequest != "" && s.hostile[m.method]
+}
+
+// answerReason describes a client's answer to a server request, for the log.
+func answerReason(m *message) string {
+	if e, ok := m.root.Get("error"); ok {
+		if c, ok := e.Get("code"); ok {
+			return "response: error " + string(c.Raw())
+		}
+		return "response: error"
+	}
+	return "response: result"
 }
 
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
@@ -259,6 +310,7 @@ func (s *Server) checkModernRequest(h http.Header, m *message, x *exchange) *rpc
 	if !ok || caps.Kind() != jcs.Object {
 		return rpcErr(0, mcpwire.CodeInvalidParams, "Invalid params: missing or invalid _meta field %q", mcpwire.MetaClientCapabilities)
 	}
+	x.caps = capabilityNames(caps, x.entry)
 	if ci, ok := metaV.Get(mcpwire.MetaClientInfo); ok {
 		x.entry.ClientInfoSent = true
 		x.entry.ClientInfo = safetext.Clip(string(ci.Raw()), 1024)
@@ -508,14 +560,18 @@ func (s *Server) capabilities(modern bool) string {
 }
 
 func (s *Server) discoverResult() []byte {
-	b := []byte(`"supportedVersions":[`)
-	for i, v := range s.allVersions {
-		if i > 0 {
-			b = append(b, ',')
+	var b []byte
+	if !s.cfg.DiscoverWithoutVersions {
+		b = append(b, `"supportedVersions":[`...)
+		for i, v := range s.allVersions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, v)
 		}
-		b = appendJSONString(b, v)
+		b = append(b, `],`...)
 	}
-	b = append(b, `],"capabilities":`...)
+	b = append(b, `"capabilities":`...)
 	b = append(b, s.capabilities(true)...)
 	if s.cfg.Instructions != "" {
 		b = append(b, `,"instructions":`...)

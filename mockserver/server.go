@@ -28,6 +28,8 @@ type Server struct {
 	tools     atomic.Pointer[toolSet]
 	connTools map[int]*toolSet
 	anon      *toolSet
+	capTools  map[string]*toolSet
+	capNames  []string // the keys of capTools, sorted
 
 	connSeq    atomic.Int64
 	sessionSeq atomic.Int64
@@ -35,6 +37,10 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	order    []string // session ids, oldest first
+	sse      map[string]*sseSession
+	sseOpen  int // HTTP+SSE streams open now
+	sseTotal int // HTTP+SSE streams opened so far
+	srvReqs  int // server requests sent (ids)
 	remote   map[string]int
 	log      []LogEntry
 	logNext  int
@@ -48,7 +54,8 @@ type session struct {
 	id          string
 	version     string
 	conn        int
-	initialized bool // notifications/initialized received
+	initialized bool     // notifications/initialized received
+	caps        []string // the client capabilities initialize declared
 }
 
 // toolSet is an immutable tool list.
@@ -93,6 +100,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		sessions: map[string]*session{},
+		sse:      map[string]*sseSession{},
 		remote:   map[string]int{},
 		hostile:  map[string]bool{},
 		done:     make(chan struct{}),
@@ -185,7 +193,15 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("mockserver: AnonymousTools: %w", err)
 		}
 	}
-	cfg.Tools, cfg.ConnectionTools, cfg.AnonymousTools = nil, nil, nil
+	s.capTools = map[string]*toolSet{}
+	for c, tools := range cfg.CapabilityTools {
+		if s.capTools[c], err = newToolSet(tools); err != nil {
+			return nil, fmt.Errorf("mockserver: CapabilityTools[%q]: %w", c, err)
+		}
+		s.capNames = append(s.capNames, c)
+	}
+	slices.Sort(s.capNames)
+	cfg.Tools, cfg.ConnectionTools, cfg.AnonymousTools, cfg.CapabilityTools = nil, nil, nil, nil
 	cfg.SupportedVersions = slices.Clone(cfg.SupportedVersions)
 	cfg.HostileMethods = slices.Clone(cfg.HostileMethods)
 	s.cfg = cfg
@@ -243,14 +259,31 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() { close(s.done) })
 }
 
-func (s *Server) toolsFor(conn int, anonymous bool) *toolSet {
+// toolsFor is the list a request is served: the anonymous one, the
+// connection's, or the default one, plus CapabilityTools for the client
+// capabilities it declared.
+func (s *Server) toolsFor(conn int, anonymous bool, caps []string) *toolSet {
+	ts := s.tools.Load()
 	if anonymous && s.anon != nil {
-		return s.anon
+		ts = s.anon
+	} else if c, ok := s.connTools[conn]; ok {
+		ts = c
 	}
-	if ts, ok := s.connTools[conn]; ok {
+	var extra []*toolSet
+	for _, c := range s.capNames {
+		if slices.Contains(caps, c) {
+			extra = append(extra, s.capTools[c])
+		}
+	}
+	if len(extra) == 0 {
 		return ts
 	}
-	return s.tools.Load()
+	out := &toolSet{raws: slices.Clone(ts.raws), names: slices.Clone(ts.names)}
+	for _, e := range extra {
+		out.raws = append(out.raws, e.raws...)
+		out.names = append(out.names, e.names...)
+	}
+	return out
 }
 
 type connKey struct{}
@@ -296,11 +329,11 @@ func (s *Server) Connections() int { return int(s.connSeq.Load()) }
 // included).
 func (s *Server) Sessions() int { return int(s.sessionSeq.Load()) }
 
-func (s *Server) newSession(version string) *session {
+func (s *Server) newSession(version string, caps []string) *session {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	n := int(s.sessionSeq.Add(1))
-	ss := &session{id: "mock-" + hex.EncodeToString(b[:]), version: version, conn: n}
+	ss := &session{id: "mock-" + hex.EncodeToString(b[:]), version: version, conn: n, caps: caps}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(s.order) >= s.cfg.MaxSessions {

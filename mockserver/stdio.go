@@ -49,6 +49,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 
 type stdioState struct {
 	conn        int
+	caps        []string // declared by initialize
 	w           *bufio.Writer
 	initialized bool   // initialize answered
 	ready       bool   // notifications/initialized received
@@ -164,6 +165,9 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 	}
 	if m.isResponse {
 		entry.Reason = "ignored: a response (this server sends no requests)"
+		if s.cfg.ServerRequest != "" {
+			entry.Reason = answerReason(m)
+		}
 		return nil
 	}
 	modern := len(s.modernVersions) > 0 && (len(s.legacyVersions) == 0 || m.modernIntent())
@@ -183,7 +187,7 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 		if e := s.checkModernRequest(nil, m, x); e != nil {
 			return s.stdioReply(ctx, st, x, m, nil, e)
 		}
-		x.tools = s.toolsFor(x.conn, false)
+		x.tools = s.toolsFor(x.conn, false, x.caps)
 		entry.Passed = true
 		res, e := s.dispatch(x, m)
 		return s.stdioReply(ctx, st, x, m, res, e)
@@ -209,6 +213,7 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 			return s.stdioReply(ctx, st, x, m, nil, e)
 		}
 		st.initialized, st.version, st.session = true, version, int(s.sessionSeq.Add(1))
+		st.caps = initializeCaps(m, &entry)
 		x.version, x.conn = version, st.session
 		entry.ProtocolVersion, entry.Conn, entry.Passed = version, st.session, true
 		return s.stdioReply(ctx, st, x, m, s.initializeResult(version), nil)
@@ -222,7 +227,7 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 	if !st.initialized || !st.ready {
 		return s.stdioReply(ctx, st, x, m, nil, rpcErr(0, codeBadRequest, "Server not initialized"))
 	}
-	x.tools = s.toolsFor(x.conn, false)
+	x.tools, x.caps = s.toolsFor(x.conn, false, st.caps), st.caps
 	entry.Passed = true
 	res, e := s.dispatch(x, m)
 	return s.stdioReply(ctx, st, x, m, res, e)
@@ -248,6 +253,11 @@ func (s *Server) stdioReply(ctx context.Context, st *stdioState, x *exchange, m 
 		p := append([]byte(`{"progressToken":`), token...)
 		p = append(p, `,"progress":1,"total":2,"message":"mock progress"}`...)
 		if err := st.writeLine(notificationBytes("notifications/progress", p)); err != nil {
+			return err
+		}
+	}
+	if s.wantsServerRequest(m) {
+		if err := st.writeLine(s.serverRequestBytes()); err != nil {
 			return err
 		}
 	}
