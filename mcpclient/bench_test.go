@@ -51,7 +51,7 @@ func BenchmarkListToolsPages(b *testing.B) {
 func BenchmarkBareHTTPPost(b *testing.B) {
 	ts, client := benchServer(b)
 	r := &run{client: implementation{Name: DefaultClientName, Version: DefaultClientVersion}, rev: "2026-07-28"}
-	meta := requestMeta(r.rev, r.client)
+	meta := requestMeta(r.rev, r.client, []byte("{}"))
 	bodies := [][]byte{
 		newRequest(1, methodDiscover, map[string]any{"_meta": meta}).Body,
 		newRequest(2, methodToolsList, map[string]any{"_meta": meta}).Body,

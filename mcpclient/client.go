@@ -34,27 +34,38 @@ func ListTools(ctx context.Context, cfg Config) (*Observation, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs := &Observation{HeaderNames: headerNames(c.Headers)}
+	obs := &Observation{HeaderNames: headerNames(c.Headers), ClientCapabilities: c.ClientCapabilities}
 	var t transport
-	if c.BaseURL != "" {
-		t, err = newHTTPTransport(&c, obs)
-	} else {
+	switch {
+	case c.BaseURL == "":
+		obs.Transport = TransportStdio
 		t, err = startStdio(ctx, &c, obs)
+	case c.Transport == TransportSSE:
+		obs.Transport = TransportSSE
+		t, err = openSSE(ctx, &c, obs)
+	default:
+		obs.Transport = TransportStreamableHTTP
+		t, err = newHTTPTransport(&c, obs)
 	}
 	if err != nil {
-		return obs, err
+		return failed(obs, err)
 	}
 	r := &run{cfg: &c, obs: obs, t: t, stdio: c.BaseURL == "", client: implementation{Name: c.ClientName, Version: c.ClientVersion}}
 	err = r.run(ctx)
-	t.close(obs)
+	r.t.close(obs)
 	if err != nil {
-		obs.Transcript, obs.Completeness = nil, ""
-		if he, ok := errors.AsType[*HTTPError](err); ok {
-			obs.HTTPStatus, obs.WWWAuthenticate = he.Status, he.WWWAuthenticate
-		}
-		return obs, err
+		return failed(obs, err)
 	}
 	return obs, nil
+}
+
+// failed completes the Observation of a run that ended with err.
+func failed(obs *Observation, err error) (*Observation, error) {
+	obs.Transcript, obs.Completeness = nil, ""
+	if he, ok := errors.AsType[*HTTPError](err); ok {
+		obs.HTTPStatus, obs.WWWAuthenticate = he.Status, he.WWWAuthenticate
+	}
+	return obs, err
 }
 
 type run struct {
@@ -66,6 +77,11 @@ type run struct {
 	lastID   int64
 	answered bool   // the server has answered a request
 	rev      string // the modern revision in use; "" in the legacy era
+}
+
+// meta is the per-request _meta at rev.
+func (r *run) meta(rev string) map[string]any {
+	return requestMeta(rev, r.client, r.cfg.ClientCapabilities)
 }
 
 func (r *run) request(method string, params any) *rpcRequest {
@@ -82,7 +98,10 @@ func (r *run) roundTrip(ctx context.Context, req *rpcRequest) (*reply, error) {
 }
 
 func (r *run) run(ctx context.Context) error {
-	if mcpwire.IsModern(r.cfg.PreferredRevision) {
+	if r.obs.Transport == TransportSSE {
+		// 2026-07-28 has no HTTP+SSE transport, so nothing modern is tried.
+		r.obs.RevisionReason = "the HTTP+SSE transport (2024-11-05, deprecated) has no server/discover: the revision is not claimed"
+	} else if mcpwire.IsModern(r.cfg.PreferredRevision) {
 		modern, err := r.discover(ctx)
 		if err != nil {
 			return err
@@ -97,12 +116,65 @@ func (r *run) run(ctx context.Context) error {
 		r.obs.RevisionReason = "PreferredRevision is a legacy revision, so server/discover was not sent: the revision is not claimed"
 	}
 	if err := r.initialize(ctx); err != nil {
-		return err
+		status := r.sseFallback(err)
+		if status == 0 {
+			return err
+		}
+		if err := r.switchToSSE(ctx, status, err); err != nil {
+			return err
+		}
+		if err := r.initialize(ctx); err != nil {
+			return err
+		}
 	}
 	if err := r.listTools(ctx); err != nil {
 		return err
 	}
 	return r.callTools(ctx)
+}
+
+// sseFallback reports whether a failed initialize is the one after which
+// a Streamable HTTP client tries the deprecated HTTP+SSE transport
+// (2024-11-05 backwards compatibility): Transport left to auto, and
+// initialize refused with HTTP 400, 404 or 405 (with a JSON-RPC error body
+// or none). It returns that status.
+func (r *run) sseFallback(err error) int {
+	if r.obs.Transport != TransportStreamableHTTP || r.cfg.Transport != TransportAuto {
+		return 0
+	}
+	status := 0
+	if he, ok := errors.AsType[*HTTPError](err); ok && he.Method == methodInitialize {
+		status = he.Status
+	} else if pe, ok := errors.AsType[*ProtocolError](err); ok && pe.Method == methodInitialize {
+		status = pe.HTTPStatus
+	}
+	switch status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return status
+	}
+	return 0
+}
+
+// switchToSSE replaces the Streamable HTTP transport with an HTTP+SSE one
+// on the same URL. When the GET does not open an event stream either, the
+// initialize error stands (with a warning saying what GET got).
+func (r *run) switchToSSE(ctx context.Context, status int, initErr error) error {
+	r.t.close(r.obs)
+	r.obs.warn(fmt.Sprintf("initialize was refused with HTTP %d; trying the deprecated HTTP+SSE transport (GET for an event stream)", status))
+	t, err := openSSE(ctx, r.cfg, r.obs)
+	if err != nil {
+		if ne, ok := errors.AsType[*notSSEError](err); ok {
+			r.obs.warn("GET did not open an HTTP+SSE stream either (" + ne.reason + ")")
+			r.t = closedTransport{}
+			return initErr
+		}
+		r.t = closedTransport{}
+		return err
+	}
+	r.t, r.answered = t, false
+	r.obs.Transport = TransportSSE
+	r.obs.RevisionReason = "Streamable HTTP was refused and the server speaks the HTTP+SSE transport (2024-11-05, deprecated), which has no server/discover: the revision is not claimed"
+	return nil
 }
 
 // callTools sends Config.Calls. A call that fails does not end the run:
@@ -111,7 +183,7 @@ func (r *run) callTools(ctx context.Context) error {
 	for _, c := range r.cfg.Calls {
 		params := map[string]any{"name": c.Name, "arguments": c.Arguments}
 		if r.rev != "" {
-			params["_meta"] = requestMeta(r.rev, r.client)
+			params["_meta"] = r.meta(r.rev)
 		}
 		out := CallOutcome{Name: c.Name}
 		req := r.request(methodToolsCall, params)
@@ -179,7 +251,7 @@ func (r *run) legacy(why string) (bool, error) {
 func (r *run) discover(ctx context.Context) (bool, error) {
 	rev := r.cfg.PreferredRevision
 	for retried := false; ; retried = true {
-		req := r.request(methodDiscover, map[string]any{"_meta": requestMeta(rev, r.client)})
+		req := r.request(methodDiscover, map[string]any{"_meta": r.meta(rev)})
 		rep, err := r.roundTrip(ctx, req)
 		if err != nil {
 			if le, ok := errors.AsType[*LimitError](err); ok && r.stdio && le.Kind == LimitStartupTime {
@@ -257,9 +329,12 @@ func (r *run) modernFromDiscover(req *rpcRequest, rep *reply, rev string) (bool,
 	reason := "server/discover lists " + rev
 	alt := pickModern(versions, rev)
 	switch {
-	case !ok || sv.Kind() != jcs.Array:
-		r.obs.warn("the server/discover result has no supportedVersions array; asking for " + rev)
-		reason = "server/discover answered without supportedVersions; tools/list is sent at " + rev
+	case len(versions) == 0:
+		// A result that names no version proves nothing about the era: a
+		// legacy server may answer an unknown method with {} (or anything),
+		// so it is not taken as 2026-07-28.
+		r.obs.warn("the server/discover result lists no supportedVersions; trying initialize")
+		return r.legacy("server/discover answered without supportedVersions, so it is not taken as " + rev)
 	case slices.Contains(versions, rev):
 	case alt != "":
 		reason = "server/discover lists " + alt + " but not " + rev
@@ -284,7 +359,7 @@ func (r *run) initialize(ctx context.Context) error {
 	}
 	req := r.request(methodInitialize, map[string]any{
 		"protocolVersion": ask,
-		"capabilities":    struct{}{},
+		"capabilities":    json.RawMessage(r.cfg.ClientCapabilities),
 		"clientInfo":      r.client,
 	})
 	rep, err := r.roundTrip(ctx, req)
@@ -325,7 +400,7 @@ func (r *run) listTools(ctx context.Context) error {
 		var params any
 		switch {
 		case r.rev != "":
-			p := map[string]any{"_meta": requestMeta(r.rev, r.client)}
+			p := map[string]any{"_meta": r.meta(r.rev)}
 			if cursor != nil {
 				p["cursor"] = *cursor
 			}

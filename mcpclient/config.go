@@ -68,6 +68,26 @@ type Config struct {
 	// use, since a server can serve different lists to different clients.
 	UserAgent string
 
+	// Transport selects the HTTP transport of BaseURL: TransportAuto ("",
+	// the default) speaks Streamable HTTP and, when initialize is refused
+	// with HTTP 400, 404 or 405 and no JSON-RPC answer (the 2024-11-05
+	// backwards-compatibility rule), falls back to the deprecated HTTP+SSE
+	// transport; TransportStreamableHTTP never falls back; TransportSSE
+	// speaks only HTTP+SSE (a "type": "sse" server of a client
+	// configuration): GET BaseURL for an event stream, POST to the URL of
+	// its endpoint event (same origin only), read responses as message
+	// events.
+	Transport string
+
+	// ClientCapabilities is the ClientCapabilities object the client
+	// declares — in initialize and in every 2026-07-28 _meta — as
+	// ParseClientCapabilities returns it; nil or empty means {}. Servers
+	// may list some tools only to clients that declare sampling,
+	// elicitation or roots, so observing those lists needs them declared.
+	// The client still answers no server request with content: every
+	// server→client request but ping is refused with a JSON-RPC error.
+	ClientCapabilities []byte
+
 	// PreferredRevision is the protocol revision to ask for; default
 	// mcpwire.Rev20260728. A legacy revision (mcpwire.LegacyRevisions)
 	// skips server/discover and starts with initialize.
@@ -107,6 +127,14 @@ type ServerInfo struct {
 	Version string `json:"version"`
 }
 
+// Transports (Config.Transport, Observation.Transport).
+const (
+	TransportAuto           = ""
+	TransportStreamableHTTP = "streamable-http"
+	TransportSSE            = "sse" // the deprecated HTTP+SSE transport of 2024-11-05
+	TransportStdio          = "stdio"
+)
+
 // Eras.
 const (
 	EraModern = "modern" // 2026-07-28 and later: server/discover, _meta per request
@@ -142,6 +170,12 @@ type Observation struct {
 	// a legacy server, with RevisionReason saying why.
 	ProtocolRevision string
 	RevisionReason   string
+	// Transport is the transport the run ended up speaking:
+	// TransportStreamableHTTP, TransportSSE or TransportStdio.
+	Transport string
+	// ClientCapabilities is the ClientCapabilities object the run
+	// declared, canonical ({} when none).
+	ClientCapabilities []byte
 	// LegacyVersion is the protocolVersion a legacy server answered
 	// initialize with. It is what the session ran at, not a revision the
 	// server claims through server/discover.
@@ -239,6 +273,11 @@ func (c Config) normalize() (Config, error) {
 		if len(c.PassEnv) > 0 || len(c.Env) > 0 {
 			return bad("PassEnv and Env apply to Command only")
 		}
+		switch c.Transport {
+		case TransportAuto, TransportStreamableHTTP, TransportSSE:
+		default:
+			return bad("Transport " + quote(c.Transport) + " is not " + TransportStreamableHTTP + " or " + TransportSSE)
+		}
 	} else {
 		if c.Command[0] == "" {
 			return bad("Command[0] is empty")
@@ -258,8 +297,8 @@ func (c Config) normalize() (Config, error) {
 				return bad("Env has an invalid entry " + quote(n))
 			}
 		}
-		if len(c.Headers) > 0 || c.HTTPClient != nil || c.RootCAs != nil {
-			return bad("Headers, HTTPClient and RootCAs apply to BaseURL only")
+		if len(c.Headers) > 0 || c.HTTPClient != nil || c.RootCAs != nil || c.Transport != TransportAuto {
+			return bad("Headers, HTTPClient, RootCAs and Transport apply to BaseURL only")
 		}
 	}
 	for _, call := range c.Calls {
@@ -295,6 +334,11 @@ func (c Config) normalize() (Config, error) {
 	if strings.ContainsAny(c.UserAgent, "\r\n\x00") || strings.ContainsAny(c.ClientName+c.ClientVersion, "\x00") {
 		return bad("UserAgent, ClientName and ClientVersion must not contain CR, LF or NUL")
 	}
+	caps, err := ParseClientCapabilities(string(c.ClientCapabilities))
+	if err != nil {
+		return bad(err.Error())
+	}
+	c.ClientCapabilities = caps
 	if c.PreferredRevision == "" {
 		c.PreferredRevision = mcpwire.Rev20260728
 	}

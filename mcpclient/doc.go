@@ -2,8 +2,9 @@
 // tools/list and keeps the bytes of every response it receives, because
 // mcpdrift hashes exactly what servers send.
 //
-// It speaks JSON-RPC itself — over Streamable HTTP with net/http, and over
-// a child's stdin/stdout — and does not use the MCP Go SDKs: they drop
+// It speaks JSON-RPC itself — over Streamable HTTP and the deprecated
+// HTTP+SSE transport with net/http, and over a child's stdin/stdout — and
+// does not use the MCP Go SDKs: they drop
 // tools (invalid x-mcp-header annotations), filter and re-encode fields
 // (unknown fields lost, hints always marshalled), serve tools/list from a
 // TTL cache, and stop paginating at an empty nextCursor, which 2026-07-28
@@ -13,19 +14,34 @@
 // # Eras
 //
 // ListTools first sends server/discover with the 2026-07-28 per-request
-// _meta (protocolVersion, clientCapabilities {}, clientInfo). A result, or
-// a recognized modern error (-32020, -32021, -32022, or -32601 with HTTP
-// 404), means a modern server: -32022 stops the run with a *ProtocolError
+// _meta (protocolVersion, clientCapabilities, clientInfo). A result that
+// lists supportedVersions, or a recognized modern error (-32020, -32021,
+// -32022, or -32601 with HTTP 404), means a modern server (a result
+// without supportedVersions proves nothing and is not taken as
+// 2026-07-28): -32022 stops the run with a *ProtocolError
 // (IsProtocolUnsupported) unless data.supported names another modern
 // revision this client speaks, which is tried once. Anything else — an
 // empty or non-JSON-RPC body, another error code, -32601 without 404, or
 // on stdio no answer within StartupTimeout — means a legacy server, and
 // the run falls back to initialize (asking for the newest legacy revision,
-// accepting any legacy revision the server answers with), then
+// accepting any legacy revision the server answers with, 2024-11-05
+// included), then
 // notifications/initialized, then tools/list with Mcp-Session-Id and
 // MCP-Protocol-Version (from 2025-06-18); the session is ended with DELETE
 // (405 accepted). A legacy server's revision is not claimed:
 // Observation.ProtocolRevision stays "" and RevisionReason says why.
+//
+// # Client capabilities
+//
+// Config.ClientCapabilities (ParseClientCapabilities: a JSON object or
+// "sampling,roots") is declared in initialize and in every 2026-07-28
+// _meta, because servers may list some tools only to clients that declare
+// sampling, elicitation or roots. Declaring is all the client does: every
+// server→client request except ping is refused with a JSON-RPC error
+// (-32601) on every transport where an answer can travel — stdio, a legacy
+// Streamable HTTP session (POSTed back with the session headers), HTTP+SSE
+// — and ignored on a 2026-07-28 response stream, where servers must not
+// send requests and clients must not POST responses.
 //
 // # HTTP
 //
@@ -40,6 +56,19 @@
 // HTTP). 401 and 403 are *HTTPError with the WWW-Authenticate challenge.
 // Redirects are followed within the origin only, without a method change,
 // at most five; TLS is always verified.
+//
+// # HTTP+SSE (2024-11-05, deprecated)
+//
+// With Config.Transport "sse", or when Transport is auto and initialize is
+// refused with HTTP 400, 404 or 405, the client GETs BaseURL for an event
+// stream and waits (RequestTimeout, MaxSSEEvents) for its endpoint event:
+// a URI that must resolve to BaseURL's origin (scheme, host, port) without
+// user info — anything else is refused before a byte is sent to it. Each
+// message is POSTed there (202 expected) while the stream is read for its
+// response; what is read while waiting for one response is bounded by
+// RequestTimeout, MaxResponseBytes and MaxSSEEvents, and so is each event.
+// The stream is closed when ListTools returns. The era is legacy and the
+// revision not claimed (this transport has no server/discover).
 //
 // # stdio
 //

@@ -58,17 +58,27 @@ type httpTransport struct {
 
 	headerVersion string // legacy: the negotiated version for Mcp-Protocol-Version
 	sessionID     string
+	legacy        bool // in a legacy session: server requests are refused by POST
+	refusals      int
 }
 
 func newHTTPTransport(cfg *Config, obs *Observation) (*httpTransport, error) {
 	t := &httpTransport{cfg: cfg, obs: obs, url: cfg.BaseURL}
+	t.client, t.owned = httpClient(cfg)
+	return t, nil
+}
+
+// httpClient is the client of cfg: its HTTPClient (a copy) or a default
+// one, with the RootCAs and the same-origin redirect rule; owned is the
+// transport created here (closed by the caller at the end), or nil.
+func httpClient(cfg *Config) (client *http.Client, owned *http.Transport) {
 	var c http.Client
 	if cfg.HTTPClient != nil {
 		c = *cfg.HTTPClient
 		if cfg.RootCAs != nil {
 			base, _ := c.Transport.(*http.Transport)
 			if base == nil {
-				base = t.defaultTransport()
+				base = defaultTransport(cfg)
 			} else {
 				base = base.Clone()
 			}
@@ -78,29 +88,28 @@ func newHTTPTransport(cfg *Config, obs *Observation) (*httpTransport, error) {
 				tc.RootCAs = cfg.RootCAs
 			}
 			base.TLSClientConfig = tc
-			c.Transport, t.owned = base, base
+			c.Transport, owned = base, base
 		}
 	} else {
-		t.owned = t.defaultTransport()
-		c.Transport = t.owned
+		owned = defaultTransport(cfg)
+		c.Transport = owned
 	}
 	c.CheckRedirect = checkRedirect
-	t.client = &c
-	return t, nil
+	return &c, owned
 }
 
-func (t *httpTransport) defaultTransport() *http.Transport {
-	d := &net.Dialer{Timeout: t.cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+func defaultTransport(cfg *Config) *http.Transport {
+	d := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy:                  http.ProxyFromEnvironment,
 		DialContext:            d.DialContext,
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           4,
 		IdleConnTimeout:        30 * time.Second,
-		TLSHandshakeTimeout:    t.cfg.ConnectTimeout,
+		TLSHandshakeTimeout:    cfg.ConnectTimeout,
 		ExpectContinueTimeout:  time.Second,
 		MaxResponseHeaderBytes: 64 << 10,
-		TLSClientConfig:        t.cfg.tlsConfig(),
+		TLSClientConfig:        cfg.tlsConfig(),
 	}
 }
 
@@ -140,10 +149,17 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 }
 
 func (t *httpTransport) legacySession(version string) {
-	// MCP-Protocol-Version exists from 2025-06-18 on.
-	if version != mcpwire.Rev20250326 {
-		t.headerVersion = version
+	t.legacy = true
+	t.headerVersion = legacyHeaderVersion(version)
+}
+
+// legacyHeaderVersion is the MCP-Protocol-Version of a legacy session: the
+// header exists from 2025-06-18 on ("" before).
+func legacyHeaderVersion(version string) string {
+	if version == mcpwire.Rev20250326 || version == mcpwire.Rev20241105 {
+		return ""
 	}
+	return version
 }
 
 // newHTTPRequest builds a POST of body with the configured headers and the
@@ -229,7 +245,7 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
 	if mt == "text/event-stream" {
-		msg, problem, err := t.readSSE(resp.Body, req)
+		msg, problem, err := t.readSSE(reqCtx, resp.Body, req)
 		if err != nil {
 			return nil, t.failure(ctx, reqCtx, req.Method, err)
 		}
@@ -268,11 +284,12 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 }
 
 // readSSE reads events until the response to req. Priming events (empty
-// data), events of other types, server notifications and server requests
-// are skipped: over HTTP this client does not answer server requests (it
-// declares no client capabilities, and 2026-07-28 servers must not send
-// them on a response stream).
-func (t *httpTransport) readSSE(body io.Reader, req *rpcRequest) (*message, string, error) {
+// data), events of other types and server notifications are skipped. A
+// server request is refused in a legacy session (a JSON-RPC error POSTed
+// back, see refusal; at most maxRefusals) and ignored in the modern era,
+// where servers must not send requests on a response stream and clients
+// must not POST responses.
+func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcRequest) (*message, string, error) {
 	max := t.cfg.MaxResponseBytes
 	sr := newSSEReader(body, req.Method, max, int(min(max, math.MaxInt)), t.cfg.MaxSSEEvents)
 	ignoredRequests := 0
@@ -295,8 +312,12 @@ func (t *httpTransport) readSSE(body io.Reader, req *rpcRequest) (*message, stri
 		case kindNotification:
 			continue
 		case kindRequest:
+			if t.legacy {
+				t.refuse(ctx, msg, req.Method)
+				continue
+			}
 			if ignoredRequests++; ignoredRequests == 1 {
-				t.obs.warn("the server sent a request (" + quote(msg.method) + ") on the " + req.Method + " response stream; it was not answered")
+				t.obs.warn("the server sent a request (" + quote(msg.method) + ") on the " + req.Method + " response stream, which a 2026-07-28 server must not do; it was not answered")
 			}
 			continue
 		}
@@ -305,6 +326,38 @@ func (t *httpTransport) readSSE(body io.Reader, req *rpcRequest) (*message, stri
 		}
 		return msg, "", nil
 	}
+}
+
+// refuse POSTs the refusal of a server request in the legacy session (202
+// expected). Failures are warnings: the run goes on waiting for its
+// response.
+func (t *httpTransport) refuse(ctx context.Context, msg *message, during string) {
+	if t.refusals++; t.refusals > maxRefusals {
+		return
+	}
+	noteRefusal(t.obs, msg, during)
+	hr, err := t.newHTTPRequest(ctx, http.MethodPost, refusal(msg))
+	if err != nil {
+		return
+	}
+	resp, err := t.client.Do(hr)
+	if err != nil {
+		t.obs.warn("POSTing the refusal of " + quote(msg.method) + " failed: " + t.failure(ctx, ctx, "a refusal", err).Error())
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		t.obs.warn(fmt.Sprintf("the refusal of %s was answered with HTTP %d", quote(msg.method), resp.StatusCode))
+	}
+}
+
+// noteRefusal records, once per method, that a server request was refused.
+func noteRefusal(obs *Observation, msg *message, during string) {
+	if msg.method == methodPing {
+		return
+	}
+	obs.warn("the server sent a " + quote(msg.method) + " request (during " + during + "); it was refused with a JSON-RPC error: mcpdrift declares client capabilities only so that the list is the one such clients see, and answers no server request with content")
 }
 
 var errTooLarge = errors.New("body too large")

@@ -157,7 +157,7 @@ func TestTranscriptShape(t *testing.T) {
 }
 
 func TestRequestHeaders(t *testing.T) {
-	meta := requestMeta("2026-07-28", implementation{"c", "1"})
+	meta := requestMeta("2026-07-28", implementation{"c", "1"}, []byte("{}"))
 	cases := []struct {
 		body    []byte
 		session string
@@ -792,7 +792,12 @@ func TestConfigErrors(t *testing.T) {
 		{BaseURL: "http://x", Headers: http.Header{"Accept": {"x"}}},
 		{BaseURL: "http://x", Headers: http.Header{"X-Bad": {"a\r\nb"}}},
 		{BaseURL: "http://x", Headers: http.Header{"bad name": {"a"}}},
-		{BaseURL: "http://x", PreferredRevision: "2024-11-05"},
+		{BaseURL: "http://x", PreferredRevision: "2024-10-07"},
+		{BaseURL: "http://x", Transport: "websocket"},
+		{Command: []string{"x"}, Transport: TransportSSE},
+		{BaseURL: "http://x", ClientCapabilities: []byte(`{"sampeling":{}}`)},
+		{BaseURL: "http://x", ClientCapabilities: []byte(`{"sampling":true}`)},
+		{BaseURL: "http://x", ClientCapabilities: []byte(`[]`)},
 		{BaseURL: "http://x", PassEnv: []string{"A"}},
 		{BaseURL: "http://x", MaxListPages: -1},
 		{Command: []string{""}},

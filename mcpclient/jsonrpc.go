@@ -53,13 +53,32 @@ type implementation struct {
 	Version string `json:"version"`
 }
 
-// requestMeta is the per-request _meta of the modern era.
-func requestMeta(rev string, client implementation) map[string]any {
+// requestMeta is the per-request _meta of the modern era; caps is the
+// canonical ClientCapabilities object.
+func requestMeta(rev string, client implementation, caps []byte) map[string]any {
 	return map[string]any{
 		mcpwire.MetaProtocolVersion:    rev,
-		mcpwire.MetaClientCapabilities: struct{}{},
+		mcpwire.MetaClientCapabilities: json.RawMessage(caps),
 		mcpwire.MetaClientInfo:         client,
 	}
+}
+
+// maxRefusals bounds the server requests a run answers (HTTP transports;
+// stdio has its own bound).
+const maxRefusals = 100
+
+// refusal is the answer to a server→client request: ping gets {} (it asks
+// for nothing), everything else — sampling/createMessage,
+// elicitation/create, roots/list included, whatever capabilities the run
+// declared — a JSON-RPC error. The observer declares capabilities so that
+// the server lists what it lists to such clients; it never produces
+// content for the server.
+func refusal(req *message) []byte {
+	b := append([]byte(`{"jsonrpc":"2.0","id":`), req.id.Raw()...)
+	if req.method == methodPing {
+		return append(b, `,"result":{}}`...)
+	}
+	return append(b, `,"error":{"code":-32601,"message":"Method not found: mcpdrift observes tools/list and answers no server requests"}}`...)
 }
 
 // requestHeaders derives the MCP request headers from the body about to be
@@ -79,7 +98,21 @@ func requestHeaders(body []byte, sessionVersion string) (http.Header, error) {
 	}
 	root := doc.Root()
 	mv, ok := root.Get("method")
-	if !ok || mv.Kind() != jcs.String {
+	if !ok {
+		// A response (the refusal of a server request, legacy sessions
+		// only): no Mcp-Method, the session's version.
+		_, res := root.Get("result")
+		_, er := root.Get("error")
+		if !res && !er {
+			return nil, errors.New("a body that is neither a request nor a response")
+		}
+		h := http.Header{}
+		if sessionVersion != "" {
+			h.Set(mcpwire.HeaderProtocolVersion, sessionVersion)
+		}
+		return h, nil
+	}
+	if mv.Kind() != jcs.String {
 		return nil, errors.New("request body without a method")
 	}
 	method := mv.Str()

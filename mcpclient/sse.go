@@ -20,6 +20,11 @@ type sseReader struct {
 	maxBytes  int64
 	maxLine   int
 	maxEvents int
+	// perEvent makes maxBytes and maxEvents bound what is read for one
+	// dispatched event (the comments and empty blocks before it included)
+	// instead of the whole stream: the HTTP+SSE transport's one stream
+	// carries every response of a run, and its reader bounds each.
+	perEvent bool
 
 	n      int64 // bytes consumed
 	events int   // blocks with at least one field
@@ -41,6 +46,9 @@ func newSSEReader(r io.Reader, method string, maxBytes int64, maxLine, maxEvents
 // next returns the next event, or io.EOF at the end of the stream, a
 // *LimitError, or the underlying read error.
 func (s *sseReader) next() (sseEvent, error) {
+	if s.perEvent {
+		s.n, s.events = 0, 0
+	}
 	s.data = s.data[:0]
 	typ := ""
 	fields, hasData := false, false

@@ -24,8 +24,9 @@ const (
 var ModernRevisions = []string{Rev20260728}
 
 // LegacyRevisions are the initialize-era revisions this project speaks, newest
-// first.
-var LegacyRevisions = []string{Rev20251125, Rev20250618, Rev20250326}
+// first. 2024-11-05 is the first published revision (its HTTP transport is
+// the deprecated HTTP+SSE one); its tools/list has the same shape.
+var LegacyRevisions = []string{Rev20251125, Rev20250618, Rev20250326, Rev20241105}
 
 // IsModern reports whether rev is a stateless (2026-07-28 or later) revision.
 func IsModern(rev string) bool {
