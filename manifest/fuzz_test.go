@@ -1,6 +1,7 @@
 package manifest_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -139,13 +140,15 @@ func FuzzParseSnapshot(f *testing.F) {
 	tl, _ := manifest.ParseToolList([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"number","maximum":1E3}}}},{"name":"b","_meta":{"k":[1,2]}}]}`))
 	b, _ := manifest.MarshalSnapshot("s", manifest.Identity{Endpoint: "https://x/mcp", ServerName: "n"}, tl, manifest.Complete)
 	f.Add(b)
+	b, _ = manifest.MarshalSnapshotWith("s", manifest.Identity{}, tl, manifest.Complete, manifest.SnapshotOptions{ClientCapabilities: []byte(`{"sampling":{},"experimental":{"x":{"n":1E2}}}`)})
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := manifest.ParseSnapshot(b, "f")
 		if err != nil {
 			return
 		}
 		// What we accept, we can write back, and it reads the same.
-		out, err := manifest.MarshalSnapshot(s.ServerID, s.Identity, s.ToolList(), s.Completeness)
+		out, err := manifest.MarshalSnapshotWith(s.ServerID, s.Identity, s.ToolList(), s.Completeness, manifest.SnapshotOptions{ClientCapabilities: s.ClientCapabilities})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +156,7 @@ func FuzzParseSnapshot(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-written snapshot rejected: %v", err)
 		}
-		if back.ManifestDigest != s.ManifestDigest || len(back.Tools) != len(s.Tools) || back.Identity != s.Identity {
+		if back.ManifestDigest != s.ManifestDigest || len(back.Tools) != len(s.Tools) || back.Identity != s.Identity || !bytes.Equal(back.ClientCapabilities, s.ClientCapabilities) {
 			t.Fatal("snapshot round trip changed it")
 		}
 	})

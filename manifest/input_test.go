@@ -210,6 +210,48 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 }
 
+// A snapshot records the client capabilities the list was observed with,
+// canonically; a snapshot without them (an older one) still reads.
+func TestSnapshotClientCapabilities(t *testing.T) {
+	tl, err := manifest.ParseToolList([]byte(`[{"name":"a"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := manifest.MarshalSnapshotWith("s", manifest.Identity{}, tl, manifest.Complete,
+		manifest.SnapshotOptions{ClientCapabilities: []byte(` { "sampling" : {}, "roots": {"listChanged": true} }`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := manifest.ParseSnapshot(b, "snap.json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if got := string(s.ClientCapabilities); got != `{"roots":{"listChanged":true},"sampling":{}}` {
+		t.Errorf("capabilities %s", got)
+	}
+	// Recorded as none ({}) is not the same as not recorded.
+	b, _ = manifest.MarshalSnapshotWith("s", manifest.Identity{}, tl, manifest.Complete, manifest.SnapshotOptions{ClientCapabilities: []byte(`{}`)})
+	if s, err := manifest.ParseSnapshot(b, "x"); err != nil || string(s.ClientCapabilities) != "{}" {
+		t.Errorf("empty capabilities: %v %s", err, s.ClientCapabilities)
+	}
+	old, _ := manifest.MarshalSnapshot("s", manifest.Identity{}, tl, manifest.Complete)
+	if strings.Contains(string(old), "client_capabilities") {
+		t.Errorf("a snapshot without capabilities names them:\n%s", old)
+	}
+	if s, err := manifest.ParseSnapshot(old, "x"); err != nil || s.ClientCapabilities != nil {
+		t.Errorf("old snapshot: %v %+v", err, s)
+	}
+	for _, bad := range []string{`[]`, `{"sampling":true}`, `"sampling"`} {
+		doc := strings.Replace(string(old), `"canonicalization"`, `"client_capabilities": `+bad+`, "canonicalization"`, 1)
+		if _, err := manifest.ParseSnapshot([]byte(doc), "x"); err == nil {
+			t.Errorf("client_capabilities %s accepted", bad)
+		}
+	}
+	if _, err := manifest.MarshalSnapshotWith("s", manifest.Identity{}, tl, manifest.Complete, manifest.SnapshotOptions{ClientCapabilities: []byte(`[]`)}); err == nil {
+		t.Error("an array written as capabilities")
+	}
+}
+
 // JSON-RPC ids in every form: a response answers a request only with the
 // request's id (the same JSON value: 1 and 1.0 are one number, "1" and 1
 // are not), a request without an id is a notification nobody answers, and

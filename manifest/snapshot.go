@@ -65,23 +65,50 @@ type Snapshot struct {
 	ManifestDigest string // "" when the tool list was ambiguous
 	Completeness   Completeness
 	Tools          []Tool
+	// ClientCapabilities is the ClientCapabilities object the list was
+	// observed with, in canonical form (RFC 8785); nil when the snapshot
+	// does not say (a saved list, or a snapshot written before the
+	// member existed).
+	ClientCapabilities []byte
+}
+
+// SnapshotOptions are the optional members of a snapshot.
+type SnapshotOptions struct {
+	// ClientCapabilities, when set, is the ClientCapabilities object (a
+	// JSON object) the client declared when it observed the list: servers
+	// may list some tools only to clients declaring sampling, elicitation
+	// or roots, so it is part of what was pinned.
+	ClientCapabilities []byte
 }
 
 // MarshalSnapshot writes the snapshot of a tool list. Each tool object is
 // copied as the exact bytes the server sent, so digests recompute from the
 // snapshot and numbers, unknown members and escapes are kept.
 func MarshalSnapshot(serverID string, id Identity, tl *ToolList, completeness Completeness) ([]byte, error) {
+	return MarshalSnapshotWith(serverID, id, tl, completeness, SnapshotOptions{})
+}
+
+// MarshalSnapshotWith is MarshalSnapshot with the optional members.
+func MarshalSnapshotWith(serverID string, id Identity, tl *ToolList, completeness Completeness, opt SnapshotOptions) ([]byte, error) {
 	var head struct {
-		Schema           string       `json:"schema"`
-		Server           Server       `json:"server"`
-		Identity         Identity     `json:"identity"`
-		Canonicalization string       `json:"canonicalization"`
-		ManifestDigest   *string      `json:"manifest_digest"`
-		Complete         Completeness `json:"tools_list_complete"`
+		Schema             string          `json:"schema"`
+		Server             Server          `json:"server"`
+		Identity           Identity        `json:"identity"`
+		ClientCapabilities json.RawMessage `json:"client_capabilities,omitempty"`
+		Canonicalization   string          `json:"canonicalization"`
+		ManifestDigest     *string         `json:"manifest_digest"`
+		Complete           Completeness    `json:"tools_list_complete"`
 	}
 	head.Schema = SnapshotSchemaID
 	head.Server = Server{ID: serverID}
 	head.Identity = id
+	if opt.ClientCapabilities != nil {
+		doc, err := jcs.Parse(opt.ClientCapabilities)
+		if err != nil || doc.Root().Kind() != jcs.Object {
+			return nil, errors.New("snapshot: client capabilities must be a JSON object")
+		}
+		head.ClientCapabilities = doc.Root().Canonical()
+	}
 	head.Canonicalization = ProjectionID
 	head.Complete = completeness
 	if d, ok := ManifestDigestOf(tl.Tools); ok {
@@ -258,6 +285,9 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 			}
 			s.Identity.Env = &es
 		}
+	}
+	if cc, ok := root.Get("client_capabilities"); ok {
+		s.ClientCapabilities = cc.Canonical()
 	}
 	c, _ := root.Get("tools_list_complete")
 	s.Completeness = Completeness(c.Str())
