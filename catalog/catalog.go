@@ -221,7 +221,7 @@ var entries = []Entry{
 	// warning.
 	{Code: "mcp_tool_name_unsafe", Family: FamilyNames, Kind: Finding, Severity: Medium, PrivilegedSeverity: High,
 		Title:       "A new tool name is outside the safe set",
-		Explanation: "The name of a tool the baseline does not vouch for has characters outside A-Z a-z 0-9 _ - . or is not 1 to 128 characters long, which the MCP specification says a tool name should be. Letters of other scripts, invisible characters and compatibility forms make a name print like another one (\"dеlete_file\" with a Cyrillic е prints as delete_file), so reports show such a name with every non-ASCII character escaped (d\\u0435lete_file), and the details list the code points. The name is classified by its confusable fold, so a disguised privileged name is privileged (high).",
+		Explanation: "The name of a tool the baseline does not vouch for has characters outside A-Z a-z 0-9 _ - . or is not 1 to 128 characters long, which the MCP specification says a tool name should be. Letters of other scripts, invisible characters and compatibility forms make a name print like another one (delete_file with the Cyrillic U+0435 for its first e prints as delete_file), so reports show such a name with every non-ASCII character escaped (d\\u0435lete_file), and the details list the code points. The name is classified by its confusable fold, so a disguised privileged name is privileged (high).",
 		Remedy:      "Read the escaped name, not the rendered one. Ask the server's owner for an ASCII name; do not pin a name you cannot read.",
 		Source:      own},
 	{Code: "mcp_tool_names_ambiguous", Family: FamilyNames, Kind: Finding, Severity: Medium, PrivilegedSeverity: High,
@@ -251,7 +251,7 @@ var entries = []Entry{
 		Source:      own},
 	{Code: "mcp_tool_names_fold_confusable", Family: FamilyNames, Kind: Note,
 		Title:       "Equal after the confusable fold",
-		Explanation: "The names look alike: they are equal after folding look-alike letters to their UTS #39 prototypes (Cyrillic е to e, 0 to o, an upper-case I to l), removing invisible characters and combining marks, and folding compatibility forms and case.",
+		Explanation: "The names look alike: they are equal after folding look-alike letters to their UTS #39 prototypes (the Cyrillic U+0435 to e, 0 to o, an upper-case I to l), removing invisible characters and combining marks, and folding compatibility forms and case.",
 		Remedy:      "Compare the escaped names: the look-alike is the one with escapes.",
 		Source:      own},
 
