@@ -13,7 +13,10 @@ type Target struct {
 
 // Protocol is what the run established about the protocol.
 type Protocol struct {
-	Era           string `json:"era"`
+	Era string `json:"era"`
+	// Transport is streamable-http, sse (the deprecated HTTP+SSE of
+	// 2024-11-05) or stdio; "" when the run did not get that far.
+	Transport     string `json:"transport,omitempty"`
 	Revision      string `json:"protocol_revision"` // "unknown" when not claimed (see Reason)
 	Reason        string `json:"revision_reason,omitempty"`
 	LegacyVersion string `json:"legacy_session_version,omitempty"`
@@ -78,4 +81,8 @@ type ClientIdentity struct {
 	// CloakCheckedAs is the other client identity the list was fetched as
 	// (--cloak-check), "" when not checked.
 	CloakCheckedAs string `json:"cloak_checked_as,omitempty"`
+	// Capabilities is the ClientCapabilities object the run declared
+	// (canonical; {} for none): servers may list some tools only to
+	// clients that declare sampling, elicitation or roots.
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
 }

@@ -79,7 +79,20 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 	if r.Protocol.Reason != "" {
 		rev += " (" + r.Protocol.Reason + ")"
 	}
-	t.line("  protocol:  %s era, revision %s", orNone(r.Protocol.Era), e(rev))
+	over := ""
+	switch r.Protocol.Transport {
+	case "sse":
+		over = " over HTTP+SSE (deprecated)"
+	case "streamable-http":
+		over = " over Streamable HTTP"
+	}
+	if r.Protocol.LegacyVersion != "" {
+		rev += ", session at " + r.Protocol.LegacyVersion
+	}
+	t.line("  protocol:  %s era%s, revision %s", orNone(r.Protocol.Era), over, e(rev))
+	if c := string(r.Client.Capabilities); c != "" && c != "{}" {
+		t.line("  client:    declared capabilities %s (server requests refused)", e(c))
+	}
 	if r.Protocol.ServerName != "" || r.Protocol.ServerVersion != "" {
 		t.line("  server:    %s %s", safetext.Quote(r.Protocol.ServerName), safetext.Quote(r.Protocol.ServerVersion))
 	}
