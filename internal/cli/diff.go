@@ -60,14 +60,22 @@ func toolList(t *manifest.Tools) *manifest.ToolList {
 
 // loadTools reads one side of a comparison (see resolveTools).
 func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
-	in := schemadiff.Input{Side: schemadiff.Side{Source: path}}
+	in, _, err := loadToolsCaps(e, path, max)
+	return in, err
+}
+
+// loadToolsCaps is loadTools that also returns the client capabilities a
+// snapshot records the tools were observed with (nil when not recorded).
+func loadToolsCaps(e *env, path string, max int64) (in schemadiff.Input, caps []byte, err error) {
+	in = schemadiff.Input{Side: schemadiff.Side{Source: path}}
 	tools, viaBaseline, err := resolveTools(e, path, max)
 	if err != nil {
-		return in, err
+		return in, nil, err
 	}
 	switch {
 	case tools.Snapshot != nil:
 		snap := tools.Snapshot
+		caps = snap.ClientCapabilities
 		in.Form = "snapshot"
 		if viaBaseline {
 			in.Form = "declared baseline + snapshot"
@@ -86,7 +94,7 @@ func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
 		in.ManifestDigest, _ = manifest.ManifestDigestOf(tl.Tools)
 	}
 	in.ToolCount = len(in.Tools)
-	return in, nil
+	return in, caps, nil
 }
 
 // readTools reads path and parses it with manifest.ReadTools.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -43,6 +44,9 @@ type liveFlags struct {
 	preferLegacy bool
 	clientInfo   string
 	userAgent    string
+	transport    string // --transport
+	fileType     string // the transport of the --mcp-config entry ("type")
+	clientCaps   string // --client-capabilities, as given
 }
 
 func (l *liveFlags) register(cmd *cobra.Command, urlFlag string) {
@@ -61,6 +65,8 @@ func (l *liveFlags) register(cmd *cobra.Command, urlFlag string) {
 	f.BoolVar(&l.allowConfig, "allow-config-commands", false, "allow running a stdio command read from --mcp-config (it runs code on this machine)")
 	f.StringVar(&l.clientInfo, "client-info", "", "NAME/VERSION to send as clientInfo (default mcpdrift/"+version()+"): look like the client your agents use")
 	f.StringVar(&l.userAgent, "user-agent", "", "User-Agent of every HTTP request (default: Go's)")
+	f.StringVar(&l.transport, "transport", "", "HTTP transport: streamable-http, or sse for the deprecated HTTP+SSE of 2024-11-05 (default: Streamable HTTP, then HTTP+SSE when initialize is refused with 400, 404 or 405)")
+	f.StringVar(&l.clientCaps, "client-capabilities", "", `ClientCapabilities to declare, as JSON ('{"sampling":{}}') or names ("sampling,elicitation,roots"): servers may list some tools only to such clients. Nothing is answered: server requests are refused`)
 }
 
 // parseClientInfo reads NAME/VERSION.
@@ -103,6 +109,7 @@ func (l *liveFlags) fromConfigFile(e *env, argv []string) (url string, command [
 		}
 	}
 	e.secrets.AddURL(cs.url)
+	l.fileType = cs.transport
 	if len(cs.ignored) > 0 {
 		fmt.Fprintf(e.stderr, "mcpdrift: %s: ignoring %s of server %s\n", safetext.Escape(l.mcpConfig), safetext.Escape(strings.Join(cs.ignored, ", ")), safetext.Quote(l.configServer))
 	}
@@ -195,6 +202,9 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 		if l.userAgent != "" {
 			return cfg, usageErr("--user-agent applies to HTTP servers only")
 		}
+		if l.transport != "" {
+			return cfg, usageErr("--transport applies to HTTP servers only")
+		}
 		cfg.Command = argv
 		cfg.PassEnv = l.passEnv
 	case l.baseURL != "":
@@ -212,6 +222,16 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 			return cfg, usageErr("--pass-env applies to stdio servers only")
 		}
 		cfg.BaseURL = l.baseURL
+		switch {
+		case l.transport != "" && l.transport != mcpclient.TransportStreamableHTTP && l.transport != mcpclient.TransportSSE:
+			return cfg, usageErr("--transport must be %s or %s", mcpclient.TransportStreamableHTTP, mcpclient.TransportSSE)
+		case l.transport != "" && l.fileType != "" && l.transport != l.fileType:
+			return cfg, usageErr("--transport %s contradicts the type %s of server %s in %s", l.transport, safetext.Quote(l.fileType), safetext.Quote(l.configServer), safetext.Quote(l.mcpConfig))
+		case l.transport != "":
+			cfg.Transport = l.transport
+		default:
+			cfg.Transport = l.fileType
+		}
 	default:
 		return cfg, usageErr("give a URL (--base-url, --url) or --stdio -- CMD ARGS...")
 	}
@@ -257,6 +277,13 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 	}
 	if l.preferLegacy {
 		cfg.PreferredRevision = mcpwire.LegacyRevisions[0]
+	}
+	if l.clientCaps != "" {
+		caps, err := mcpclient.ParseClientCapabilities(l.clientCaps)
+		if err != nil {
+			return cfg, usageErr("--client-capabilities: %s", strings.TrimPrefix(err.Error(), "client capabilities: "))
+		}
+		cfg.ClientCapabilities = caps
 	}
 	return cfg, nil
 }
@@ -386,6 +413,7 @@ type driftRun struct {
 	cloakAs      string // "NAME/VERSION" to list as again; "" = no cloak check
 	serverID     string // for the observed record
 	suppressions *manifest.Suppressions
+	capsNote     string // a warning about the client capabilities, for the report
 }
 
 // result of a live drift: the report, and the observed record built from
@@ -431,10 +459,13 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	in.HeaderNames = slices.Compact(in.HeaderNames)
 	plan := append([]probe.PlannedCall(nil), d.plan...)
 	rep := &probe.Report{Schema: probe.ReportSchemaID, Target: target, Warnings: []string{}, CallPlan: plan, Seed: seedp,
-		Client:   probe.ClientIdentity{Name: cfg.ClientName, Version: cfg.ClientVersion, UserAgent: cfg.UserAgent},
+		Client:   probe.ClientIdentity{Name: cfg.ClientName, Version: cfg.ClientVersion, UserAgent: cfg.UserAgent, Capabilities: declaredCaps(cfg)},
 		Declared: probe.Declared{Source: d.manifestPath, ManifestDigest: d.declared.ManifestDigest, ToolCount: len(d.declared.Tools)}}
 	id := d.serverID
 	res := &driftResult{rep: rep}
+	if d.capsNote != "" {
+		rep.Warnings = append(rep.Warnings, d.capsNote)
+	}
 
 	obs, tl, err := observeLive(ctx, cfg)
 	var pe *mcpclient.ProtocolError
@@ -457,7 +488,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		rep.NotObserved = "cannot observe " + safetext.Quote(targetText) + ": " + safetext.Inert(err.Error())
 	}
 	if obs != nil {
-		rep.Protocol = probe.Protocol{Era: obs.Era, Revision: obs.ProtocolRevision, Reason: obs.RevisionReason, LegacyVersion: obs.LegacyVersion}
+		rep.Protocol = probe.Protocol{Era: obs.Era, Transport: obs.Transport, Revision: obs.ProtocolRevision, Reason: obs.RevisionReason, LegacyVersion: obs.LegacyVersion}
 		if rep.Protocol.Revision == "" {
 			// Observing the absence of server/discover is evidence
 			// about that method, not about a version.
@@ -596,9 +627,22 @@ then says so).`,
 			} else if cloakCheck {
 				cloakAs = cloakIdentity(cfg.ClientName)
 			}
-			declared, err := loadTools(e, manifestPath, DefaultMaxInput)
+			declared, pinnedCaps, err := loadToolsCaps(e, manifestPath, DefaultMaxInput)
 			if err != nil {
 				return err
+			}
+			capsNote := ""
+			switch {
+			case pinnedCaps == nil:
+			case live.clientCaps == "":
+				// What was pinned was listed to a client declaring these:
+				// observe as that client, or its tools look removed.
+				cfg.ClientCapabilities = pinnedCaps
+				if string(pinnedCaps) != "{}" {
+					fmt.Fprintf(e.stderr, "mcpdrift: %s was pinned declaring client capabilities %s; this run declares them too (--client-capabilities overrides)\n", safetext.Quote(manifestPath), safetext.Escape(string(pinnedCaps)))
+				}
+			case !bytes.Equal(cfg.ClientCapabilities, pinnedCaps):
+				capsNote = "the declared tools were pinned declaring client capabilities " + safetext.Escape(string(pinnedCaps)) + " and this run declared " + safetext.Escape(string(cfg.ClientCapabilities)) + ": tools a server lists only to clients with some capability can look added or removed"
 			}
 			sup, err := suppress.load(e)
 			if err != nil {
@@ -621,7 +665,7 @@ then says so).`,
 			ctx, cancel := context.WithTimeout(ctx, live.timeout)
 			defer cancel()
 			res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: manifestPath, declared: declared, plan: plan, seed: seed, execute: execute,
-				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup})
+				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote})
 			if err != nil {
 				return err
 			}
@@ -724,6 +768,14 @@ func callChecks(obs *mcpclient.Observation, declared []manifest.Tool) []probe.Ca
 		out = append(out, cc)
 	}
 	return out
+}
+
+// declaredCaps is the ClientCapabilities object a run declares ({} for none).
+func declaredCaps(cfg mcpclient.Config) json.RawMessage {
+	if len(cfg.ClientCapabilities) == 0 {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(cfg.ClientCapabilities)
 }
 
 func defaultServerID(obs *mcpclient.Observation, target string) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -19,7 +20,10 @@ type configServer struct {
 	env     map[string]string
 	url     string
 	headers http.Header
-	ignored []string
+	// transport is the entry's "type" for a URL: mcpclient.TransportSSE
+	// or TransportStreamableHTTP; "" when not given (auto).
+	transport string
+	ignored   []string
 	// expanded are the values placeholders took from the environment:
 	// secrets, redacted from every output.
 	expanded []string
@@ -108,6 +112,22 @@ func loadConfigServer(src []byte, file, name string) (*configServer, error) {
 	}
 	if (hasCmd && cmd == "") || (hasURL && url == "") {
 		return nil, bad("server %s has an empty command or url", safetext.Quote(name))
+	}
+	if tv, ok := e.Get("type"); ok {
+		if tv.Kind() != jcs.String {
+			return nil, bad("%s.type must be a string", safetext.Quote(name))
+		}
+		switch t := tv.Str(); {
+		case t == "stdio" && hasCmd:
+		case t == "sse" && hasURL:
+			cs.transport = mcpclient.TransportSSE
+		case (t == "http" || t == "streamable-http" || t == "streamableHttp" || t == "streamable_http") && hasURL:
+			cs.transport = mcpclient.TransportStreamableHTTP
+		case t == "stdio" || t == "sse" || t == "http" || t == "streamable-http" || t == "streamableHttp" || t == "streamable_http":
+			return nil, bad("server %s has type %s and a %s", safetext.Quote(name), safetext.Quote(t), map[bool]string{true: "command", false: "url"}[hasCmd])
+		default:
+			return nil, bad("server %s has type %s, which is not stdio, http or sse", safetext.Quote(name), safetext.Quote(t))
+		}
 	}
 	if hasCmd {
 		cs.command = []string{cmd}

@@ -27,7 +27,7 @@ func newMockServer(e *env) *cobra.Command {
 		ttlMs                                               int64
 		legacyOnly, modernOnly, sse, noChallenge            bool
 		omitCache, emptyCursor, cursorCycle, admin, stdio   bool
-		allowNonLoopback                                    bool
+		allowNonLoopback, legacySSE                         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "mock-server [--listen ADDR | --stdio] [--manifest FILE] [flags]",
@@ -36,7 +36,9 @@ func newMockServer(e *env) *cobra.Command {
 exactly) as a strict MCP server: it refuses requests a conformant client would not
 send, with the status and JSON-RPC error the specification gives.
 
-Over HTTP the endpoint is /mcp; the URL is printed on stderr. --listen must be a
+Over HTTP the endpoint is /mcp; the URL is printed on stderr. --legacy-sse also
+serves the deprecated HTTP+SSE transport (2024-11-05) at /sse: GET for the stream,
+POST to the endpoint its first event names. --listen must be a
 loopback address unless --allow-non-loopback. --admin adds POST /admin/tools on
 the same listener (loopback callers only): POST a manifest to swap the served
 tools live. SIGHUP reloads --manifest (a rug pull, live). --stdio serves
@@ -50,7 +52,7 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 				return usageErr("--legacy-only and --modern-only exclude each other")
 			}
 			if stdio {
-				for _, name := range []string{"listen", "admin", "require-token", "sse", "allow-non-loopback", "no-challenge", "anonymous-manifest"} {
+				for _, name := range []string{"listen", "admin", "require-token", "sse", "legacy-sse", "allow-non-loopback", "no-challenge", "anonymous-manifest"} {
 					if f.Changed(name) {
 						return usageErr("--%s is for HTTP; it cannot be used with --stdio", name)
 					}
@@ -161,6 +163,9 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 			}
 			mux := http.NewServeMux()
 			mux.Handle("/mcp", s)
+			if legacySSE {
+				mux.Handle("/sse", s.LegacySSEHandler())
+			}
 			if admin {
 				mux.Handle("/admin/tools", s.AdminHandler())
 			}
@@ -175,6 +180,9 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 			}
 			base := "http://" + ln.Addr().String()
 			fmt.Fprintf(e.stderr, "mcpdrift: mock-server serving %d tools at %s/mcp (%s)\n", ntools, base, strings.Join(s.SupportedVersions(), ", "))
+			if legacySSE {
+				fmt.Fprintf(e.stderr, "mcpdrift: HTTP+SSE (deprecated) at %s/sse\n", base)
+			}
 			if admin {
 				fmt.Fprintf(e.stderr, "mcpdrift: admin: POST a manifest (Content-Type: application/json) to %s/admin/tools to swap the tools\n", base)
 			}
@@ -205,7 +213,8 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 	f.StringVar(&versions, "versions", "", "comma-separated protocol versions, newest first (default "+strings.Join(mockserver.DefaultVersions, ",")+")")
 	f.BoolVar(&legacyOnly, "legacy-only", false, "speak only the initialize-era revisions (no server/discover)")
 	f.BoolVar(&modernOnly, "modern-only", false, "speak only the stateless revisions (no initialize)")
-	f.BoolVar(&sse, "sse", false, "answer with text/event-stream instead of application/json")
+	f.BoolVar(&sse, "sse", false, "answer with text/event-stream instead of application/json (one compacted data: line per event)")
+	f.BoolVar(&legacySSE, "legacy-sse", false, "also serve the deprecated HTTP+SSE transport (2024-11-05) at /sse")
 	f.StringVar(&token, "require-token", "", "require Authorization: Bearer TOKEN (visible in the process list: for tests)")
 	f.BoolVar(&noChallenge, "no-challenge", false, "answer 401 without WWW-Authenticate")
 	f.StringVar(&anonManifest, "anonymous-manifest", "", "tools served to requests without credentials, instead of 401")

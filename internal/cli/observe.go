@@ -181,6 +181,7 @@ not observed, and says why.`,
 				source string
 				ident  = id.identity()
 			)
+			var snapOpt manifest.SnapshotOptions // live pins: the client capabilities
 			switch {
 			case observed != "":
 				source = observed
@@ -225,6 +226,9 @@ not observed, and says why.`,
 						return liveError(target, err)
 					}
 					tl, comp = ltl, manifest.Completeness(obs.Completeness)
+					// Part of what was pinned: the tools a server lists can
+					// depend on the client capabilities declared.
+					snapOpt.ClientCapabilities = obs.ClientCapabilities
 					if obs.CapReached {
 						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the listing was capped at %d pages, so it is partial (raise --max-list-pages)", safetext.Quote(target), live.maxPages)}
 					}
@@ -277,7 +281,7 @@ not observed, and says why.`,
 				if path == "" {
 					fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")
 				} else {
-					sb, err := manifest.MarshalSnapshot(o.Server.ID, ident, tl, o.Observed.ToolsListComplete)
+					sb, err := manifest.MarshalSnapshotWith(o.Server.ID, ident, tl, o.Observed.ToolsListComplete, snapOpt)
 					if err != nil {
 						return err
 					}
