@@ -223,22 +223,29 @@ var errAddrInUse = errors.New("port in use")
 // waits until it accepts connections; it is killed when the test ends.
 func startEverythingHTTP(t *testing.T, node, entry string) string {
 	t.Helper()
+	return startEverything(t, node, entry, "streamableHttp", "/mcp")
+}
+
+// startEverything starts `node entry MODE` (streamableHttp, or sse for the
+// deprecated HTTP+SSE transport) and returns the URL of path on it.
+func startEverything(t *testing.T, node, entry, mode, path string) string {
+	t.Helper()
 	preload := filepath.Join(t.TempDir(), "loopback.cjs")
 	if err := os.WriteFile(preload, []byte(loopbackPreload), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for attempt := 1; ; attempt++ {
-		url, err := launchEverythingHTTP(t, node, preload, entry)
+		url, err := launchEverythingHTTP(t, node, preload, entry, mode, path)
 		if err == nil {
 			return url
 		}
 		if !errors.Is(err, errAddrInUse) || attempt == 3 {
-			t.Fatalf("server-everything streamableHttp: %v", err)
+			t.Fatalf("server-everything %s: %v", mode, err)
 		}
 	}
 }
 
-func launchEverythingHTTP(t *testing.T, node, preload, entry string) (string, error) {
+func launchEverythingHTTP(t *testing.T, node, preload, entry, mode, path string) (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +254,7 @@ func launchEverythingHTTP(t *testing.T, node, preload, entry string) (string, er
 	l.Close()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 
-	cmd := exec.Command(node, "--require", preload, entry, "streamableHttp")
+	cmd := exec.Command(node, "--require", preload, entry, mode)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "PORT=" + strconv.Itoa(port)}
 	out := &tailBuffer{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = out, out // the server logs every request to stdout: drain it
@@ -287,12 +294,12 @@ func launchEverythingHTTP(t *testing.T, node, preload, entry string) (string, er
 			return "", fmt.Errorf("not listening on %s after %v: %s", addr, startupTimeout, out.String())
 		}
 	}
-	recordTiming("server-everything http: startup", time.Since(start))
+	recordTiming("server-everything "+mode+": startup", time.Since(start))
 	t.Cleanup(func() {
 		stop()
 		if t.Failed() {
 			t.Logf("server-everything output (tail):\n%s", out.String())
 		}
 	})
-	return "http://" + addr + "/mcp", nil
+	return "http://" + addr + path, nil
 }
