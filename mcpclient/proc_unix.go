@@ -4,15 +4,15 @@ package mcpclient
 
 import (
 	"os"
-	"os/exec"
 	"syscall"
 )
 
-// setProcessGroup puts the child in a process group of its own, so that
-// the whole group (grandchildren included) can be signalled.
-func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-}
+// On every unix the child starts a session of its own (setsid), which also
+// makes it the leader of a new process group: the group (grandchildren
+// that did not move out of it) can be signalled as one, the child has no
+// controlling terminal, and on Linux the session id marks its descendants
+// (proc_linux.go). What else contains it is per system: proc_linux.go and
+// proc_unix_other.go.
 
 // terminate asks the child's process group to stop.
 func terminate(p *os.Process) error { return signalGroup(p, syscall.SIGTERM) }

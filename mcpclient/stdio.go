@@ -32,6 +32,7 @@ type stdioTransport struct {
 	cfg    *Config
 	obs    *Observation
 	cmd    *exec.Cmd
+	ct     *containment // what stops the child and its descendants
 	target string
 
 	stdin  *os.File
@@ -107,13 +108,18 @@ func startStdio(ctx context.Context, cfg *Config, obs *Observation) (*stdioTrans
 		}
 		pipes[i], pipes[i+1] = r, w
 	}
-	cmd := exec.CommandContext(ctx, cfg.Command[0], cfg.Command[1:]...)
-	cmd.Env = childEnv(cfg.PassEnv, cfg.Env)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[0], pipes[3], pipes[5]
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
-	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	newCmd := func() *exec.Cmd {
+		cmd := exec.CommandContext(ctx, cfg.Command[0], cfg.Command[1:]...)
+		cmd.Env = childEnv(cfg.PassEnv, cfg.Env)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = pipes[0], pipes[3], pipes[5]
+		cmd.Cancel = func() error { return killGroup(cmd.Process) }
+		cmd.WaitDelay = time.Second
+		return cmd
+	}
+	// The child's session, process group, parent-death signal and, where
+	// the system allows, cgroup or subreaper tracking (proc_*.go).
+	cmd, ct, err := startContained(newCmd, []*os.File{pipes[0], pipes[3], pipes[5]})
+	if err != nil {
 		closeFiles(pipes[:]...)
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("mcpclient: starting the server: %w", ctx.Err())
@@ -121,7 +127,7 @@ func startStdio(ctx context.Context, cfg *Config, obs *Observation) (*stdioTrans
 		return nil, &UnreachableError{Target: t.target, Err: err}
 	}
 	closeFiles(pipes[0], pipes[3], pipes[5]) // the child's ends
-	t.cmd, t.stdin, t.stdout, t.errR = cmd, pipes[1], pipes[2], pipes[4]
+	t.cmd, t.ct, t.stdin, t.stdout, t.errR = cmd, ct, pipes[1], pipes[2], pipes[4]
 	go func() {
 		_ = cmd.Wait()
 		close(t.exited)
@@ -333,21 +339,25 @@ func (t *stdioTransport) answer(msg *message, deadline time.Time) error {
 	return t.write("a reply to "+msg.method, b, deadline)
 }
 
-// close shuts the child down: stdin closed, then SIGTERM, then SIGKILL of
-// the whole process group (grandchildren included), and records stderr.
+// close shuts the child down: stdin closed, then SIGTERM to its process
+// group, then SIGKILL to everything contained (the process group, and on
+// Linux the cgroup or the tracked descendants, until none is left), and
+// records stderr.
 func (t *stdioTransport) close(obs *Observation) {
+	t.ct.track() // while the child lives, its descendants are still its
 	t.stdin.Close()
 	select {
 	case <-t.exited:
 	case <-time.After(graceAfterEOF):
-		_ = terminate(t.cmd.Process)
+		_ = t.ct.terminate()
 		select {
 		case <-t.exited:
 		case <-time.After(graceAfterTerm):
 		}
 	}
-	_ = killGroup(t.cmd.Process)
+	t.ct.kill()
 	<-t.exited
+	t.ct.release()
 	close(t.done)
 	t.stdout.Close()
 	select {
