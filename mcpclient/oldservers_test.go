@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -412,5 +413,63 @@ func TestDiscoverWithoutVersions(t *testing.T) {
 	defer ts.Close()
 	if _, err = ListTools(context.Background(), Config{BaseURL: ts.URL}); err == nil || !sawInit.Load() {
 		t.Fatalf("empty supportedVersions: %v, initialize sent %t", err, sawInit.Load())
+	}
+}
+
+// envMockStdio makes the test binary a stdio mock server (legacy only)
+// that sends the named server request before each tools/list response
+// and lists one more tool to clients declaring sampling; at the end it
+// writes the client's answers to stderr.
+const envMockStdio = "MCPCLIENT_MOCK_STDIO"
+
+func init() {
+	method := os.Getenv(envMockStdio)
+	if method == "" {
+		return
+	}
+	s := mockserver.MustNew(mockserver.Config{Era: mockserver.LegacyOnly, Tools: mockTools("t", 2), ServerRequest: method,
+		CapabilityTools: map[string][]json.RawMessage{"sampling": {json.RawMessage(`{"name":"needs-sampling","inputSchema":{"type":"object"}}`)}}})
+	_ = s.ServeStdio(context.Background(), os.Stdin, os.Stdout)
+	for _, e := range s.Log() {
+		if strings.HasPrefix(e.Reason, "response:") {
+			fmt.Fprintln(os.Stderr, "answer:", e.Reason)
+		}
+	}
+	os.Exit(0)
+}
+
+// On stdio too, a server request is refused, whatever was declared.
+func TestServerRequestsRefusedStdio(t *testing.T) {
+	for _, method := range []string{"sampling/createMessage", "elicitation/create", "roots/list"} {
+		t.Setenv(envMockStdio, method)
+		obs, err := ListTools(context.Background(), Config{Command: []string{os.Args[0], "-test.run=^$"}, PassEnv: []string{envMockStdio},
+			ClientCapabilities: []byte("sampling,elicitation,roots")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := servedNames(t, obs); len(got) != 3 || got[2] != "needs-sampling" {
+			t.Errorf("%s: tools %v", method, got)
+		}
+		if !strings.Contains(obs.Stderr, "answer: response: error -32601") || strings.Contains(obs.Stderr, "response: result") {
+			t.Errorf("%s: the child saw %q", method, obs.Stderr)
+		}
+	}
+}
+
+// A 2026-07-28 response stream must carry no server request: one that
+// does is not answered (clients must not POST responses in that era).
+func TestServerRequestModernNotAnswered(t *testing.T) {
+	s, base := mockHTTP(t, mockserver.Config{Era: mockserver.ModernOnly, Tools: mockTools("t", 2), ServerRequest: "sampling/createMessage", Response: mockserver.SSEResponses})
+	obs, err := ListTools(context.Background(), Config{BaseURL: base + "/mcp", ClientCapabilities: []byte("sampling")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(obs.Warnings, "\n"), "must not do; it was not answered") {
+		t.Errorf("warnings %q", obs.Warnings)
+	}
+	for _, e := range s.Log() {
+		if strings.HasPrefix(e.Reason, "response:") || e.HTTPMethod == http.MethodPost && e.Method == "" {
+			t.Errorf("the client answered: %+v", e)
+		}
 	}
 }
