@@ -40,8 +40,11 @@ type Config struct {
 	// set it only when the user explicitly asked for it: deciding that is
 	// the caller's job. The child gets a minimal environment — PATH, HOME,
 	// TMPDIR, LANG (and SYSTEMROOT, TEMP, TMP, USERPROFILE on Windows) —
-	// plus the variables named in PassEnv, and its own process group, which
-	// is killed when ListTools returns.
+	// plus the variables named in PassEnv, and its own session and process
+	// group; it and what it started are killed when ListTools returns (on
+	// Linux through a cgroup, or by making this process a child subreaper
+	// while the run is active, which affects the whole process: see the
+	// package documentation).
 	Command []string
 	// PassEnv names further environment variables the child inherits
 	// (when set in this process).

@@ -73,9 +73,17 @@
 // # stdio
 //
 // Newline-delimited JSON-RPC over a child's stdin/stdout. The child runs
-// with a minimal environment in its own process group, which is killed
-// (after stdin is closed and SIGTERM) when ListTools returns or ctx is
-// cancelled. Lines on stdout that do not start a JSON value are skipped
+// with a minimal environment in a session and process group of its own;
+// when ListTools returns or ctx is cancelled, its stdin is closed, the
+// group gets SIGTERM, and then everything contained is killed. On Linux
+// the child also gets Pdeathsig SIGKILL and, where cgroup v2 is writable,
+// a fresh cgroup, killed with cgroup.kill and removed; otherwise the
+// process becomes a child subreaper (PR_SET_CHILD_SUBREAPER) while any
+// stdio run is active and kills the descendants it traces through /proc
+// until none is left. Being a subreaper is process-wide: while a run is
+// active, orphans of the program's other children are reparented to it
+// too, and are its to reap. proc_linux.go says what stays out of reach.
+// Lines on stdout that do not start a JSON value are skipped
 // with a warning (servers that log to stdout are common); a line that
 // starts one and is not a valid message is a *ResponseError. Server
 // requests are answered: ping with {}, anything else with -32601. stderr
