@@ -473,3 +473,31 @@ func TestServerRequestModernNotAnswered(t *testing.T) {
 		}
 	}
 }
+
+// The same legacy listing (initialize, notifications/initialized, three
+// pages of 20 tools) from the mock over Streamable HTTP and over HTTP+SSE:
+// what the HTTP+SSE transport costs (one stream, a POST and an event per
+// message, the stream opened and closed per run).
+func BenchmarkLegacyListing(b *testing.B) {
+	for _, tr := range []string{TransportStreamableHTTP, TransportSSE} {
+		b.Run(tr, func(b *testing.B) {
+			s := mockserver.MustNew(mockserver.Config{Era: mockserver.LegacyOnly, Tools: mockTools("t", 60), PageSize: 20, LogLimit: 16})
+			mux := http.NewServeMux()
+			mux.Handle("/mcp", s)
+			mux.Handle("/sse", s.LegacySSEHandler())
+			ts := httptest.NewServer(mux)
+			b.Cleanup(func() { s.Close(); ts.Close() })
+			cfg := Config{BaseURL: ts.URL + "/mcp", Transport: tr, PreferredRevision: mcpwire.Rev20251125}
+			if tr == TransportSSE {
+				cfg.BaseURL = ts.URL + "/sse"
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				obs, err := ListTools(context.Background(), cfg)
+				if err != nil || obs.Pages != 3 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
