@@ -271,3 +271,22 @@ func TestSSECompactKeepsValues(t *testing.T) {
 		t.Fatalf("served %s\nwant the tool as %s", r.body, want)
 	}
 }
+
+// A stream outlives the http.Server's ReadTimeout (mcpdrift mock-server
+// sets 30s): net/http does not end a handler whose request was read.
+func TestLegacySSEOutlivesReadTimeout(t *testing.T) {
+	s := MustNew(Config{Era: LegacyOnly})
+	ts := httptest.NewUnstartedServer(s.LegacySSEHandler())
+	ts.Config.ReadTimeout = 200 * time.Millisecond
+	ts.Start()
+	t.Cleanup(func() { s.Close(); ts.Close() })
+	st := openStream(t, ts.URL+"/sse", sseHeaders())
+	_, ep, _ := st.next()
+	time.Sleep(500 * time.Millisecond)
+	if r := post(t, ts.URL+ep, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, jsonHeaders()); r.status != http.StatusAccepted {
+		t.Fatalf("POST after the read timeout: %v", r)
+	}
+	if _, data, _ := st.next(); !strings.Contains(data, `"result":{}`) {
+		t.Fatalf("ping: %s", data)
+	}
+}
