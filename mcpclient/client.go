@@ -168,7 +168,9 @@ func (r *run) switchToSSE(ctx context.Context, status int, initErr error) error 
 			r.t = closedTransport{}
 			return initErr
 		}
-		r.t = closedTransport{}
+		// The GET was answered as an event stream (or refused with 401,
+		// 403): the run failed speaking HTTP+SSE.
+		r.t, r.obs.Transport = closedTransport{}, TransportSSE
 		return err
 	}
 	r.t, r.answered = t, false
