@@ -28,12 +28,15 @@ const (
 	FamilyExecution      = "execution"      // shell, code and CI execution
 	FamilyFilesystem     = "filesystem"     // file writes and deletes
 	FamilyMessaging      = "messaging"      // email and chat messages sent on the user's behalf
-	FamilyInfrastructure = "infrastructure" // deploys and destruction of cloud/cluster resources
+	FamilyInfrastructure = "infrastructure" // deploys, changes and destruction of cloud/cluster resources
+	FamilyAdmin          = "admin"          // broad management tools (manage_X, X_management)
+	FamilyData           = "data"           // deletion of stored content of any kind
 )
 
 var families = []string{
 	FamilyCredentials, FamilyIAM, FamilyNetwork, FamilyPayments, FamilyRepository,
 	FamilyDatabase, FamilyExecution, FamilyFilesystem, FamilyMessaging, FamilyInfrastructure,
+	FamilyAdmin, FamilyData,
 }
 
 // Families returns the fixed set of families, in documentation order.
