@@ -87,37 +87,104 @@ func (c *confusion) add(want, got bool) {
 	}
 }
 
+// heldOutSets are the held-out files, with the lowest precision and recall
+// the built-in table may score on each (without the issue's named tools).
+// The bounds sit a little under today's figures (README.md), so a rule
+// change that loses held-out names fails here.
+var heldOutSets = []struct {
+	file                    string
+	minPrecision, minRecall float64
+}{
+	// Set A: its failures led to rules after it was first measured, so it
+	// is in-sample now (0.956 / 0.837 today).
+	{"testdata/heldout_names.txt", 0.93, 0.80},
+	// Set B: sealed until the table was final; the blind figure (0.871 /
+	// 0.730 today).
+	{"testdata/heldout_names_b.txt", 0.84, 0.70},
+}
+
 func TestHeldOutNames(t *testing.T) {
-	rows := readHeldOut(t, "testdata/heldout_names.txt")
 	train := map[string]bool{}
 	for _, rn := range realNames {
 		train[rn.name] = true
 	}
-	seen := map[string]bool{}
+	seen := map[string]string{}
 	c := Default()
-	var all, blind confusion
-	for _, r := range rows {
-		if train[r.name] {
-			t.Errorf("%s:%d: %q is in the training set (realNames); a held-out name must not be", r.file, r.line, r.name)
+	for _, set := range heldOutSets {
+		rows := readHeldOut(t, set.file)
+		var all, blind confusion
+		for _, r := range rows {
+			if train[r.name] {
+				t.Errorf("%s:%d: %q is in the training set (realNames); a held-out name must not be", r.file, r.line, r.name)
+			}
+			if prev, ok := seen[r.name]; ok {
+				t.Errorf("%s:%d: %q is already listed in %s", r.file, r.line, r.name, prev)
+			}
+			seen[r.name] = set.file
+			got := c.Classify(r.name).Privileged
+			all.add(r.priv, got)
+			if !issueNamed[r.name] {
+				blind.add(r.priv, got)
+			}
+			if got != r.priv && testing.Verbose() {
+				t.Logf("disagree: %s %q labelled %v (%s), classified %v %q", r.server, r.name, r.priv, r.why, got, c.Classify(r.name).ActionClass)
+			}
 		}
-		if seen[r.name] {
-			t.Errorf("%s:%d: %q is listed twice", r.file, r.line, r.name)
+		for _, x := range []struct {
+			label string
+			c     confusion
+		}{{"all", all}, {"without the issue's named tools", blind}} {
+			t.Logf("%s (%s): %d names (%d privileged), TP=%d FP=%d FN=%d TN=%d, precision=%.3f recall=%.3f",
+				set.file, x.label, x.c.tp+x.c.fp+x.c.fn+x.c.tn, x.c.tp+x.c.fn, x.c.tp, x.c.fp, x.c.fn, x.c.tn, x.c.precision(), x.c.recall())
 		}
-		seen[r.name] = true
-		got := c.Classify(r.name).Privileged
-		all.add(r.priv, got)
-		if !issueNamed[r.name] {
-			blind.add(r.priv, got)
+		if p := blind.precision(); p < set.minPrecision {
+			t.Errorf("%s: precision %.3f is below the floor %.2f", set.file, p, set.minPrecision)
 		}
-		if got != r.priv && testing.Verbose() {
-			t.Logf("disagree: %s %q labelled %v (%s), classified %v %q", r.server, r.name, r.priv, r.why, got, c.Classify(r.name).ActionClass)
+		if r := blind.recall(); r < set.minRecall {
+			t.Errorf("%s: recall %.3f is below the floor %.2f", set.file, r, set.minRecall)
 		}
 	}
-	for _, x := range []struct {
-		label string
-		c     confusion
-	}{{"all", all}, {"without the issue's named tools", blind}} {
-		t.Logf("held-out names (%s): %d (%d privileged), TP=%d FP=%d FN=%d TN=%d, precision=%.3f recall=%.3f",
-			x.label, x.c.tp+x.c.fp+x.c.fn+x.c.tn, x.c.tp+x.c.fn, x.c.tp, x.c.fp, x.c.fn, x.c.tn, x.c.precision(), x.c.recall())
+}
+
+// TestBroadTools pins the names issue 9 reports missed, and names beside
+// them that must stay unprivileged.
+func TestBroadTools(t *testing.T) {
+	c := Default()
+	for name, class := range map[string]string{
+		"firecrawl_interact":               "interactive_session",
+		"kubectl_generic":                  "generic_dispatch",
+		"node_management":                  "broad_management",
+		"firecrawl_browser_execute":        "generic_execute",
+		"delete_entities":                  "data_delete",
+		"firecrawl_monitor_delete":         "data_delete",
+		"call_aws":                         "generic_dispatch",
+		"callCloudApi":                     "generic_dispatch",
+		"manageEnv":                        "broad_management",
+		"netlify-project-services-updater": "broad_management",
+		"kubectl_cordon":                   "infra_change",
+		"drain_node":                       "infra_change",
+		"reboot_instance":                  "infra_change",
+		"kubectl_context":                  "infra_change",
+		"remove_observations":              "data_delete",
+		"purge_queue":                      "data_delete",
+		"approve_merge_request":            "pull_request_merge",
+		"create_commit_status":             "commit_status_write",
+		"git_clean":                        "file_delete",
+	} {
+		if got := c.Classify(name); !got.Privileged || got.ActionClass != class {
+			t.Errorf("%q: got %+v, want privileged %s; tokens %q", name, got, class, Normalize(name))
+		}
+	}
+	for _, name := range []string{
+		"search_nodes", "open_nodes", "read_graph", "get_environment_info", "list_nodes", "kubectl_get",
+		"firecrawl_interact_stop", "get_interaction_history", "manage_notification_subscription", "manage_gmail_label",
+		"delete_issue_emoji_reaction", "remove_reaction", "jira_remove_issue_link", "cf_purge_cache",
+		"doks-get-cluster-upgrades", "db-cluster-stop-online-migration", "list_instances", "deployPlan",
+		"netlify-deploy-services-reader", "genai-model-eval-get-run", "execute_readonly_query", "get_execution_status",
+		"generate_report",
+	} {
+		if got := c.Classify(name); got.Privileged {
+			t.Errorf("%q: got %+v, want unprivileged; tokens %q", name, got, Normalize(name))
+		}
 	}
 }
