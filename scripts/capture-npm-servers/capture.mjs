@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// capture.mjs — capture the tools/list of published MCP servers from npm.
+// capture.mjs — capture the tools/list of published MCP servers from npm
+// (and of Go MCP servers from the Go module proxy).
 //
 // For each (package, version, args, env) in servers.json it installs that
 // exact version into a fresh temporary directory (never into the repository),
-// starts the server over stdio, speaks newline-delimited JSON-RPC
+// or, for an entry with "go": {"module", "package"}, downloads that module
+// version with `go mod download` and builds the package with `go build` in a
+// fresh temporary module, starts the server over stdio, speaks
+// newline-delimited JSON-RPC
 // (initialize, notifications/initialized, tools/list following nextCursor
 // until there is none) and writes
 //
@@ -14,8 +18,9 @@
 //   <out>/<short>/<version>.server-info.json  serverInfo, protocolVersion and
 //       capabilities from initialize, and where the package came from.
 //
-// No dependencies: Node 18+ and npm. Every child is bounded: npm install by
-// --install-timeout (default 300 s), the server by --timeout (default 60 s),
+// No dependencies: Node 18+ and npm (and Go for "go" entries). Every child is
+// bounded: npm install and go build by --install-timeout (default 300 s), the
+// server by --timeout (default 60 s),
 // after which its whole process group is killed; it is killed at the end in
 // any case.
 //
@@ -103,7 +108,10 @@ function registryMeta(pkg, version, installTimeout) {
     { timeout: installTimeout * 1000 });
   const m = JSON.parse(out);
   if (m.version !== version) throw new Error(`npm view ${pkg}@${version} answered version ${m.version}`);
-  return { integrity: m['dist.integrity'], tarball: m['dist.tarball'], license: m.license ?? null };
+  // Only the tarball's file name is kept: it follows from the package and
+  // version, and the integrity is what identifies it.
+  const tarball = typeof m['dist.tarball'] === 'string' ? m['dist.tarball'].split('/').pop() : null;
+  return { integrity: m['dist.integrity'], tarball, license: m.license ?? null };
 }
 
 function install(pkg, version, tmp, installTimeout, overrides) {
@@ -120,6 +128,46 @@ function install(pkg, version, tmp, installTimeout, overrides) {
   const pj = JSON.parse(fs.readFileSync(path.join(tmp, 'node_modules', ...pkg.split('/'), 'package.json'), 'utf8'));
   if (pj.version !== version) throw new Error(`installed ${pkg} is version ${pj.version}, not ${version}`);
   return pj;
+}
+
+function run(cmd, args, opts) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
+  if (r.error) throw new Error(`${cmd} ${args.join(' ')}: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${(r.stderr || '').trim().slice(-2000)}`);
+  return r.stdout;
+}
+
+// The environment of the go command: the user's module and build caches
+// and proxy settings, no workspace, no vendoring, this toolchain only.
+function goEnv() {
+  return { ...process.env, GOWORK: 'off', GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'local', CGO_ENABLED: '0' };
+}
+
+// A Go server: `go mod download -json module@version` (the module's hashes
+// as the checksum database knows them), then a temporary module that
+// requires exactly that version and builds the package with -trimpath, so
+// that no path of this machine reaches the binary.
+function buildGo(srv, version, tmp, installTimeout) {
+  const { module: mod, package: pkg } = srv.go;
+  const timeout = installTimeout * 1000;
+  const dl = JSON.parse(run('go', ['mod', 'download', '-json', `${mod}@${version}`], { timeout, cwd: tmp, env: goEnv() }));
+  if (dl.Error) throw new Error(`go mod download ${mod}@${version}: ${dl.Error}`);
+  if (dl.Version !== version) throw new Error(`go mod download ${mod}@${version} answered version ${dl.Version}`);
+  const work = path.join(tmp, 'build');
+  fs.mkdirSync(work);
+  fs.writeFileSync(path.join(work, 'go.mod'), 'module mcpdrift-capture\n');
+  run('go', ['get', `${mod}@${version}`], { timeout, cwd: work, env: goEnv() });
+  const bin = path.join(tmp, 'server');
+  run('go', ['build', '-trimpath', '-o', bin, pkg], { timeout, cwd: work, env: goEnv() });
+  // The modules linked into the binary, as its build information says.
+  const bi = run('go', ['version', '-m', bin], { timeout, cwd: work, env: goEnv() });
+  const deps = {};
+  for (const line of bi.split('\n')) {
+    const f = line.trim().split('\t');
+    if ((f[0] === 'dep' || f[0] === '=>') && f[1] && f[2]) deps[f[1]] = f[2];
+  }
+  const goVersion = run('go', ['env', 'GOVERSION'], { timeout, cwd: work, env: goEnv() }).trim();
+  return { dl, bin, deps, goVersion };
 }
 
 // The version of each direct dependency as Node would resolve it from the
@@ -277,16 +325,58 @@ async function stop(child) {
 }
 
 async function captureOne(srv, version, opt) {
-  const label = `${srv.package}@${version}`;
+  const label = `${labelOf(srv)}@${version}`;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpdrift-capture-'));
   try {
-    log(`${label}: registry metadata`);
-    const meta = registryMeta(srv.package, version, opt.installTimeout);
-    log(`${label}: npm install into ${tmp}`);
-    const overrides = srv.overrides?.[version];
-    const pj = install(srv.package, version, tmp, opt.installTimeout, overrides);
-    const pkgDir = path.join(tmp, 'node_modules', ...srv.package.split('/'));
-    const bin = path.join(pkgDir, binOf(srv.package, pj, srv.bin));
+    // source: where the server came from, for the server-info file;
+    // command, argv: what starts it.
+    let source, command, argv;
+    if (srv.go) {
+      log(`${label}: go mod download and go build in ${tmp}`);
+      const g = buildGo(srv, version, tmp, opt.installTimeout);
+      command = g.bin;
+      argv = [];
+      source = {
+        go_module: srv.go.module,
+        go_package: srv.go.package,
+        version,
+        integrity: g.dl.Sum,
+        go_mod_integrity: g.dl.GoModSum,
+        license: null,
+        license_file: licenseFile(g.dl.Dir),
+        bin: `go build -trimpath ${srv.go.package}`,
+        args: srv.args ?? [],
+        env: srv.env ?? {},
+        resolved_dependencies: g.deps,
+        captured_at: null,
+        go: g.goVersion,
+      };
+    } else {
+      log(`${label}: registry metadata`);
+      const meta = registryMeta(srv.package, version, opt.installTimeout);
+      log(`${label}: npm install into ${tmp}`);
+      const overrides = srv.overrides?.[version];
+      const pj = install(srv.package, version, tmp, opt.installTimeout, overrides);
+      const pkgDir = path.join(tmp, 'node_modules', ...srv.package.split('/'));
+      const bin = path.join(pkgDir, binOf(srv.package, pj, srv.bin));
+      command = process.execPath;
+      argv = [bin];
+      source = {
+        package: srv.package,
+        version,
+        integrity: meta.integrity,
+        tarball: meta.tarball,
+        license: meta.license,
+        license_file: licenseFile(pkgDir),
+        bin: path.relative(pkgDir, bin),
+        args: srv.args ?? [],
+        env: srv.env ?? {},
+        npm_overrides: overrides ?? null,
+        resolved_dependencies: resolvedDeps(tmp, srv.package, pj),
+        captured_at: null,
+        node: process.version,
+      };
+    }
 
     fs.rmSync(EMPTY_DIR, { recursive: true, force: true });
     fs.mkdirSync(EMPTY_DIR, { recursive: true });
@@ -301,8 +391,9 @@ async function captureOne(srv, version, opt) {
       NO_COLOR: '1',
       ...extraEnv,
     };
-    log(`${label}: start node ${path.relative(tmp, bin)} ${args.join(' ')}`);
-    const child = spawn(process.execPath, [bin, ...args], {
+    const shown = srv.go ? ['<built binary>'] : ['node', path.relative(tmp, argv[0])];
+    log(`${label}: start ${[...shown, ...args].join(' ')}`);
+    const child = spawn(command, [...argv, ...args], {
       cwd: home,
       env,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -339,7 +430,7 @@ async function captureOne(srv, version, opt) {
         if (nc === undefined || nc === null) break;
         cursor = nc;
       }
-      return { init: init.msg.result, parts };
+      return { init: init.msg.result, parts, noise: peer.noise.length };
     })();
     let result;
     try {
@@ -365,32 +456,41 @@ async function captureOne(srv, version, opt) {
     fs.writeFileSync(tlPath, Buffer.concat(chunks));
 
     const info = {
-      package: srv.package,
-      version,
-      integrity: meta.integrity,
-      tarball: meta.tarball,
-      license: meta.license,
-      license_file: licenseFile(pkgDir),
-      bin: path.relative(pkgDir, bin),
-      args: srv.args ?? [],
-      env: srv.env ?? {},
-      npm_overrides: overrides ?? null,
-      resolved_dependencies: resolvedDeps(tmp, srv.package, pj),
+      ...source,
       captured_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-      node: process.version,
       client_protocol_version: PROTOCOL_VERSION,
       protocolVersion: result.init?.protocolVersion ?? null,
       serverInfo: result.init?.serverInfo ?? null,
       capabilities: result.init?.capabilities ?? null,
       tools_list_pages: result.parts.length / 2,
     };
+    // Lines on stdout that are no JSON-RPC message, up to the last
+    // tools/list answer: a server that prints debug output on its protocol
+    // channel (only the count: their text may hold addresses).
+    if (result.noise) info.non_jsonrpc_stdout_lines = result.noise;
     fs.writeFileSync(path.join(outDir, `${version}.server-info.json`), JSON.stringify(info, null, 2) + '\n');
     const n = JSON.parse(fs.readFileSync(tlPath, 'utf8')).filter((m) => m.result).reduce((a, m) => a + (m.result.tools?.length ?? 0), 0);
     log(`${label}: ${n} tools in ${result.parts.length / 2} page(s) -> ${path.relative(process.cwd(), tlPath)}`);
   } finally {
     if (opt.keepTmp) log(`${label}: kept ${tmp}`);
-    else fs.rmSync(tmp, { recursive: true, force: true });
+    else removeTmp(tmp);
   }
+}
+
+// Removes a temporary directory. A server may still be writing into its
+// HOME through a process that left its process group (an update check,
+// say): retried, and a directory that cannot be removed is reported, not
+// fatal.
+function removeTmp(tmp) {
+  try {
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (err) {
+    log(`warning: could not remove ${tmp}: ${err.message}`);
+  }
+}
+
+function labelOf(srv) {
+  return srv.go ? srv.go.package : srv.package;
 }
 
 async function main() {
@@ -406,7 +506,7 @@ async function main() {
         await captureOne(srv, v, opt);
       } catch (err) {
         failed++;
-        log(`FAILED ${srv.package}@${v}: ${err.message}`);
+        log(`FAILED ${labelOf(srv)}@${v}: ${err.message}`);
       }
     }
   }

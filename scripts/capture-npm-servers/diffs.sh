@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates testdata/realworld/<short>/diff.golden.{json,txt} with the CLI:
 # mcpdrift diff OLD NEW, OLD and NEW being the two <version>.tools-list.json
-# of each directory, older version first (versions compared numerically).
+# of each directory, older version first (sort -V: numerically, a leading v
+# as in Go module versions ignored alike on both sides).
 # Paths are given relative to the repository root, as the test does, since
 # the report records them. Run from anywhere; needs Go.
 set -euo pipefail
@@ -12,7 +13,7 @@ trap 'rm -rf "$(dirname "$bin")"' EXIT
 go build -o "$bin" ./cmd/mcpdrift
 for dir in testdata/realworld/*/; do
   dir="${dir%/}"
-  mapfile -t files < <(ls "$dir" | grep '\.tools-list\.json$' | sed 's/\.tools-list\.json$//' | sort -t. -k1,1n -k2,2n -k3,3n)
+  mapfile -t files < <(ls "$dir" | grep '\.tools-list\.json$' | sed 's/\.tools-list\.json$//' | sort -V)
   if [ "${#files[@]}" -ne 2 ]; then
     echo "diffs.sh: $dir: want exactly two <version>.tools-list.json, have ${#files[@]}" >&2
     exit 2
