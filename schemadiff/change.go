@@ -47,6 +47,11 @@ type Change struct {
 	// Note marks a change whose evidence is incomplete (an unresolved or
 	// cyclic $ref, a work budget exhausted); the change is still reported.
 	Note string `json:"note,omitempty"`
+	// SeverityRaised is set when Severity is one step above the grade of
+	// the kind because the tool takes a capability parameter (a command,
+	// code, SQL, a URL, a path, env, headers, a free-form object; see
+	// Capabilities): which parameter, and the grade before.
+	SeverityRaised *SeverityRaise `json:"severity_raised,omitempty"`
 }
 
 // Kinds of schema changes (see catalog for explanations).

@@ -229,5 +229,8 @@ func Sentence(c Change, quote func(string) string) string {
 	if c.Note != "" {
 		s += " [" + quote(c.Note) + "]"
 	}
+	if c.SeverityRaised != nil {
+		s += " [" + c.SeverityRaised.Sentence(quote) + "]"
+	}
 	return s
 }

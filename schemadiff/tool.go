@@ -170,6 +170,22 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 		}
 		out = append(out, Change{Name: r.Name, Kind: ToolRemoved, Direction: Narrowing, Severity: sev, Detail: "tool no longer served"})
 	}
+	// The tool-level changes made here (added, renamed, name checks) follow
+	// capability like DiffTool's: by the new definition's parameters.
+	capsOf := map[string][]Capability{}
+	for i := range out {
+		c := &out[i]
+		t := newBy[c.Name]
+		if t == nil || c.SeverityRaised != nil || noRaise[c.Kind] || c.Direction == Narrowing || raisedSeverity[c.Severity] == "" {
+			continue
+		}
+		caps, ok := capsOf[c.Name]
+		if !ok {
+			caps = Capabilities(t.Proj.InputSchema, schemaPointer(t, "inputSchema", "input_schema"))
+			capsOf[c.Name] = caps
+		}
+		RaiseForCapabilities(out[i:i+1], caps)
+	}
 	Sort(out)
 	return out
 }
@@ -326,6 +342,10 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 			}
 		}
 	}
+	// Severity follows capability: a tool that takes a command, code, a
+	// URL, a path ... on either side has every change graded one step up.
+	RaiseForCapabilities(out, toolCapabilities(o.Proj.InputSchema, n.Proj.InputSchema,
+		schemaPointer(o, "inputSchema", "input_schema"), inPtr))
 	return out
 }
 
