@@ -80,7 +80,11 @@ const (
 	// schema (a parameter's description, title, default, examples ...)
 	// changed. Validation is unchanged, but what the model reads moved.
 	SchemaAnnotationChanged = "schema_annotation_changed"
-	SchemaUnresolved        = "schema_unresolved"
+	// SchemaNotationChanged: the schema at the pointer is spelled
+	// differently but accepts exactly the same instances and carries the
+	// same annotations (equal normal forms, see Normalize). Neutral, low.
+	SchemaNotationChanged = "schema_notation_changed"
+	SchemaUnresolved      = "schema_unresolved"
 
 	OutputSchemaAdded   = "output_schema_added"
 	OutputSchemaRemoved = "output_schema_removed"
