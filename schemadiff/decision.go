@@ -50,14 +50,28 @@ func DecisionProfileByName(name string) (*DecisionProfile, error) {
 	return nil, fmt.Errorf("unknown decision profile %q (known: review, fail-closed)", name)
 }
 
+// ReasonNotationOnly is the reason of an allow decision over changes that
+// are all notation (see NotationOnly).
+const ReasonNotationOnly = "notation only"
+
 // Decide returns the decision for a set of changes and the kinds that
-// denied it (sorted).
+// denied it (sorted). Notation changes need no review: changes that are all
+// notation allow, under every profile.
 func (p *DecisionProfile) Decide(cs []Change) (string, []string) {
+	d, _, denied := p.DecideWithReason(cs)
+	return d, denied
+}
+
+// DecideWithReason is Decide with the reason of an allow over changes:
+// ReasonNotationOnly ("" otherwise).
+func (p *DecisionProfile) DecideWithReason(cs []Change) (decision, reason string, denied []string) {
 	if len(cs) == 0 {
-		return Allow, nil
+		return Allow, "", nil
+	}
+	if NotationOnly(cs) {
+		return Allow, ReasonNotationOnly, nil
 	}
 	seen := map[string]bool{}
-	var denied []string
 	for _, c := range cs {
 		if _, ok := p.Deny[c.Kind]; ok && !seen[c.Kind] {
 			seen[c.Kind] = true
@@ -66,7 +80,7 @@ func (p *DecisionProfile) Decide(cs []Change) (string, []string) {
 	}
 	if len(denied) > 0 {
 		sort.Strings(denied)
-		return Deny, denied
+		return Deny, "", denied
 	}
-	return Review, nil
+	return Review, "", nil
 }

@@ -140,14 +140,14 @@ const (
 	classOther     = "other"
 )
 
-// changeClass sorts a change kind: notation-only (text and metadata with no
-// validation effect), parameter-level (anything that touches what a call
+// changeClass sorts a change kind: notation-only (text, metadata and
+// spelling with no validation effect), parameter-level (anything that touches what a call
 // validates or what a result declares, and the annotation hints), tool-level
 // (tools added, removed, renamed), signal (schema_drift_stable_description,
 // which restates parameter-level changes) and other.
 func changeClass(kind string) string {
 	switch kind {
-	case schemadiff.DescriptionChanged, schemadiff.TitleChanged, "schema_annotation_changed", schemadiff.KeywordUnmodeled:
+	case schemadiff.DescriptionChanged, schemadiff.TitleChanged, schemadiff.SchemaAnnotationChanged, schemadiff.SchemaNotationChanged, schemadiff.KeywordUnmodeled:
 		return classNotation
 	case schemadiff.ToolAdded, schemadiff.ToolRemoved, schemadiff.ToolRenameSuspected:
 		return classTool

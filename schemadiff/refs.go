@@ -12,26 +12,52 @@ import (
 
 // ExternalRefs returns the RFC 6901 pointers, relative to schema (not
 // prefixed with the schema's place in the tool), of every "$ref" and
-// "$dynamicRef" member whose value is a string that does not start with
-// "#": a reference that leaves the document. The walk covers the whole value,
-// schema keywords or not ($defs, unknown keywords, enum values, arrays), as
-// the effective schema of any such reference is whatever the referenced
-// document says when the runtime loads it. An empty reference ("") counts as
-// external: it names the base URI, which the schema does not pin. Nothing is
-// ever fetched. Pointers come in document order (members in canonical
-// order, depth first).
+// "$dynamicRef" member whose value is a string that leaves the document: it
+// does not start with "#" and does not name a schema resource the document
+// embeds (a subschema with that "$id", resolved against the enclosing
+// resources' $ids). The walk covers the whole value, schema keywords or not
+// ($defs, unknown keywords, enum values, arrays), as the effective schema of
+// any such reference is whatever the referenced document says when the
+// runtime loads it. An empty reference ("") counts as external: it names the
+// base URI, which the schema does not pin. Nothing is ever fetched. Pointers
+// come in document order (members in canonical order, depth first).
 func ExternalRefs(schema jcs.Value) []string {
 	var out []string
-	for _, r := range schExternalRefs(schema) {
+	for _, r := range newSchSide(schema).externalRefs() {
 		out = append(out, r.ptr)
 	}
 	return out
 }
 
-// schExtRef is one external reference: where it is and what it says.
-type schExtRef struct{ ptr, val string }
+// schExtRef is one external reference: where it is, what it says, and
+// what it names (extIdentity).
+type schExtRef struct{ ptr, val, id string }
 
-func schExternalRefs(v jcs.Value) []schExtRef {
+// extIdentity is what an external reference held by object at names: the
+// reference as written when its resource has no $id (the base is where the
+// runtime got the schema from, unknown here and the same for both sides),
+// else the URI resolved against the $ids around it, so that a changed $id
+// that moves a relative reference elsewhere changes its identity.
+// synthetic: the base comes from relative $ids only, so the identity is
+// relative to the unknown base and cannot be written as a reference.
+func (s *schSide) extIdentity(ref string, at jcs.Value) (id string, synthetic bool) {
+	r := s.scope(at)
+	if r.base == schSyntheticBase {
+		return ref, false
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ref, false
+	}
+	abs := r.base.ResolveReference(u).String()
+	if r.base.Host == schSyntheticBase.Host && r.base.Scheme == schSyntheticBase.Scheme {
+		return abs, true
+	}
+	return abs, false
+}
+
+func (s *schSide) externalRefs() []schExtRef {
+	v := s.root
 	if !v.Valid() {
 		return nil
 	}
@@ -44,8 +70,9 @@ func schExternalRefs(v jcs.Value) []schExtRef {
 			for i := 0; i < v.Len(); i++ {
 				k, c := v.Member(i)
 				segs = append(segs, schSeg{key: k, idx: -1})
-				if (k.StrEqual("$ref") || k.StrEqual("$dynamicRef")) && c.Kind() == jcs.String && !strings.HasPrefix(c.Str(), "#") {
-					out = append(out, schExtRef{schJoinSegs(segs), c.Str()})
+				if (k.StrEqual("$ref") || k.StrEqual("$dynamicRef")) && c.Kind() == jcs.String && !s.internalRef(c.Str(), v) {
+					id, _ := s.extIdentity(c.Str(), v)
+					out = append(out, schExtRef{schJoinSegs(segs), c.Str(), id})
 				}
 				if c.Kind() == jcs.Object || c.Kind() == jcs.Array {
 					walk(c)
@@ -111,6 +138,24 @@ type schAnchor struct {
 	ambiguous bool
 }
 
+// schResource is a schema resource: the root, or a subschema with an "$id"
+// that is not a plain-name fragment. Its $id (resolved against the
+// enclosing resource's) is the base URI of the references inside it, and
+// its anchors are its own.
+type schResource struct {
+	uri       string // absolute, without fragment; "" for a root without $id
+	base      *url.URL
+	v         jcs.Value
+	path      *schPath
+	anchors   map[string]schAnchor
+	ambiguous bool // two subschemas have this $id
+}
+
+// schSyntheticBase stands for the unknown retrieval URI of a document
+// without a root $id: relative $ids and references resolve against it, and
+// no reference can name the root through it.
+var schSyntheticBase = &url.URL{Scheme: "https", Host: "mcpdrift.invalid", Path: "/"}
+
 // schSide is one of the two schemas being compared, with lazily built
 // indexes. Values are identified by their byte offset in their document,
 // which is unique per value.
@@ -118,10 +163,15 @@ type schSide struct {
 	root    jcs.Value
 	digests map[int]schDigest // arrays and objects only
 	masks   map[int]schMaskMemo
-	anchors map[string]schAnchor
-	indexed bool
-	scratch []byte
-	stack   []schDigest
+	// Resources, by URI, and the resource of every object that holds a
+	// reference (built by index).
+	root0     *schResource
+	resources map[string]*schResource
+	scopes    map[int]*schResource
+	indexed   bool
+	nz        *nrmSide // normal forms
+	scratch   []byte
+	stack     []schDigest
 }
 
 type schMaskMemo struct {
@@ -131,7 +181,9 @@ type schMaskMemo struct {
 }
 
 func newSchSide(root jcs.Value) *schSide {
-	return &schSide{root: root, digests: make(map[int]schDigest), masks: make(map[int]schMaskMemo)}
+	s := &schSide{root: root, digests: make(map[int]schDigest), masks: make(map[int]schMaskMemo)}
+	s.nz = &nrmSide{s: s, budget: schDefaultMaxNodes}
+	return s
 }
 
 // digest returns the digest of an array or object (memoised). Scalar
@@ -224,82 +276,237 @@ func (s *schSide) hasRef(v jcs.Value) bool {
 // look inside them.
 var schDataKeywords = map[string]bool{"enum": true, "const": true, "default": true, "examples": true}
 
-// index builds the anchor table once.
+// schSchemaKeywords are the keywords whose values are subschemas (1), objects
+// of subschemas (2) or arrays of subschemas (3): the places where an "$id"
+// starts a resource and an anchor names a schema. $id and anchors inside
+// unknown keywords or instance data are not schema resources (a runtime
+// need not see them), so a reference to them is not resolved through them.
+var schSchemaKeywords = map[string]uint8{
+	"additionalProperties": 1, "unevaluatedProperties": 1, "propertyNames": 1, "items": 1,
+	"additionalItems": 1, "unevaluatedItems": 1, "contains": 1, "not": 1, "if": 1, "then": 1, "else": 1,
+	"properties": 2, "patternProperties": 2, "$defs": 2, "definitions": 2, "dependentSchemas": 2, "dependencies": 2,
+	"allOf": 3, "anyOf": 3, "oneOf": 3, "prefixItems": 3,
+}
+
+// index builds the resource and anchor tables once.
 func (s *schSide) index() {
 	if s.indexed {
 		return
 	}
 	s.indexed = true
-	s.anchors = make(map[string]schAnchor)
+	s.resources = make(map[string]*schResource)
+	s.scopes = make(map[int]*schResource)
+	if !s.root.Valid() {
+		return
+	}
 	var segs []string
-	var walk func(v jcs.Value)
-	add := func(name string, v jcs.Value) {
-		if a, ok := s.anchors[name]; ok {
-			if a.v.Offset() != v.Offset() {
-				a.ambiguous = true
-				s.anchors[name] = a
-			}
-			return
-		}
+	here := func() *schPath {
 		var p *schPath
 		for _, seg := range segs {
 			p = &schPath{p, schEscape(seg)}
 		}
-		s.anchors[name] = schAnchor{v: v, path: p}
+		return p
 	}
-	walk = func(v jcs.Value) {
-		switch v.Kind() {
-		case jcs.Object:
-			for _, kw := range [...]string{"$anchor", "$dynamicAnchor"} {
-				if a, ok := v.Get(kw); ok && a.Kind() == jcs.String && a.Str() != "" {
-					add(a.Str(), v)
+	addAnchor := func(r *schResource, name string, v jcs.Value) {
+		if a, ok := r.anchors[name]; ok {
+			if a.v.Offset() != v.Offset() {
+				a.ambiguous = true
+				r.anchors[name] = a
+			}
+			return
+		}
+		r.anchors[name] = schAnchor{v: v, path: here()}
+	}
+	var walk func(v jcs.Value, cur *schResource)
+	walkSchema := func(v jcs.Value, cur *schResource) {
+		if v.Kind() == jcs.Object {
+			walk(v, cur)
+		}
+	}
+	walk = func(v jcs.Value, cur *schResource) {
+		if id, ok := v.Get("$id"); ok && id.Kind() == jcs.String {
+			switch ids := id.Str(); {
+			case strings.HasPrefix(ids, "#"):
+				if len(ids) > 1 {
+					addAnchor(cur, ids[1:], v)
+				}
+			default:
+				if u, err := url.Parse(ids); err == nil {
+					abs := cur.base.ResolveReference(u)
+					frag := abs.Fragment
+					abs.Fragment, abs.RawFragment = "", ""
+					key := abs.String()
+					if cur.v.Valid() && cur.v.Offset() == v.Offset() {
+						// The root's own $id.
+						cur.uri, cur.base = key, abs
+					} else if r, dup := s.resources[key]; dup {
+						r.ambiguous = true
+						cur = r
+					} else {
+						cur = &schResource{uri: key, base: abs, v: v, path: here(), anchors: map[string]schAnchor{}}
+						s.resources[key] = cur
+					}
+					if frag != "" && !strings.HasPrefix(frag, "/") {
+						addAnchor(cur, frag, v)
+					}
 				}
 			}
-			if id, ok := v.Get("$id"); ok && id.Kind() == jcs.String && strings.HasPrefix(id.Str(), "#") && len(id.Str()) > 1 {
-				add(id.Str()[1:], v)
+		}
+		for _, kw := range [...]string{"$anchor", "$dynamicAnchor"} {
+			if a, ok := v.Get(kw); ok && a.Kind() == jcs.String && a.Str() != "" {
+				addAnchor(cur, a.Str(), v)
 			}
-			for i := 0; i < v.Len(); i++ {
-				k, c := v.Member(i)
-				ks := k.Str()
-				if schDataKeywords[ks] {
+		}
+		if _, ok := v.Get("$ref"); ok {
+			s.scopes[v.Offset()] = cur
+		} else if _, ok := v.Get("$dynamicRef"); ok {
+			s.scopes[v.Offset()] = cur
+		}
+		for i := 0; i < v.Len(); i++ {
+			k, c := v.Member(i)
+			ks := k.Str()
+			switch schSchemaKeywords[ks] {
+			case 1:
+				segs = append(segs, ks)
+				if c.Kind() == jcs.Array && ks == "items" {
+					for j := 0; j < c.Len(); j++ {
+						segs = append(segs, strconv.Itoa(j))
+						walkSchema(c.Index(j), cur)
+						segs = segs[:len(segs)-1]
+					}
+				} else {
+					walkSchema(c, cur)
+				}
+				segs = segs[:len(segs)-1]
+			case 2:
+				if c.Kind() != jcs.Object {
 					continue
 				}
 				segs = append(segs, ks)
-				walk(c)
+				for j := 0; j < c.Len(); j++ {
+					mk, mc := c.Member(j)
+					segs = append(segs, mk.Str())
+					walkSchema(mc, cur)
+					segs = segs[:len(segs)-1]
+				}
 				segs = segs[:len(segs)-1]
-			}
-		case jcs.Array:
-			for i := 0; i < v.Len(); i++ {
-				segs = append(segs, strconv.Itoa(i))
-				walk(v.Index(i))
+			case 3:
+				if c.Kind() != jcs.Array {
+					continue
+				}
+				segs = append(segs, ks)
+				for j := 0; j < c.Len(); j++ {
+					segs = append(segs, strconv.Itoa(j))
+					walkSchema(c.Index(j), cur)
+					segs = segs[:len(segs)-1]
+				}
 				segs = segs[:len(segs)-1]
 			}
 		}
 	}
-	walk(s.root)
+	s.root0 = &schResource{base: schSyntheticBase, v: s.root, anchors: map[string]schAnchor{}}
+	walkSchema(s.root, s.root0)
+	if s.root0.uri != "" {
+		if _, dup := s.resources[s.root0.uri]; dup {
+			s.resources[s.root0.uri].ambiguous = true
+		} else {
+			s.resources[s.root0.uri] = s.root0
+		}
+	}
 }
 
-// resolve finds the target of an internal reference ("#", "#/json/pointer"
-// with ~0, ~1 and %-escapes, or "#anchor") and returns it with its
-// canonical pointer. problem is non-empty when the reference cannot be
-// resolved.
-func (s *schSide) resolve(ref string) (target jcs.Value, path *schPath, problem string) {
-	if !strings.HasPrefix(ref, "#") {
-		return jcs.Value{}, nil, "not an internal reference"
+// scope is the resource a reference held by object at resolves in.
+func (s *schSide) scope(at jcs.Value) *schResource {
+	s.index()
+	if at.Valid() {
+		if r, ok := s.scopes[at.Offset()]; ok {
+			return r
+		}
 	}
+	if s.root0 == nil {
+		return &schResource{base: schSyntheticBase, anchors: map[string]schAnchor{}}
+	}
+	return s.root0
+}
+
+// locate finds the resource an absolute-or-relative reference names (the
+// part before its fragment) and the fragment; ok is false when it names no
+// resource of this document: an external reference.
+func (s *schSide) locate(ref string, at jcs.Value) (r *schResource, frag string, ok bool) {
+	if strings.HasPrefix(ref, "#") {
+		return s.scope(at), ref[1:], true
+	}
+	if ref == "" {
+		// The base URI itself: the schema does not pin what that is.
+		return nil, "", false
+	}
+	s.index()
+	if len(s.resources) == 0 || !at.Valid() {
+		return nil, "", false
+	}
+	if _, ok := s.scopes[at.Offset()]; !ok {
+		// Not at a schema position (an unknown keyword, instance data): no
+		// runtime resolves it through the document's $ids.
+		return nil, "", false
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return nil, "", false
+	}
+	abs := s.scope(at).base.ResolveReference(u)
+	frag = abs.EscapedFragment()
+	abs.Fragment, abs.RawFragment = "", ""
+	r, ok = s.resources[abs.String()]
+	return r, frag, ok
+}
+
+// internalRef reports whether a reference held by object at resolves
+// inside the document: a fragment ("#...") of the current resource, or the
+// URI of a resource the document embeds with "$id".
+func (s *schSide) internalRef(ref string, at jcs.Value) bool {
+	if strings.HasPrefix(ref, "#") {
+		return true
+	}
+	_, _, ok := s.locate(ref, at)
+	return ok
+}
+
+// resolve finds the target of an internal reference held by the root
+// (see resolveAt).
+func (s *schSide) resolve(ref string) (target jcs.Value, path *schPath, problem string) {
+	return s.resolveAt(ref, jcs.Value{})
+}
+
+// resolveAt finds the target of an internal reference held by object at:
+// the resource it names ("#" alone: the current one, whose $id is the base
+// URI; "other.json#..." an embedded resource), then the fragment in it (a
+// JSON pointer with ~0, ~1 and %-escapes, or an anchor of that resource),
+// and returns it with its canonical pointer in the document. problem is
+// non-empty when the reference cannot be resolved.
+func (s *schSide) resolveAt(ref string, at jcs.Value) (target jcs.Value, path *schPath, problem string) {
 	if !s.root.Valid() {
 		return jcs.Value{}, nil, "the schema is absent"
 	}
-	frag, err := url.PathUnescape(ref[1:])
+	r, rawFrag, ok := s.locate(ref, at)
+	if !ok {
+		return jcs.Value{}, nil, "not an internal reference"
+	}
+	if r.ambiguous {
+		return jcs.Value{}, nil, "two subschemas have the $id " + strconv.Quote(r.uri)
+	}
+	frag, err := url.PathUnescape(rawFrag)
 	if err != nil {
 		return jcs.Value{}, nil, "invalid %-escape in the reference"
 	}
+	root, rootPath := r.v, r.path
+	if !root.Valid() {
+		root = s.root
+	}
 	if frag == "" {
-		return s.root, nil, ""
+		return root, rootPath, ""
 	}
 	if frag[0] != '/' {
-		s.index()
-		a, ok := s.anchors[frag]
+		a, ok := r.anchors[frag]
 		switch {
 		case !ok:
 			return jcs.Value{}, nil, "no $anchor named " + strconv.Quote(frag)
@@ -308,8 +515,8 @@ func (s *schSide) resolve(ref string) (target jcs.Value, path *schPath, problem 
 		}
 		return a.v, a.path, ""
 	}
-	v := s.root
-	var p *schPath
+	v := root
+	p := rootPath
 	for _, seg := range strings.Split(frag[1:], "/") {
 		if strings.Contains(seg, "~") {
 			var u strings.Builder

@@ -13,7 +13,7 @@ const ReportSchemaID = "mcpdrift.diff_report.v1"
 
 // Exit codes of diff (a contract; see README).
 const (
-	ExitNoChange     = 0
+	ExitNoChange     = 0 // nothing changed, or only notation (decision allow, reason notation only)
 	ExitChanged      = 1
 	ExitInconclusive = 3 // nothing changed in what was seen, but pages of the new list went unseen
 )
@@ -35,20 +35,85 @@ type Side struct {
 
 // Report is the result of comparing two tool lists.
 type Report struct {
-	Schema     string   `json:"schema"`
-	Decision   string   `json:"decision"`
-	Profile    string   `json:"profile"`
-	DeniedBy   []string `json:"denied_by"`
-	Old        Side     `json:"old"`
-	New        Side     `json:"new"`
-	Changes    []Change `json:"changes"`
-	Unverified []string `json:"unverified_identity,omitempty"`
+	Schema   string `json:"schema"`
+	Decision string `json:"decision"`
+	// DecisionReason says why changes were allowed: ReasonNotationOnly
+	// when every change is notation.
+	DecisionReason string   `json:"decision_reason,omitempty"`
+	Profile        string   `json:"profile"`
+	DeniedBy       []string `json:"denied_by"`
+	Old            Side     `json:"old"`
+	New            Side     `json:"new"`
+	Changes        []Change `json:"changes"`
+	// Tools is the verdict per changed tool, in the order of Changes:
+	// whether its changes are notation only, and how the profile decides
+	// them on their own.
+	Tools      []ToolVerdict `json:"tools"`
+	Unverified []string      `json:"unverified_identity,omitempty"`
 	// Inconclusive lists what the diff could not judge (catalogue codes):
 	// NewListPartial when pages of the new list went unseen. It never
 	// lets the decision be allow.
 	Inconclusive []string `json:"inconclusive"`
 	Warnings     []string `json:"warnings"`
 	ExitCode     int      `json:"exit_code"`
+}
+
+// ToolVerdict is what the diff says about one changed tool.
+type ToolVerdict struct {
+	Name     string `json:"name"`
+	Changes  int    `json:"changes"`
+	Severity string `json:"severity"` // the most severe of its changes
+	// NotationOnly: every change of the tool is notation (its schemas are
+	// spelled differently and accept the same instances): it needs no
+	// review, under every profile.
+	NotationOnly bool     `json:"notation_only"`
+	Decision     string   `json:"decision"`
+	Reason       string   `json:"reason,omitempty"`
+	DeniedBy     []string `json:"denied_by,omitempty"`
+}
+
+// Tool returns the verdict on the named tool (nil: the tool did not
+// change).
+func (r *Report) Tool(name string) *ToolVerdict {
+	for i := range r.Tools {
+		if r.Tools[i].Name == name {
+			return &r.Tools[i]
+		}
+	}
+	return nil
+}
+
+// identityKinds are the changes of the server half of the identity tuple:
+// named after the server, not a tool.
+var identityKinds = map[string]bool{ServerEndpointRebound: true, ServerInstallMoved: true, ServerEnvChanged: true,
+	PublisherKeyChanged: true, ServerVersionChanged: true, ServerNameChanged: true}
+
+// toolVerdicts groups changes by tool and decides each group.
+func toolVerdicts(cs []Change, p *DecisionProfile) []ToolVerdict {
+	var order []string
+	by := map[string][]Change{}
+	for _, c := range cs {
+		if identityKinds[c.Kind] {
+			continue
+		}
+		if _, ok := by[c.Name]; !ok {
+			order = append(order, c.Name)
+		}
+		by[c.Name] = append(by[c.Name], c)
+	}
+	out := make([]ToolVerdict, 0, len(order))
+	for _, name := range order {
+		g := by[name]
+		v := ToolVerdict{Name: name, Changes: len(g), NotationOnly: NotationOnly(g)}
+		for _, c := range g {
+			if sevRank[c.Severity] > sevRank[v.Severity] {
+				v.Severity = c.Severity
+			}
+		}
+		v.Decision, v.Reason, v.DeniedBy = p.DecideWithReason(g)
+		out = append(out, v)
+	}
+	return out
 }
 
 // Input is one side of a comparison.
@@ -96,8 +161,9 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 		changes = []Change{}
 	}
 	r.Changes = changes
+	r.Tools = toolVerdicts(changes, profile)
 	var denied []string
-	r.Decision, denied = profile.Decide(changes)
+	r.Decision, r.DecisionReason, denied = profile.DecideWithReason(changes)
 	if denied != nil {
 		r.DeniedBy = denied
 	}
@@ -113,9 +179,10 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 		} else if r.Decision == Allow {
 			r.Decision = Review
 		}
+		r.DecisionReason = ""
 	}
 	switch {
-	case len(changes) > 0:
+	case len(changes) > 0 && !NotationOnly(changes):
 		r.ExitCode = ExitChanged
 	case len(r.Inconclusive) > 0:
 		r.ExitCode = ExitInconclusive
@@ -184,7 +251,11 @@ func Sentence(c Change, quote func(string) string) string {
 	case ParamAddedRequired:
 		s = "gained required " + p() + detail
 	case ParamRemoved:
-		s = "lost " + p() + detail
+		if c.Direction == Widening {
+			s = "no longer describes " + p() + detail
+		} else {
+			s = "lost " + p() + detail
+		}
 	case RequiredDropped:
 		s = p() + " is no longer required"
 	case RequiredAdded:
@@ -211,6 +282,8 @@ func Sentence(c Change, quote func(string) string) string {
 		s = "title changed: " + quote(c.Detail)
 	case NumberBeyondPrecisionChanged:
 		s = "number at " + quote(c.Pointer) + " changed beyond float64 precision" + detail
+	case SchemaNotationChanged:
+		s = "the schema at " + quote(c.Pointer) + " is spelled differently but accepts the same instances"
 	case SchemaDriftStableDescription:
 		s = "input schema changed while the description stayed identical"
 	case AnnotationHintWeakened, AnnotationHintStrengthened:

@@ -29,8 +29,8 @@ import (
 //	kind                            input direction           input severity           output direction   output severity
 //	param_added_optional            widening                  medium; high (1)         widening           low; medium (1)
 //	param_added_required            narrowing                 medium                   widening           low
-//	param_removed                   narrowing if closed (2),  medium                   narrowing          low
-//	                                else widening
+//	param_removed                   narrowing if closed (2),  closed: medium; open:    narrowing          low
+//	                                else widening             low, medium (6)
 //	required_dropped                widening                  medium                   widening           low
 //	required_added                  narrowing                 medium                   neutral            low
 //	type_widened                    widening                  high                     widening           medium
@@ -52,6 +52,7 @@ import (
 //	keyword_unmodeled               neutral                   medium                   neutral            low
 //	schema_unresolved               neutral                   medium                   neutral            low
 //	schema_annotation_changed (5)   neutral                   low; default: medium     neutral            low
+//	schema_notation_changed (7)     neutral                   low                      neutral            low
 //
 // (1) high when a word of the parameter's name suggests a new capability:
 // url, uri, callback, webhook, endpoint, host, hostname, env, environment,
@@ -65,11 +66,17 @@ import (
 // multipleOf that neither divides nor is divided by the old one) is
 // reported as constraint_loosened with direction neutral: it may accept
 // values rejected before. (4) high when a pattern or a format is removed.
-// (5) schema_annotation_changed is not yet a constant in change.go: title,
-// description, default, examples, deprecated, readOnly, writeOnly and
-// $comment changed, added or removed anywhere in the schema (a parameter's
-// description is planner-facing text); default is medium because an
-// executor may apply it when the argument is omitted.
+// (5) title, description, default, examples, deprecated, readOnly,
+// writeOnly and $comment changed, added or removed anywhere in the schema
+// (a parameter's description is planner-facing text); default is medium
+// because an executor may apply it when the argument is omitted. (6) A
+// declaration dropped from an open object: the key is still accepted, no
+// longer described; medium when the dropped schema constrained the value
+// in a way that mattered (it had an enum, a const, a pattern, or forbade
+// the key), else low. (7) The schema at the pointer is spelled differently
+// but has the same normal form (see Normalize): it accepts exactly the same
+// instances and carries the same annotations. One record at the highest
+// place that is the same schema; nothing below it is compared.
 //
 // Inside "not" every direction is mirrored and the kind describes the
 // change to the subschema (a type widened under "not" is type_widened with
@@ -116,20 +123,50 @@ const (
 // sibling keywords is an implicit allOf member (the 2020-12 reading, also
 // applied to draft-07, which ignores the siblings). Definitions are compared
 // where a reference reaches them; unreachable definitions are not.
-// Composition branches are matched by canonical bytes, then the remaining
-// ones by position when both sides have as many, else reported as added or
-// removed. Types are compared where either side has a type keyword, as the
-// set of JSON types the position can accept: the type keyword narrowed by
-// enum and const values, references and allOf/anyOf/oneOf branches (so
-// {"type":"string"} → {"anyOf":[{"type":"string"},{"type":"null"}]} is
-// type_widened, and a type added beside an enum of strings is no change);
-// a missing type is every type, false is none, integer ⊂ number.
-// Annotation keywords beside a pure reference override the referenced
-// definition's.
+// Internal references resolve in the resource they are in: "$id" starts a
+// resolution scope (a base URI for the references inside, its own
+// anchors), and a reference to the URI of an embedded resource is internal.
+//
+// Before anything else, two positions with the same normal form (see
+// Normalize) are one schema spelled differently: one
+// schema_notation_changed record, nothing below compared.
+//
+// Compositions are compared as sets of branches. A position that is only a
+// choice (anyOf or oneOf, with nothing beside it that validates but a type
+// admitting every branch) is compared with the other side as a set of
+// alternatives; a position that is not a choice is one alternative, so a
+// schema moved into one branch of a new anyOf is compared with that branch
+// (its properties are not lost), and the other branches are added. allOf,
+// and anyOf/oneOf beside other validating keywords, are compared branch
+// set against branch set. Branches are matched by equal normal forms
+// (validation only), then by the best match among the branches whose
+// types meet (allOf members: any), bounded (see matchAlts); matched pairs
+// are diffed, an unmatched new branch is added (widening:
+// composition_widened, or type_widened when it takes a type no old
+// alternative took) and an unmatched old one removed (narrowing, the
+// mirror kinds). A schema of several types (a type keyword, no enum)
+// against branches of disjoint types is compared branch by branch with the
+// part of itself of that branch's types (keywords of other types say
+// nothing about it), and a type no branch takes is lost. oneOf: where its
+// branches are provably disjoint (by type, enum/const values, or a required
+// property whose values cannot meet: a discriminator) it is anyOf; where
+// they may overlap, an added or removed oneOf branch is neutral (it can
+// accept and reject: instances matching two branches fail), and anyOf
+// becoming oneOf is composition_narrowed ("now exclusive"), the reverse
+// composition_widened.
+//
+// Types are compared where either side has a type keyword, as the set of
+// JSON types the position can accept: the type keyword narrowed by enum and
+// const values, references and allOf/anyOf/oneOf branches (so a type added
+// beside an enum of strings is no change); a missing type is every type,
+// false is none, integer ⊂ number. Annotation keywords beside a pure
+// reference override the referenced definition's; the annotations of a
+// choice lie over those of the branch a schema is compared with.
 //
 // External references are never fetched. Every "$ref"/"$dynamicRef" that
-// does not start with "#" in the new schema (anywhere, see ExternalRefs) and
-// not at the same pointer with the same value in the old one is
+// leaves the document in the new schema (anywhere, see ExternalRefs) and
+// not at the same pointer naming the same target in the old one (the
+// reference resolved against the $ids around it) is
 // external_ref_introduced. One present in both is external_ref_present,
 // reported only when something else changed: the caller reports present
 // external references of an unchanged schema on its own. A removed
@@ -143,8 +180,12 @@ const (
 // between, too deep, ambiguous anchor, not a schema) gives a
 // schema_unresolved change with a Note, and the diff goes on elsewhere.
 //
-// Limits: "$id" does not start a new resolution scope (internal references
-// resolve against the whole document); oneOf is treated like anyOf; regular
+// Limits: $dynamicRef is resolved like $ref (dynamic scope is not
+// modeled); changes inside a matched oneOf branch are graded as for anyOf
+// (a widened branch may start to overlap another and so also reject
+// instances: not seen), and oneOf branches are proved disjoint only by the
+// three rules above (else they are assumed to overlap); branch matching is
+// greedy, and past its caps conservative (see matchAlts); regular
 // expressions and formats are not compared; additionalItems is compared
 // only where it applies (items in array form); then/else are compared even
 // without if; changes inside unknown keywords and unreachable definitions
@@ -167,11 +208,12 @@ func DiffSchema(name, base string, old, new jcs.Value, opt Options) []Change {
 		old: newSchSide(old), new: newSchSide(new),
 		seen: make(map[schPairKey]struct{}),
 	}
+	d.old.nz.budget, d.new.nz.budget = opt.MaxNodes, opt.MaxNodes
 	if old.Valid() && new.Valid() && (bytes.Equal(old.Raw(), new.Raw()) || d.same(old, new)) {
 		return nil
 	}
 	d.diff(schNode{v: old}, schNode{v: new}, 1, 0)
-	d.externalRefs(old, new)
+	d.externalRefs()
 	return d.finish()
 }
 
@@ -180,6 +222,16 @@ func DiffSchema(name, base string, old, new jcs.Value, opt Options) []Change {
 type schNode struct {
 	v    jcs.Value
 	path *schPath
+	// outer: positions whose annotations lie over this one's, outermost
+	// first (as the references a position stands for do). A branch of an
+	// anyOf compared with a schema that is not a choice has the anyOf (and
+	// the references to it) as outer layers: an annotation the anyOf
+	// carries is the branch's too.
+	outer []schNode
+	// tmask restricts the position to instances of these types (0: none):
+	// a schema of several types compared with the branch of a choice that
+	// takes some of them (see lift) is compared as that part of itself.
+	tmask uint8
 }
 
 // schPath is a JSON pointer kept as a chain of escaped segments, so that
@@ -261,6 +313,27 @@ type schDiffer struct {
 	exhausted  bool
 	frames     int
 	out        []Change
+	// trials memoises the trial diffs of two branches (see matchAlts):
+	// their cost, and their records, which stand for the pair's diff when
+	// the pair is chosen.
+	trials map[schTrialKey]schTrial
+}
+
+type schTrial struct {
+	cost int
+	out  []Change
+}
+
+type schTrialKey struct {
+	schPairKey
+	outerO, outerN int // offset of the innermost outer layer, -1 none
+}
+
+func schOuterKey(x schNode) int {
+	if len(x.outer) == 0 {
+		return -1
+	}
+	return schOff(x.outer[len(x.outer)-1].v)
 }
 
 // Polarity of the walk: 1 as is, -1 inside "not" (mirrored), 0 inside "if"
@@ -309,8 +382,18 @@ func schSeverity(kind string, eff Direction, hi bool) string {
 	case ExternalRefIntroduced:
 		return "high"
 	case ExternalRefPresent, SchemaUnresolved, KeywordUnmodeled,
-		ParamAddedRequired, ParamRemoved, RequiredAdded, RequiredDropped:
+		ParamAddedRequired, RequiredAdded, RequiredDropped:
 		return "medium"
+	case SchemaNotationChanged:
+		return "low"
+	case ParamRemoved:
+		// hi: the object is closed (callers sending it are rejected), or
+		// the dropped declaration constrained the value in a way that
+		// mattered.
+		if hi {
+			return "medium"
+		}
+		return "low"
 	case ParamAddedOptional:
 		if hi {
 			return "high"
@@ -425,7 +508,19 @@ func (d *schDiffer) diff(o, n schNode, pol int8, rd int) {
 	if d.exhausted || (!o.v.Valid() && !n.v.Valid()) {
 		return
 	}
-	if d.same(o.v, n.v) && !d.old.hasRef(o.v) {
+	layered := len(o.outer) > 0 || len(n.outer) > 0
+	same := !layered && d.same(o.v, n.v)
+	if same && !d.old.hasRef(o.v) {
+		return
+	}
+	if !same && d.equiv(o, n) {
+		// A layered pair whose validating keywords have the same bytes is a
+		// schema moved into or out of a choice, its annotations with it:
+		// nothing to say.
+		if !layered || !d.sameValidation(o.v, n.v) {
+			d.emit(SchemaNotationChanged, schNodePtr(o, n), Neutral, pol, false,
+				"spelled differently; accepts exactly the same instances, with the same annotations", "")
+		}
 		return
 	}
 	if !d.enter(o, n, pol) {
@@ -441,9 +536,9 @@ func (d *schDiffer) diff(o, n schNode, pol int8, rd int) {
 	// stand for their targets, unless the other side has a reference with
 	// further keywords: then both are compared as implicit allOf members.
 	oc, nc := []schNode{o}, []schNode{n}
-	_, _, oPure := schPureRef(o.v)
-	_, _, nPure := schPureRef(n.v)
-	if !(oPure && schMixedRef(n.v)) && !(nPure && schMixedRef(o.v)) {
+	_, _, oPure := d.old.pureRef(o.v)
+	_, _, nPure := d.new.pureRef(n.v)
+	if !(oPure && d.new.mixedRef(n.v)) && !(nPure && d.old.mixedRef(o.v)) {
 		var ok bool
 		if oc, ok = d.follow(d.old, o, rd); !ok {
 			return
@@ -452,10 +547,11 @@ func (d *schDiffer) diff(o, n schNode, pol int8, rd int) {
 			return
 		}
 	}
-	d.meta(oc, nc, pol)
+	mo, mn := schLayers(o, oc), schLayers(n, nc)
 	o2, n2 := oc[len(oc)-1], nc[len(nc)-1]
 	if len(oc) > 1 || len(nc) > 1 {
-		if d.same(o2.v, n2.v) && !d.old.hasRef(o2.v) {
+		if !layered && d.same(o2.v, n2.v) && !d.old.hasRef(o2.v) {
+			d.meta(mo, mn, pol)
 			return
 		}
 		if !d.enter(o2, n2, pol) {
@@ -463,7 +559,84 @@ func (d *schDiffer) diff(o, n schNode, pol int8, rd int) {
 		}
 		rd += max(len(oc), len(nc)) - 1
 	}
+	if d.lift(o2, n2, mo, mn, pol, rd) {
+		return
+	}
+	d.meta(mo, mn, pol)
 	d.structure(o2, n2, pol, rd)
+}
+
+// sameValidation reports whether two schemas have the same canonical bytes
+// apart from their own annotation keywords.
+func (d *schDiffer) sameValidation(a, b jcs.Value) bool {
+	if a.Kind() != jcs.Object || b.Kind() != jcs.Object {
+		return d.same(a, b)
+	}
+	i, j := 0, 0
+	for {
+		for i < a.Len() {
+			if k, _ := a.Member(i); schKeywords[k.Str()] != schKwAnnotation {
+				break
+			}
+			i++
+		}
+		for j < b.Len() {
+			if k, _ := b.Member(j); schKeywords[k.Str()] != schKwAnnotation {
+				break
+			}
+			j++
+		}
+		if i == a.Len() || j == b.Len() {
+			return i == a.Len() && j == b.Len()
+		}
+		ka, va := a.Member(i)
+		kb, vb := b.Member(j)
+		if ka.Str() != kb.Str() || !d.same(va, vb) {
+			return false
+		}
+		i, j = i+1, j+1
+	}
+}
+
+// schLayers is the annotation chain of a position: its outer layers, then
+// the position and the references it stands for.
+func schLayers(x schNode, chain []schNode) []schNode {
+	if len(x.outer) == 0 {
+		return chain
+	}
+	return append(slices.Clip(x.outer), chain...)
+}
+
+// equiv reports whether two positions have the same normal form (see
+// Normalize), their outer layers' annotations included: a notation change.
+func (d *schDiffer) equiv(o, n schNode) bool {
+	a, b := d.layered(d.old, o), d.layered(d.new, n)
+	return a != nil && b != nil && a.sum == b.sum
+}
+
+// layered is the normal form of a position with the annotations of its
+// outer layers over its own (the outermost wins).
+func (d *schDiffer) layered(s *schSide, x schNode) *nrm {
+	z := s.nz.norm(x.v)
+	if z == nil || len(x.outer) == 0 {
+		return z
+	}
+	m := make(map[string]*nrm, len(z.keys))
+	for i, k := range z.keys {
+		m[k] = z.vals[i]
+	}
+	for i := len(x.outer) - 1; i >= 0; i-- {
+		y := s.nz.norm(x.outer[i].v)
+		if y == nil {
+			return nil
+		}
+		for j, k := range y.keys {
+			if schKeywords[k] != schKwStructural {
+				m[k] = y.vals[j]
+			}
+		}
+	}
+	return nrmFromMap(m)
 }
 
 // schPureRefSiblings may stand beside a $ref that is followed
@@ -474,9 +647,9 @@ var schPureRefSiblings = map[string]bool{
 	"$defs": true, "definitions": true, "$schema": true, "$id": true, "$anchor": true, "$dynamicAnchor": true,
 }
 
-// schPureRef reports whether v is an internal reference with nothing that
+// pureRef reports whether v is an internal reference with nothing that
 // validates beside it.
-func schPureRef(v jcs.Value) (ref, kw string, ok bool) {
+func (s *schSide) pureRef(v jcs.Value) (ref, kw string, ok bool) {
 	if !v.Valid() || v.Kind() != jcs.Object {
 		return "", "", false
 	}
@@ -484,7 +657,7 @@ func schPureRef(v jcs.Value) (ref, kw string, ok bool) {
 		k, c := v.Member(i)
 		ks := k.Str()
 		if ks == "$ref" || ks == "$dynamicRef" {
-			if kw != "" || c.Kind() != jcs.String || !strings.HasPrefix(c.Str(), "#") {
+			if kw != "" || c.Kind() != jcs.String || !s.internalRef(c.Str(), v) {
 				return "", "", false
 			}
 			ref, kw = c.Str(), ks
@@ -497,16 +670,16 @@ func schPureRef(v jcs.Value) (ref, kw string, ok bool) {
 	return ref, kw, kw != ""
 }
 
-// schMixedRef reports an internal reference with validating siblings.
-func schMixedRef(v jcs.Value) bool {
+// mixedRef reports an internal reference with validating siblings.
+func (s *schSide) mixedRef(v jcs.Value) bool {
 	if !v.Valid() || v.Kind() != jcs.Object {
 		return false
 	}
-	if _, _, ok := schPureRef(v); ok {
+	if _, _, ok := s.pureRef(v); ok {
 		return false
 	}
 	for _, kw := range [...]string{"$ref", "$dynamicRef"} {
-		if r, ok := v.Get(kw); ok && r.Kind() == jcs.String && strings.HasPrefix(r.Str(), "#") {
+		if r, ok := v.Get(kw); ok && r.Kind() == jcs.String && s.internalRef(r.Str(), v) {
 			return true
 		}
 	}
@@ -517,7 +690,7 @@ func schMixedRef(v jcs.Value) bool {
 func (d *schDiffer) follow(s *schSide, x schNode, rd int) ([]schNode, bool) {
 	chain := []schNode{x}
 	for {
-		ref, kw, ok := schPureRef(x.v)
+		ref, kw, ok := s.pureRef(x.v)
 		if !ok {
 			return chain, true
 		}
@@ -526,7 +699,7 @@ func (d *schDiffer) follow(s *schSide, x schNode, rd int) ([]schNode, bool) {
 			d.unresolved(at(), kw+" "+schQuote(ref), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
 			return nil, false
 		}
-		t, p, problem := s.resolve(ref)
+		t, p, problem := s.resolveAt(ref, x.v)
 		if problem == "" && t.Kind() != jcs.Object && t.Kind() != jcs.True && t.Kind() != jcs.False {
 			problem = "the target is a " + t.Kind().String() + ", not a schema"
 		}
@@ -578,6 +751,10 @@ var schKeywords = map[string]uint8{
 	// Definitions are compared where references reach them; anchors only
 	// name places (a renamed anchor shows up through the references).
 	"$defs": schKwIgnored, "definitions": schKwIgnored, "$anchor": schKwIgnored, "$dynamicAnchor": schKwIgnored,
+	// $id starts a resolution scope: its changes are seen through the
+	// references it resolves (internal ones are followed, external ones
+	// compared by what they name).
+	"$id": schKwIgnored,
 }
 
 // meta compares the annotation and unmodeled keywords of two positions.
@@ -701,10 +878,21 @@ func (d *schDiffer) structure(o, n schNode, pol int8, rd int) {
 	}
 	d.typeKw(o, n, pol, rd)
 	d.enumConst(o, n, pol)
-	d.objects(o, n, pol, rd)
-	d.arrays(o, n, pol, rd)
-	d.numbers(o, n, pol)
-	d.strs(o, n, pol)
+	// Keywords of types a restricted position does not take say nothing
+	// about it.
+	applies := func(t uint8) bool { return (o.tmask == 0 || o.tmask&t != 0) && (n.tmask == 0 || n.tmask&t != 0) }
+	if applies(schTObject) {
+		d.objects(o, n, pol, rd)
+	}
+	if applies(schTArray) {
+		d.arrays(o, n, pol, rd)
+	}
+	if applies(schTNumber | schTInteger) {
+		d.numbers(o, n, pol)
+	}
+	if applies(schTString) {
+		d.strs(o, n, pol)
+	}
 	d.compositions(o, n, pol, rd)
 	d.refs(o, n, pol, rd)
 }
@@ -865,8 +1053,8 @@ func (d *schDiffer) compMask(s *schSide, v jcs.Value, rd int) uint8 {
 	}
 	if rd < d.opt.MaxRefDepth {
 		for _, kw := range [...]string{"$ref", "$dynamicRef"} {
-			if r, ok := v.Get(kw); ok && r.Kind() == jcs.String && strings.HasPrefix(r.Str(), "#") {
-				if t, _, problem := s.resolve(r.Str()); problem == "" {
+			if r, ok := v.Get(kw); ok && r.Kind() == jcs.String && s.internalRef(r.Str(), v) {
+				if t, _, problem := s.resolveAt(r.Str(), v); problem == "" {
 					m &= d.effMask(s, t, rd+1)
 				}
 			}
@@ -903,6 +1091,12 @@ func (d *schDiffer) typeKw(o, n schNode, pol int8, rd int) {
 	}
 	mo &= d.effMask(d.old, o.v, rd)
 	mn &= d.effMask(d.new, n.v, rd)
+	if o.tmask != 0 {
+		mo &= o.tmask
+	}
+	if n.tmask != 0 {
+		mn &= n.tmask
+	}
 	d.typeChange(schKwPtr(o, n, "type"), mo, mn, pol)
 }
 
@@ -1098,12 +1292,22 @@ func (d *schDiffer) objects(o, n schNode, pol int8, rd int) {
 				}
 				continue
 			}
-			dir, why := Widening, "; its value is now unconstrained"
-			if schClosed(n) {
-				dir, why = Narrowing, "; callers still sending it are rejected"
-			}
 			m := o.member("properties", ks)
-			d.emit(ParamRemoved, m.path.str(), dir, pol, false, ks+" ("+schTypeString(d.effMask(d.old, m.v, rd))+")"+why, "")
+			what := ks + " (" + schTypeString(d.effMask(d.old, m.v, rd)) + ")"
+			if schClosed(n) {
+				d.emit(ParamRemoved, m.path.str(), Narrowing, pol, true, what+"; callers still sending it are rejected", "")
+				continue
+			}
+			// Open: the key is still accepted, no longer described.
+			why := "; no longer described: the key is still accepted, with any value"
+			if d.opt.Output {
+				why = "; no longer declared: the tool may omit it, or return it with any value"
+			}
+			hi := false
+			if c := d.constrained(d.old, m.v, rd); c != "" {
+				hi, why = true, why+"; the dropped declaration "+c
+			}
+			d.emit(ParamRemoved, m.path.str(), Widening, pol, hi, what+why, "")
 		}
 	}
 	if hpn {
@@ -1143,6 +1347,51 @@ func (d *schDiffer) objects(o, n schNode, pol int8, rd int) {
 	d.depRequired(o, n, "dependentRequired", pol)
 	d.depSchemas(o, n, "dependentSchemas", pol, rd)
 	d.dependencies(o, n, pol, rd)
+}
+
+// constrained says how a property's schema constrained its value in a way
+// whose loss matters ("" when it did not): it forbade the key (false), or
+// had an enum, a const or a pattern (also in one of its anyOf/oneOf
+// branches), following pure references.
+func (d *schDiffer) constrained(s *schSide, v jcs.Value, rd int) string {
+	for range 8 {
+		ref, _, ok := s.pureRef(v)
+		if !ok || rd >= d.opt.MaxRefDepth {
+			break
+		}
+		t, _, problem := s.resolveAt(ref, v)
+		if problem != "" {
+			break
+		}
+		v, rd = t, rd+1
+	}
+	if schClass(v) == schNone {
+		return "forbade the key"
+	}
+	if schClass(v) != schObj {
+		return ""
+	}
+	for _, kw := range [...]string{"const", "enum", "pattern"} {
+		if _, ok := v.Get(kw); ok {
+			return "had " + map[string]string{"const": "a const", "enum": "an enum", "pattern": "a pattern"}[kw]
+		}
+	}
+	for _, kw := range [...]string{"anyOf", "oneOf"} {
+		if a, ok := v.Get(kw); ok && a.Kind() == jcs.Array {
+			for i := 0; i < a.Len(); i++ {
+				b := a.Index(i)
+				if b.Kind() != jcs.Object {
+					continue
+				}
+				for _, k := range [...]string{"const", "enum", "pattern"} {
+					if _, ok := b.Get(k); ok {
+						return "had a branch with " + map[string]string{"const": "a const", "enum": "an enum", "pattern": "a pattern"}[k]
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // addl compares additionalProperties-like keywords: false < a schema <
@@ -1607,10 +1856,11 @@ func (d *schDiffer) compositions(o, n schNode, pol int8, rd int) {
 	d.diff(o.child("else"), n.child("else"), pol, rd)
 }
 
-// branches compares allOf, anyOf or oneOf: branches with equal canonical
-// bytes pair up (and are still compared when they hold references), the
-// rest pair by position when both sides have as many left, else they are
-// added or removed.
+// branches compares allOf, anyOf or oneOf arrays of two positions that
+// both keep other validating keywords beside them (otherwise lift compares
+// the positions as sets of alternatives): the branches are matched as sets
+// (matchAlts). A keyword present on one side only adds or removes the
+// whole composition.
 func (d *schDiffer) branches(o, n schNode, kw string, pol int8, rd int) {
 	ao, ho := o.get(kw)
 	an, hn := n.get(kw)
@@ -1630,70 +1880,589 @@ func (d *schDiffer) branches(o, n schNode, kw string, pol int8, rd int) {
 		}
 		return
 	}
-	lo, ln := 0, 0
+	var bo, bn []schNode
 	if ho {
-		lo = ao.Len()
+		for i := 0; i < ao.Len(); i++ {
+			bo = append(bo, o.elem(kw, i))
+		}
 	}
 	if hn {
-		ln = an.Len()
+		for i := 0; i < an.Len(); i++ {
+			bn = append(bn, n.elem(kw, i))
+		}
 	}
-	queue := make(map[string][]int, lo)
-	for i := 0; i < lo; i++ {
-		s := d.old.key(ao.Index(i))
-		queue[s] = append(queue[s], i)
+	d.matchAlts(bo, bn, nil, nil, kw, kw, pol, rd)
+}
+
+// alternatives returns the branches of a position that is nothing but a
+// choice: anyOf or oneOf (not both) with only annotations, bookkeeping,
+// unknown keywords and a type that admits every branch beside it. Such a
+// position accepts exactly what its branches accept, so it is compared
+// with the other side as a set of alternatives.
+func (d *schDiffer) alternatives(s *schSide, x schNode, rd int) (string, []schNode) {
+	if schClass(x.v) != schObj {
+		return "", nil
 	}
-	matchedO := make([]bool, lo)
-	var remN []int
-	for j := 0; j < ln; j++ {
-		s := d.new.key(an.Index(j))
-		if q := queue[s]; len(q) > 0 {
-			queue[s] = q[1:]
-			matchedO[q[0]] = true
-			d.diff(o.elem(kw, q[0]), n.elem(kw, j), pol, rd)
+	kw := ""
+	for _, k := range [...]string{"anyOf", "oneOf"} {
+		if a, ok := x.v.Get(k); ok {
+			if kw != "" || a.Kind() != jcs.Array || a.Len() == 0 {
+				return "", nil
+			}
+			kw = k
+		}
+	}
+	if kw == "" {
+		return "", nil
+	}
+	for i := 0; i < x.v.Len(); i++ {
+		k, _ := x.v.Member(i)
+		ks := k.Str()
+		if ks == kw || ks == "type" || schKeywords[ks] != schKwStructural {
 			continue
 		}
-		remN = append(remN, j)
+		return "", nil
 	}
-	var remO []int
-	for i := 0; i < lo; i++ {
-		if !matchedO[i] {
+	a, _ := x.v.Get(kw)
+	alts := make([]schNode, a.Len())
+	var union uint8
+	for i := range alts {
+		alts[i] = x.elem(kw, i)
+		union |= d.effMask(s, alts[i].v, rd)
+	}
+	if t, ok := x.v.Get("type"); ok {
+		m, ok := schTypeMask(t, true)
+		if !ok || m&union != union {
+			return "", nil // the type restricts the branches: compare keyword by keyword
+		}
+	}
+	return kw, alts
+}
+
+// schValidating reports whether a position has a keyword that validates
+// (so a comparison of it with branches is meaningful).
+func schValidating(v jcs.Value) bool {
+	if schClass(v) != schObj {
+		return false
+	}
+	for i := 0; i < v.Len(); i++ {
+		k, _ := v.Member(i)
+		if schKeywords[k.Str()] == schKwStructural {
+			return true
+		}
+	}
+	return false
+}
+
+// lift compares two positions as sets of alternatives when either is a
+// choice (alternatives): anyOf [A, B] against A' (a schema moved into an
+// anyOf, or an anyOf reduced to one branch), anyOf against oneOf, or two
+// choices. The position that is not a choice is one alternative; the branch
+// it is paired with has the choice as an outer layer, so the annotations
+// of the choice and of the schema are compared where they apply. mo and mn
+// are the annotation chains of the positions (see schLayers). false:
+// neither side is a choice, compare keyword by keyword.
+func (d *schDiffer) lift(o, n schNode, mo, mn []schNode, pol int8, rd int) bool {
+	ko, ao := d.alternatives(d.old, o, rd)
+	kn, an := d.alternatives(d.new, n, rd)
+	switch {
+	case ko == "" && kn == "":
+		return false
+	case ko == "":
+		if !schValidating(o.v) {
+			return false
+		}
+		o.outer = mo[:len(mo)-1]
+		if d.split(o, an, mn, true, kn, pol, rd) {
+			return true
+		}
+		if mo, _ := d.matchAlts([]schNode{o}, an, nil, mn, ko, kn, pol, rd); mo[0] < 0 {
+			d.meta(schLayers(o, []schNode{o}), mn, pol)
+		}
+		return true
+	case kn == "":
+		if !schValidating(n.v) {
+			return false
+		}
+		n.outer = mn[:len(mn)-1]
+		if d.split(n, ao, mo, false, ko, pol, rd) {
+			return true
+		}
+		if _, mn2 := d.matchAlts(ao, []schNode{n}, mo, nil, ko, kn, pol, rd); mn2[0] < 0 {
+			d.meta(mo, schLayers(n, []schNode{n}), pol)
+		}
+		return true
+	}
+	d.meta(mo, mn, pol)
+	d.matchAlts(ao, an, nil, nil, ko, kn, pol, rd)
+	if ko != kn && len(ao) > 1 && len(an) > 1 {
+		// anyOf ↔ oneOf over branches that may overlap: exclusivity.
+		if kn == "oneOf" && !d.pairwiseDisjoint(d.new, an) {
+			d.emit(CompositionNarrowed, n.path.str()+"/oneOf", Narrowing, pol, false,
+				"anyOf became oneOf over branches that may overlap: an instance matching more than one is now rejected", "")
+		}
+		if ko == "oneOf" && !d.pairwiseDisjoint(d.old, ao) {
+			d.emit(CompositionWidened, n.path.str()+"/anyOf", Widening, pol, false,
+				"oneOf became anyOf over branches that may overlap: an instance matching more than one is now accepted", "")
+		}
+	}
+	return true
+}
+
+// schTypeGroups counts the groups of JSON types in a mask (integer and
+// number are one).
+func schTypeGroups(m uint8) int {
+	n := 0
+	for _, g := range [...]uint8{schTNull, schTBoolean, schTObject, schTArray, schTNumber | schTInteger, schTString} {
+		if m&g != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// split compares a schema p of several types (a type keyword, no enum or
+// const) with the branches of a choice that take its types apart
+// (branches of pairwise disjoint types, as {"type":["string","null"]}
+// against {"anyOf":[{"type":"string"},{"type":"null"}]}): each branch is
+// compared with p restricted to the branch's types, a branch of types p
+// did not take is added (or removed), and types of p no branch takes are
+// lost (or gained). pIsOld says which side p is on; layers are the
+// annotation chain of the choice. false: not such a case.
+func (d *schDiffer) split(p schNode, br, layers []schNode, pIsOld bool, kw string, pol int8, rd int) bool {
+	ps, bs := d.old, d.new
+	if !pIsOld {
+		ps, bs = d.new, d.old
+	}
+	if p.v.Kind() != jcs.Object || len(br) < 2 {
+		return false
+	}
+	t, ok := p.v.Get("type")
+	if !ok {
+		return false
+	}
+	if _, e := p.v.Get("enum"); e {
+		return false
+	}
+	if _, c := p.v.Get("const"); c {
+		return false
+	}
+	pm := d.effMask(ps, p.v, rd)
+	if tm, ok := schTypeMask(t, true); !ok || tm != pm || schTypeGroups(pm) < 2 {
+		return false
+	}
+	masks := make([]uint8, len(br))
+	var union uint8
+	for i, b := range br {
+		masks[i] = d.effMask(bs, b.v, rd)
+		if masks[i] == 0 || union&masks[i] != 0 {
+			return false
+		}
+		union |= masks[i]
+	}
+	if !d.charge(len(br)+1, func() string { return schNodePtr(p, br[0]) }) {
+		return true
+	}
+	matched := make([]int, len(br))
+	for i, b := range br {
+		matched[i] = -1
+		if masks[i]&pm == 0 {
+			continue
+		}
+		matched[i] = 0
+		q := p
+		q.tmask = masks[i]
+		b.outer = layers
+		if pIsOld {
+			d.diff(q, b, pol, rd)
+		} else {
+			d.diff(b, q, pol, rd)
+		}
+	}
+	one := []int{0}
+	if pIsOld {
+		d.unmatched([]schNode{p}, br, one, matched, "", kw, pol, rd, "")
+	} else {
+		d.unmatched(br, []schNode{p}, matched, one, kw, "", pol, rd, "")
+	}
+	if lost := pm &^ union; lost != 0 {
+		ptr := p.path.str() + "/type"
+		if pIsOld {
+			d.emit(TypeNarrowed, ptr, Narrowing, pol, false, "type "+schTypeString(pm)+" → "+schTypeString(pm&union)+": no branch of the new "+kw+" takes "+schTypeString(lost), "")
+		} else {
+			d.emit(TypeWidened, ptr, Widening, pol, false, "type "+schTypeString(pm&union)+" → "+schTypeString(pm)+": no branch of the old "+kw+" took "+schTypeString(lost), "")
+		}
+	}
+	return true
+}
+
+// pairwiseDisjoint proves that no instance matches two of the branches
+// (see nrmDisjoint).
+func (d *schDiffer) pairwiseDisjoint(s *schSide, br []schNode) bool {
+	xs := make([]*nrm, len(br))
+	for i, b := range br {
+		if xs[i] = s.nz.norm(b.v); xs[i] == nil {
+			return false
+		}
+	}
+	return nrmPairwiseDisjoint(xs)
+}
+
+// disjointFrom proves that no instance matches both br[i] and any other
+// branch of br.
+func (d *schDiffer) disjointFrom(s *schSide, br []schNode, i int) bool {
+	if len(br) > 64 {
+		return false
+	}
+	x := s.nz.norm(br[i].v)
+	if x == nil {
+		return false
+	}
+	for j, b := range br {
+		if j == i {
+			continue
+		}
+		y := s.nz.norm(b.v)
+		if y == nil || !nrmDisjoint(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// Bounds of branch matching. Branches are first matched by equal normal
+// forms (validation only), in linear time. Of the rest, pairs whose types
+// can meet are candidates; with at most schMaxTrialPairs candidate pairs,
+// each is diffed (a trial, memoised, charged to the work budget) and pairs
+// are chosen greedily by the trial that finds the least (records near the
+// branches' roots weigh more than deep ones); with at most
+// schMaxScoredPairs, they are chosen by a cheap similarity (shared
+// keywords and property names) instead; beyond that none are paired. A
+// branch left unpaired is reported added or removed, so past the caps an
+// edited branch shows as one removed and one added: more records, never
+// fewer.
+const (
+	schMaxTrialPairs  = 64
+	schMaxScoredPairs = 4096
+)
+
+// matchAlts compares two sets of alternatives (anyOf/oneOf branches, allOf
+// members, or one schema standing for itself): matched pairs are diffed,
+// unmatched new ones are added and unmatched old ones removed. ko and kn
+// are the keywords ("" for a schema standing for itself); layerO and layerN,
+// when not nil, are the outer layers of the alternatives of that side when
+// they are diffed. It returns, for each old and each new alternative, the
+// index of its match (-1 none).
+func (d *schDiffer) matchAlts(ao, an, layerO, layerN []schNode, ko, kn string, pol int8, rd int) (matchedO, matchedN []int) {
+	matchedO = make([]int, len(ao))
+	matchedN = make([]int, len(an))
+	for i := range matchedO {
+		matchedO[i] = -1
+	}
+	for j := range matchedN {
+		matchedN[j] = -1
+	}
+	pair := func(i, j int) { matchedO[i], matchedN[j] = j, i }
+	// Every branch looked at is charged to the work budget.
+	if !d.charge(len(ao)+len(an), func() string { return schNodePtr(schFirst(ao), schFirst(an)) }) {
+		return matchedO, matchedN
+	}
+	withLayers := func(x schNode, l []schNode) schNode {
+		if l != nil {
+			x.outer = l
+		}
+		return x
+	}
+	all := ko == "allOf"
+	// Candidates: for anyOf and oneOf, branches whose types can meet (a
+	// string branch replaced by an object branch is one alternative
+	// removed and another added); allOf members are conjuncts, any pair.
+	meet := func(i, j int) bool {
+		return all || d.effMask(d.old, ao[i].v, rd)&d.effMask(d.new, an[j].v, rd) != 0
+	}
+	// Equal validation, by normal form (else by canonical bytes).
+	key := func(s *schSide, x schNode) string {
+		if z := s.nz.norm(x.v); z != nil {
+			return "n" + string(z.vsum[:])
+		}
+		if !x.v.Valid() {
+			return "absent"
+		}
+		return s.key(x.v)
+	}
+	queue := make(map[string][]int, len(ao))
+	for i, x := range ao {
+		k := key(d.old, x)
+		queue[k] = append(queue[k], i)
+	}
+	for j, x := range an {
+		k := key(d.new, x)
+		if q := queue[k]; len(q) > 0 {
+			queue[k] = q[1:]
+			pair(q[0], j)
+		}
+	}
+	// The rest: candidates whose types meet.
+	var remO, remN []int
+	for i := range ao {
+		if matchedO[i] < 0 {
 			remO = append(remO, i)
 		}
 	}
-	if len(remO) == len(remN) {
-		for k := range remO {
-			d.diff(o.elem(kw, remO[k]), n.elem(kw, remN[k]), pol, rd)
+	for j := range an {
+		if matchedN[j] < 0 {
+			remN = append(remN, j)
 		}
-		return
 	}
-	addKind, addDir, rmKind, rmDir := CompositionWidened, Widening, CompositionNarrowed, Narrowing
-	if all {
-		addKind, addDir, rmKind, rmDir = CompositionNarrowed, Narrowing, CompositionWidened, Widening
+	type cand struct{ i, j, cost int }
+	var cands []cand
+	note := ""
+	if n := len(remO) * len(remN); n > 0 {
+		switch {
+		case n == 1:
+			// One of each left: no choice to make.
+			if meet(remO[0], remN[0]) {
+				cands = append(cands, cand{remO[0], remN[0], 0})
+			}
+		case n <= schMaxTrialPairs:
+			for _, i := range remO {
+				for _, j := range remN {
+					if !meet(i, j) {
+						continue
+					}
+					cands = append(cands, cand{i, j, d.trial(withLayers(ao[i], layerO), withLayers(an[j], layerN), pol, rd)})
+				}
+			}
+		case n <= schMaxScoredPairs:
+			for _, i := range remO {
+				for _, j := range remN {
+					if !meet(i, j) {
+						continue
+					}
+					cands = append(cands, cand{i, j, -schSimilarity(ao[i].v, an[j].v)})
+				}
+			}
+		default:
+			note = "more than " + strconv.Itoa(schMaxScoredPairs) + " pairs of differing branches: not matched, reported as removed and added"
+		}
 	}
-	for _, j := range remN {
-		e := n.elem(kw, j)
-		d.emit(addKind, e.path.str(), addDir, pol, false, kw+" branch added ("+schTypeString(d.effMask(d.new, e.v, rd))+")", "")
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.cost != b.cost {
+			return a.cost - b.cost
+		}
+		if da, db := abs(a.i-a.j), abs(b.i-b.j); da != db {
+			return da - db
+		}
+		if a.i+a.j != b.i+b.j {
+			return a.i + a.j - b.i - b.j
+		}
+		if a.i != b.i {
+			return a.i - b.i
+		}
+		return a.j - b.j
+	})
+	for _, c := range cands {
+		if matchedO[c.i] < 0 && matchedN[c.j] < 0 {
+			pair(c.i, c.j)
+		}
 	}
-	for _, i := range remO {
-		e := o.elem(kw, i)
-		d.emit(rmKind, e.path.str(), rmDir, pol, false, kw+" branch removed ("+schTypeString(d.effMask(d.old, e.v, rd))+")", "")
+	for j, i := range matchedN {
+		if i < 0 {
+			continue
+		}
+		o, n := withLayers(ao[i], layerO), withLayers(an[j], layerN)
+		if t, ok := d.trials[schTrialKey{schPairKey{schOff(o.v), schOff(n.v), pol}, schOuterKey(o), schOuterKey(n)}]; ok {
+			// Diffed already, in full (duplicates of records found
+			// elsewhere are removed by finish).
+			d.out = append(d.out, t.out...)
+			continue
+		}
+		d.diff(o, n, pol, rd)
 	}
+	d.unmatched(ao, an, matchedO, matchedN, ko, kn, pol, rd, note)
+	return matchedO, matchedN
+}
+
+// unmatched reports the alternatives left without a match: added ones
+// widen (a type no old alternative took is type_widened), removed ones
+// narrow; an added or removed oneOf branch that may overlap another is
+// neutral; allOf members the other way round.
+func (d *schDiffer) unmatched(ao, an []schNode, matchedO, matchedN []int, ko, kn string, pol int8, rd int, note string) {
+	all := ko == "allOf"
+	var unionO, unionN uint8
+	for _, x := range ao {
+		unionO |= d.effMask(d.old, x.v, rd)
+	}
+	for _, x := range an {
+		unionN |= d.effMask(d.new, x.v, rd)
+	}
+	for j, x := range an {
+		if matchedN[j] >= 0 {
+			continue
+		}
+		m := d.effMask(d.new, x.v, rd)
+		if all {
+			d.emit(CompositionNarrowed, x.path.str(), Narrowing, pol, false, "allOf member added ("+schTypeString(m)+")", note)
+			continue
+		}
+		kind, dir := CompositionWidened, Widening
+		what := kn + " branch added"
+		if kn == "" {
+			what = "the new schema matches no branch of the old " + ko
+		}
+		detail := what + " (" + schTypeString(m) + ")"
+		if m&^unionO != 0 {
+			kind, detail = TypeWidened, what+": type "+schTypeString(unionO)+" → "+schTypeString(unionO|m)
+		}
+		if kn == "oneOf" && len(an) > 1 && !d.disjointFrom(d.new, an, j) {
+			dir = Neutral
+			detail += "; it may overlap another oneOf branch, whose instances it then rejects"
+		}
+		d.emit(kind, x.path.str(), dir, pol, false, detail, note)
+	}
+	for i, x := range ao {
+		if matchedO[i] >= 0 {
+			continue
+		}
+		m := d.effMask(d.old, x.v, rd)
+		if all {
+			d.emit(CompositionWidened, x.path.str(), Widening, pol, false, "allOf member removed ("+schTypeString(m)+")", note)
+			continue
+		}
+		kind, dir := CompositionNarrowed, Narrowing
+		what := ko + " branch removed"
+		if ko == "" {
+			what = "the old schema matches no branch of the new " + kn
+		}
+		detail := what + " (" + schTypeString(m) + ")"
+		if m&^unionN != 0 {
+			kind, detail = TypeNarrowed, what+": type "+schTypeString(unionO)+" → "+schTypeString(unionN&unionO)
+		}
+		if ko == "oneOf" && len(ao) > 1 && !d.disjointFrom(d.old, ao, i) {
+			dir = Neutral
+			detail += "; it may have overlapped another oneOf branch, whose instances are then accepted now"
+		}
+		d.emit(kind, x.path.str(), dir, pol, false, detail, note)
+	}
+}
+
+func schFirst(xs []schNode) schNode {
+	if len(xs) == 0 {
+		return schNode{}
+	}
+	return xs[0]
+}
+
+// charge spends n nodes of the work budget; false (and one
+// schema_unresolved change at ptr) when it is exhausted.
+func (d *schDiffer) charge(n int, ptr func() string) bool {
+	if d.exhausted {
+		return false
+	}
+	d.visited += n
+	if d.visited > d.opt.MaxNodes {
+		d.exhausted = true
+		d.unresolved(ptr(), "",
+			"work budget exhausted after "+strconv.Itoa(d.opt.MaxNodes)+" schema nodes; the rest of the schemas was not compared")
+		return false
+	}
+	return true
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// trial diffs two branches on the side, to choose a pairing: the cost is
+// what it finds, each record weighted by how near the branches' roots it
+// is. Memoised; the work is charged to the budget.
+func (d *schDiffer) trial(o, n schNode, pol int8, rd int) int {
+	k := schTrialKey{schPairKey{schOff(o.v), schOff(n.v), pol}, schOuterKey(o), schOuterKey(n)}
+	if c, ok := d.trials[k]; ok {
+		return c.cost
+	}
+	if d.trials == nil {
+		d.trials = make(map[schTrialKey]schTrial)
+	}
+	out, seen, exhausted := d.out, d.seen, d.exhausted
+	d.out, d.seen = nil, make(map[schPairKey]struct{})
+	d.diff(o, n, pol, rd)
+	// Records near the branches' roots weigh more than deep ones: two
+	// branches that share their shape but differ deep inside are a better
+	// pair than two of different shapes whose differences are few but at
+	// the top. Severity is not counted: it depends on the direction, and a
+	// pairing should not.
+	op, np := d.base+o.path.str(), d.base+n.path.str()
+	cost := 0
+	for _, c := range d.out {
+		// Depth below the root of the branch the record is in (a record
+		// is where the changed thing is on the new side, else the old).
+		depth := strings.Count(c.Pointer, "/")
+		switch {
+		case strings.HasPrefix(c.Pointer, np):
+			depth -= strings.Count(np, "/")
+		case strings.HasPrefix(c.Pointer, op):
+			depth -= strings.Count(op, "/")
+		}
+		cost += 1 << (20 - min(max(depth, 0), 20))
+	}
+	if !exhausted && d.exhausted {
+		for _, c := range d.out {
+			if c.Kind == SchemaUnresolved && strings.HasPrefix(c.Note, "work budget exhausted") {
+				out = append(out, c)
+			}
+		}
+	}
+	// Without duplicates: two branches that reach one shared definition
+	// report it twice, and trials nest.
+	d.trials[k] = schTrial{cost, schCompact(d.out)}
+	d.out, d.seen = out, seen
+	return cost
+}
+
+// schSimilarity is a cheap likeness of two branches: shared keywords and
+// shared property names.
+func schSimilarity(a, b jcs.Value) int {
+	if a.Kind() != jcs.Object || b.Kind() != jcs.Object {
+		return 0
+	}
+	n := 0
+	for i := 0; i < a.Len(); i++ {
+		k, va := a.Member(i)
+		vb, ok := b.Get(k.Str())
+		if !ok {
+			continue
+		}
+		n += 2
+		if k.StrEqual("properties") && va.Kind() == jcs.Object && vb.Kind() == jcs.Object {
+			for j := 0; j < va.Len(); j++ {
+				pk, _ := va.Member(j)
+				if _, ok := vb.Get(pk.Str()); ok {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // refs compares internal references that have sibling keywords (implicit
 // allOf members); pure references were followed by diff.
 func (d *schDiffer) refs(o, n schNode, pol int8, rd int) {
 	for _, kw := range [...]string{"$ref", "$dynamicRef"} {
-		ro, ho := schInternalRef(o, kw)
-		rn, hn := schInternalRef(n, kw)
+		ro, ho := d.old.internalRefAt(o, kw)
+		rn, hn := d.new.internalRefAt(n, kw)
 		switch {
 		case ho && hn:
 			if rd >= d.opt.MaxRefDepth {
 				d.unresolved(n.path.str()+"/"+kw, kw+" "+schQuote(rn), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
 				continue
 			}
-			to, po, pbO := d.old.resolve(ro)
-			tn, pn, pbN := d.new.resolve(rn)
+			to, po, pbO := d.old.resolveAt(ro, o.v)
+			tn, pn, pbN := d.new.resolveAt(rn, n.v)
 			if pbO != "" {
 				d.unresolved(o.path.str()+"/"+kw, kw+" "+schQuote(ro), "unresolved reference: "+pbO+"; not compared")
 			}
@@ -1711,9 +2480,9 @@ func (d *schDiffer) refs(o, n schNode, pol int8, rd int) {
 	}
 }
 
-func schInternalRef(x schNode, kw string) (string, bool) {
+func (s *schSide) internalRefAt(x schNode, kw string) (string, bool) {
 	r, ok := x.get(kw)
-	if !ok || r.Kind() != jcs.String || !strings.HasPrefix(r.Str(), "#") {
+	if !ok || r.Kind() != jcs.String || !s.internalRef(r.Str(), x.v) {
 		return "", false
 	}
 	return r.Str(), true
@@ -1721,14 +2490,19 @@ func schInternalRef(x schNode, kw string) (string, bool) {
 
 // ---- external references and the result ----
 
-func (d *schDiffer) externalRefs(old, new jcs.Value) {
-	before := make(map[schExtRef]bool)
-	for _, r := range schExternalRefs(old) {
-		before[r] = true
+// externalRefs reports the external references of the new schema: one
+// not at the same pointer, naming the same target (extIdentity), in the old
+// one is introduced; the others are present, reported when something else
+// changed.
+func (d *schDiffer) externalRefs() {
+	type key struct{ ptr, id string }
+	before := make(map[key]bool)
+	for _, r := range d.old.externalRefs() {
+		before[key{r.ptr, r.id}] = true
 	}
 	var present []schExtRef
-	for _, r := range schExternalRefs(new) {
-		if before[r] {
+	for _, r := range d.new.externalRefs() {
+		if before[key{r.ptr, r.id}] {
 			present = append(present, r)
 			continue
 		}
@@ -1748,7 +2522,16 @@ func (d *schDiffer) finish() []Change {
 	if len(d.out) == 0 {
 		return nil
 	}
-	slices.SortFunc(d.out, func(a, b Change) int {
+	return schCompact(d.out)
+}
+
+// schCompact sorts changes by pointer, then kind (then direction, detail,
+// note, severity) and drops duplicates.
+func schCompact(out []Change) []Change {
+	if len(out) == 0 {
+		return out
+	}
+	slices.SortFunc(out, func(a, b Change) int {
 		for _, c := range [...]int{
 			strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Kind, b.Kind),
 			strings.Compare(string(a.Direction), string(b.Direction)), strings.Compare(a.Detail, b.Detail),
@@ -1760,7 +2543,7 @@ func (d *schDiffer) finish() []Change {
 		}
 		return 0
 	})
-	return slices.Compact(d.out)
+	return slices.Compact(out)
 }
 
 // ---- parameter names ----

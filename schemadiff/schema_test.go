@@ -22,7 +22,7 @@ var schemaKinds = []string{
 	TypeWidened, TypeNarrowed, TypeChanged, EnumWidened, EnumNarrowed, ConstChanged,
 	AdditionalPropertiesLoosened, AdditionalPropertiesTightened, ConstraintLoosened, ConstraintTightened,
 	CompositionWidened, CompositionNarrowed, ExternalRefIntroduced, ExternalRefPresent,
-	KeywordUnmodeled, SchemaUnresolved, SchemaAnnotationChanged,
+	KeywordUnmodeled, SchemaUnresolved, SchemaAnnotationChanged, SchemaNotationChanged,
 }
 
 // checkChanges asserts the invariants every DiffSchema result holds.
@@ -100,7 +100,7 @@ func mirrorKind(kind string, dir Direction) (string, Direction, bool) {
 		}
 	}
 	switch kind {
-	case TypeChanged, ConstChanged, KeywordUnmodeled, SchemaAnnotationChanged, ExternalRefPresent, SchemaUnresolved:
+	case TypeChanged, ConstChanged, KeywordUnmodeled, SchemaAnnotationChanged, SchemaNotationChanged, ExternalRefPresent, SchemaUnresolved:
 		return kind, dir.Mirror(), true
 	}
 	return "", "", false
@@ -651,7 +651,10 @@ func TestSchemaBooleanSchemas(t *testing.T) {
 		old, new string
 		want     []want
 	}{
-		{"absent", "true", nil}, {"true", "absent", nil}, {"true", "{}", nil}, {"false", "false", nil},
+		// true, {} and an absent schema accept everything: spelled
+		// differently, they are notation.
+		{"absent", "true", []want{{SchemaNotationChanged, Neutral}}}, {"true", "absent", []want{{SchemaNotationChanged, Neutral}}},
+		{"true", "{}", []want{{SchemaNotationChanged, Neutral}}}, {"false", "false", nil},
 		{"true", "false", []want{{TypeNarrowed, Narrowing}}}, {"false", "true", []want{{TypeWidened, Widening}}},
 		{"absent", "false", []want{{TypeNarrowed, Narrowing}}}, {"false", "absent", []want{{TypeWidened, Widening}}},
 		{"false", "string", []want{{TypeWidened, Widening}}}, {"string", "false", []want{{TypeNarrowed, Narrowing}}},
@@ -969,4 +972,118 @@ func BenchmarkDiffSchema(b *testing.B) {
 			DiffSchema("t", "/inputSchema", a, a, Options{})
 		}
 	})
+}
+
+// wideAnyOf builds an anyOf of n object branches; branch i has property
+// "p<i>" with the bound f(i).
+func wideAnyOf(n int, kw string, f func(i int) int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"anyOf":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"type":"object","properties":{"p%d":{"type":"integer","%s":%d}},"required":["p%d"]}`, i, kw, f(i), i)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// TestSchemaBranchMatchingBounded: matching branches is never quadratic in
+// diffs beyond its caps, and past them it is conservative: every edited
+// branch still shows, as a change inside its pair or as removed and added.
+func TestSchemaBranchMatchingBounded(t *testing.T) {
+	id := func(i int) int { return i }
+	// Equal branches pair up in linear time; the one changed pairs with the
+	// one left.
+	old := mustRoot(t, wideAnyOf(5000, "maximum", id))
+	new := mustRoot(t, wideAnyOf(5000, "maximum", func(i int) int {
+		if i == 2500 {
+			return 9999
+		}
+		return i
+	}))
+	cs := timed(t, time.Second, func() []Change { return DiffSchema("t", "/inputSchema", old, new, Options{}) })
+	if len(cs) != 1 || cs[0].Kind != ConstraintLoosened || cs[0].Pointer != "/inputSchema/anyOf/2500/properties/p2500/maximum" {
+		t.Fatalf("one changed branch of 5000: %+v", cs)
+	}
+	// Up to 64 candidate pairs: trial diffs choose (8 × 8, shuffled order).
+	perm := func(i int) int { return (i*3 + 5) % 8 }
+	oldB := mustRoot(t, wideAnyOf(8, "maximum", id))
+	var nb bytes.Buffer
+	nb.WriteString(`{"anyOf":[`)
+	for k := range 8 {
+		i := perm(k)
+		if k > 0 {
+			nb.WriteByte(',')
+		}
+		fmt.Fprintf(&nb, `{"type":"object","properties":{"p%d":{"type":"integer","maximum":%d}},"required":["p%d"]}`, i, i+100, i)
+	}
+	nb.WriteString(`]}`)
+	cs = DiffSchema("t", "/inputSchema", oldB, mustRoot(t, nb.Bytes()), Options{})
+	if len(cs) != 8 {
+		t.Fatalf("8 edited branches: %+v", cs)
+	}
+	for k, c := range cs {
+		_ = k
+		if c.Kind != ConstraintLoosened || !strings.HasSuffix(c.Pointer, "/maximum") {
+			t.Errorf("trial pairing: %+v", c)
+		}
+	}
+	// Up to 4096: paired by likeness (shared property names), each pair
+	// diffed.
+	cs = timed(t, time.Second, func() []Change {
+		return DiffSchema("t", "/inputSchema", mustRoot(t, wideAnyOf(60, "maximum", id)), mustRoot(t, wideAnyOf(60, "maximum", func(i int) int { return i + 1 })), Options{})
+	})
+	if len(cs) != 60 || len(findKind(cs, ConstraintLoosened)) != 60 {
+		t.Fatalf("60 edited branches paired by likeness: %d changes, %d loosened", len(cs), len(findKind(cs, ConstraintLoosened)))
+	}
+	for _, c := range cs {
+		var i int
+		fmt.Sscanf(c.Pointer, "/inputSchema/anyOf/%d/", &i)
+		if c.Pointer != fmt.Sprintf("/inputSchema/anyOf/%d/properties/p%d/maximum", i, i) {
+			t.Errorf("paired with the wrong branch: %s", c.Pointer)
+		}
+	}
+	// Past 4096 pairs: not paired, every branch removed and added, with a
+	// note; bounded.
+	cs = timed(t, time.Second, func() []Change {
+		return DiffSchema("t", "/inputSchema", mustRoot(t, wideAnyOf(100, "maximum", id)), mustRoot(t, wideAnyOf(100, "maximum", func(i int) int { return i + 1 })), Options{})
+	})
+	if len(findKind(cs, CompositionWidened)) != 100 || len(findKind(cs, CompositionNarrowed)) != 100 {
+		t.Fatalf("100 × 100 edited branches: %d changes", len(cs))
+	}
+	for _, c := range cs {
+		if !strings.Contains(c.Note, "not matched, reported as removed and added") {
+			t.Fatalf("no note: %+v", c)
+		}
+	}
+	// Nested choices with trials at every level (4 × 4 per level, six
+	// levels, 4096 leaves) stay bounded: trials are memoised and their
+	// records reused, and branches are paired by their shape (differences
+	// near a branch's root weigh more than deep ones), so every leaf change
+	// is found where it is.
+	nest := func(leaf int) []byte {
+		s := fmt.Sprintf(`{"type":"integer","maximum":%d}`, leaf)
+		for d := range 6 {
+			var b bytes.Buffer
+			b.WriteString(`{"anyOf":[`)
+			for k := range 4 {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, `{"type":"object","properties":{"k%d_%d":%s}}`, d, k, s)
+			}
+			b.WriteString(`]}`)
+			s = b.String()
+		}
+		return []byte(s)
+	}
+	cs = timed(t, 2*time.Second, func() []Change {
+		return DiffSchema("t", "/inputSchema", mustRoot(t, nest(1)), mustRoot(t, nest(2)), Options{})
+	})
+	checkChanges(t, "t", "/inputSchema", cs)
+	if len(cs) != 4096 || len(findKind(cs, ConstraintLoosened)) != 4096 {
+		t.Fatalf("nested choices: %d changes, %d loosened", len(cs), len(findKind(cs, ConstraintLoosened)))
+	}
 }

@@ -287,10 +287,12 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 			changes = append(changes, presentRefs(name, inPtr, n.Proj.InputSchema)...)
 		}
 		out = append(out, changes...)
-		if descSame {
+		// A schema that is only spelled differently did not drift: the
+		// planner and the executor still see the same tool.
+		if descSame && !NotationOnly(changes) {
 			c := Change{Name: name, Kind: SchemaDriftStableDescription, Pointer: inPtr, Direction: aggregate(changes), Severity: "high",
 				Detail: "the input schema changed while the description stayed identical: the planner sees the old tool, the executor the new one"}
-			if notationOnly(changes) {
+			if annotationsOnly(changes) {
 				c.Severity = "low"
 				c.Detail = "the input schema's bytes changed while the description stayed identical, but only annotations or the dialect inside it changed: validation is the same"
 			}
@@ -368,10 +370,24 @@ func textOf(v jcs.Value) string {
 	return string(v.Canonical())
 }
 
-// notationOnly reports whether every change leaves validation as it was.
-func notationOnly(cs []Change) bool {
+// annotationsOnly reports whether every change leaves validation as it
+// was: planner-facing annotations (or the dialect) changed, or notation.
+func annotationsOnly(cs []Change) bool {
 	for _, c := range cs {
-		if c.Kind != SchemaAnnotationChanged {
+		if c.Kind != SchemaAnnotationChanged && c.Kind != SchemaNotationChanged {
+			return false
+		}
+	}
+	return len(cs) > 0
+}
+
+// NotationOnly reports whether cs is not empty and every change in it is
+// notation (schema_notation_changed): schemas spelled differently that
+// accept exactly the same instances and carry the same annotations. Such
+// changes need no review.
+func NotationOnly(cs []Change) bool {
+	for _, c := range cs {
+		if c.Kind != SchemaNotationChanged {
 			return false
 		}
 	}
