@@ -28,13 +28,17 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 		case schemadiff.Review:
 			color = ansiYellow
 		}
-		t.line("mcpdrift diff: %s (profile %s, %d change(s))", t.paint(color, strings.ToUpper(e(r.Decision))), e(r.Profile), len(r.Changes))
+		reason := ""
+		if r.DecisionReason != "" {
+			reason = ": " + e(r.DecisionReason)
+		}
+		t.line("mcpdrift diff: %s%s (profile %s, %d change(s))", t.paint(color, strings.ToUpper(e(r.Decision))), reason, e(r.Profile), len(r.Changes))
 		t.line("  old: %s", sideText(r.Old))
 		t.line("  new: %s", sideText(r.New))
 		if len(r.DeniedBy) > 0 {
 			t.line("  denied by: %s", e(strings.Join(r.DeniedBy, ", ")))
 		}
-		structuralText(t, r.Changes)
+		structuralTextMarked(t, r.Changes, notationTools(r))
 		if len(r.Unverified) > 0 {
 			t.line("")
 			t.line("Identity not compared (known on one side only): %s", e(strings.Join(r.Unverified, ", ")))
@@ -50,7 +54,11 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 		t.line("")
 		switch r.ExitCode {
 		case schemadiff.ExitNoChange:
-			t.line("Exit 0: nothing changed.")
+			if len(r.Changes) > 0 {
+				t.line("Exit 0: only notation changed (the schemas are spelled differently and accept the same instances); nothing to review.")
+			} else {
+				t.line("Exit 0: nothing changed.")
+			}
 		case schemadiff.ExitInconclusive:
 			t.line("Exit 3: inconclusive: nothing changed among the tools seen, but the new list is partial, so the tools on its unseen pages cannot be judged.")
 		default:
@@ -60,7 +68,11 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 		return err
 	case "markdown":
 		var b strings.Builder
-		fmt.Fprintf(&b, "### mcpdrift diff: %s\n\n", mdEscape(r.Decision))
+		if r.DecisionReason != "" {
+			fmt.Fprintf(&b, "### mcpdrift diff: %s (%s)\n\n", mdEscape(r.Decision), mdEscape(r.DecisionReason))
+		} else {
+			fmt.Fprintf(&b, "### mcpdrift diff: %s\n\n", mdEscape(r.Decision))
+		}
 		fmt.Fprintf(&b, "%d change(s), profile %s", len(r.Changes), mdEscape(r.Profile))
 		if len(r.DeniedBy) > 0 {
 			codes := make([]string, len(r.DeniedBy))
@@ -95,9 +107,25 @@ func sideText(s schemadiff.Side) string {
 	return out
 }
 
+// notationTools names the tools of a diff report whose changes are all
+// notation.
+func notationTools(r *schemadiff.Report) map[string]bool {
+	m := map[string]bool{}
+	for _, v := range r.Tools {
+		if v.NotationOnly {
+			m[v.Name] = true
+		}
+	}
+	return m
+}
+
 // structuralText renders change records grouped by tool, the tool with the
 // most severe change first (the order schemadiff.Sort gives).
-func structuralText(t *textWriter, cs []schemadiff.Change) {
+func structuralText(t *textWriter, cs []schemadiff.Change) { structuralTextMarked(t, cs, nil) }
+
+// structuralTextMarked is structuralText with the tools whose changes are
+// all notation marked so.
+func structuralTextMarked(t *textWriter, cs []schemadiff.Change, notation map[string]bool) {
 	if len(cs) == 0 {
 		return
 	}
@@ -110,6 +138,9 @@ func structuralText(t *textWriter, cs []schemadiff.Change) {
 			label := safetext.QuoteASCII(c.Name)
 			if c.Name == "" {
 				label = "(server)"
+			}
+			if notation[c.Name] {
+				label += " (notation only: no review needed)"
 			}
 			t.line("  %s", label)
 		}

@@ -68,3 +68,49 @@ func TestRenderDiffNoChange(t *testing.T) {
 		t.Errorf("%s", b.String())
 	}
 }
+
+// A diff whose every change is notation: the decision and its reason in
+// the header, the tool marked, exit 0 said as such; the reason in markdown
+// and JSON.
+func TestRenderDiffNotationOnly(t *testing.T) {
+	c := schemadiff.Change{Name: "get_tiny_image", Kind: schemadiff.SchemaNotationChanged, Pointer: "/inputSchema",
+		Direction: schemadiff.Neutral, Severity: "low", Detail: "spelled differently; accepts exactly the same instances, with the same annotations"}
+	r := &schemadiff.Report{
+		Schema: schemadiff.ReportSchemaID, Decision: schemadiff.Allow, DecisionReason: schemadiff.ReasonNotationOnly, Profile: "fail-closed",
+		DeniedBy: []string{}, Changes: []schemadiff.Change{c},
+		Tools: []schemadiff.ToolVerdict{{Name: c.Name, Changes: 1, Severity: "low", NotationOnly: true, Decision: schemadiff.Allow, Reason: schemadiff.ReasonNotationOnly}},
+		Old:   schemadiff.Side{Source: "old.json", Completeness: "complete"}, New: schemadiff.Side{Source: "new.json", Completeness: "complete"},
+		Inconclusive: []string{}, Warnings: []string{}, ExitCode: schemadiff.ExitNoChange,
+	}
+	render := func(format string) string {
+		var b strings.Builder
+		if err := RenderDiff(&b, r, format, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	text := render("text")
+	for _, want := range []string{
+		"mcpdrift diff: ALLOW: notation only (profile fail-closed, 1 change(s))",
+		`"get_tiny_image" (notation only: no review needed)`,
+		`LOW the schema at "/inputSchema" is spelled differently but accepts the same instances  [schema_notation_changed]`,
+		"Exit 0: only notation changed",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if md := render("markdown"); !strings.Contains(md, "### mcpdrift diff: allow (notation only)") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	var back struct {
+		Reason string `json:"decision_reason"`
+		Tools  []struct {
+			Name         string `json:"name"`
+			NotationOnly bool   `json:"notation_only"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(render("json")), &back); err != nil || back.Reason != "notation only" || len(back.Tools) != 1 || !back.Tools[0].NotationOnly {
+		t.Errorf("json: %+v %v", back, err)
+	}
+}
