@@ -94,6 +94,11 @@ func diffEnv(old, new *[]manifest.EnvEntry) []Change {
 		Detail: "the stdio server's environment changed: " + strings.Join(parts, "; ") + " (names and value digests compared; values are never recorded)"}}
 }
 
+// InstallMoved reports whether two stdio endpoints (as recorded: "stdio:"
+// and the shell-quoted command line) differ only in where the same binary
+// of the same package is installed, and says how.
+func InstallMoved(a, b string) (bool, string) { return installMoved(a, b) }
+
 // installMoved reports whether two stdio endpoints differ only in where
 // the same binary of the same package is installed: the same arguments,
 // and every differing word an absolute path with the same file name and

@@ -9,6 +9,7 @@ import (
 	"embed"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -102,13 +103,78 @@ type Problem struct {
 	// Keyword is the failing keyword's path in the schema ("/properties/a/type").
 	Keyword string
 	Msg     string
+	// Constraint is the violated constraint as the schema states it,
+	// without the instance's value (the instance's JSON type at most):
+	// what a gateway may say about arguments it refused.
+	Constraint string
 }
 
-// ValidateDocument compiles a schema given as raw JSON (its own $schema
-// picks the draft; nothing external is ever loaded) and validates the raw
-// JSON instance against it. A nil slice means the instance is valid; an
-// error means the schema or the instance could not be read.
-func ValidateDocument(schema, instance []byte) ([]Problem, error) {
+// constraint describes a failed keyword from the schema's side only.
+func constraint(k jsonschema.ErrorKind) string {
+	list := func(xs []string) string { return strings.Join(xs, ", ") }
+	switch x := k.(type) {
+	case *kind.Type:
+		return fmt.Sprintf("type: want %s, got %s", list(x.Want), x.Got)
+	case *kind.Enum:
+		return fmt.Sprintf("enum: one of %d allowed values", len(x.Want))
+	case *kind.Const:
+		return "const: one allowed value"
+	case *kind.Format:
+		return "format " + x.Want
+	case *kind.Required:
+		return "required: " + list(x.Missing)
+	case *kind.DependentRequired:
+		return "dependentRequired: " + list(x.Missing)
+	case *kind.Dependency:
+		return "dependencies: " + list(x.Missing)
+	case *kind.AdditionalProperties:
+		return fmt.Sprintf("additionalProperties: %d undeclared propert(ies)", len(x.Properties))
+	case *kind.PropertyNames:
+		return "propertyNames"
+	case *kind.MinProperties:
+		return fmt.Sprintf("minProperties %d", x.Want)
+	case *kind.MaxProperties:
+		return fmt.Sprintf("maxProperties %d", x.Want)
+	case *kind.MinItems:
+		return fmt.Sprintf("minItems %d", x.Want)
+	case *kind.MaxItems:
+		return fmt.Sprintf("maxItems %d", x.Want)
+	case *kind.UniqueItems:
+		return "uniqueItems"
+	case *kind.MinLength:
+		return fmt.Sprintf("minLength %d", x.Want)
+	case *kind.MaxLength:
+		return fmt.Sprintf("maxLength %d", x.Want)
+	case *kind.Pattern:
+		return "pattern " + strconvQuote(x.Want)
+	case *kind.Minimum:
+		return "minimum " + x.Want.RatString()
+	case *kind.Maximum:
+		return "maximum " + x.Want.RatString()
+	case *kind.ExclusiveMinimum:
+		return "exclusiveMinimum " + x.Want.RatString()
+	case *kind.ExclusiveMaximum:
+		return "exclusiveMaximum " + x.Want.RatString()
+	case *kind.MultipleOf:
+		return "multipleOf " + x.Want.RatString()
+	case *kind.FalseSchema:
+		return "false (nothing is allowed here)"
+	}
+	if k == nil {
+		return ""
+	}
+	return strings.Join(k.KeywordPath(), "/")
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+// Compiled is a schema compiled once (with no loader: nothing external
+// is ever read), for validating many instances.
+type Compiled struct{ s *jsonschema.Schema }
+
+// Compile compiles a schema given as raw JSON; its own $schema picks the
+// draft (2020-12 when absent).
+func Compile(schema []byte) (*Compiled, error) {
 	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		return nil, err
@@ -122,11 +188,17 @@ func ValidateDocument(schema, instance []byte) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &Compiled{sch}, nil
+}
+
+// Validate validates a raw JSON instance. A nil slice means it is valid;
+// an error means the instance could not be read.
+func (c *Compiled) Validate(instance []byte) ([]Problem, error) {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(instance))
 	if err != nil {
 		return nil, err
 	}
-	verr := sch.Validate(inst)
+	verr := c.s.Validate(inst)
 	if verr == nil {
 		return nil, nil
 	}
@@ -135,6 +207,18 @@ func ValidateDocument(schema, instance []byte) ([]Problem, error) {
 		return nil, verr
 	}
 	return flatten(ve), nil
+}
+
+// ValidateDocument compiles a schema given as raw JSON (its own $schema
+// picks the draft; nothing external is ever loaded) and validates the raw
+// JSON instance against it. A nil slice means the instance is valid; an
+// error means the schema or the instance could not be read.
+func ValidateDocument(schema, instance []byte) ([]Problem, error) {
+	c, err := Compile(schema)
+	if err != nil {
+		return nil, err
+	}
+	return c.Validate(instance)
 }
 
 // Error is a failed validation.
@@ -206,7 +290,7 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 			return
 		}
 		seen[k] = true
-		ps = append(ps, Problem{Pointer: ptr, Segments: e.InstanceLocation, Keyword: "/" + strings.Join(e.ErrorKind.KeywordPath(), "/"), Msg: msg})
+		ps = append(ps, Problem{Pointer: ptr, Segments: e.InstanceLocation, Keyword: "/" + strings.Join(e.ErrorKind.KeywordPath(), "/"), Msg: msg, Constraint: constraint(e.ErrorKind)})
 	}
 	walk(ve)
 	if len(ps) == 0 {

@@ -1,0 +1,574 @@
+// Package decide is the decision core of the runtime gateway: given the
+// pinned baseline (the tool definitions a snapshot holds, and its identity
+// tuple), what the upstream serves now, and a decision profile, it says
+// which tools may be served and which calls may go through, and why. It is
+// pure — no I/O, no clock — so tests drive it without sockets, and the
+// proxy only asks it.
+//
+// The rules (issue 10 and the structural-escalation note):
+//
+//   - A list that was not observed completely is withheld whole: fail
+//     closed, never serve part of a list as if it were all of it.
+//   - The identity tuple that counts is the endpoint and the publisher key;
+//     under fail-closed also the pinned server name and version. A mismatch
+//     withholds the whole server. Under review a changed name or version is
+//     said (Notes) and each tool is judged by its digest.
+//   - A tool is served only when its decision is allow: unchanged (the same
+//     tool digest as pinned), or changed in notation only. Added, changed
+//     and denied tools are hidden; removed tools are never advertised.
+//   - A call is allowed only for a served tool, by its exact name, with
+//     arguments that the PINNED inputSchema accepts (and, strictly, with no
+//     property the pinned schema does not declare). A refusal names the
+//     JSON pointer and the constraint, never the value.
+package decide
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+	"github.com/mcpdrift/mcpdrift/schemas"
+)
+
+// Decisions (the same words as schemadiff's).
+const (
+	Allow  = schemadiff.Allow
+	Review = schemadiff.Review
+	Deny   = schemadiff.Deny
+)
+
+// Reason codes of list and call decisions (catalogued).
+const (
+	ReasonUnchanged        = "tool_unchanged"
+	ReasonNotationOnly     = "tool_changed_notation_only"
+	ReasonChanged          = "tool_changed_needs_review"
+	ReasonDenied           = "tool_change_denied"
+	ReasonAdded            = "tool_not_in_baseline"
+	ReasonListIncomplete   = "server_list_incomplete"
+	ReasonIdentityMismatch = "server_identity_mismatch"
+	ReasonBaselineInvalid  = "server_baseline_invalid"
+	ReasonUnknownTool      = "call_unknown_tool"
+	ReasonHiddenTool       = "call_hidden_tool"
+	ReasonWithheld         = "call_server_withheld"
+	ReasonInDoubt          = "call_approval_in_doubt"
+	ReasonBadArguments     = "call_arguments_invalid"
+	ReasonUndeclaredArg    = "call_argument_undeclared"
+	ReasonSchemaUnusable   = "call_schema_unusable"
+)
+
+// Baseline is what was approved: the pinned tool definitions with their
+// identity tuple.
+type Baseline struct {
+	ServerID string
+	Identity manifest.Identity
+	Tools    []manifest.Tool
+
+	byName   map[string]*manifest.Tool
+	digests  map[string]string
+	invalid  string
+	compiled sync.Map // name → *compiledSchema
+}
+
+type compiledSchema struct {
+	c      *schemas.Compiled
+	schema jcs.Value
+	err    error
+}
+
+// NewBaseline checks a baseline for use: unique, non-empty names. A
+// baseline that fails is still returned, and every list decided against it
+// is withheld with the reason (the gateway then serves nothing and says
+// why, instead of failing to start with a half-read baseline).
+func NewBaseline(serverID string, id manifest.Identity, tools []manifest.Tool) *Baseline {
+	b := &Baseline{ServerID: serverID, Identity: id, Tools: tools, byName: map[string]*manifest.Tool{}, digests: map[string]string{}}
+	for i := range tools {
+		t := &tools[i]
+		if _, dup := b.byName[t.Name]; dup {
+			b.invalid = fmt.Sprintf("the baseline lists tool %q twice", t.Name)
+			continue
+		}
+		b.byName[t.Name] = t
+		b.digests[t.Name] = toolDigest(t)
+	}
+	return b
+}
+
+// Invalid says why the baseline cannot be used ("" when it can).
+func (b *Baseline) Invalid() string { return b.invalid }
+
+func toolDigest(t *manifest.Tool) string {
+	return manifest.Digest(t.Proj.AppendToolPreimage(nil))
+}
+
+// Served is one observation of the upstream's tools/list.
+type Served struct {
+	Tools        []manifest.Tool
+	Completeness manifest.Completeness
+	// Identity is the upstream as the gateway knows it: its endpoint (as
+	// recorded), publisher key, and the name and version it reported.
+	Identity manifest.Identity
+}
+
+// Options tune a decision.
+type Options struct {
+	Profile    *schemadiff.DecisionProfile // nil: review
+	Classifier *classify.Classifier        // nil: built-in
+}
+
+// Tool is the decision on one served tool.
+type Tool struct {
+	Name       string   `json:"name"`
+	Decision   string   `json:"decision"`
+	Serve      bool     `json:"serve"`
+	Reason     string   `json:"reason"`
+	DeniedBy   []string `json:"denied_by,omitempty"`
+	Digest     string   `json:"tool_digest"`
+	Pinned     string   `json:"pinned_digest,omitempty"`
+	Privileged bool     `json:"privileged"`
+	// Fields are the fields whose field digests changed (description,
+	// input_schema, output_schema, annotations): the gate's attribution.
+	Fields  []string            `json:"fields,omitempty"`
+	Changes []schemadiff.Change `json:"changes,omitempty"`
+}
+
+// List is the decision on one served list.
+type List struct {
+	// Withheld: the whole server is withheld (nothing served, every call
+	// refused); Reason says why.
+	Withheld bool   `json:"withheld"`
+	Reason   string `json:"reason,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+	// Tools has one entry per served tool, in served order (empty when
+	// the server is withheld before tools are judged).
+	Tools []Tool `json:"tools"`
+	// Removed are pinned tools the upstream no longer serves.
+	Removed []string `json:"removed"`
+	// Notes say what was learnt without changing a decision (a changed
+	// server version under review).
+	Notes []string `json:"notes"`
+
+	baseline *Baseline
+	served   map[string]*manifest.Tool // name → served tool, allowed ones only
+	index    map[string]int            // name → index in Tools
+}
+
+// DecideList decides which served tools may be served.
+func DecideList(b *Baseline, s *Served, opt Options) *List {
+	prof := opt.Profile
+	if prof == nil {
+		prof = schemadiff.ReviewProfile
+	}
+	if opt.Classifier == nil {
+		opt.Classifier = classify.Default()
+	}
+	l := &List{Tools: []Tool{}, Removed: []string{}, Notes: []string{}, baseline: b, served: map[string]*manifest.Tool{}, index: map[string]int{}}
+	withhold := func(reason, detail string) *List {
+		l.Withheld, l.Reason, l.Detail = true, reason, detail
+		l.Tools, l.served = []Tool{}, map[string]*manifest.Tool{}
+		return l
+	}
+	if b.invalid != "" {
+		return withhold(ReasonBaselineInvalid, b.invalid)
+	}
+	if s.Completeness != manifest.Complete {
+		return withhold(ReasonListIncomplete, fmt.Sprintf("the upstream's tools/list was %s: pages went unseen, so nothing is served", orUnknown(string(s.Completeness))))
+	}
+	if why := identityMismatch(b.Identity, s.Identity, prof, l); why != "" {
+		return withhold(ReasonIdentityMismatch, why)
+	}
+	seen := map[string]bool{}
+	for i := range s.Tools {
+		st := &s.Tools[i]
+		if seen[st.Name] {
+			// Which of two same-named tools a client calls is undefined.
+			return withhold(ReasonBaselineInvalid, fmt.Sprintf("the upstream serves tool %q twice", st.Name))
+		}
+		seen[st.Name] = true
+		d := Tool{Name: st.Name, Digest: toolDigest(st), Privileged: opt.Classifier.Classify(st.Name).Privileged}
+		pt := b.byName[st.Name]
+		switch {
+		case pt == nil:
+			d.Reason = ReasonAdded
+			cs := []schemadiff.Change{{Name: st.Name, Kind: schemadiff.ToolAdded, Direction: schemadiff.Widening, Severity: "medium", Detail: "not in the approved baseline"}}
+			d.Decision, d.DeniedBy = prof.Decide(cs)
+			if d.Decision == Allow {
+				d.Decision = Review
+			}
+		case b.digests[st.Name] == d.Digest:
+			d.Pinned, d.Decision, d.Reason, d.Serve = d.Digest, Allow, ReasonUnchanged, true
+		default:
+			d.Pinned = b.digests[st.Name]
+			_, of, _ := pt.Proj.Digests(nil)
+			_, nf, _ := st.Proj.Digests(nil)
+			for _, f := range manifest.FieldNames {
+				if of.Get(f) != nf.Get(f) {
+					d.Fields = append(d.Fields, f)
+				}
+			}
+			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier})
+			var why string
+			d.Decision, why, d.DeniedBy = prof.DecideWithReason(d.Changes)
+			switch {
+			case d.Decision == Deny:
+				d.Reason = ReasonDenied
+			case d.Decision == Allow && why == schemadiff.ReasonNotationOnly:
+				d.Reason, d.Serve = ReasonNotationOnly, true
+			default:
+				// The digest changed: with no change the diff could name,
+				// the change is still reviewable, never allowed.
+				d.Decision, d.Reason = Review, ReasonChanged
+			}
+		}
+		if d.Serve {
+			l.served[st.Name] = st
+		}
+		l.index[st.Name] = len(l.Tools)
+		l.Tools = append(l.Tools, d)
+	}
+	for i := range b.Tools {
+		if !seen[b.Tools[i].Name] {
+			l.Removed = append(l.Removed, b.Tools[i].Name)
+		}
+	}
+	return l
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// identityMismatch compares the pinned identity with the upstream's. The
+// endpoint and the publisher key always count (a field the baseline does
+// not know is not compared); under fail-closed the server name and
+// version count too. Under review, a changed name or version is noted.
+func identityMismatch(pinned, now manifest.Identity, prof *schemadiff.DecisionProfile, l *List) string {
+	if pinned.Endpoint != "" && now.Endpoint != pinned.Endpoint {
+		if moved, why := schemadiff.InstallMoved(pinned.Endpoint, now.Endpoint); moved && prof.Name != schemadiff.FailClosedProfile.Name {
+			l.Notes = append(l.Notes, why)
+		} else {
+			return fmt.Sprintf("the endpoint is %q, the baseline pinned %q", now.Endpoint, pinned.Endpoint)
+		}
+	}
+	if pinned.PublisherKey != "" && now.PublisherKey != pinned.PublisherKey {
+		return "the publisher key is not the pinned one"
+	}
+	failClosed := prof.Name == schemadiff.FailClosedProfile.Name
+	for _, f := range []struct{ what, p, n string }{{"server name", pinned.ServerName, now.ServerName}, {"server version", pinned.ServerVersion, now.ServerVersion}} {
+		if f.p == "" || f.p == f.n {
+			continue
+		}
+		if failClosed {
+			return fmt.Sprintf("the %s is %q, the baseline pinned %q (fail-closed)", f.what, f.n, f.p)
+		}
+		l.Notes = append(l.Notes, fmt.Sprintf("the %s is %q, the baseline pinned %q; each tool is judged by its digest", f.what, f.n, f.p))
+	}
+	return ""
+}
+
+// Served returns the tools to advertise, in served order (their bytes are
+// the upstream's: a gateway forwards them as they came).
+func (l *List) ServedTools() []*manifest.Tool {
+	out := make([]*manifest.Tool, 0, len(l.served))
+	for _, d := range l.Tools {
+		if d.Serve {
+			out = append(out, l.served[d.Name])
+		}
+	}
+	return out
+}
+
+// Decision returns the decision on a served tool by its exact name.
+func (l *List) Decision(name string) (Tool, bool) {
+	i, ok := l.index[name]
+	if !ok {
+		return Tool{}, false
+	}
+	return l.Tools[i], true
+}
+
+// Call is the decision on one tools/call.
+type Call struct {
+	Allowed bool   `json:"allowed"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Pointer and Constraint locate an argument the pinned schema refuses
+	// (never its value).
+	Pointer    string `json:"pointer,omitempty"`
+	Constraint string `json:"constraint,omitempty"`
+}
+
+// CallOptions tune a call decision.
+type CallOptions struct {
+	// Strict refuses properties the pinned inputSchema does not declare
+	// (the default under fail-closed).
+	Strict bool
+	// InDoubt is set between a list_changed and the end of the
+	// re-observation it starts: calls to tools whose approval is in doubt
+	// are refused until the new list is gated.
+	InDoubt bool
+}
+
+// DecideCall decides a tools/call of name with arguments (the raw
+// "arguments" value; an invalid jcs.Value for absent). Names match
+// exactly: a name that differs by case or Unicode normalization is
+// unknown.
+func (l *List) DecideCall(name string, args jcs.Value, opt CallOptions) Call {
+	refuse := func(reason, msg string) Call { return Call{Reason: reason, Message: msg} }
+	if l.Withheld {
+		return refuse(ReasonWithheld, "the server is withheld: "+l.Detail)
+	}
+	if opt.InDoubt {
+		return refuse(ReasonInDoubt, "the server announced that its tool list changed; calls wait until the new list is gated")
+	}
+	d, ok := l.Decision(name)
+	if !ok {
+		return refuse(ReasonUnknownTool, fmt.Sprintf("no served tool is named %q", name))
+	}
+	if !d.Serve {
+		return refuse(ReasonHiddenTool, fmt.Sprintf("tool %q is not approved (%s)", name, d.Reason))
+	}
+	pt := l.baseline.byName[name]
+	if pt == nil {
+		return refuse(ReasonHiddenTool, fmt.Sprintf("tool %q is not in the baseline", name))
+	}
+	cs := l.baseline.compiledFor(pt)
+	if cs.err != nil {
+		return refuse(ReasonSchemaUnusable, fmt.Sprintf("the pinned inputSchema of %q cannot be used to check arguments: %s", name, cs.err))
+	}
+	raw := []byte("{}")
+	if args.Valid() {
+		raw = args.Raw()
+	}
+	if cs.c != nil {
+		problems, err := cs.c.Validate(raw)
+		if err != nil {
+			return refuse(ReasonBadArguments, "the arguments are not JSON")
+		}
+		if len(problems) > 0 {
+			p := problems[0]
+			return Call{Reason: ReasonBadArguments, Pointer: p.Pointer, Constraint: p.Constraint,
+				Message: fmt.Sprintf("the arguments break the approved inputSchema at %q: %s", p.Pointer, p.Constraint)}
+		}
+	}
+	if opt.Strict && args.Valid() {
+		if ptr := undeclared(cs.schema, cs.schema, args, "", 0); ptr != "" {
+			return Call{Reason: ReasonUndeclaredArg, Pointer: ptr, Constraint: "not declared by the approved inputSchema",
+				Message: fmt.Sprintf("the argument at %q is not declared by the approved inputSchema (strict arguments)", ptr)}
+		}
+	}
+	return Call{Allowed: true}
+}
+
+// compiledFor compiles a pinned tool's inputSchema once.
+func (b *Baseline) compiledFor(t *manifest.Tool) *compiledSchema {
+	if v, ok := b.compiled.Load(t.Name); ok {
+		return v.(*compiledSchema)
+	}
+	cs := &compiledSchema{schema: t.Proj.InputSchema}
+	switch s := t.Proj.InputSchema; {
+	case !s.Valid() || s.Kind() == jcs.Null:
+		cs.err = errors.New("the tool has no inputSchema")
+	case s.Kind() != jcs.Object && s.Kind() != jcs.True:
+		cs.err = errors.New("the inputSchema is not a JSON object")
+	default:
+		cs.c, cs.err = schemas.Compile(s.Canonical())
+	}
+	v, _ := b.compiled.LoadOrStore(t.Name, cs)
+	return v.(*compiledSchema)
+}
+
+// maxStrictDepth bounds the strict-arguments walk (refs can recurse).
+const maxStrictDepth = 64
+
+// undeclared returns the pointer of the first object member in v that
+// schema s does not declare (under properties or patternProperties, or
+// an explicit additionalProperties: true or schema), or "". allOf, anyOf
+// and oneOf branches declare what any of them declares; internal $refs
+// are followed (bounded).
+func undeclared(root, s, v jcs.Value, ptr string, depth int) string {
+	if depth > maxStrictDepth || !s.Valid() || s.Kind() != jcs.Object {
+		return ""
+	}
+	s = resolveRef(root, s, depth)
+	switch v.Kind() {
+	case jcs.Object:
+		props, patterns, extra := declared(root, s, depth)
+		if extra {
+			// additionalProperties true or a schema: declared by the schema
+			// itself; its members are checked by validation.
+			return ""
+		}
+		for i := range v.Len() {
+			k, m := v.Member(i)
+			key := k.Str()
+			sub, ok := props[key]
+			if !ok {
+				matched := false
+				for _, re := range patterns {
+					if re(key) {
+						matched = true
+						break
+					}
+				}
+				if !matched {
+					return ptr + "/" + escapePtr(key)
+				}
+				continue
+			}
+			if p := undeclared(root, sub, m, ptr+"/"+escapePtr(key), depth+1); p != "" {
+				return p
+			}
+		}
+	case jcs.Array:
+		items, ok := s.Get("items")
+		if !ok || items.Kind() != jcs.Object {
+			return ""
+		}
+		for i := range v.Len() {
+			if p := undeclared(root, items, v.Index(i), fmt.Sprintf("%s/%d", ptr, i), depth+1); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// declared collects the properties a schema (and its allOf/anyOf/oneOf
+// branches) declares, its patternProperties as matchers, and whether it
+// explicitly allows other members.
+func declared(root, s jcs.Value, depth int) (map[string]jcs.Value, []func(string) bool, bool) {
+	props := map[string]jcs.Value{}
+	var patterns []func(string) bool
+	extra := false
+	var walk func(s jcs.Value, d int)
+	walk = func(s jcs.Value, d int) {
+		if d > maxStrictDepth || !s.Valid() || s.Kind() != jcs.Object {
+			return
+		}
+		s = resolveRef(root, s, d)
+		if p, ok := s.Get("properties"); ok && p.Kind() == jcs.Object {
+			for i := range p.Len() {
+				k, m := p.Member(i)
+				if _, dup := props[k.Str()]; !dup {
+					props[k.Str()] = m
+				}
+			}
+		}
+		if pp, ok := s.Get("patternProperties"); ok && pp.Kind() == jcs.Object {
+			for i := range pp.Len() {
+				k, _ := pp.Member(i)
+				if re, err := compilePattern(k.Str()); err == nil {
+					patterns = append(patterns, re)
+				} else {
+					extra = true // a pattern we cannot read: do not refuse on it
+				}
+			}
+		}
+		if ap, ok := s.Get("additionalProperties"); ok && (ap.Kind() == jcs.True || ap.Kind() == jcs.Object) {
+			extra = true
+		}
+		for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+			if br, ok := s.Get(k); ok && br.Kind() == jcs.Array {
+				for i := range br.Len() {
+					walk(br.Index(i), d+1)
+				}
+			}
+		}
+	}
+	walk(s, depth)
+	return props, patterns, extra
+}
+
+// resolveRef follows an internal "#/..." $ref of s (bounded); anything
+// else is returned as is.
+func resolveRef(root, s jcs.Value, depth int) jcs.Value {
+	for i := 0; i < 16 && depth+i < maxStrictDepth; i++ {
+		ref, ok := s.Get("$ref")
+		if !ok || ref.Kind() != jcs.String {
+			return s
+		}
+		t, ok := resolvePointer(root, ref.Str())
+		if !ok || t.Kind() != jcs.Object {
+			return s
+		}
+		s = t
+	}
+	return s
+}
+
+func escapePtr(s string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '~':
+			out = append(out, '~', '0')
+		case '/':
+			out = append(out, '~', '1')
+		default:
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}
+
+// resolvePointer resolves an internal reference ("#" and a JSON pointer)
+// in root; anything else (an external or $id-relative ref) is not
+// resolved.
+func resolvePointer(root jcs.Value, ref string) (jcs.Value, bool) {
+	if !strings.HasPrefix(ref, "#") {
+		return jcs.Value{}, false
+	}
+	frag, err := url.PathUnescape(ref[1:])
+	if err != nil {
+		return jcs.Value{}, false
+	}
+	if frag == "" {
+		return root, true
+	}
+	if frag[0] != '/' {
+		return jcs.Value{}, false
+	}
+	v := root
+	for _, seg := range strings.Split(frag[1:], "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		switch v.Kind() {
+		case jcs.Object:
+			x, ok := v.Get(seg)
+			if !ok {
+				return jcs.Value{}, false
+			}
+			v = x
+		case jcs.Array:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= v.Len() {
+				return jcs.Value{}, false
+			}
+			v = v.Index(i)
+		default:
+			return jcs.Value{}, false
+		}
+	}
+	return v, true
+}
+
+// compilePattern compiles a patternProperties key. JSON Schema patterns
+// are ECMA-262; Go's RE2 reads the common subset, and a pattern it cannot
+// read is not used to refuse anything.
+func compilePattern(p string) (func(string) bool, error) {
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, err
+	}
+	return re.MatchString, nil
+}
