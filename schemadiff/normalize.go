@@ -48,7 +48,8 @@ import (
 //     branches of pairwise disjoint types with nothing beside their type but
 //     keywords of their own types are one schema of the union type
 //     (nrmTypedUnion: {"anyOf":[{"type":"string"},{"type":"null"}]} is
-//     {"type":["null","string"]}). oneOf
+//     {"type":["null","string"]}), and branches that are nothing but an
+//     enum are one enum of all their values. oneOf
 //     is a list in canonical order (duplicates matter); false branches are
 //     dropped; a single branch is an allOf member; oneOf whose branches are
 //     pairwise disjoint (schDisjoint) is anyOf.
@@ -905,6 +906,9 @@ func (z *nrmSide) anyOf(branches []*nrm) *nrm {
 	if x := nrmTypedUnion(br); x != nil {
 		return x
 	}
+	if x := nrmEnumUnion(br); x != nil {
+		return x
+	}
 	x := nrmSchema([]string{"anyOf"}, []*nrm{nrmList(br)})
 	var u uint8
 	for _, b := range br {
@@ -967,6 +971,36 @@ func nrmTypedUnion(br []*nrm) *nrm {
 	m["type"] = nrmList(names)
 	x := nrmFromMap(m)
 	x.mask = union
+	return x
+}
+
+// nrmEnumUnion writes anyOf branches that are nothing but an enum (a const,
+// or a type beside them, was written as one) as one enum of all their
+// values. nil when the branches are not such.
+func nrmEnumUnion(br []*nrm) *nrm {
+	vals := map[string]*nrm{}
+	var mask uint8
+	for _, b := range br {
+		e := b.get("enum")
+		if len(b.keys) != 1 || e == nil || !e.arr || len(e.vals) != len(b.set) {
+			return nil
+		}
+		for i, k := range b.set {
+			vals[k] = e.vals[i]
+		}
+		mask |= b.mask
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	leaves := make([]*nrm, len(keys))
+	for i, k := range keys {
+		leaves[i] = vals[k]
+	}
+	x := nrmSchema([]string{"enum"}, []*nrm{nrmList(leaves)})
+	x.mask, x.set = mask, keys
 	return x
 }
 

@@ -147,13 +147,23 @@ const (
 // mirror kinds). A schema of several types (a type keyword, no enum)
 // against branches of disjoint types is compared branch by branch with the
 // part of itself of that branch's types (keywords of other types say
-// nothing about it), and a type no branch takes is lost. oneOf: where its
+// nothing about it), and a type no branch takes is lost; a schema limited
+// to values (enum, const) against branches of disjoint values likewise,
+// value by value. Alternatives limited to values compare as sets of
+// values: branches that share values are diffed restricted to them, a
+// value only the new side takes is enum_widened, one only the old side
+// took enum_narrowed (four const branches merged into one enum branch
+// change nothing). oneOf: where its
 // branches are provably disjoint (by type, enum/const values, or a required
 // property whose values cannot meet: a discriminator) it is anyOf; where
 // they may overlap, an added or removed oneOf branch is neutral (it can
 // accept and reject: instances matching two branches fail), and anyOf
 // becoming oneOf is composition_narrowed ("now exclusive"), the reverse
 // composition_widened.
+//
+// enum and const are one set of values (a const is a one-element enum):
+// values added are enum_widened, removed enum_narrowed; two constants
+// without enum are const_changed, a const added or removed alone too.
 //
 // Types are compared where either side has a type keyword, as the set of
 // JSON types the position can accept: the type keyword narrowed by enum and
@@ -232,6 +242,10 @@ type schNode struct {
 	// a schema of several types compared with the branch of a choice that
 	// takes some of them (see lift) is compared as that part of itself.
 	tmask uint8
+	// vset restricts the position to these values (keys of schSide.key;
+	// nil: none): an enum compared with the branch of a choice that takes
+	// some of its values (see lift) is compared as that part of itself.
+	vset map[string]bool
 }
 
 // schPath is a JSON pointer kept as a chain of escaped segments, so that
@@ -1117,54 +1131,143 @@ func (d *schDiffer) typeChange(ptr string, mo, mn uint8, pol int8) {
 
 // ---- enum and const ----
 
-func (d *schDiffer) enumConst(o, n schNode, pol int8) {
-	eo, ho := o.get("enum")
-	en, hn := n.get("enum")
-	switch {
-	case !ho && !hn:
-	case (ho && eo.Kind() != jcs.Array) || (hn && en.Kind() != jcs.Array):
-		d.malformed(o, n, "enum", pol)
-	case !hn:
-		d.emit(EnumWidened, o.path.str()+"/enum", Widening, pol, false, "enum removed (was "+schPreviewList(eo, nil)+")", "")
-	case !ho:
-		d.emit(EnumNarrowed, n.path.str()+"/enum", Narrowing, pol, false, "enum added: "+schPreviewList(en, nil), "")
-	default:
-		inO := make(map[string]bool, eo.Len())
-		for i := 0; i < eo.Len(); i++ {
-			inO[d.old.key(eo.Index(i))] = true
-		}
-		inN := make(map[string]bool, en.Len())
-		var added []int
-		for i := 0; i < en.Len(); i++ {
-			s := d.new.key(en.Index(i))
-			inN[s] = true
-			if !inO[s] {
-				added = append(added, i)
-			}
-		}
-		var removed []int
-		for i := 0; i < eo.Len(); i++ {
-			if !inN[d.old.key(eo.Index(i))] {
-				removed = append(removed, i)
-			}
-		}
-		if len(added) > 0 {
-			d.emit(EnumWidened, n.path.str()+"/enum", Widening, pol, false, "enum values added: "+schPreviewList(en, added), "")
-		}
-		if len(removed) > 0 {
-			d.emit(EnumNarrowed, n.path.str()+"/enum", Narrowing, pol, false, "enum values removed: "+schPreviewList(eo, removed), "")
+// schValues is the set of values a position is limited to by enum and
+// const (their intersection), restricted to x.vset when it is set; ok is
+// false when neither keyword limits it. Keys are canonical (schSide.key).
+type schValues struct {
+	keys []string
+	vals map[string]jcs.Value
+}
+
+func (d *schDiffer) values(s *schSide, x schNode) (schValues, bool) {
+	e, he := x.get("enum")
+	c, hc := x.get("const")
+	if !he && !hc {
+		return schValues{}, false
+	}
+	v := schValues{vals: map[string]jcs.Value{}}
+	add := func(val jcs.Value) {
+		k := s.key(val)
+		if _, dup := v.vals[k]; !dup {
+			v.vals[k] = val
+			v.keys = append(v.keys, k)
 		}
 	}
-	co, ho := o.get("const")
-	cn, hn := n.get("const")
+	if he {
+		for i := 0; i < e.Len(); i++ {
+			add(e.Index(i))
+		}
+	}
+	if hc {
+		k := s.key(c)
+		if he {
+			if _, ok := v.vals[k]; !ok {
+				return schValues{vals: map[string]jcs.Value{}}, true
+			}
+			v = schValues{vals: map[string]jcs.Value{k: v.vals[k]}, keys: []string{k}}
+		} else {
+			add(c)
+		}
+	}
+	if x.vset != nil {
+		var keys []string
+		for _, k := range v.keys {
+			if x.vset[k] {
+				keys = append(keys, k)
+			} else {
+				delete(v.vals, k)
+			}
+		}
+		v.keys = keys
+	}
+	return v, true
+}
+
+func schPreviewValues(v schValues, keys []string) string {
+	var b strings.Builder
+	for i, k := range keys {
+		if i == 8 {
+			b.WriteString(", … (" + strconv.Itoa(len(keys)) + " in all)")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(safetext.Clip(string(v.vals[k].Canonical()), 40))
+	}
+	if len(keys) == 0 {
+		b.WriteString("no values")
+	}
+	return b.String()
+}
+
+// enumConst compares the values enum and const limit a position to, as
+// one set: a const is a one-element enum. Two constants (without enum) are
+// const_changed; otherwise values added are enum_widened, values removed
+// enum_narrowed, and a limit added or removed altogether is enum_narrowed
+// or enum_widened (const_changed when the limit is a const alone).
+func (d *schDiffer) enumConst(o, n schNode, pol int8) {
+	eo, heo := o.get("enum")
+	en, hen := n.get("enum")
+	if (heo && eo.Kind() != jcs.Array) || (hen && en.Kind() != jcs.Array) {
+		d.malformed(o, n, "enum", pol)
+		return
+	}
+	co, hco := o.get("const")
+	cn, hcn := n.get("const")
+	if !heo && !hen && o.vset == nil && n.vset == nil {
+		switch {
+		case !hco && !hcn, d.same(co, cn):
+		case !hcn:
+			d.emit(ConstChanged, o.path.str()+"/const", Widening, pol, false, "const removed (was "+schPreview(co)+")", "")
+		case !hco:
+			d.emit(ConstChanged, n.path.str()+"/const", Narrowing, pol, false, "const added: "+schPreview(cn), "")
+		default:
+			d.emit(ConstChanged, n.path.str()+"/const", Neutral, pol, false, "const "+schPreview(co)+" → "+schPreview(cn), "")
+		}
+		return
+	}
+	kwPtr := func(x schNode, hasEnum bool) string {
+		if hasEnum {
+			return x.path.str() + "/enum"
+		}
+		return x.path.str() + "/const"
+	}
+	vo, okO := d.values(d.old, o)
+	vn, okN := d.values(d.new, n)
 	switch {
-	case !ho && !hn, d.same(co, cn):
-	case !hn:
-		d.emit(ConstChanged, o.path.str()+"/const", Widening, pol, false, "const removed (was "+schPreview(co)+")", "")
-	case !ho:
-		d.emit(ConstChanged, n.path.str()+"/const", Narrowing, pol, false, "const added: "+schPreview(cn), "")
+	case !okO && !okN:
+	case !okN:
+		if !heo {
+			d.emit(ConstChanged, o.path.str()+"/const", Widening, pol, false, "const removed (was "+schPreview(co)+")", "")
+		} else {
+			d.emit(EnumWidened, o.path.str()+"/enum", Widening, pol, false, "enum removed (was "+schPreviewValues(vo, vo.keys)+")", "")
+		}
+	case !okO:
+		if !hen {
+			d.emit(ConstChanged, n.path.str()+"/const", Narrowing, pol, false, "const added: "+schPreview(cn), "")
+		} else {
+			d.emit(EnumNarrowed, n.path.str()+"/enum", Narrowing, pol, false, "enum added: "+schPreviewValues(vn, vn.keys), "")
+		}
 	default:
-		d.emit(ConstChanged, n.path.str()+"/const", Neutral, pol, false, "const "+schPreview(co)+" → "+schPreview(cn), "")
+		var added, removed []string
+		for _, k := range vn.keys {
+			if _, ok := vo.vals[k]; !ok {
+				added = append(added, k)
+			}
+		}
+		for _, k := range vo.keys {
+			if _, ok := vn.vals[k]; !ok {
+				removed = append(removed, k)
+			}
+		}
+		ptr := kwPtr(n, hen)
+		if len(added) > 0 {
+			d.emit(EnumWidened, ptr, Widening, pol, false, "enum values added: "+schPreviewValues(vn, added), "")
+		}
+		if len(removed) > 0 {
+			d.emit(EnumNarrowed, ptr, Narrowing, pol, false, "enum values removed: "+schPreviewValues(vo, removed), "")
+		}
 	}
 }
 
@@ -1976,7 +2079,7 @@ func (d *schDiffer) lift(o, n schNode, mo, mn []schNode, pol int8, rd int) bool 
 		if d.split(o, an, mn, true, kn, pol, rd) {
 			return true
 		}
-		if mo, _ := d.matchAlts([]schNode{o}, an, nil, mn, ko, kn, pol, rd); mo[0] < 0 {
+		if mo, _ := d.matchAlts([]schNode{o}, an, nil, mn, ko, kn, pol, rd); mo[0] == -1 {
 			d.meta(schLayers(o, []schNode{o}), mn, pol)
 		}
 		return true
@@ -1988,7 +2091,7 @@ func (d *schDiffer) lift(o, n schNode, mo, mn []schNode, pol int8, rd int) bool 
 		if d.split(n, ao, mo, false, ko, pol, rd) {
 			return true
 		}
-		if _, mn2 := d.matchAlts(ao, []schNode{n}, mo, nil, ko, kn, pol, rd); mn2[0] < 0 {
+		if _, mn2 := d.matchAlts(ao, []schNode{n}, mo, nil, ko, kn, pol, rd); mn2[0] == -1 {
 			d.meta(mo, schLayers(n, []schNode{n}), pol)
 		}
 		return true
@@ -2037,14 +2140,13 @@ func (d *schDiffer) split(p schNode, br, layers []schNode, pIsOld bool, kw strin
 	if p.v.Kind() != jcs.Object || len(br) < 2 {
 		return false
 	}
+	_, he := p.v.Get("enum")
+	_, hc := p.v.Get("const")
+	if he || hc {
+		return d.splitValues(p, br, layers, pIsOld, kw, pol, rd)
+	}
 	t, ok := p.v.Get("type")
 	if !ok {
-		return false
-	}
-	if _, e := p.v.Get("enum"); e {
-		return false
-	}
-	if _, c := p.v.Get("const"); c {
 		return false
 	}
 	pm := d.effMask(ps, p.v, rd)
@@ -2091,6 +2193,95 @@ func (d *schDiffer) split(p schNode, br, layers []schNode, pIsOld bool, kw strin
 			d.emit(TypeNarrowed, ptr, Narrowing, pol, false, "type "+schTypeString(pm)+" → "+schTypeString(pm&union)+": no branch of the new "+kw+" takes "+schTypeString(lost), "")
 		} else {
 			d.emit(TypeWidened, ptr, Widening, pol, false, "type "+schTypeString(pm&union)+" → "+schTypeString(pm)+": no branch of the old "+kw+" took "+schTypeString(lost), "")
+		}
+	}
+	return true
+}
+
+// splitValues is split for a schema p limited to values (enum, const)
+// against branches limited to pairwise disjoint values ({"enum":["off",
+// "strict"]} against {"anyOf":[{"const":"off"},{"const":"strict"}]}):
+// each branch is compared with p restricted to the branch's values (and
+// types), a branch of values p did not take is added (or removed), and
+// values of p no branch takes are lost (or gained).
+func (d *schDiffer) splitValues(p schNode, br, layers []schNode, pIsOld bool, kw string, pol int8, rd int) bool {
+	ps, bs := d.old, d.new
+	if !pIsOld {
+		ps, bs = d.new, d.old
+	}
+	pz := ps.nz.norm(p.v)
+	if pz == nil || pz.set == nil {
+		return false
+	}
+	sets := make([]map[string]bool, len(br))
+	taken := map[string]bool{}
+	for i, b := range br {
+		z := bs.nz.norm(b.v)
+		if z == nil || z.set == nil {
+			return false
+		}
+		sets[i] = make(map[string]bool, len(z.set))
+		for _, k := range z.set {
+			if taken[k] {
+				return false // not disjoint
+			}
+			taken[k] = true
+			sets[i][k] = true
+		}
+	}
+	if !d.charge(len(br)+1, func() string { return schNodePtr(p, br[0]) }) {
+		return true
+	}
+	inP := make(map[string]bool, len(pz.set))
+	for _, k := range pz.set {
+		inP[k] = true
+	}
+	matched := make([]int, len(br))
+	for i, b := range br {
+		matched[i] = -1
+		meets := false
+		for k := range sets[i] {
+			if inP[k] {
+				meets = true
+				break
+			}
+		}
+		if !meets {
+			continue
+		}
+		matched[i] = 0
+		q := p
+		q.vset = sets[i]
+		q.tmask = d.effMask(bs, b.v, rd)
+		b.outer = layers
+		if pIsOld {
+			d.diff(q, b, pol, rd)
+		} else {
+			d.diff(b, q, pol, rd)
+		}
+	}
+	one := []int{0}
+	if pIsOld {
+		d.unmatched([]schNode{p}, br, one, matched, "", kw, pol, rd, "")
+	} else {
+		d.unmatched(br, []schNode{p}, matched, one, kw, "", pol, rd, "")
+	}
+	vals, _ := d.values(ps, p)
+	var lost []string
+	for _, k := range vals.keys {
+		if inP[k] && !taken[k] {
+			lost = append(lost, k)
+		}
+	}
+	if len(lost) > 0 {
+		ptr := p.path.str() + "/enum"
+		if _, he := p.v.Get("enum"); !he {
+			ptr = p.path.str() + "/const"
+		}
+		if pIsOld {
+			d.emit(EnumNarrowed, ptr, Narrowing, pol, false, "enum values removed: "+schPreviewValues(vals, lost)+" (no branch of the new "+kw+" takes them)", "")
+		} else {
+			d.emit(EnumWidened, ptr, Widening, pol, false, "enum values added: "+schPreviewValues(vals, lost)+" (no branch of the old "+kw+" took them)", "")
 		}
 	}
 	return true
@@ -2202,15 +2393,20 @@ func (d *schDiffer) matchAlts(ao, an, layerO, layerN []schNode, ko, kn string, p
 			pair(q[0], j)
 		}
 	}
+	// Alternatives limited to values (enum, const) compare as sets of
+	// values (see valueMatch); the others go on.
+	if ko != "allOf" && kn != "allOf" {
+		d.valueMatch(ao, an, matchedO, matchedN, layerO, layerN, pol, rd)
+	}
 	// The rest: candidates whose types meet.
 	var remO, remN []int
 	for i := range ao {
-		if matchedO[i] < 0 {
+		if matchedO[i] == -1 {
 			remO = append(remO, i)
 		}
 	}
 	for j := range an {
-		if matchedN[j] < 0 {
+		if matchedN[j] == -1 {
 			remN = append(remN, j)
 		}
 	}
@@ -2262,7 +2458,7 @@ func (d *schDiffer) matchAlts(ao, an, layerO, layerN []schNode, ko, kn string, p
 		return a.j - b.j
 	})
 	for _, c := range cands {
-		if matchedO[c.i] < 0 && matchedN[c.j] < 0 {
+		if matchedO[c.i] == -1 && matchedN[c.j] == -1 {
 			pair(c.i, c.j)
 		}
 	}
@@ -2297,7 +2493,7 @@ func (d *schDiffer) unmatched(ao, an []schNode, matchedO, matchedN []int, ko, kn
 		unionN |= d.effMask(d.new, x.v, rd)
 	}
 	for j, x := range an {
-		if matchedN[j] >= 0 {
+		if matchedN[j] != -1 {
 			continue
 		}
 		m := d.effMask(d.new, x.v, rd)
@@ -2321,7 +2517,7 @@ func (d *schDiffer) unmatched(ao, an []schNode, matchedO, matchedN []int, ko, kn
 		d.emit(kind, x.path.str(), dir, pol, false, detail, note)
 	}
 	for i, x := range ao {
-		if matchedO[i] >= 0 {
+		if matchedO[i] != -1 {
 			continue
 		}
 		m := d.effMask(d.old, x.v, rd)
@@ -2343,6 +2539,126 @@ func (d *schDiffer) unmatched(ao, an []schNode, matchedO, matchedN []int, ko, kn
 			detail += "; it may have overlapped another oneOf branch, whose instances are then accepted now"
 		}
 		d.emit(kind, x.path.str(), dir, pol, false, detail, note)
+	}
+}
+
+// valueMatch compares the unmatched alternatives limited to values (enum,
+// const) of both sides as sets of values: two that share values are
+// diffed, each restricted to the values they share (so four const
+// branches that became one enum branch change nothing); a value only the
+// new ones take is enum_widened at its new branch, one only the old ones
+// took enum_narrowed at its old branch. Those alternatives are marked
+// matched (-2: diffed here); one that shares no value goes on to the
+// general matching. Bounded by the caps of matchAlts (pairs of value
+// alternatives beyond schMaxScoredPairs are left to it).
+func (d *schDiffer) valueMatch(ao, an []schNode, matchedO, matchedN []int, layerO, layerN []schNode, pol int8, rd int) {
+	type alt struct {
+		i    int
+		vals schValues
+		set  map[string]bool
+	}
+	collect := func(s *schSide, xs []schNode, matched []int) []alt {
+		var out []alt
+		for i, x := range xs {
+			if matched[i] != -1 {
+				continue
+			}
+			z := s.nz.norm(x.v)
+			if z == nil || len(z.set) == 0 {
+				continue
+			}
+			v, ok := d.values(s, x)
+			if !ok {
+				continue
+			}
+			set := make(map[string]bool, len(z.set))
+			for _, k := range z.set {
+				set[k] = true
+			}
+			out = append(out, alt{i, v, set})
+		}
+		return out
+	}
+	vo, vn := collect(d.old, ao, matchedO), collect(d.new, an, matchedN)
+	if len(vo) == 0 || len(vn) == 0 || len(vo)*len(vn) > schMaxScoredPairs {
+		return
+	}
+	inO, inN := map[string]bool{}, map[string]bool{}
+	for _, a := range vo {
+		for k := range a.set {
+			inO[k] = true
+		}
+	}
+	for _, a := range vn {
+		for k := range a.set {
+			inN[k] = true
+		}
+	}
+	restrict := func(x schNode, shared map[string]bool, vals schValues, layers []schNode) schNode {
+		if layers != nil {
+			x.outer = layers
+		}
+		x.vset = shared
+		x.tmask = 0
+		for k := range shared {
+			if v, ok := vals.vals[k]; ok {
+				x.tmask |= schValueType(v)
+			}
+		}
+		return x
+	}
+	sharedO := make([]bool, len(vo))
+	sharedN := make([]bool, len(vn))
+	for a, x := range vo {
+		for b, y := range vn {
+			shared := map[string]bool{}
+			for k := range x.set {
+				if y.set[k] {
+					shared[k] = true
+				}
+			}
+			if len(shared) == 0 {
+				continue
+			}
+			sharedO[a], sharedN[b] = true, true
+			d.diff(restrict(ao[x.i], shared, x.vals, layerO), restrict(an[y.i], shared, y.vals, layerN), pol, rd)
+		}
+	}
+	kwPtr := func(x schNode) string {
+		if x.has("enum") {
+			return x.path.str() + "/enum"
+		}
+		return x.path.str() + "/const"
+	}
+	for a, x := range vo {
+		if !sharedO[a] {
+			continue
+		}
+		matchedO[x.i] = -2
+		var lost []string
+		for _, k := range x.vals.keys {
+			if x.set[k] && !inN[k] {
+				lost = append(lost, k)
+			}
+		}
+		if len(lost) > 0 {
+			d.emit(EnumNarrowed, kwPtr(ao[x.i]), Narrowing, pol, false, "enum values removed: "+schPreviewValues(x.vals, lost)+" (no branch takes them now)", "")
+		}
+	}
+	for b, y := range vn {
+		if !sharedN[b] {
+			continue
+		}
+		matchedN[y.i] = -2
+		var gained []string
+		for _, k := range y.vals.keys {
+			if y.set[k] && !inO[k] {
+				gained = append(gained, k)
+			}
+		}
+		if len(gained) > 0 {
+			d.emit(EnumWidened, kwPtr(an[y.i]), Widening, pol, false, "enum values added: "+schPreviewValues(y.vals, gained)+" (no branch took them before)", "")
+		}
 	}
 }
 
