@@ -1,0 +1,363 @@
+package frame
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Event is one server-sent event.
+type Event struct {
+	// Type is the event field ("" when absent, which means "message").
+	Type string
+	// ID is the id field of the event's block ("" when it has none; see
+	// SSEReader.LastEventID for the id a reconnection would resume from).
+	ID string
+	// Retry is the retry field of the event's block (0 when it has none).
+	Retry time.Duration
+	// Data is the data, its lines joined with LF. A reader returns a fresh
+	// slice for each event.
+	Data []byte
+}
+
+// SSELimits bound an SSEReader. Each must be positive: a zero bound admits
+// nothing (there is no "unlimited").
+type SSELimits struct {
+	// MaxBytes bounds the bytes read: in all, or with PerEvent for each
+	// event (the comments and data-less blocks before it included).
+	MaxBytes int64
+	// MaxLine bounds one line, its terminator not counted.
+	MaxLine int
+	// MaxEvents bounds the blocks of fields read (data-less blocks count):
+	// in all, or with PerEvent for each event.
+	MaxEvents int
+	// PerEvent makes MaxBytes and MaxEvents bound what is read for one
+	// event instead of the whole stream (a stream that lives for a whole
+	// session, as HTTP+SSE's, bounds each of its messages).
+	PerEvent bool
+}
+
+// SSEReader reads a text/event-stream (the WHATWG event stream format)
+// within its SSELimits. Lines end with LF, CRLF or CR; comment lines (":"
+// keep-alives) are skipped, and so are fields it does not know. A block
+// without data lines is not an event (its id and retry still count, as the
+// format says); an event whose data is empty (a 2025-11-25 "priming"
+// event) is returned with empty Data, for the caller to skip. A stream
+// that ends inside an event discards it, as the format says. A leading
+// byte order mark is not stripped (it makes the first field unknown).
+type SSEReader struct {
+	r   *bufio.Reader
+	lim SSELimits
+
+	n        int64 // bytes consumed (for the current event when PerEvent)
+	events   int   // blocks with at least one field
+	skipLF   bool  // the last line ended with CR: a following LF belongs to it
+	line     []byte
+	data     []byte
+	lastID   string
+	retry    time.Duration
+	hasRetry bool
+}
+
+// NewSSEReader returns a reader of r within lim.
+func NewSSEReader(r io.Reader, lim SSELimits) *SSEReader {
+	return &SSEReader{r: bufio.NewReaderSize(r, 32<<10), lim: lim}
+}
+
+// Consumed returns the bytes read so far: for the event last returned (and
+// what preceded it) with PerEvent, else for the whole stream.
+func (s *SSEReader) Consumed() int64 { return s.n }
+
+// LastEventID returns the stream's last event ID: the value of the last id
+// field read (a field whose value holds NUL is ignored, as the format says).
+func (s *SSEReader) LastEventID() string { return s.lastID }
+
+// Retry returns the last valid retry field read (ASCII digits: a
+// reconnection time in milliseconds), and whether there was one.
+func (s *SSEReader) Retry() (time.Duration, bool) { return s.retry, s.hasRetry }
+
+// Next returns the next event; io.EOF at the end of the stream; a
+// *LimitError when a bound is reached; or the underlying read error.
+func (s *SSEReader) Next() (Event, error) {
+	if s.lim.PerEvent {
+		s.n, s.events = 0, 0
+	}
+	s.data = s.data[:0]
+	var ev Event
+	fields, hasData := false, false
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return Event{}, err
+		}
+		if len(line) == 0 {
+			if !fields {
+				continue
+			}
+			s.events++
+			if s.events > s.lim.MaxEvents {
+				return Event{}, &LimitError{Limit: LimitEvents, Max: int64(s.lim.MaxEvents)}
+			}
+			if hasData {
+				d := s.data
+				if len(d) > 0 && d[len(d)-1] == '\n' {
+					d = d[:len(d)-1]
+				}
+				ev.Data = bytes.Clone(d)
+				return ev, nil
+			}
+			s.data = s.data[:0]
+			ev, fields = Event{}, false
+			continue
+		}
+		if line[0] == ':' {
+			continue // comment, e.g. a keep-alive
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		fields = true
+		switch string(field) {
+		case "data":
+			s.data = append(append(s.data, value...), '\n')
+			hasData = true
+		case "event":
+			ev.Type = eventType(value)
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				if string(value) != s.lastID {
+					s.lastID = string(value)
+				}
+				ev.ID = s.lastID
+			}
+		case "retry":
+			if d, ok := retryValue(value); ok {
+				s.retry, s.hasRetry, ev.Retry = d, true, d
+			}
+		}
+	}
+}
+
+// eventType returns the event field's value, without allocating for the
+// common ones.
+func eventType(v []byte) string {
+	switch string(v) {
+	case "message":
+		return "message"
+	case "endpoint":
+		return "endpoint"
+	}
+	return string(v)
+}
+
+// retryValue reads a retry field: ASCII digits only, in milliseconds.
+func retryValue(v []byte) (time.Duration, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	ms, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil || ms > math.MaxInt64/int64(time.Millisecond) {
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
+}
+
+// readLine returns the next line without its terminator; the slice is
+// reused by the next call.
+func (s *SSEReader) readLine() ([]byte, error) {
+	s.line = s.line[:0]
+	if s.skipLF {
+		s.skipLF = false
+		if b, err := s.r.Peek(1); err == nil && b[0] == '\n' {
+			if err := s.consume(1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for {
+		if _, err := s.r.Peek(1); err != nil {
+			return nil, err // io.EOF inside a line ends the stream: the line is incomplete
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		i := indexEOL(buf)
+		take := len(buf)
+		if i >= 0 {
+			take = i
+		}
+		if len(s.line)+take > s.lim.MaxLine {
+			return nil, &LimitError{Limit: LimitLine, Max: int64(s.lim.MaxLine)}
+		}
+		s.line = append(s.line, buf[:take]...)
+		if i < 0 {
+			if err := s.consume(take); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		s.skipLF = buf[i] == '\r'
+		if err := s.consume(take + 1); err != nil {
+			return nil, err
+		}
+		return s.line, nil
+	}
+}
+
+func (s *SSEReader) consume(n int) error {
+	s.n += int64(n)
+	if s.n > s.lim.MaxBytes {
+		return &LimitError{Limit: LimitBytes, Max: s.lim.MaxBytes}
+	}
+	_, err := s.r.Discard(n)
+	return err
+}
+
+// indexEOL returns the index of the first CR or LF in b, or -1.
+func indexEOL(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return bytes.IndexByte(b, '\r')
+	}
+	if j := bytes.IndexByte(b[:i], '\r'); j >= 0 {
+		return j
+	}
+	return i
+}
+
+// SSEWriter writes a text/event-stream. Events, comments and raw bytes
+// are buffered until Flush, which writes them in one Write and flushes w
+// when it can (an http.ResponseWriter through http.ResponseController, or
+// anything with a Flush method).
+type SSEWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+// NewSSEWriter returns a writer to w. It writes no header: an HTTP handler
+// sets Content-Type text/event-stream (and, for proxies, Cache-Control
+// no-cache and X-Accel-Buffering no) itself.
+func NewSSEWriter(w io.Writer) *SSEWriter { return &SSEWriter{w: w} }
+
+// Event buffers one event: an event: line when Type is set, an id: line
+// when ID is, a retry: line (milliseconds) when Retry is positive, then
+// the data, and the blank line that dispatches it. CR and LF in Type and
+// ID are dropped (they would end the field).
+//
+// Data that is valid JSON is compacted first and goes on one data: line:
+// the whitespace between its tokens (line breaks included, which a
+// pretty-printed message carries) is dropped and nothing else changes — not
+// a byte inside a string, not a number's spelling, not member order — so
+// the message's canonical form, and any digest of it, is unchanged. Other
+// data is split at its line breaks (LF, CR, CRLF) into one data: line
+// each, which a reader joins back with LF. Empty data is one empty data:
+// line (a priming event, when it has an ID).
+func (sw *SSEWriter) Event(ev Event) {
+	if ev.Type != "" {
+		sw.buf = appendField(append(sw.buf, "event: "...), ev.Type)
+	}
+	if ev.ID != "" {
+		sw.buf = appendField(append(sw.buf, "id: "...), ev.ID)
+	}
+	if ev.Retry > 0 {
+		sw.buf = strconv.AppendInt(append(sw.buf, "retry: "...), ev.Retry.Milliseconds(), 10)
+		sw.buf = append(sw.buf, '\n')
+	}
+	data := ev.Data
+	if c, ok := compactJSON(data); ok {
+		data = c
+	}
+	sw.buf = appendLines(sw.buf, "data: ", data)
+	sw.buf = append(sw.buf, '\n')
+}
+
+// Comment buffers a comment (one ": " line per line of text) and a blank
+// line, as keep-alives are written.
+func (sw *SSEWriter) Comment(text string) {
+	sw.buf = appendLines(sw.buf, ": ", []byte(text))
+	sw.buf = append(sw.buf, '\n')
+}
+
+// Raw buffers b as it is: for a stream that must carry bytes no event
+// shape gives (a test server's hostile streams, an event written in parts).
+func (sw *SSEWriter) Raw(b []byte) { sw.buf = append(sw.buf, b...) }
+
+// Buffered returns the number of bytes buffered.
+func (sw *SSEWriter) Buffered() int { return len(sw.buf) }
+
+// Flush writes what is buffered and flushes w when it can. The error is
+// the write's: a failed flush shows in the next write.
+func (sw *SSEWriter) Flush() error {
+	if len(sw.buf) > 0 {
+		if _, err := sw.w.Write(sw.buf); err != nil {
+			return err
+		}
+		sw.buf = sw.buf[:0]
+	}
+	switch f := sw.w.(type) {
+	case http.ResponseWriter:
+		_ = http.NewResponseController(f).Flush()
+	case interface{ Flush() error }:
+		_ = f.Flush()
+	case interface{ Flush() }:
+		f.Flush()
+	}
+	return nil
+}
+
+// appendField appends a field value without CR and LF, and the LF that
+// ends the field.
+func appendField(b []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c != '\r' && c != '\n' {
+			b = append(b, c)
+		}
+	}
+	return append(b, '\n')
+}
+
+// appendLines appends one prefixed line per line of data (split at LF, CR
+// and CRLF).
+func appendLines(b []byte, prefix string, data []byte) []byte {
+	for {
+		i := indexEOL(data)
+		b = append(b, prefix...)
+		if i < 0 {
+			b = append(b, data...)
+			return append(b, '\n')
+		}
+		b = append(b, data[:i]...)
+		b = append(b, '\n')
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+}
+
+// compactJSON drops the insignificant whitespace of valid JSON (and only
+// that: encoding/json.Compact escapes nothing); ok is false for invalid
+// JSON. Data without whitespace is returned as it is, valid or not.
+func compactJSON(b []byte) ([]byte, bool) {
+	if bytes.IndexAny(b, " \t\r\n") < 0 {
+		return b, true
+	}
+	var out bytes.Buffer
+	out.Grow(len(b))
+	if err := json.Compact(&out, b); err != nil {
+		return nil, false
+	}
+	return out.Bytes(), true
+}
