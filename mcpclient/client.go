@@ -13,6 +13,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -484,7 +485,7 @@ func checkToolsPage(res jcs.Value) (next string, has bool, err error) {
 func (r *run) cacheFields(res jcs.Value) {
 	obs := r.obs
 	ttl, okT := res.Get("ttlMs")
-	n, isInt := intValue(ttl)
+	n, isInt := frame.Int64(ttl)
 	scope, okS := res.Get("cacheScope")
 	if !okT || !isInt || !okS || scope.Kind() != jcs.String {
 		obs.MissingCacheFields = true

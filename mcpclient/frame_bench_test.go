@@ -26,7 +26,7 @@ func BenchmarkSSEReader(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
-		sr := newSSEReader(bytes.NewReader(in), "m", 1<<30, 1<<30, 100)
+		sr := newSSEStream(bytes.NewReader(in), "m", 1<<30, 100, false)
 		n := 0
 		for {
 			_, err := sr.next()

@@ -2,49 +2,10 @@ package mcpclient
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 )
-
-func FuzzSSEReader(f *testing.F) {
-	for _, s := range []string{
-		"data: a\n\n", "data:a\r\n\r\n", "id: 1\ndata: \n\n: c\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\"}\n\n",
-		"data: x\rdata: y\r\r", "\r\n\r\n", "data", ":", "data: " + string(make([]byte, 70)) + "\n\n",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		const maxBytes, maxLine, maxEvents = 256, 64, 8
-		sr := newSSEReader(bytes.NewReader(in), "m", maxBytes, maxLine, maxEvents)
-		total := 0
-		for n := 0; ; n++ {
-			ev, err := sr.next()
-			if err != nil {
-				var le *LimitError
-				if err != io.EOF && !errors.As(err, &le) {
-					t.Fatalf("unexpected error %v", err)
-				}
-				if err == io.EOF && sr.n > maxBytes {
-					t.Fatalf("consumed %d bytes without a limit error", sr.n)
-				}
-				break
-			}
-			if n >= maxEvents {
-				t.Fatalf("more than %d events", maxEvents)
-			}
-			total += len(ev.data)
-			if total > maxBytes {
-				t.Fatalf("%d bytes of data from a %d-byte bound", total, maxBytes)
-			}
-			if !bytes.Contains(in, ev.data) && !bytes.Contains(ev.data, []byte("\n")) {
-				t.Fatalf("data %q is not from the input", ev.data)
-			}
-		}
-	})
-}
 
 func FuzzParseMessage(f *testing.F) {
 	for _, s := range []string{

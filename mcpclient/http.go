@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -17,7 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
-
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -263,7 +262,7 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 	if !isJSON {
 		// Error bodies are often sent without a JSON Content-Type; a 2xx
 		// answer to a request must say what it is.
-		tb := trimJSONSpace(body)
+		tb := frame.TrimSpace(body)
 		if rep.status < 300 || len(tb) == 0 || tb[0] != '{' {
 			rep.problem = "a body of Content-Type " + quote(ct) + " (" + strconv.Itoa(len(body)) + " bytes)"
 			return rep, nil
@@ -290,8 +289,7 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 // where servers must not send requests on a response stream and clients
 // must not POST responses.
 func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcRequest) (*message, string, error) {
-	max := t.cfg.MaxResponseBytes
-	sr := newSSEReader(body, req.Method, max, int(min(max, math.MaxInt)), t.cfg.MaxSSEEvents)
+	sr := newSSEStream(body, req.Method, t.cfg.MaxResponseBytes, t.cfg.MaxSSEEvents, false)
 	ignoredRequests := 0
 	for {
 		ev, err := sr.next()
@@ -301,10 +299,10 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 		if err != nil {
 			return nil, "", err
 		}
-		if len(trimJSONSpace(ev.data)) == 0 || (ev.typ != "" && ev.typ != "message") {
+		if len(frame.TrimSpace(ev.Data)) == 0 || (ev.Type != "" && ev.Type != "message") {
 			continue
 		}
-		msg, perr := parseMessage(ev.data)
+		msg, perr := parseMessage(ev.Data)
 		if perr != nil {
 			return nil, "an event whose data is " + perr.Error(), nil
 		}

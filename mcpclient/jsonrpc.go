@@ -3,12 +3,11 @@ package mcpclient
 import (
 	"encoding/json"
 	"errors"
-	"math"
 	"net/http"
-	"strconv"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -74,16 +73,15 @@ const maxRefusals = 100
 // the server lists what it lists to such clients; it never produces
 // content for the server.
 func refusal(req *message) []byte {
-	b := append([]byte(`{"jsonrpc":"2.0","id":`), req.id.Raw()...)
 	if req.method == methodPing {
-		return append(b, `,"result":{}}`...)
+		return frame.AppendResult(nil, req.id.Raw(), []byte(`{}`))
 	}
-	return append(b, `,"error":{"code":-32601,"message":"Method not found: mcpdrift observes tools/list and answers no server requests"}}`...)
+	return frame.AppendError(nil, req.id.Raw(), &frame.Error{Code: mcpwire.CodeMethodNotFound, Message: "Method not found: mcpdrift observes tools/list and answers no server requests"})
 }
 
 // requestHeaders derives the MCP request headers from the body about to be
-// sent — the one place where headers and body are tied, so they cannot
-// disagree:
+// sent with frame.DeriveHeaders — the one place where headers and body are
+// tied, so they cannot disagree:
 //
 //   - Mcp-Method is the body's method;
 //   - Mcp-Protocol-Version is params._meta's protocolVersion when the body
@@ -91,56 +89,20 @@ func refusal(req *message) []byte {
 //     "" before initialize or for 2025-03-26, when it is not sent);
 //   - Mcp-Name is params.name (tools/call, prompts/get) or params.uri
 //     (resources/read), encoded with mcpwire.EncodeHeaderValue.
+//
+// A response (the refusal of a server request, legacy sessions only) has
+// only the session's version.
 func requestHeaders(body []byte, sessionVersion string) (http.Header, error) {
-	doc, err := jcs.Parse(body)
+	m, err := frame.Parse(body)
 	if err != nil {
 		return nil, err
 	}
-	root := doc.Root()
-	mv, ok := root.Get("method")
-	if !ok {
-		// A response (the refusal of a server request, legacy sessions
-		// only): no Mcp-Method, the session's version.
-		_, res := root.Get("result")
-		_, er := root.Get("error")
-		if !res && !er {
-			return nil, errors.New("a body that is neither a request nor a response")
-		}
-		h := http.Header{}
-		if sessionVersion != "" {
-			h.Set(mcpwire.HeaderProtocolVersion, sessionVersion)
-		}
-		return h, nil
+	hs, err := frame.DeriveHeaders(m, sessionVersion)
+	if err != nil {
+		return nil, err
 	}
-	if mv.Kind() != jcs.String {
-		return nil, errors.New("request body without a method")
-	}
-	method := mv.Str()
 	h := make(http.Header, 3)
-	h.Set(mcpwire.HeaderMethod, method)
-	version := sessionVersion
-	if params, ok := root.Get("params"); ok && params.Kind() == jcs.Object {
-		if meta, ok := params.Get("_meta"); ok {
-			if v, ok := meta.Get(mcpwire.MetaProtocolVersion); ok && v.Kind() == jcs.String {
-				version = v.Str()
-			}
-		}
-		nameKey := ""
-		switch method {
-		case "tools/call", "prompts/get":
-			nameKey = "name"
-		case "resources/read":
-			nameKey = "uri"
-		}
-		if nameKey != "" {
-			if n, ok := params.Get(nameKey); ok && n.Kind() == jcs.String {
-				h.Set(mcpwire.HeaderName, mcpwire.EncodeHeaderValue(n.Str()))
-			}
-		}
-	}
-	if version != "" {
-		h.Set(mcpwire.HeaderProtocolVersion, version)
-	}
+	hs.Set(h)
 	return h, nil
 }
 
@@ -152,12 +114,11 @@ const (
 	kindNotification
 )
 
-// message is one JSON-RPC message as received, parsed strictly (the same
-// parser manifest uses, so what steers the client — ids, nextCursor — is
-// what the manifest will read).
+// message is the client's reading of one JSON-RPC message as received,
+// parsed strictly by frame.FromServer (the parser manifest uses, so what
+// steers the client — ids, nextCursor — is what the manifest will read).
 type message struct {
 	raw    []byte // the message exactly as received, surrounding whitespace trimmed
-	doc    *jcs.Doc
 	kind   msgKind
 	method string    // requests and notifications
 	id     jcs.Value // requests and responses; invalid or null for some error responses
@@ -168,106 +129,27 @@ type message struct {
 	data   jcs.Value
 }
 
-func trimJSONSpace(b []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// parseMessage parses one JSON-RPC message. Errors are messages for people,
-// already escaped.
+// parseMessage parses one JSON-RPC message (frame.FromServer). Errors are
+// messages for people, already escaped.
 func parseMessage(raw []byte) (*message, error) {
-	raw = trimJSONSpace(raw)
-	if len(raw) == 0 {
-		return nil, errors.New("an empty body where a JSON-RPC message was expected")
-	}
-	if raw[0] == '[' {
-		return nil, errors.New("a JSON array (a batch) where a single JSON-RPC message was expected")
-	}
-	doc, err := jcs.Parse(raw)
+	fm, err := frame.FromServer(raw)
 	if err != nil {
-		return nil, errors.New("not strict JSON: " + safetext.Escape(safetext.Clip(err.Error(), 300)))
+		return nil, err
 	}
-	root := doc.Root()
-	if root.Kind() != jcs.Object {
-		return nil, errors.New("a JSON " + root.Kind().String() + " where a JSON-RPC message (an object) was expected")
+	m := &message{raw: fm.Raw, method: fm.Method, id: fm.ID, result: fm.Result}
+	switch fm.Kind {
+	case frame.Request:
+		m.kind = kindRequest
+	case frame.Notification:
+		m.kind = kindNotification
+	case frame.Response:
+		m.kind = kindResponse
+	case frame.ErrorResponse:
+		m.kind, m.isErr, m.code = kindResponse, true, fm.Code
+		m.errMsg = safetext.Clip(fm.ErrorMessage(), 1024)
+		m.data = fm.ErrorData()
 	}
-	if v, ok := root.Get("jsonrpc"); !ok || !v.StrEqual("2.0") {
-		return nil, errors.New(`not a JSON-RPC 2.0 message ("jsonrpc" is not "2.0")`)
-	}
-	m := &message{raw: raw, doc: doc}
-	id, hasID := root.Get("id")
-	if hasID {
-		m.id = id
-		if k := id.Kind(); k != jcs.String && k != jcs.Number && k != jcs.Null {
-			return nil, errors.New("the message id is a JSON " + k.String())
-		}
-	}
-	if mv, ok := root.Get("method"); ok {
-		if mv.Kind() != jcs.String {
-			return nil, errors.New("the message method is not a string")
-		}
-		m.method = mv.Str()
-		if hasID && id.Kind() != jcs.Null {
-			m.kind = kindRequest
-		} else {
-			m.kind = kindNotification
-		}
-		return m, nil
-	}
-	m.kind = kindResponse
-	res, hasRes := root.Get("result")
-	ev, hasErr := root.Get("error")
-	switch {
-	case hasRes && hasErr:
-		return nil, errors.New(`a response with both "result" and "error"`)
-	case !hasRes && !hasErr:
-		return nil, errors.New(`a message with neither "method", "result" nor "error"`)
-	case hasRes:
-		if !hasID || id.Kind() == jcs.Null {
-			return nil, errors.New("a result without an id")
-		}
-		m.result = res
-		return m, nil
-	}
-	m.isErr = true
-	if ev.Kind() != jcs.Object {
-		return nil, errors.New(`"error" is not an object`)
-	}
-	cv, ok := ev.Get("code")
-	if !ok || cv.Kind() != jcs.Number {
-		return nil, errors.New("an error without a numeric code")
-	}
-	code, ok := intValue(cv)
-	if !ok || code < math.MinInt32 || code > math.MaxInt32 {
-		return nil, errors.New("an error code that is not a 32-bit integer")
-	}
-	m.code = int(code)
-	if mv, ok := ev.Get("message"); ok && mv.Kind() == jcs.String {
-		m.errMsg = safetext.Clip(mv.Str(), 1024)
-	}
-	m.data, _ = ev.Get("data")
 	return m, nil
-}
-
-// intValue returns an integral JSON number as int64.
-func intValue(v jcs.Value) (int64, bool) {
-	if !v.Valid() || v.Kind() != jcs.Number {
-		return 0, false
-	}
-	if n, err := strconv.ParseInt(string(v.Raw()), 10, 64); err == nil {
-		return n, true
-	}
-	f := v.Float()
-	if f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
-		return 0, false
-	}
-	return int64(f), true
 }
 
 // idIs reports whether the message id is the integer id.
@@ -275,7 +157,7 @@ func (m *message) idIs(id int64) bool {
 	if !m.id.Valid() {
 		return false
 	}
-	n, ok := intValue(m.id)
+	n, ok := frame.Int64(m.id)
 	return ok && n == id
 }
 

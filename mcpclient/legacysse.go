@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -62,7 +62,7 @@ type sseTransport struct {
 
 // sseItem is one event read from the stream, or the error that ended it.
 type sseItem struct {
-	ev    sseEvent
+	ev    frame.Event
 	bytes int64 // read for this event, what preceded it included
 	err   error
 }
@@ -129,9 +129,7 @@ func openSSE(ctx context.Context, cfg *Config, obs *Observation) (*sseTransport,
 		return fail(&notSSEError{reason: "Content-Type " + ct, err: &ResponseError{Method: methodSSEStream, HTTPStatus: resp.StatusCode, Reason: "the answer has Content-Type " + ct + ", not text/event-stream"}})
 	}
 	streamURL := resp.Request.URL // after redirects, which stay within the origin
-	max := cfg.MaxResponseBytes
-	sr := newSSEReader(resp.Body, methodSSEStream, max, int(min(max, math.MaxInt)), cfg.MaxSSEEvents)
-	sr.perEvent = true
+	sr := newSSEStream(resp.Body, methodSSEStream, cfg.MaxResponseBytes, cfg.MaxSSEEvents, true)
 	t.readerDone = make(chan struct{})
 	go t.readLoop(sr)
 
@@ -155,13 +153,13 @@ func openSSE(ctx context.Context, cfg *Config, obs *Observation) (*sseTransport,
 		if events++; events > cfg.MaxSSEEvents {
 			return fail(&LimitError{Method: methodSSEStream, Kind: LimitSSEEvents, Max: int64(cfg.MaxSSEEvents)})
 		}
-		if it.ev.typ != "endpoint" {
-			if ignored++; ignored == 1 && len(trimJSONSpace(it.ev.data)) > 0 {
+		if it.ev.Type != "endpoint" {
+			if ignored++; ignored == 1 && len(frame.TrimSpace(it.ev.Data)) > 0 {
 				obs.warn("the HTTP+SSE stream sent an event before its endpoint event; it was ignored")
 			}
 			continue
 		}
-		u, err := resolveEndpoint(streamURL, base, it.ev.data)
+		u, err := resolveEndpoint(streamURL, base, it.ev.Data)
 		if err != nil {
 			return fail(&ResponseError{Method: methodSSEStream, HTTPStatus: resp.StatusCode, Reason: "refused the endpoint event: " + err.Error()})
 		}
@@ -216,13 +214,13 @@ func resolveEndpoint(stream, base *url.URL, data []byte) (*url.URL, error) {
 }
 
 // readLoop delivers the stream's events until it ends or close is called.
-func (t *sseTransport) readLoop(sr *sseReader) {
+func (t *sseTransport) readLoop(sr *sseStream) {
 	defer close(t.readerDone)
 	defer close(t.items)
 	for {
 		ev, err := sr.next()
 		select {
-		case t.items <- sseItem{ev: ev, bytes: sr.n, err: err}:
+		case t.items <- sseItem{ev: ev, bytes: sr.Consumed(), err: err}:
 		case <-t.done:
 			return
 		}
@@ -349,15 +347,15 @@ func (t *sseTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) (
 
 // event handles one event while req waits: its response, or nil for an
 // event to skip. A server request is refused (asynchronously, bounded).
-func (t *sseTransport) event(ev sseEvent, req *rpcRequest) (*message, error) {
-	if ev.typ == "endpoint" {
+func (t *sseTransport) event(ev frame.Event, req *rpcRequest) (*message, error) {
+	if ev.Type == "endpoint" {
 		t.obs.warn("the server sent another endpoint event; it was ignored (the POST URL stays the first one)")
 		return nil, nil
 	}
-	if len(trimJSONSpace(ev.data)) == 0 || (ev.typ != "" && ev.typ != "message") {
+	if len(frame.TrimSpace(ev.Data)) == 0 || (ev.Type != "" && ev.Type != "message") {
 		return nil, nil
 	}
-	msg, perr := parseMessage(ev.data)
+	msg, perr := parseMessage(ev.Data)
 	if perr != nil {
 		return nil, &ResponseError{Method: req.Method, Reason: "an event whose data is " + perr.Error()}
 	}

@@ -1,7 +1,6 @@
 package mcpclient
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -15,6 +14,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 )
 
 // Shutdown of a stdio child (§8): close stdin, wait, terminate, kill.
@@ -148,15 +150,13 @@ func closeFiles(fs ...*os.File) {
 	}
 }
 
-var errLineTooLong = errors.New("line too long")
-
-// readLoop delivers stdout lines (without the newline) until EOF or error.
+// readLoop delivers stdout lines (without the newline) until EOF or error;
+// a line longer than MaxResponseBytes stops it (frame.LineReader).
 func (t *stdioTransport) readLoop() {
 	defer close(t.lines)
-	br := bufio.NewReaderSize(t.stdout, 64<<10)
-	max := t.cfg.MaxResponseBytes
+	lr := frame.NewLineReader(t.stdout, t.cfg.MaxResponseBytes)
 	for {
-		line, err := readLine(br, max)
+		line, err := lr.Next()
 		if len(line) > 0 && (err == nil || err == io.EOF) {
 			select {
 			case t.lines <- lineMsg{line: line}:
@@ -174,30 +174,6 @@ func (t *stdioTransport) readLoop() {
 	}
 }
 
-// readLine reads up to '\n' and returns the line without it; a line
-// longer than max bytes is errLineTooLong.
-func readLine(br *bufio.Reader, max int64) ([]byte, error) {
-	var line []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		line = append(line, frag...)
-		n := len(line)
-		if err == nil {
-			n--
-		}
-		if int64(n) > max {
-			return nil, errLineTooLong
-		}
-		switch err {
-		case nil:
-			return line[:n], nil
-		case bufio.ErrBufferFull:
-			continue
-		}
-		return line, err
-	}
-}
-
 func (t *stdioTransport) legacySession(string) {}
 
 func (t *stdioTransport) write(method string, body []byte, deadline time.Time) error {
@@ -206,8 +182,7 @@ func (t *stdioTransport) write(method string, body []byte, deadline time.Time) e
 	if err := t.stdin.SetWriteDeadline(deadline); err != nil && !errors.Is(err, os.ErrNoDeadline) {
 		return &UnreachableError{Target: t.target, Err: err}
 	}
-	line := make([]byte, 0, len(body)+1)
-	line = append(append(line, body...), '\n')
+	line := frame.AppendLine(make([]byte, 0, len(body)+1), body)
 	if _, err := t.stdin.Write(line); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return &LimitError{Method: method, Kind: LimitRequestTime, Max: t.cfg.RequestTimeout.Milliseconds()}
@@ -240,7 +215,7 @@ func (t *stdioTransport) notify(ctx context.Context, req *rpcRequest) error {
 // stopped converts the error that stopped the stdout reader.
 func (t *stdioTransport) stopped(method string) error {
 	switch err := t.readErr; {
-	case errors.Is(err, errLineTooLong):
+	case frame.IsLineTooLong(err):
 		return &LimitError{Method: method, Kind: LimitResponseBytes, Max: t.cfg.MaxResponseBytes}
 	case errors.Is(err, io.EOF):
 		return &UnreachableError{Target: t.target, Err: errors.New("the server closed its stdout before answering " + method + t.exitNote())}
@@ -281,7 +256,7 @@ func (t *stdioTransport) roundTrip(ctx context.Context, req *rpcRequest, startup
 			t.readErr = lm.err
 			return nil, t.stopped(req.Method)
 		}
-		line := trimJSONSpace(lm.line)
+		line := frame.TrimSpace(lm.line)
 		if len(line) == 0 {
 			continue
 		}
@@ -313,7 +288,7 @@ func (t *stdioTransport) roundTrip(ctx context.Context, req *rpcRequest, startup
 		if msg.answers(req.ID) {
 			return &reply{msg: msg}, nil
 		}
-		if n, ok := intValue(msg.id); ok && t.abandoned[n] {
+		if n, ok := frame.Int64(msg.id); ok && t.abandoned[n] {
 			t.obs.warn("a late response to request id " + strconv.FormatInt(n, 10) + " was ignored")
 			continue
 		}
@@ -329,12 +304,10 @@ func (t *stdioTransport) answer(msg *message, deadline time.Time) error {
 		return nil
 	}
 	var b []byte
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, msg.id.Raw()...)
 	if msg.method == methodPing {
-		b = append(b, `,"result":{}}`...)
+		b = frame.AppendResult(nil, msg.id.Raw(), []byte(`{}`))
 	} else {
-		b = append(b, `,"error":{"code":-32601,"message":"Method not found"}}`...)
+		b = frame.AppendError(nil, msg.id.Raw(), &frame.Error{Code: mcpwire.CodeMethodNotFound, Message: "Method not found"})
 	}
 	return t.write("a reply to "+msg.method, b, deadline)
 }
