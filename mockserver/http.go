@@ -1,11 +1,9 @@
 package mockserver
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -41,7 +40,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if o := r.Header.Values("Origin"); len(o) > 0 && !s.cfg.AllowAnyOrigin && (len(o) > 1 || !loopbackOrigin(o[0])) {
-		s.writeJSONError(w, &entry, nil, rpcErr(http.StatusForbidden, mcpwire.CodeInvalidRequest, "Forbidden: Origin not allowed"))
+		s.writeJSONError(w, &entry, nil, frame.Errorf(http.StatusForbidden, mcpwire.CodeInvalidRequest, "Forbidden: Origin not allowed"))
 		return
 	}
 	anonymous, ok := s.authorize(w, r, &entry)
@@ -70,7 +69,7 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, entry *LogEntry) {
 		allow = "POST, DELETE"
 	}
 	w.Header().Set("Allow", allow)
-	s.writeJSONError(w, entry, nil, rpcErr(http.StatusMethodNotAllowed, mcpwire.CodeInvalidRequest, "Method Not Allowed: this endpoint accepts %s", allow))
+	s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusMethodNotAllowed, mcpwire.CodeInvalidRequest, "Method Not Allowed: this endpoint accepts %s", allow))
 }
 
 func loopbackOrigin(o string) bool {
@@ -127,7 +126,7 @@ func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, entry *Log
 		}
 		w.Header().Set("WWW-Authenticate", c)
 	}
-	s.writeJSONError(w, entry, nil, rpcErr(http.StatusUnauthorized, codeBadRequest, "Unauthorized"))
+	s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusUnauthorized, codeBadRequest, "Unauthorized"))
 }
 
 func acceptsBoth(vals []string) bool {
@@ -157,36 +156,36 @@ func acceptsBoth(vals []string) bool {
 func (s *Server) handlePost(w http.ResponseWriter, r *http.Request, entry *LogEntry, anonymous bool) {
 	cts := r.Header.Values("Content-Type")
 	if len(cts) != 1 {
-		s.writeJSONError(w, entry, nil, rpcErr(http.StatusUnsupportedMediaType, mcpwire.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
+		s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusUnsupportedMediaType, mcpwire.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(cts[0]); err != nil || mt != "application/json" {
-		s.writeJSONError(w, entry, nil, rpcErr(http.StatusUnsupportedMediaType, mcpwire.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
+		s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusUnsupportedMediaType, mcpwire.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
 		return
 	}
 	if !acceptsBoth(r.Header.Values("Accept")) {
-		s.writeJSONError(w, entry, nil, rpcErr(http.StatusNotAcceptable, mcpwire.CodeInvalidRequest, "Not Acceptable: Accept must list both application/json and text/event-stream"))
+		s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusNotAcceptable, mcpwire.CodeInvalidRequest, "Not Acceptable: Accept must list both application/json and text/event-stream"))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			s.writeJSONError(w, entry, nil, rpcErr(http.StatusRequestEntityTooLarge, mcpwire.CodeInvalidRequest, "Request body larger than %d bytes", s.cfg.MaxBodyBytes))
+			s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusRequestEntityTooLarge, mcpwire.CodeInvalidRequest, "Request body larger than %d bytes", s.cfg.MaxBodyBytes))
 		} else {
-			s.writeJSONError(w, entry, nil, rpcErr(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "cannot read the request body"))
+			s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "cannot read the request body"))
 		}
 		return
 	}
-	m, perr := parseMessage(body)
+	m, perr := frame.FromClient(body)
 	if m != nil {
-		entry.Method = m.method
-		entry.ID = string(m.id)
+		entry.Method = m.Method
+		entry.ID = string(m.IDRaw())
 	}
 	if perr != nil {
 		var id []byte
 		if m != nil {
-			id = m.id
+			id = m.IDRaw()
 		}
 		s.writeJSONError(w, entry, id, perr)
 		return
@@ -203,10 +202,10 @@ func (s *Server) routeModern(r *http.Request, m *message) bool {
 	if len(s.modernVersions) == 0 {
 		return false
 	}
-	if len(s.legacyVersions) == 0 || m.modernIntent() {
+	if len(s.legacyVersions) == 0 || modernIntent(m) {
 		return true
 	}
-	if m.method == "initialize" || len(r.Header.Values(mcpwire.HeaderSessionID)) > 0 {
+	if m.Method == "initialize" || len(r.Header.Values(mcpwire.HeaderSessionID)) > 0 {
 		return false
 	}
 	if len(r.Header.Values(mcpwire.HeaderMethod)) > 0 {
@@ -222,15 +221,15 @@ func (s *Server) routeModern(r *http.Request, m *message) bool {
 
 func (s *Server) handleModern(w http.ResponseWriter, r *http.Request, entry *LogEntry, m *message, anonymous bool) {
 	entry.Era = "modern"
-	if m.method == "initialize" && len(s.legacyVersions) == 0 && !m.modernIntent() {
+	if m.Method == "initialize" && len(s.legacyVersions) == 0 && !modernIntent(m) {
 		// A modern-only server names its versions in the error it returns
 		// to initialize (§5.4).
-		e := rpcErr(http.StatusNotFound, mcpwire.CodeMethodNotFound, "Method not found: initialize (this server speaks only stateless revisions)")
-		e.data = s.unsupportedVersion(initializeVersion(m)).data
-		s.writeJSONError(w, entry, m.id, e)
+		e := frame.Errorf(http.StatusNotFound, mcpwire.CodeMethodNotFound, "Method not found: initialize (this server speaks only stateless revisions)")
+		e.Data = s.unsupportedVersion(initializeVersion(m)).Data
+		s.writeJSONError(w, entry, m.IDRaw(), e)
 		return
 	}
-	if m.isNotification() {
+	if m.Kind == frame.Notification {
 		if e := s.checkModernNotification(r.Header, m, entry); e != nil {
 			s.writeJSONError(w, entry, nil, e)
 			return
@@ -253,52 +252,25 @@ func (s *Server) handleModern(w http.ResponseWriter, r *http.Request, entry *Log
 
 // checkModernNotification: a notification POST needs a supported
 // MCP-Protocol-Version header (equal to _meta's when present) and, when
-// sent, an Mcp-Method equal to the method.
-func (s *Server) checkModernNotification(h http.Header, m *message, entry *LogEntry) *rpcError {
-	hv, e := singleHeader(h, mcpwire.HeaderProtocolVersion)
-	if e != nil {
-		return e
+// sent, an Mcp-Method equal to the method (frame.CheckHeaders).
+func (s *Server) checkModernNotification(h http.Header, m *message, entry *LogEntry) *frame.Error {
+	e := frame.CheckHeaders(h, m, s.checkModernVersion)
+	if vs := h.Values(mcpwire.HeaderProtocolVersion); len(vs) == 1 {
+		entry.ProtocolVersion = strings.Trim(vs[0], " \t")
 	}
-	entry.ProtocolVersion = hv
-	if meta, ok := m.meta(); ok {
-		if pv, ok := meta.Get(mcpwire.MetaProtocolVersion); ok && (pv.Kind() != jcs.String || pv.Str() != hv) {
-			return rpcErr(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version header does not match _meta protocolVersion")
-		}
-	}
-	if !contains(s.modernVersions, hv) {
-		return s.unsupportedVersion(hv)
-	}
-	if len(h.Values(mcpwire.HeaderMethod)) > 0 {
-		hm, e := singleHeader(h, mcpwire.HeaderMethod)
-		if e != nil {
-			return e
-		}
-		if hm != m.method {
-			return rpcErr(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: Mcp-Method header does not match method")
-		}
-	}
-	return nil
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	return e
 }
 
 func (s *Server) handleLegacy(w http.ResponseWriter, r *http.Request, entry *LogEntry, m *message, anonymous bool) {
 	entry.Era = "legacy"
-	if m.method == "initialize" {
+	if m.Method == "initialize" {
 		if len(r.Header.Values(mcpwire.HeaderSessionID)) > 0 {
-			s.writeJSONError(w, entry, m.id, rpcErr(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "Bad Request: initialize must not carry Mcp-Session-Id"))
+			s.writeJSONError(w, entry, m.IDRaw(), frame.Errorf(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "Bad Request: initialize must not carry Mcp-Session-Id"))
 			return
 		}
 		version, e := s.checkInitialize(m, entry)
 		if e != nil {
-			s.writeJSONError(w, entry, m.id, e)
+			s.writeJSONError(w, entry, m.IDRaw(), e)
 			return
 		}
 		ss := s.newSession(version, initializeCaps(m, entry))
@@ -310,12 +282,12 @@ func (s *Server) handleLegacy(w http.ResponseWriter, r *http.Request, entry *Log
 	}
 	ss, e := s.legacySession(r, entry)
 	if e != nil {
-		s.writeJSONError(w, entry, m.id, e)
+		s.writeJSONError(w, entry, m.IDRaw(), e)
 		return
 	}
-	if m.isResponse {
+	if m.Kind.IsResponse() {
 		if s.cfg.ServerRequest == "" {
-			s.writeJSONError(w, entry, nil, rpcErr(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "Bad Request: this server sent no request to respond to"))
+			s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "Bad Request: this server sent no request to respond to"))
 			return
 		}
 		entry.Reason, entry.Passed = answerReason(m), true
@@ -323,8 +295,8 @@ func (s *Server) handleLegacy(w http.ResponseWriter, r *http.Request, entry *Log
 		entry.Status = http.StatusAccepted
 		return
 	}
-	if m.isNotification() {
-		if m.method == "notifications/initialized" {
+	if m.Kind == frame.Notification {
+		if m.Method == "notifications/initialized" {
 			s.markInitialized(ss.id)
 		}
 		entry.Passed = true
@@ -332,8 +304,8 @@ func (s *Server) handleLegacy(w http.ResponseWriter, r *http.Request, entry *Log
 		entry.Status = http.StatusAccepted
 		return
 	}
-	if !ss.initialized && m.method != "ping" {
-		s.writeJSONError(w, entry, m.id, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: notifications/initialized has not been received"))
+	if !ss.initialized && m.Method != "ping" {
+		s.writeJSONError(w, entry, m.IDRaw(), frame.Errorf(http.StatusBadRequest, codeBadRequest, "Bad Request: notifications/initialized has not been received"))
 		return
 	}
 	x := &exchange{version: ss.version, conn: ss.conn, anonymous: anonymous, tools: s.toolsFor(ss.conn, anonymous, ss.caps), entry: entry, caps: ss.caps}
@@ -344,31 +316,31 @@ func (s *Server) handleLegacy(w http.ResponseWriter, r *http.Request, entry *Log
 
 // legacySession finds the session of a post-initialize request and checks
 // its MCP-Protocol-Version header.
-func (s *Server) legacySession(r *http.Request, entry *LogEntry) (session, *rpcError) {
+func (s *Server) legacySession(r *http.Request, entry *LogEntry) (session, *frame.Error) {
 	sids := r.Header.Values(mcpwire.HeaderSessionID)
 	switch len(sids) {
 	case 0:
-		return session{}, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: Server not initialized")
+		return session{}, frame.Errorf(http.StatusBadRequest, codeBadRequest, "Bad Request: Server not initialized")
 	case 1:
 	default:
-		return session{}, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: Mcp-Session-Id repeated")
+		return session{}, frame.Errorf(http.StatusBadRequest, codeBadRequest, "Bad Request: Mcp-Session-Id repeated")
 	}
 	entry.Session = sids[0]
 	ss, ok := s.session(strings.TrimSpace(sids[0]))
 	if !ok {
-		return session{}, rpcErr(http.StatusNotFound, codeSessionNotFound, "Session not found")
+		return session{}, frame.Errorf(http.StatusNotFound, codeSessionNotFound, "Session not found")
 	}
 	entry.Conn, entry.ProtocolVersion = ss.conn, ss.version
 	vs := r.Header.Values(mcpwire.HeaderProtocolVersion)
 	switch {
 	case len(vs) > 1:
-		return session{}, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: MCP-Protocol-Version repeated")
+		return session{}, frame.Errorf(http.StatusBadRequest, codeBadRequest, "Bad Request: MCP-Protocol-Version repeated")
 	case len(vs) == 0:
 		if ss.version >= mcpwire.Rev20250618 {
-			return session{}, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: missing MCP-Protocol-Version header (negotiated %s)", ss.version)
+			return session{}, frame.Errorf(http.StatusBadRequest, codeBadRequest, "Bad Request: missing MCP-Protocol-Version header (negotiated %s)", ss.version)
 		}
 	case strings.TrimSpace(vs[0]) != ss.version:
-		return session{}, rpcErr(http.StatusBadRequest, codeBadRequest, "Bad Request: MCP-Protocol-Version %q does not match the negotiated version %s", safetext.Clip(vs[0], 64), ss.version)
+		return session{}, frame.Errorf(http.StatusBadRequest, codeBadRequest, "Bad Request: MCP-Protocol-Version %q does not match the negotiated version %s", safetext.Clip(vs[0], 64), ss.version)
 	}
 	return ss, nil
 }
@@ -388,26 +360,26 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, entry *Log
 
 // Writing.
 
-func (s *Server) writeJSONError(w http.ResponseWriter, entry *LogEntry, id []byte, e *rpcError) {
-	status := e.httpStatus(entry.Era == "modern")
-	entry.Status, entry.Code, entry.Reason = status, e.code, e.msg
+func (s *Server) writeJSONError(w http.ResponseWriter, entry *LogEntry, id []byte, e *frame.Error) {
+	status := httpStatus(e, entry.Era == "modern")
+	entry.Status, entry.Code, entry.Reason = status, e.Code, e.Message
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(errorBytes(id, e))
+	_, _ = w.Write(frame.AppendError(nil, id, e))
 }
 
 // reply writes the answer to a request: an error or a result, as JSON or
 // SSE, with Slow and the hostile knobs applied.
-func (s *Server) reply(w http.ResponseWriter, r *http.Request, entry *LogEntry, x *exchange, m *message, result []byte, e *rpcError) {
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, entry *LogEntry, x *exchange, m *message, result []byte, e *frame.Error) {
 	s.sleep(r.Context(), s.cfg.Slow)
 	var body []byte
 	status := http.StatusOK
 	if e != nil {
-		status = e.httpStatus(x.modern)
-		entry.Code, entry.Reason = e.code, e.msg
-		body = errorBytes(m.id, e)
+		status = httpStatus(e, x.modern)
+		entry.Code, entry.Reason = e.Code, e.Message
+		body = frame.AppendError(nil, m.IDRaw(), e)
 	} else {
-		if s.hostile[m.method] {
+		if s.hostile[m.Method] {
 			if s.cfg.NeverEndingSSE {
 				s.neverEnding(w, r, entry, x)
 				return
@@ -417,10 +389,10 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, entry *LogEntry, 
 				return
 			}
 		}
-		if hb, ok := s.hostileBody(m.id, m.method); ok {
+		if hb, ok := s.hostileBody(m.IDRaw(), m.Method); ok {
 			body = hb
 		} else {
-			body = responseBytes(s.respID(m.id, m.method), result)
+			body = responseBytes(s.respID(m.IDRaw(), m.Method), result)
 		}
 	}
 	entry.Status = status
@@ -442,14 +414,17 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, entry *LogEntry, 
 	sw.flush()
 }
 
-// sseWriter writes an event stream; legacy streams negotiated at
-// 2025-11-25 or later get event ids and a priming event.
+// sseWriter writes an event stream (frame.SSEWriter); legacy streams
+// negotiated at 2025-11-25 or later get event ids and a priming event.
 type sseWriter struct {
-	w      http.ResponseWriter
-	buf    []byte
+	*frame.SSEWriter
 	stream string
 	seq    int
 	ids    bool
+}
+
+func newSSEWriter(w http.ResponseWriter) *sseWriter {
+	return &sseWriter{SSEWriter: frame.NewSSEWriter(w)}
 }
 
 func (s *Server) startSSE(w http.ResponseWriter, x *exchange) *sseWriter {
@@ -458,13 +433,14 @@ func (s *Server) startSSE(w http.ResponseWriter, x *exchange) *sseWriter {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, ids: !x.modern && x.version >= mcpwire.Rev20251125}
+	sw := newSSEWriter(w)
+	sw.ids = !x.modern && x.version >= mcpwire.Rev20251125
 	if sw.ids {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		sw.stream = hex.EncodeToString(b[:])
 		// The priming event (SEP-1699): an id and empty data.
-		sw.buf = append(sw.buf, "id: "+sw.nextID()+"\ndata: \n\n"...)
+		sw.Event(frame.Event{ID: sw.nextID()})
 		sw.flush()
 	}
 	return sw
@@ -476,79 +452,27 @@ func (sw *sseWriter) nextID() string {
 	return id
 }
 
-// event appends one "message" event with one data: line. The message is
-// compacted first: whitespace between JSON tokens — which tool bytes from
-// a pretty-printed manifest carry, line breaks included — is dropped, and
-// nothing else changes (not a byte inside a string, not a number's
-// spelling, not member order), so every tool's canonical form, and so its
-// digest, is the one of the bytes loaded. The official conformance suite
-// reads one data: line per event (multi-line data is valid SSE, joined
-// with LF, and is still what a body that is not JSON — a hostile knob's —
-// is split into).
+// event buffers one "message" event, compacted to one data: line (see
+// frame.SSEWriter.Event): tool bytes from a pretty-printed manifest lose
+// the whitespace between their tokens, line breaks included, and nothing
+// else, so every tool's canonical form, and so its digest, is the one of
+// the bytes loaded. The official conformance suite reads one data: line
+// per event (a body that is not JSON — a hostile knob's — is still split
+// into several).
 func (sw *sseWriter) event(data []byte) {
-	sw.buf = append(sw.buf, "event: message\n"...)
+	ev := frame.Event{Type: "message", Data: data}
 	if sw.ids {
-		sw.buf = append(sw.buf, "id: "+sw.nextID()+"\n"...)
+		ev.ID = sw.nextID()
 	}
-	if c, ok := compactJSON(data); ok {
-		data = c
-	}
-	for {
-		i := indexLineBreak(data)
-		sw.buf = append(sw.buf, "data: "...)
-		if i < 0 {
-			sw.buf = append(sw.buf, data...)
-			sw.buf = append(sw.buf, '\n')
-			break
-		}
-		sw.buf = append(sw.buf, data[:i]...)
-		sw.buf = append(sw.buf, '\n')
-		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
-			i++
-		}
-		data = data[i+1:]
-	}
-	sw.buf = append(sw.buf, '\n')
+	sw.Event(ev)
 }
 
-// compactJSON drops the insignificant whitespace of valid JSON (and only
-// that: encoding/json.Compact escapes nothing); ok is false for invalid
-// JSON.
-func compactJSON(b []byte) ([]byte, bool) {
-	if indexLineBreak(b) < 0 && !bytes.ContainsAny(b, " \t") {
-		return b, true
-	}
-	var out bytes.Buffer
-	out.Grow(len(b))
-	if err := json.Compact(&out, b); err != nil {
-		return nil, false
-	}
-	return out.Bytes(), true
-}
-
-func indexLineBreak(b []byte) int {
-	for i, c := range b {
-		if c == '\n' || c == '\r' {
-			return i
-		}
-	}
-	return -1
-}
-
-func (sw *sseWriter) flush() bool {
-	if len(sw.buf) > 0 {
-		if _, err := sw.w.Write(sw.buf); err != nil {
-			return false
-		}
-		sw.buf = sw.buf[:0]
-	}
-	_ = http.NewResponseController(sw.w).Flush()
-	return true
-}
+// flush writes what is buffered; false when the client has gone.
+func (sw *sseWriter) flush() bool { return sw.Flush() == nil }
 
 // notificationsFor: the events sent before a response on an SSE stream.
 func (s *Server) notificationsFor(x *exchange, m *message) [][]byte {
-	if m.method == "initialize" {
+	if m.Method == "initialize" {
 		return nil
 	}
 	var out [][]byte
@@ -558,20 +482,20 @@ func (s *Server) notificationsFor(x *exchange, m *message) [][]byte {
 	}
 	if !x.modern {
 		p := []byte(`{"level":"info","logger":"mockserver","data":`)
-		p = appendJSONString(p, "handling "+m.method)
-		out = append(out, notificationBytes("notifications/message", append(p, '}')))
+		p = appendJSONString(p, "handling "+m.Method)
+		out = append(out, frame.AppendNotification(nil, "notifications/message", append(p, '}')))
 	}
 	if token != nil {
 		p := []byte(`{"progressToken":`)
 		p = append(p, token...)
 		p = append(p, `,"progress":1,"total":2,"message":"mock progress"}`...)
-		out = append(out, notificationBytes("notifications/progress", p))
+		out = append(out, frame.AppendNotification(nil, "notifications/progress", p))
 	}
 	return out
 }
 
 func progressToken(m *message) []byte {
-	meta, ok := m.meta()
+	meta, ok := m.Meta()
 	if !ok {
 		return nil
 	}
@@ -591,7 +515,7 @@ func (s *Server) neverEnding(w http.ResponseWriter, r *http.Request, entry *LogE
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		sw.buf = append(sw.buf, ": keep-alive\n\n"...)
+		sw.Comment("keep-alive")
 		if !sw.flush() {
 			return
 		}
@@ -620,7 +544,7 @@ func (s *Server) oversized(w http.ResponseWriter, r *http.Request, entry *LogEnt
 	}
 	write := func(b []byte) bool {
 		if sw != nil {
-			sw.buf = append(sw.buf, b...)
+			sw.Raw(b)
 			return sw.flush()
 		}
 		if _, err := w.Write(b); err != nil {
@@ -656,7 +580,7 @@ func (s *Server) oversized(w http.ResponseWriter, r *http.Request, entry *LogEnt
 
 func (s *Server) oversizedParts(x *exchange, m *message) (head, chunk, tail []byte) {
 	head = []byte(`{"jsonrpc":"2.0","id":`)
-	head = append(head, s.respID(m.id, m.method)...)
+	head = append(head, s.respID(m.IDRaw(), m.Method)...)
 	head = append(head, `,"result":{`...)
 	if x.modern {
 		head = append(head, `"resultType":"complete",`...)

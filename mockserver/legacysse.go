@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 )
 
 // sseSession is one HTTP+SSE stream and the state of its legacy session.
@@ -68,7 +69,7 @@ func (s *Server) serveLegacySSE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if o := r.Header.Values("Origin"); len(o) > 0 && !s.cfg.AllowAnyOrigin && (len(o) > 1 || !loopbackOrigin(o[0])) {
-		s.writeJSONError(w, &entry, nil, rpcErr(http.StatusForbidden, mcpwire.CodeInvalidRequest, "Forbidden: Origin not allowed"))
+		s.writeJSONError(w, &entry, nil, frame.Errorf(http.StatusForbidden, mcpwire.CodeInvalidRequest, "Forbidden: Origin not allowed"))
 		return
 	}
 	anonymous, ok := s.authorize(w, r, &entry)
@@ -77,7 +78,7 @@ func (s *Server) serveLegacySSE(w http.ResponseWriter, r *http.Request) {
 	}
 	entry.Anonymous = anonymous
 	if len(s.legacyVersions) == 0 {
-		s.writeJSONError(w, &entry, nil, rpcErr(http.StatusMethodNotAllowed, mcpwire.CodeInvalidRequest, "Method Not Allowed: this server speaks only stateless revisions, which have no HTTP+SSE transport"))
+		s.writeJSONError(w, &entry, nil, frame.Errorf(http.StatusMethodNotAllowed, mcpwire.CodeInvalidRequest, "Method Not Allowed: this server speaks only stateless revisions, which have no HTTP+SSE transport"))
 		return
 	}
 	switch r.Method {
@@ -87,7 +88,7 @@ func (s *Server) serveLegacySSE(w http.ResponseWriter, r *http.Request) {
 		s.ssePost(w, r, &entry, anonymous)
 	default:
 		w.Header().Set("Allow", "GET, POST")
-		s.writeJSONError(w, &entry, nil, rpcErr(http.StatusMethodNotAllowed, mcpwire.CodeInvalidRequest, "Method Not Allowed: this endpoint accepts GET, POST"))
+		s.writeJSONError(w, &entry, nil, frame.Errorf(http.StatusMethodNotAllowed, mcpwire.CodeInvalidRequest, "Method Not Allowed: this endpoint accepts GET, POST"))
 	}
 }
 
@@ -106,7 +107,7 @@ func acceptsEventStream(vals []string) bool {
 // goes away or the server is closed.
 func (s *Server) sseStream(w http.ResponseWriter, r *http.Request, entry *LogEntry, anonymous bool) {
 	if !acceptsEventStream(r.Header.Values("Accept")) {
-		s.writeJSONError(w, entry, nil, rpcErr(http.StatusNotAcceptable, mcpwire.CodeInvalidRequest, "Not Acceptable: Accept must list text/event-stream"))
+		s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusNotAcceptable, mcpwire.CodeInvalidRequest, "Not Acceptable: Accept must list text/event-stream"))
 		return
 	}
 	var b [16]byte
@@ -141,20 +142,22 @@ func (s *Server) sseStream(w http.ResponseWriter, r *http.Request, entry *LogEnt
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w}
+	sw := newSSEWriter(w)
 	ctx := r.Context()
 	switch {
 	case s.cfg.SSEOmitEndpoint && s.cfg.SSEFlood:
 		s.flood(ctx, sw)
 		return
 	case s.cfg.SSEOmitEndpoint:
-		sw.buf = append(sw.buf, ": no endpoint event\n\n"...)
+		sw.Comment("no endpoint event")
 	default:
 		ep := r.URL.EscapedPath() + "?sessionId=" + ss.id
 		if s.cfg.SSEEndpoint != "" {
 			ep = strings.ReplaceAll(s.cfg.SSEEndpoint, "{session}", ss.id)
 		}
-		sw.buf = append(sw.buf, "event: endpoint\ndata: "+ep+"\n\n"...)
+		// Raw, not an Event: SSEEndpoint is a hostile knob, and its value
+		// goes out as it is (an Event would compact or split it).
+		sw.Raw([]byte("event: endpoint\ndata: " + ep + "\n\n"))
 	}
 	if !sw.flush() {
 		return
@@ -170,7 +173,7 @@ func (s *Server) sseStream(w http.ResponseWriter, r *http.Request, entry *LogEnt
 			entry.Reason = "stream closed: server closed"
 			return
 		case <-keepAlive.C:
-			sw.buf = append(sw.buf, ": keep-alive\n\n"...)
+			sw.Comment("keep-alive")
 			if !sw.flush() {
 				return
 			}
@@ -184,7 +187,7 @@ func (s *Server) sseStream(w http.ResponseWriter, r *http.Request, entry *LogEnt
 
 // flood writes notifications until the client or the server goes away.
 func (s *Server) flood(ctx context.Context, sw *sseWriter) bool {
-	ev := notificationBytes("notifications/message", []byte(`{"level":"info","logger":"mockserver","data":"flood"}`))
+	ev := frame.AppendNotification(nil, "notifications/message", []byte(`{"level":"info","logger":"mockserver","data":"flood"}`))
 	for {
 		for range 64 {
 			sw.event(ev)
@@ -230,34 +233,34 @@ func (s *Server) ssePost(w http.ResponseWriter, r *http.Request, entry *LogEntry
 		// Not the endpoint of a session: a Streamable HTTP client POSTing
 		// here learns that it must GET (2024-11-05 backwards compatibility).
 		w.Header().Set("Allow", "GET")
-		s.writeJSONError(w, entry, nil, rpcErr(http.StatusMethodNotAllowed, mcpwire.CodeInvalidRequest, "Method Not Allowed: GET opens the HTTP+SSE stream; POST to the endpoint it names"))
+		s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusMethodNotAllowed, mcpwire.CodeInvalidRequest, "Method Not Allowed: GET opens the HTTP+SSE stream; POST to the endpoint it names"))
 		return
 	}
 	s.mu.Lock()
 	ss := s.sse[id]
 	s.mu.Unlock()
 	if ss == nil {
-		s.writeJSONError(w, entry, nil, rpcErr(http.StatusNotFound, codeSessionNotFound, "Session not found"))
+		s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusNotFound, codeSessionNotFound, "Session not found"))
 		return
 	}
 	entry.Conn = ss.conn
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" || len(r.Header.Values("Content-Type")) != 1 {
-		s.writeJSONError(w, entry, nil, rpcErr(http.StatusUnsupportedMediaType, mcpwire.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
+		s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusUnsupportedMediaType, mcpwire.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			s.writeJSONError(w, entry, nil, rpcErr(http.StatusRequestEntityTooLarge, mcpwire.CodeInvalidRequest, "Request body larger than %d bytes", s.cfg.MaxBodyBytes))
+			s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusRequestEntityTooLarge, mcpwire.CodeInvalidRequest, "Request body larger than %d bytes", s.cfg.MaxBodyBytes))
 		} else {
-			s.writeJSONError(w, entry, nil, rpcErr(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "cannot read the request body"))
+			s.writeJSONError(w, entry, nil, frame.Errorf(http.StatusBadRequest, mcpwire.CodeInvalidRequest, "cannot read the request body"))
 		}
 		return
 	}
-	m, perr := parseMessage(body)
+	m, perr := frame.FromClient(body)
 	if m != nil {
-		entry.Method, entry.ID = m.method, string(m.id)
+		entry.Method, entry.ID = m.Method, string(m.IDRaw())
 	}
 	if perr != nil {
 		s.writeJSONError(w, entry, nil, perr)
@@ -268,7 +271,7 @@ func (s *Server) ssePost(w http.ResponseWriter, r *http.Request, entry *LogEntry
 		_, _ = io.WriteString(w, "Accepted")
 		entry.Status = http.StatusAccepted
 	}
-	if m.isResponse {
+	if m.Kind.IsResponse() {
 		entry.Reason = "ignored: a response (this server sends no requests)"
 		if s.cfg.ServerRequest != "" {
 			entry.Reason, entry.Passed = answerReason(m), true
@@ -279,8 +282,8 @@ func (s *Server) ssePost(w http.ResponseWriter, r *http.Request, entry *LogEntry
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	entry.ProtocolVersion = ss.version
-	if m.isNotification() {
-		if m.method == "notifications/initialized" && ss.initialized {
+	if m.Kind == frame.Notification {
+		if m.Method == "notifications/initialized" && ss.initialized {
 			ss.ready = true
 			entry.Passed = true
 		}
@@ -289,11 +292,11 @@ func (s *Server) ssePost(w http.ResponseWriter, r *http.Request, entry *LogEntry
 	}
 	x := &exchange{version: ss.version, conn: ss.conn, anonymous: anonymous, entry: entry, caps: ss.caps}
 	var res []byte
-	var e *rpcError
+	var e *frame.Error
 	switch {
-	case m.method == "initialize" && ss.initialized:
-		e = rpcErr(0, mcpwire.CodeInvalidRequest, "Invalid Request: already initialized")
-	case m.method == "initialize":
+	case m.Method == "initialize" && ss.initialized:
+		e = frame.Errorf(0, mcpwire.CodeInvalidRequest, "Invalid Request: already initialized")
+	case m.Method == "initialize":
 		version, ierr := s.checkInitialize(m, entry)
 		if ierr != nil {
 			e = ierr
@@ -302,38 +305,38 @@ func (s *Server) ssePost(w http.ResponseWriter, r *http.Request, entry *LogEntry
 		ss.initialized, ss.version, ss.caps = true, version, initializeCaps(m, entry)
 		x.version, entry.ProtocolVersion, entry.Passed = version, version, true
 		res = s.initializeResult(version)
-	case m.method == "ping":
+	case m.Method == "ping":
 		entry.Passed, res = true, []byte(`{}`)
-	case m.method != "tools/list" && m.method != "tools/call":
-		e = rpcErr(0, mcpwire.CodeMethodNotFound, "Method not found: %s", m.method)
+	case m.Method != "tools/list" && m.Method != "tools/call":
+		e = frame.Errorf(0, mcpwire.CodeMethodNotFound, "Method not found: %s", m.Method)
 	case !ss.ready:
-		e = rpcErr(0, codeBadRequest, "Server not initialized")
+		e = frame.Errorf(0, codeBadRequest, "Server not initialized")
 	default:
 		x.tools = s.toolsFor(x.conn, anonymous, ss.caps)
 		entry.Passed = true
 		res, e = s.dispatch(x, m)
 	}
 	if e != nil {
-		entry.Code, entry.Reason = e.code, e.msg
+		entry.Code, entry.Reason = e.Code, e.Message
 	}
 	s.sleep(r.Context(), s.cfg.Slow)
 	if !s.sseAnswer(ss, x, m, res, e) {
-		s.writeJSONError(w, entry, m.id, rpcErr(http.StatusGone, codeBadRequest, "the session's stream has ended"))
+		s.writeJSONError(w, entry, m.IDRaw(), frame.Errorf(http.StatusGone, codeBadRequest, "the session's stream has ended"))
 		return
 	}
 	accepted()
 }
 
 // sseAnswer queues the answer to m on the stream, with the hostile knobs.
-func (s *Server) sseAnswer(ss *sseSession, x *exchange, m *message, result []byte, e *rpcError) bool {
+func (s *Server) sseAnswer(ss *sseSession, x *exchange, m *message, result []byte, e *frame.Error) bool {
 	if e != nil {
-		return ss.send(errorBytes(m.id, e))
+		return ss.send(frame.AppendError(nil, m.IDRaw(), e))
 	}
 	var pre [][]byte
 	if s.wantsServerRequest(m) {
 		pre = append(pre, s.serverRequestBytes())
 	}
-	if s.hostile[m.method] {
+	if s.hostile[m.Method] {
 		switch {
 		case s.cfg.SSEFlood:
 			x.entry.Reason = "flood"
@@ -353,28 +356,28 @@ func (s *Server) sseAnswer(ss *sseSession, x *exchange, m *message, result []byt
 				for _, p := range pre {
 					sw.event(p)
 				}
-				sw.buf = append(sw.buf, "event: message\ndata: "...)
-				sw.buf = append(sw.buf, head...)
+				sw.Raw([]byte("event: message\ndata: "))
+				sw.Raw(head)
 				written := int64(len(head))
 				for written < s.cfg.Oversized {
 					if ctx.Err() != nil {
 						return false
 					}
-					sw.buf = append(sw.buf, chunk...)
+					sw.Raw(chunk)
 					written += int64(len(chunk))
 					if !sw.flush() {
 						return false
 					}
 				}
-				sw.buf = append(sw.buf, tail...)
-				sw.buf = append(sw.buf, "\n\n"...)
+				sw.Raw(tail)
+				sw.Raw([]byte("\n\n"))
 				return sw.flush()
 			})
 		}
 	}
-	body, ok := s.hostileBody(m.id, m.method)
+	body, ok := s.hostileBody(m.IDRaw(), m.Method)
 	if !ok {
-		body = responseBytes(s.respID(m.id, m.method), result)
+		body = responseBytes(s.respID(m.IDRaw(), m.Method), result)
 	}
 	return ss.send(append(pre, body)...)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 )
 
 // ServeStdio serves newline-delimited JSON-RPC (one message per line) read
@@ -51,6 +52,7 @@ type stdioState struct {
 	conn        int
 	caps        []string // declared by initialize
 	w           *bufio.Writer
+	buf         []byte // the line being written
 	initialized bool   // initialize answered
 	ready       bool   // notifications/initialized received
 	version     string // negotiated legacy version
@@ -63,8 +65,12 @@ type stdioLine struct {
 	err     error
 }
 
+// readLines reads r's lines (frame.LineReader) and sends them to out. A
+// line longer than the bound is skipped without being buffered and sent
+// as tooLong. The bound has always left room for a CRLF beyond max: a line
+// of up to max+1 bytes before its LF, or max+2 at the end of the input.
 func readLines(r io.Reader, max int64, out chan<- stdioLine, stop <-chan struct{}) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	lr := frame.NewLineReader(r, max+2)
 	send := func(l stdioLine) bool {
 		select {
 		case out <- l:
@@ -74,30 +80,22 @@ func readLines(r io.Reader, max int64, out chan<- stdioLine, stop <-chan struct{
 		}
 	}
 	for {
-		var buf []byte
+		line, err := lr.Next()
 		tooLong := false
-		for {
-			chunk, err := br.ReadSlice('\n')
-			if !tooLong {
-				if int64(len(buf)+len(chunk)) > max+2 {
-					tooLong, buf = true, nil
-				} else {
-					buf = append(buf, chunk...)
-				}
-			}
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			if err != nil {
-				if (len(buf) > 0 || tooLong) && !send(stdioLine{b: buf, tooLong: tooLong}) {
-					return
-				}
-				send(stdioLine{err: err})
+		switch {
+		case frame.IsLineTooLong(err):
+			tooLong, line, err = true, nil, lr.Skip()
+		case err == nil && int64(len(line)) > max+1:
+			tooLong, line = true, nil
+		}
+		if err != nil {
+			if (len(line) > 0 || tooLong) && !send(stdioLine{b: line, tooLong: tooLong}) {
 				return
 			}
-			break
+			send(stdioLine{err: err})
+			return
 		}
-		if !send(stdioLine{b: buf, tooLong: tooLong}) {
+		if !send(stdioLine{b: line, tooLong: tooLong}) {
 			return
 		}
 	}
@@ -119,18 +117,11 @@ func isBlank(b []byte) bool {
 	return true
 }
 
-// writeLine writes one message; CR and LF (insignificant whitespace in
-// valid JSON) become spaces so the message stays on one line.
+// writeLine writes one message as one line (frame.AppendLine: CR and LF,
+// insignificant whitespace in valid JSON, become spaces) and flushes.
 func (st *stdioState) writeLine(b []byte) error {
-	for _, c := range b {
-		if c == '\n' || c == '\r' {
-			c = ' '
-		}
-		if err := st.w.WriteByte(c); err != nil {
-			return err
-		}
-	}
-	if err := st.w.WriteByte('\n'); err != nil {
+	st.buf = frame.AppendLine(st.buf[:0], b)
+	if _, err := st.w.Write(st.buf); err != nil {
 		return err
 	}
 	return st.w.Flush()
@@ -144,44 +135,44 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 	entry := LogEntry{Time: time.Now(), Transport: "stdio", Conn: st.conn}
 	defer func() { s.record(entry) }()
 	if l.tooLong {
-		e := rpcErr(0, mcpwire.CodeInvalidRequest, "Invalid Request: message longer than %d bytes", s.cfg.MaxBodyBytes)
-		entry.Code, entry.Reason = e.code, e.msg
-		return st.writeLine(errorBytes(nil, e))
+		e := frame.Errorf(0, mcpwire.CodeInvalidRequest, "Invalid Request: message longer than %d bytes", s.cfg.MaxBodyBytes)
+		entry.Code, entry.Reason = e.Code, e.Message
+		return st.writeLine(frame.AppendError(nil, nil, e))
 	}
-	m, perr := parseMessage(line)
+	m, perr := frame.FromClient(line)
 	if m != nil {
-		entry.Method, entry.ID = m.method, string(m.id)
+		entry.Method, entry.ID = m.Method, string(m.IDRaw())
 	}
 	if perr != nil {
-		entry.Code, entry.Reason = perr.code, perr.msg
-		if m != nil && m.isNotification() {
+		entry.Code, entry.Reason = perr.Code, perr.Message
+		if m != nil && m.Kind == frame.Notification {
 			return nil
 		}
 		var id []byte
 		if m != nil {
-			id = m.id
+			id = m.IDRaw()
 		}
-		return st.writeLine(errorBytes(id, perr))
+		return st.writeLine(frame.AppendError(nil, id, perr))
 	}
-	if m.isResponse {
+	if m.Kind.IsResponse() {
 		entry.Reason = "ignored: a response (this server sends no requests)"
 		if s.cfg.ServerRequest != "" {
 			entry.Reason = answerReason(m)
 		}
 		return nil
 	}
-	modern := len(s.modernVersions) > 0 && (len(s.legacyVersions) == 0 || m.modernIntent())
+	modern := len(s.modernVersions) > 0 && (len(s.legacyVersions) == 0 || modernIntent(m))
 	x := &exchange{modern: modern, entry: &entry}
 	if modern {
 		entry.Era = "modern"
 		x.conn = st.conn
-		if m.isNotification() {
+		if m.Kind == frame.Notification {
 			entry.Passed = true
 			return nil
 		}
-		if m.method == "initialize" && len(s.legacyVersions) == 0 && !m.modernIntent() {
-			e := rpcErr(0, mcpwire.CodeMethodNotFound, "Method not found: initialize (this server speaks only stateless revisions)")
-			e.data = s.unsupportedVersion(initializeVersion(m)).data
+		if m.Method == "initialize" && len(s.legacyVersions) == 0 && !modernIntent(m) {
+			e := frame.Errorf(0, mcpwire.CodeMethodNotFound, "Method not found: initialize (this server speaks only stateless revisions)")
+			e.Data = s.unsupportedVersion(initializeVersion(m)).Data
 			return s.stdioReply(ctx, st, x, m, nil, e)
 		}
 		if e := s.checkModernRequest(nil, m, x); e != nil {
@@ -196,17 +187,17 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 	entry.Era = "legacy"
 	x.version, x.conn = st.version, st.session
 	entry.ProtocolVersion, entry.Conn = st.version, st.session
-	if m.isNotification() {
-		if m.method == "notifications/initialized" && st.initialized {
+	if m.Kind == frame.Notification {
+		if m.Method == "notifications/initialized" && st.initialized {
 			st.ready = true
 			entry.Passed = true
 		}
 		return nil
 	}
-	switch m.method {
+	switch m.Method {
 	case "initialize":
 		if st.initialized {
-			return s.stdioReply(ctx, st, x, m, nil, rpcErr(0, mcpwire.CodeInvalidRequest, "Invalid Request: already initialized"))
+			return s.stdioReply(ctx, st, x, m, nil, frame.Errorf(0, mcpwire.CodeInvalidRequest, "Invalid Request: already initialized"))
 		}
 		version, e := s.checkInitialize(m, &entry)
 		if e != nil {
@@ -222,10 +213,10 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 		return s.stdioReply(ctx, st, x, m, []byte(`{}`), nil)
 	case "tools/list", "tools/call":
 	default:
-		return s.stdioReply(ctx, st, x, m, nil, rpcErr(0, mcpwire.CodeMethodNotFound, "Method not found"))
+		return s.stdioReply(ctx, st, x, m, nil, frame.Errorf(0, mcpwire.CodeMethodNotFound, "Method not found"))
 	}
 	if !st.initialized || !st.ready {
-		return s.stdioReply(ctx, st, x, m, nil, rpcErr(0, codeBadRequest, "Server not initialized"))
+		return s.stdioReply(ctx, st, x, m, nil, frame.Errorf(0, codeBadRequest, "Server not initialized"))
 	}
 	x.tools, x.caps = s.toolsFor(x.conn, false, st.caps), st.caps
 	entry.Passed = true
@@ -233,13 +224,13 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 	return s.stdioReply(ctx, st, x, m, res, e)
 }
 
-func (s *Server) stdioReply(ctx context.Context, st *stdioState, x *exchange, m *message, result []byte, e *rpcError) error {
+func (s *Server) stdioReply(ctx context.Context, st *stdioState, x *exchange, m *message, result []byte, e *frame.Error) error {
 	s.sleep(ctx, s.cfg.Slow)
 	if e != nil {
-		x.entry.Code, x.entry.Reason = e.code, e.msg
-		return st.writeLine(errorBytes(m.id, e))
+		x.entry.Code, x.entry.Reason = e.Code, e.Message
+		return st.writeLine(frame.AppendError(nil, m.IDRaw(), e))
 	}
-	if s.hostile[m.method] {
+	if s.hostile[m.Method] {
 		if s.cfg.NeverEndingSSE {
 			x.entry.Reason = "never answered (NeverEndingSSE)"
 			return nil
@@ -252,7 +243,7 @@ func (s *Server) stdioReply(ctx context.Context, st *stdioState, x *exchange, m 
 	if token := progressToken(m); token != nil {
 		p := append([]byte(`{"progressToken":`), token...)
 		p = append(p, `,"progress":1,"total":2,"message":"mock progress"}`...)
-		if err := st.writeLine(notificationBytes("notifications/progress", p)); err != nil {
+		if err := st.writeLine(frame.AppendNotification(nil, "notifications/progress", p)); err != nil {
 			return err
 		}
 	}
@@ -261,10 +252,10 @@ func (s *Server) stdioReply(ctx context.Context, st *stdioState, x *exchange, m 
 			return err
 		}
 	}
-	if hb, ok := s.hostileBody(m.id, m.method); ok {
+	if hb, ok := s.hostileBody(m.IDRaw(), m.Method); ok {
 		return st.writeLine(hb)
 	}
-	return st.writeLine(responseBytes(s.respID(m.id, m.method), result))
+	return st.writeLine(responseBytes(s.respID(m.IDRaw(), m.Method), result))
 }
 
 func (s *Server) stdioOversized(ctx context.Context, st *stdioState, x *exchange, m *message) error {
