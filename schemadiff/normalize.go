@@ -64,7 +64,9 @@ import (
 //     there is none); $schema and unknown keywords are kept verbatim.
 //
 // A document with $dynamicRef or $dynamicAnchor has no normal form here
-// (dynamic scope is not modeled), nor has one whose normalization needs
+// (dynamic scope is not modeled), nor has a $ref beside validating
+// keywords in a document that declares draft-04, -06 or -07 (which ignore
+// them, where 2020-12 applies them), nor has one whose normalization needs
 // more than the work budget, or an internal reference that cannot be
 // resolved.
 type nrm struct {
@@ -165,6 +167,10 @@ type nrmSide struct {
 	failed  bool // the document has no normal form (dynamic references)
 	scanned bool
 	uneval  bool // the document uses unevaluatedProperties/unevaluatedItems
+	// legacy: the document declares draft-04, -06 or -07, where keywords
+	// beside a $ref are ignored: a reference with validating siblings has
+	// no normal form (the walk reads them the 2020-12 way).
+	legacy  bool
 	memo    map[int]nrmMemo
 	expMemo map[int]nrmMemo
 	stack   []int // offsets of the reference targets being expanded
@@ -208,6 +214,13 @@ func (z *nrmSide) scan() {
 	}
 	if z.s.root.Valid() {
 		walk(z.s.root)
+		if sc, ok := z.s.root.Get("$schema"); ok && sc.Kind() == jcs.String {
+			for _, d := range [...]string{"draft-04", "draft-06", "draft-07"} {
+				if strings.Contains(sc.Str(), d) {
+					z.legacy = true
+				}
+			}
+		}
 	}
 }
 
@@ -419,6 +432,11 @@ func (z *nrmSide) object(v jcs.Value) *nrm {
 			kw[ks] = x
 		default:
 			kw[ks] = z.leaf(c)
+		}
+	}
+	if z.legacy && !pure {
+		if _, ok := v.Get("$ref"); ok {
+			return nil
 		}
 	}
 	if refTarget != nil {
