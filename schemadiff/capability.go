@@ -446,7 +446,8 @@ var noRaise = map[string]bool{"schema_notation_changed": true, ToolRemoved: true
 var raisedSeverity = map[string]string{"low": "medium", "medium": "high"}
 
 // RaiseForCapabilities raises the severity of each change in cs one step
-// (low → medium, medium → high) when caps, the capability parameters of the
+// (low → medium, medium → high; a tool whose only capabilities are paths
+// and URLs, low → medium only) when caps, the capability parameters of the
 // changed tool, is not empty, and records why in the change's
 // SeverityRaised. A change already raised, already high, narrowing (the
 // tool now accepts less: no escalation), notation (schema_notation_changed)
@@ -470,10 +471,21 @@ func RaiseForCapabilities(cs []Change, caps []Capability) {
 			break
 		}
 	}
+	// A path or a URL is taken by so many tools (every filesystem and
+	// fetch tool) that raising their medium changes to high would make
+	// high the common grade and train reviewers to click through: they
+	// raise low → medium only. A command, code, a script, SQL, env,
+	// headers or a free-form object raise a full step.
+	full := false
+	for _, c := range caps {
+		if c.Kind != CapPath && c.Kind != CapURL {
+			full = true
+		}
+	}
 	for i := range cs {
 		c := &cs[i]
 		next, ok := raisedSeverity[c.Severity]
-		if c.SeverityRaised != nil || noRaise[c.Kind] || c.Direction == Narrowing || !ok {
+		if c.SeverityRaised != nil || noRaise[c.Kind] || c.Direction == Narrowing || !ok || (!full && next == "high") {
 			continue
 		}
 		cap, depth := first, -1

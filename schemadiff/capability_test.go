@@ -267,17 +267,29 @@ func TestCapabilityRaiseRules(t *testing.T) {
 	})
 	t.Run("a new tool with a capability parameter; a removed one is not raised", func(t *testing.T) {
 		r := compare(t, `[{"name":"gone","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}}]`,
-			`[{"name":"fetch_page","inputSchema":{"type":"object","properties":{"url":{"type":"string"}}}}]`, nil)
+			`[{"name":"run_page","inputSchema":{"type":"object","properties":{"url":{"type":"string"},"cmd":{"type":"string"}}}}]`, nil)
 		for _, c := range r.Changes {
 			switch c.Kind {
 			case schemadiff.ToolAdded:
-				if c.Severity != "high" || c.SeverityRaised == nil || c.SeverityRaised.Kind != schemadiff.CapURL {
+				if c.Severity != "high" || c.SeverityRaised == nil || c.SeverityRaised.Kind != schemadiff.CapCommand {
 					t.Errorf("%+v", c)
 				}
 			case schemadiff.ToolRemoved:
 				if c.SeverityRaised != nil || c.Severity != "low" {
 					t.Errorf("%+v", c)
 				}
+			}
+		}
+	})
+	t.Run("a path or a URL alone raises low to medium, never medium to high", func(t *testing.T) {
+		r := compare(t, `[{"name":"fetch","description":"a","inputSchema":{"type":"object","properties":{"url":{"type":"string"}}}}]`,
+			`[{"name":"fetch","description":"b","inputSchema":{"type":"object","properties":{"url":{"type":"string"},"timeout":{"type":"integer"}}}},{"name":"fetch_page","inputSchema":{"type":"object","properties":{"url":{"type":"string"}}}}]`, nil)
+		for _, c := range r.Changes {
+			if c.Severity == "high" {
+				t.Errorf("a URL-only tool raised to high: %+v", c)
+			}
+			if c.Kind == schemadiff.ToolAdded && c.SeverityRaised != nil {
+				t.Errorf("a medium change of a URL-only tool raised: %+v", c)
 			}
 		}
 	})
