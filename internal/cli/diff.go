@@ -119,14 +119,17 @@ func newDiff(e *env) *cobra.Command {
 	var maxInput int64
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW [--format json|text|markdown] [--profile review|fail-closed] [-o FILE]",
-		Short: "Say how tools changed between two manifests or snapshots; exit 0 nothing changed, 1 changed, 2 bad input",
-		Long: `OLD and NEW are saved tools/list manifests in any form observe accepts, or
-snapshots (mcpdrift.tool_snapshot.v1). Changes are graded by direction
-(widening, narrowing, neutral) and severity; the profile decides:
-review (default) makes every change reviewable; fail-closed denies schema drift
-under a stable description, external $refs, endpoint or publisher churn, and new
-optional parameters. When both sides are snapshots with identities, the
-endpoint, publisher key and server name/version are compared too.`,
+		Short: "Say how tools changed between two manifests or snapshots; exit 0 nothing changed (or notation only), 1 changed, 2 bad input, 3 new list partial",
+		Long: `OLD and NEW are saved tools/list manifests in any form observe accepts,
+snapshots (mcpdrift.tool_snapshot.v1), or declared baselines (read through the
+snapshot beside them). Changes are graded by direction (widening, narrowing,
+neutral) and severity; the profile decides: review (default) makes every change
+reviewable; fail-closed denies schema drift under a stable description, external
+$refs, endpoint or publisher churn, and new optional parameters. Under both, a
+tool whose every change is notation (schemas that accept the same instances) is
+allowed ("notation only"), and a partial NEW list is never allowed. When both
+sides are snapshots with identities, the endpoint, publisher key, server
+name/version and a stdio server's environment are compared too.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !contains(report.DiffFormats(), format) {
