@@ -135,7 +135,7 @@ func newRoot(e *env) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%s (see %s --help)", safetext.Escape(err.Error()), c.CommandPath())
 	})
-	root.AddCommand(newObserve(e), newPin(e), newGate(e), newDiff(e), newDrift(e), newMockServer(e), newCodes(e), newDemo(e))
+	root.AddCommand(newObserve(e), newPin(e), newGate(e), newDiff(e), newDrift(e), newProxy(e), newMockServer(e), newCodes(e), newDemo(e))
 	return root
 }
 

@@ -50,9 +50,15 @@ type liveFlags struct {
 }
 
 func (l *liveFlags) register(cmd *cobra.Command, urlFlag string) {
+	l.registerAs(cmd, urlFlag, "stdio")
+}
+
+// registerAs registers the flags with the URL and stdio flags named as
+// given (the proxy's are --upstream-url and --upstream-stdio).
+func (l *liveFlags) registerAs(cmd *cobra.Command, urlFlag, stdioFlag string) {
 	f := cmd.Flags()
 	f.StringVar(&l.baseURL, urlFlag, "", "Streamable HTTP endpoint of the server")
-	f.BoolVar(&l.stdio, "stdio", false, "run the server given after -- as a child process and speak stdio (it runs with a minimal environment; see README)")
+	f.BoolVar(&l.stdio, stdioFlag, false, "run the server given after -- as a child process and speak stdio (it runs with a minimal environment; see README)")
 	f.StringArrayVar(&l.headers, "header", nil, "NAME=VALUE sent on every HTTP request (repeatable); names are recorded, values never, and values are redacted from every output")
 	f.StringArrayVar(&l.passEnv, "pass-env", nil, "environment variable the stdio child inherits (repeatable); its value is redacted from every output")
 	f.IntVar(&l.maxPages, "max-list-pages", mcpclient.DefaultMaxListPages, "how many tools/list pages to follow at most")
@@ -233,7 +239,7 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 			cfg.Transport = l.fileType
 		}
 	default:
-		return cfg, usageErr("give a URL (--base-url, --url) or --stdio -- CMD ARGS...")
+		return cfg, usageErr("give a URL (--base-url, --url, --upstream-url) or a command to run (--stdio, --upstream-stdio -- CMD ARGS...)")
 	}
 	if len(fileHeaders) > 0 {
 		cfg.Headers = fileHeaders.Clone()

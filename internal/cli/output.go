@@ -239,3 +239,16 @@ func writeStraight(path string, data []byte) error {
 
 // discard drops the queued outputs (the run failed).
 func (e *env) discard() { e.outputs = nil }
+
+// writeNow writes one output at once, redacted, by the rules of emit and
+// commit (a long-running command's files: the proxy's --observed-out,
+// rewritten whenever the list changes).
+func (e *env) writeNow(path string, data []byte) error {
+	saved := e.outputs
+	e.outputs = nil
+	defer func() { e.outputs = saved }()
+	if err := e.emit(path, data); err != nil {
+		return err
+	}
+	return e.commit()
+}

@@ -1,0 +1,316 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/proxy"
+	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
+
+func newProxy(e *env) *cobra.Command {
+	var (
+		live                                         liveFlags
+		listen, tokenFile, declared, mode, profile   string
+		observedOut, decisionLog, metricsListen, sid string
+		strict, noStrict, serveStale                 bool
+		relist, listTimeout                          time.Duration
+		rules                                        string
+	)
+	cmd := &cobra.Command{
+		Use:   "proxy (--upstream-url URL | --upstream-stdio -- CMD ARGS... | --mcp-config FILE --server NAME) [--listen ADDR] [--declared FILE] [--mode observe|audit|enforce] [--profile review|fail-closed] [--observed-out FILE] [--decision-log FILE] [--metrics-listen ADDR]",
+		Short: "Run the gateway: observe tools/list on the wire and serve only the pinned, approved tools (fail-closed)",
+		Long: `Sits between an agent (downstream) and an MCP server (upstream).
+
+Downstream: stdio by default (a client configuration whose command is
+"mcpdrift proxy --declared d.json --upstream-stdio -- npx some-server"), or
+Streamable HTTP at /mcp with --listen ADDR (port 0 picks a free port; the
+address is printed on stderr). Binding to a non-loopback address needs
+--listen-token-file: every downstream request must then carry that bearer
+token, which is never forwarded.
+
+Modes: observe (the default without --declared) forwards only the listing
+methods and records the latest fully observed list in --observed-out; audit
+forwards everything and logs what enforce would have hidden or refused;
+enforce (the default with --declared) lists the upstream itself, serves only
+approved, unchanged tools byte for byte, and refuses every other tools/call
+with -32602 before it reaches the upstream, as it refuses arguments the
+pinned inputSchema does not accept (--strict-arguments, the default under
+fail-closed, also refuses undeclared properties).
+
+SIGHUP (or a change of the --declared file) reloads the baseline without
+dropping sessions; a new baseline that fails validation is refused and the
+old one stays in force.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var argv []string
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+				if dash != 0 {
+					return usageErr("proxy takes no positional arguments (the upstream command goes after --)")
+				}
+				argv = args
+			} else if len(args) > 0 {
+				return usageErr("proxy takes no positional arguments (the upstream command goes after --)")
+			}
+			prof, err := schemadiff.DecisionProfileByName(profile)
+			if err != nil {
+				return usageErr("--profile: %s", safetext.Escape(err.Error()))
+			}
+			m := proxy.Mode(mode)
+			switch {
+			case mode == "" && declared != "":
+				m = proxy.Enforce
+			case mode == "":
+				m = proxy.Observe
+			case m != proxy.Observe && m != proxy.Audit && m != proxy.Enforce:
+				return usageErr("--mode must be observe, audit or enforce")
+			}
+			if m != proxy.Observe && declared == "" {
+				return usageErr("--mode %s needs --declared FILE (the approved baseline)", m)
+			}
+			if strict && noStrict {
+				return usageErr("--strict-arguments and --no-strict-arguments exclude each other")
+			}
+			strictArgs := strict || (prof == schemadiff.FailClosedProfile && !noStrict)
+			var token string
+			if tokenFile != "" {
+				if listen == "" {
+					return usageErr("--listen-token-file goes with --listen")
+				}
+				b, err := readInput(e, tokenFile, 4096)
+				if err != nil {
+					return err
+				}
+				token = strings.TrimSpace(string(b))
+				if len(token) < 16 {
+					return usageErr("--listen-token-file: the token must be at least 16 characters")
+				}
+				e.secrets.Add("the gateway's listen token", token)
+			}
+			if listen != "" {
+				if err := checkListen(listen, token != ""); err != nil {
+					return err
+				}
+			}
+			cfg, err := live.config(e, argv)
+			if err != nil {
+				return err
+			}
+			c, err := loadClassifier(rules)
+			if err != nil {
+				return err
+			}
+			_, target := e.targetOf(cfg)
+			var baseline *decide.Baseline
+			serverID := sid
+			if declared != "" {
+				if baseline, serverID, err = loadBaseline(e, declared, sid); err != nil {
+					return err
+				}
+			}
+			if serverID == "" {
+				serverID = target
+			}
+			var logw *proxy.DecisionLog
+			if decisionLog != "" {
+				f, err := openAppend(decisionLog)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				logw = proxy.NewDecisionLog(f)
+			}
+			if observedOut != "" {
+				if _, _, err := classifyTarget(observedOut); err != nil {
+					return err
+				}
+			}
+			var omu sync.Mutex
+			metrics := proxy.NewMetrics()
+			pc := proxy.Config{
+				Upstream: proxy.Upstream{URL: cfg.BaseURL, Command: cfg.Command, PassEnv: cfg.PassEnv, Env: cfg.Env, Headers: cfg.Headers,
+					ForwardAuthorization: token == "", ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion},
+				Mode: m, Baseline: baseline, Profile: prof, StrictArguments: strictArgs, ServeStale: serveStale,
+				RelistInterval: relist, ListTimeout: listTimeout, ServerID: serverID, Target: target, Classifier: c,
+				Log: logw, Metrics: metrics, Secrets: e.secrets,
+			}
+			if observedOut != "" {
+				pc.OnObserved = func(o *manifest.Observed) {
+					b, err := manifest.MarshalArtifact(o)
+					if err != nil {
+						return
+					}
+					omu.Lock()
+					defer omu.Unlock()
+					if err := e.writeNow(observedOut, b); err != nil {
+						fmt.Fprintf(e.stderr, "mcpdrift proxy: %s\n", err.Error())
+					}
+				}
+			}
+			g, err := proxy.New(pc)
+			if err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			defer g.Close()
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if declared != "" {
+				go watchBaseline(ctx, e, g, declared, sid)
+			}
+			if metricsListen != "" {
+				ln, err := net.Listen("tcp", metricsListen)
+				if err != nil {
+					return usageErr("--metrics-listen: %s", safetext.Escape(err.Error()))
+				}
+				ms := &http.Server{Handler: metrics.Handler(), ReadHeaderTimeout: 5 * time.Second}
+				go ms.Serve(ln)
+				defer ms.Close()
+				fmt.Fprintf(e.stderr, "mcpdrift proxy: metrics on http://%s/metrics\n", ln.Addr())
+			}
+			if listen == "" {
+				return g.ServeStdio(ctx, e.stdin, e.stdout)
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return usageErr("--listen: %s", safetext.Escape(err.Error()))
+			}
+			hs := &http.Server{Handler: g.Handler(proxy.HTTPOptions{Token: token}), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+			fmt.Fprintf(e.stderr, "mcpdrift proxy: listening on http://%s/mcp\n", ln.Addr())
+			go func() {
+				<-ctx.Done()
+				sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+				defer c()
+				_ = hs.Shutdown(sctx)
+			}()
+			if err := hs.Serve(ln); err != nil && err != http.ErrServerClosed {
+				return &exitError{ExitInconclusive, "mcpdrift proxy: " + safetext.Escape(err.Error())}
+			}
+			return nil
+		},
+	}
+	live.registerAs(cmd, "upstream-url", "upstream-stdio")
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "", "serve the downstream over Streamable HTTP at ADDR/mcp instead of stdio (port 0: a free port)")
+	f.StringVar(&tokenFile, "listen-token-file", "", "a file holding the bearer token every downstream HTTP request must carry (required off loopback)")
+	f.StringVar(&declared, "declared", "", "the approved baseline: a declared baseline with its snapshot beside it, or a snapshot")
+	f.StringVar(&mode, "mode", "", "observe|audit|enforce (default: enforce with --declared, else observe)")
+	f.StringVar(&profile, "profile", "review", "decision profile: review|fail-closed")
+	f.BoolVar(&strict, "strict-arguments", false, "refuse call arguments the pinned inputSchema does not declare (default under fail-closed)")
+	f.BoolVar(&noStrict, "no-strict-arguments", false, "accept undeclared properties the pinned schema allows, even under fail-closed")
+	f.BoolVar(&serveStale, "serve-stale", false, "when the upstream cannot be listed completely, keep serving the last gated list (default: serve nothing)")
+	f.DurationVar(&relist, "relist-interval", 0, "re-observe the upstream when the gated list is older than this (0: on list_changed and ttlMs only)")
+	f.DurationVar(&listTimeout, "list-timeout", 30*time.Second, "bound on the gateway's whole listing of the upstream")
+	f.StringVar(&observedOut, "observed-out", "", "keep the observed record (assay.mcp_manifest_observed.v0) of the latest fully observed list in FILE (rewritten atomically)")
+	f.StringVar(&decisionLog, "decision-log", "", "append one NDJSON record per decision to FILE (mcpdrift.proxy_decision.v1; never arguments, results or header values)")
+	f.StringVar(&metricsListen, "metrics-listen", "", "serve Prometheus metrics at ADDR/metrics")
+	f.StringVar(&sid, "server-id", "", "server id in the log and records (default: the baseline's, else the upstream)")
+	f.StringVar(&rules, "rules", "", "YAML privilege rules")
+	return cmd
+}
+
+// checkListen refuses a non-loopback bind without a token: a gateway is
+// never an open relay.
+func checkListen(addr string, haveToken bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErr("--listen %s is not HOST:PORT", safetext.Quote(addr))
+	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || ip != nil && ip.IsLoopback()
+	if !loopback && !haveToken {
+		return usageErr("--listen %s is not a loopback address: give --listen-token-file so every downstream request must carry a token (a gateway is never an open relay)", safetext.Quote(addr))
+	}
+	return nil
+}
+
+// loadBaseline reads the approved baseline: a declared baseline through
+// its snapshot, or a snapshot (the pinned tool definitions and identity).
+func loadBaseline(e *env, path, sid string) (*decide.Baseline, string, error) {
+	in, err := loadTools(e, path, DefaultMaxInput)
+	if err != nil {
+		return nil, "", err
+	}
+	if in.Identity == nil {
+		return nil, "", usageErr("%s holds no pinned identity: give a declared baseline with its snapshot (pin --url or --stdio writes both), or a snapshot", safetext.Quote(path))
+	}
+	id := sid
+	if id == "" {
+		id = in.ServerID
+	}
+	b := decide.NewBaseline(id, *in.Identity, in.Tools)
+	if why := b.Invalid(); why != "" {
+		return nil, "", usageErr("%s: %s", safetext.Quote(path), safetext.Escape(why))
+	}
+	return b, id, nil
+}
+
+// watchBaseline reloads the baseline on SIGHUP and when the file changes.
+func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, path, sid string) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	mtime := func() time.Time {
+		st, err := os.Stat(path)
+		if err != nil {
+			return time.Time{}
+		}
+		return st.ModTime()
+	}
+	last := mtime()
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	reload := func(why string) {
+		b, _, err := loadBaseline(e, path, sid)
+		if err == nil {
+			err = g.Reload(b)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: the new baseline is refused, the old one stays in force: %s\n", why, err.Error())
+			return
+		}
+		fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: baseline reloaded\n", why)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			last = mtime()
+			reload("SIGHUP")
+		case <-tick.C:
+			if t := mtime(); !t.Equal(last) {
+				last = t
+				reload("the baseline file changed")
+			}
+		}
+	}
+}
+
+// openAppend opens the decision log for appending, by the output rules
+// (no directory, no symlink to a file).
+func openAppend(path string) (*os.File, error) {
+	kind, _, err := classifyTarget(path)
+	if err != nil {
+		return nil, err
+	}
+	if kind == toStdout {
+		return os.Stdout, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, cannotWrite(path, safetext.Escape(errText(err)))
+	}
+	return f, nil
+}

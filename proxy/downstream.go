@@ -1,0 +1,436 @@
+package proxy
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
+)
+
+// maxInFlight bounds the requests of one stdio downstream handled at once.
+const maxInFlight = 64
+
+// dial opens an upstream link for a new session.
+func (g *Gateway) dial(ctx context.Context) (upstream, error) {
+	if g.cfg.Upstream.URL != "" {
+		return newHTTPUpstream(g), nil
+	}
+	return newStdioUpstream(ctx, g)
+}
+
+// ServeStdio serves one downstream over newline-delimited JSON-RPC on r
+// and w (the drop-in form: a client configuration whose command is the
+// gateway). It returns when r ends (the downstream is gone), after ending
+// the upstream.
+func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	up, err := g.dial(ctx)
+	if err != nil {
+		return err
+	}
+	var wmu sync.Mutex
+	write := func(b []byte) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		_, _ = w.Write(frame.AppendLine(nil, b))
+	}
+	s := newSession(g, "", up, write)
+	defer s.close()
+	lr := frame.NewLineReader(r, g.cfg.MaxMessageBytes)
+	sem := make(chan struct{}, maxInFlight)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		line, rerr := lr.Next()
+		if frame.IsLineTooLong(rerr) {
+			write(frame.AppendError(nil, nil, &frame.Error{Code: mcpwire.CodeInvalidRequest, Message: "Invalid Request: the message is larger than the gateway accepts"}))
+			if lr.Skip() != nil {
+				return nil
+			}
+			continue
+		}
+		if b := frame.TrimSpace(line); len(b) > 0 {
+			m, ferr := frame.FromClient(b)
+			if ferr != nil {
+				var id []byte
+				if m != nil {
+					id = m.IDRaw()
+				}
+				write(frame.AppendError(nil, id, ferr))
+			} else {
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer func() { <-sem; wg.Done() }()
+					rep := s.handle(ctx, m, nil, write)
+					switch {
+					case rep.err != nil:
+						write(errorBody(m, mcpwire.CodeInternalError, rep.err.Error(), "upstream_refused", nil))
+					case rep.body != nil:
+						write(rep.body)
+					}
+				}()
+			}
+		}
+		if rerr != nil || ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// HTTPOptions tune the downstream HTTP side.
+type HTTPOptions struct {
+	// Token, when set, is the bearer token every downstream request must
+	// carry (Authorization: Bearer TOKEN). The gateway then consumes the
+	// Authorization header: it is never forwarded.
+	Token string
+}
+
+// Handler serves the downstream over Streamable HTTP at /mcp, and
+// /healthz (200 when the upstream was observed and the baseline is valid,
+// 503 otherwise).
+func (g *Gateway) Handler(opt HTTPOptions) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if g.Ready() {
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "ready\n")
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "not ready: the upstream has not been observed and gated, or the baseline is not valid\n")
+	})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if opt.Token != "" && !bearerOK(r, opt.Token) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpdrift-proxy"`)
+			http.Error(w, "this gateway needs its bearer token", http.StatusUnauthorized)
+			return
+		}
+		switch r.Method {
+		case http.MethodPost:
+			g.post(w, r)
+		case http.MethodGet:
+			g.stream(w, r)
+		case http.MethodDelete:
+			g.endSession(w, r)
+		default:
+			w.Header().Set("Allow", "POST, GET, DELETE")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		}
+	})
+	go g.reapIdle()
+	return mux
+}
+
+func bearerOK(r *http.Request, token string) bool {
+	a := r.Header.Get("Authorization")
+	const p = "Bearer "
+	if len(a) <= len(p) || !strings.EqualFold(a[:len(p)], p) {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(a[len(p):]), []byte(token)) == 1
+}
+
+// httpSession is a legacy HTTP session's server→client queue.
+type httpSession struct {
+	s     *session
+	queue chan []byte
+	mu    sync.Mutex
+	open  bool // a GET stream is open
+}
+
+// forwardHeaders is what a downstream request may send upstream.
+func (g *Gateway) forwardHeaders(r *http.Request) http.Header {
+	h := http.Header{}
+	if g.cfg.Upstream.ForwardAuthorization {
+		if a := r.Header.Get("Authorization"); a != "" {
+			h.Set("Authorization", a)
+		}
+	}
+	return h
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id []byte, e *frame.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(frame.AppendError(nil, id, e))
+}
+
+func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxMessageBytes))
+	if err != nil {
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, &frame.Error{Code: mcpwire.CodeInvalidRequest, Message: "Invalid Request: the body is larger than the gateway accepts"})
+		return
+	}
+	m, ferr := frame.FromClient(body)
+	if ferr != nil {
+		var id []byte
+		if m != nil {
+			id = m.IDRaw()
+		}
+		status := ferr.Status
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		writeRPCError(w, status, id, ferr)
+		return
+	}
+	s, hs, status, e := g.route(r, m)
+	if e != nil {
+		writeRPCError(w, status, m.IDRaw(), e)
+		return
+	}
+	if hs != nil {
+		w.Header().Set(mcpwire.HeaderSessionID, hs.sidFor())
+	}
+	var (
+		smu sync.Mutex
+		sse *frame.SSEWriter
+	)
+	wantsSSE := acceptsSSE(r)
+	onMsg := func(b []byte) {
+		smu.Lock()
+		defer smu.Unlock()
+		if !wantsSSE {
+			if hs != nil {
+				hs.push(b) // to the session's GET stream instead
+			}
+			return
+		}
+		if sse == nil {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Cache-Control", "no-cache")
+			w.WriteHeader(http.StatusOK)
+			sse = frame.NewSSEWriter(w)
+		}
+		sse.Event(frame.Event{Data: b})
+		_ = sse.Flush()
+	}
+	rep := s.handle(r.Context(), m, g.forwardHeaders(r), onMsg)
+	smu.Lock()
+	defer smu.Unlock()
+	switch {
+	case rep.err != nil && sse == nil:
+		// The upstream's own refusal, relayed as it came (an OAuth
+		// challenge must reach the client).
+		if rep.err.WWWAuthenticate != "" {
+			w.Header().Set("WWW-Authenticate", rep.err.WWWAuthenticate)
+		}
+		writeRPCError(w, rep.err.Status, m.IDRaw(), &frame.Error{Code: mcpwire.CodeInternalError, Message: "the upstream refused the request", Data: []byte(`{"source":"mcpdrift-proxy","reason":"upstream_refused"}`)})
+	case rep.err != nil:
+		sse.Event(frame.Event{Data: errorBody(m, mcpwire.CodeInternalError, "the upstream refused the request", "upstream_refused", nil)})
+		_ = sse.Flush()
+	case rep.body == nil:
+		if sse == nil {
+			w.WriteHeader(http.StatusAccepted)
+		}
+	case sse != nil:
+		sse.Event(frame.Event{Data: rep.body})
+		_ = sse.Flush()
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(rep.body)
+	}
+	if hs != nil && m.Method == "initialize" && !initialized(rep) {
+		// The upstream did not accept the session: the gateway keeps none.
+		g.dropSession(hs.s.id)
+	}
+}
+
+// initialized reports whether an initialize reply is a result.
+func initialized(rep reply) bool {
+	if rep.err != nil || rep.body == nil {
+		return false
+	}
+	m, err := frame.Parse(rep.body)
+	return err == nil && m.Kind == frame.Response
+}
+
+func acceptsSSE(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(v, ",") {
+			if mt, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && mt == "text/event-stream" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// route finds the session of a POST: initialize starts a legacy session;
+// a request with Mcp-Session-Id belongs to one this gateway knows (a
+// session another replica holds is refused, never forwarded blind); any
+// other request is 2026-07-28 stateless traffic, whose headers must agree
+// with its body (-32020).
+func (g *Gateway) route(r *http.Request, m *frame.Message) (*session, *httpSession, int, *frame.Error) {
+	if sid := r.Header.Get(mcpwire.HeaderSessionID); sid != "" {
+		g.mu.Lock()
+		s := g.sessions[sid]
+		g.mu.Unlock()
+		if s == nil {
+			return nil, nil, http.StatusNotFound, &frame.Error{Code: mcpwire.CodeInvalidRequest,
+				Message: "Session not found: this gateway does not know the session (legacy sessions need session affinity to one replica); initialize again"}
+		}
+		return s, s.http, 0, nil
+	}
+	if m.Method == "initialize" {
+		g.mu.Lock()
+		if g.closed {
+			g.mu.Unlock()
+			return nil, nil, http.StatusServiceUnavailable, &frame.Error{Code: mcpwire.CodeInternalError, Message: "the gateway is shutting down"}
+		}
+		if len(g.sessions) >= g.cfg.MaxSessions {
+			g.mu.Unlock()
+			return nil, nil, http.StatusServiceUnavailable, &frame.Error{Code: mcpwire.CodeInternalError, Message: "the gateway holds as many sessions as it may"}
+		}
+		g.mu.Unlock()
+		up, err := g.dial(r.Context())
+		if err != nil {
+			return nil, nil, http.StatusBadGateway, &frame.Error{Code: mcpwire.CodeInternalError, Message: "the upstream cannot be reached"}
+		}
+		hs := &httpSession{queue: make(chan []byte, 256)}
+		s := newSession(g, newSessionID(), up, hs.push)
+		s.http = hs
+		hs.s = s
+		g.mu.Lock()
+		g.sessions[s.id] = s
+		g.mu.Unlock()
+		return s, hs, 0, nil
+	}
+	if e := frame.CheckHeaders(r.Header, m, nil); e != nil {
+		status := e.Status
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		return nil, nil, status, e
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shared == nil || !g.shared.up.alive() {
+		up, err := g.dial(r.Context())
+		if err != nil {
+			return nil, nil, http.StatusBadGateway, &frame.Error{Code: mcpwire.CodeInternalError, Message: "the upstream cannot be reached"}
+		}
+		g.shared = newSession(g, "", up, nil)
+	}
+	return g.shared, nil, 0, nil
+}
+
+func (hs *httpSession) sidFor() string { return hs.s.id }
+
+// push queues a server message for the session's GET stream (dropped when
+// the queue is full: a client that never listens cannot grow it).
+func (hs *httpSession) push(b []byte) {
+	select {
+	case hs.queue <- b:
+	default:
+	}
+}
+
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// stream serves a legacy session's GET stream: the server's messages that
+// arrive outside requests (list_changed after its list is gated).
+func (g *Gateway) stream(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(mcpwire.HeaderSessionID)
+	g.mu.Lock()
+	s := g.sessions[sid]
+	g.mu.Unlock()
+	if sid == "" || s == nil {
+		http.Error(w, "no such session", http.StatusNotFound)
+		return
+	}
+	hs := s.http
+	hs.mu.Lock()
+	if hs.open {
+		hs.mu.Unlock()
+		http.Error(w, "a stream is already open for this session", http.StatusConflict)
+		return
+	}
+	hs.open = true
+	hs.mu.Unlock()
+	defer func() { hs.mu.Lock(); hs.open = false; hs.mu.Unlock() }()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	sse := frame.NewSSEWriter(w)
+	sse.Comment("mcpdrift-proxy")
+	if sse.Flush() != nil {
+		return
+	}
+	keep := time.NewTicker(15 * time.Second)
+	defer keep.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case b := <-hs.queue:
+			sse.Event(frame.Event{Data: b})
+		case <-keep.C:
+			sse.Comment("keep-alive")
+		}
+		if sse.Flush() != nil {
+			return
+		}
+	}
+}
+
+func (g *Gateway) endSession(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get(mcpwire.HeaderSessionID)
+	if sid == "" || !g.dropSession(sid) {
+		http.Error(w, "no such session", http.StatusNotFound)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+func (g *Gateway) dropSession(sid string) bool {
+	g.mu.Lock()
+	s := g.sessions[sid]
+	delete(g.sessions, sid)
+	g.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.close()
+	return true
+}
+
+// reapIdle ends legacy sessions idle longer than SessionIdle.
+func (g *Gateway) reapIdle() {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for range t.C {
+		g.mu.Lock()
+		if g.closed {
+			g.mu.Unlock()
+			return
+		}
+		var idle []string
+		now := g.cfg.Now()
+		for id, s := range g.sessions {
+			s.mu.Lock()
+			if now.Sub(s.lastUsed) > g.cfg.SessionIdle {
+				idle = append(idle, id)
+			}
+			s.mu.Unlock()
+		}
+		g.mu.Unlock()
+		for _, id := range idle {
+			g.dropSession(id)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+package proxy_test
+
+import "io"
+
+func ioPipe() (*io.PipeReader, *io.PipeWriter) { return io.Pipe() }

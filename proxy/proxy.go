@@ -1,0 +1,259 @@
+// Package proxy is mcpdrift's runtime gateway: it sits between an agent
+// (the downstream) and an MCP server (the upstream), observes the real
+// tools/list on the wire, and in enforce mode serves only the tools the
+// pinned baseline approves, refusing every call it does not.
+//
+// It owns the edges only — the downstream server side (stdio, Streamable
+// HTTP at /mcp), the upstream client side (Streamable HTTP in both eras,
+// stdio through mcpclient's contained process), session mapping,
+// re-observation, the decision log and the metrics. Every decision comes
+// from package decide; every frame from mcpwire/frame. It forwards the
+// bytes it received: a tool it serves is the upstream's tool object byte
+// for byte; the only bytes it changes are JSON-RPC ids on a stdio
+// upstream, which it multiplexes (the downstream gets its own ids back),
+// and whitespace between JSON tokens where a frame needs one line.
+//
+// Modes:
+//
+//   - observe: only initialize, notifications/initialized, server/discover,
+//     ping, tools/list, notifications/tools/list_changed and
+//     subscriptions/listen are forwarded; anything else is answered by the
+//     proxy with an error and never reaches the upstream. The latest fully
+//     observed list (a cursor chain from a first page without a cursor to a
+//     last page without nextCursor) is handed to Config.OnObserved.
+//   - audit: everything is forwarded byte for byte; every list is observed
+//     and gated, and what enforce would have hidden or refused is logged.
+//   - enforce: the proxy lists the whole upstream itself, gates it, and
+//     serves only approved, unchanged tools; calls to anything else, and
+//     calls whose arguments the pinned inputSchema refuses, are answered
+//     with -32602 and never forwarded.
+package proxy
+
+import (
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/redact"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
+
+// Mode is how the gateway treats traffic.
+type Mode string
+
+// The modes.
+const (
+	Observe Mode = "observe"
+	Audit   Mode = "audit"
+	Enforce Mode = "enforce"
+)
+
+// Upstream says which server the gateway fronts.
+type Upstream struct {
+	// Exactly one of URL (Streamable HTTP) and Command (stdio).
+	URL     string
+	Command []string
+	PassEnv []string
+	Env     map[string]string
+	// Headers are added to every upstream HTTP request (a credential the
+	// gateway holds). Never recorded.
+	Headers http.Header
+	// ForwardAuthorization forwards the downstream's Authorization header
+	// upstream (never recorded). Off when the gateway consumes it for its
+	// own bearer token.
+	ForwardAuthorization bool
+	// HTTPClient is optional (tests, custom TLS); redirects are refused.
+	HTTPClient *http.Client
+	// ClientName and ClientVersion are the clientInfo of the gateway's own
+	// listing on a 2026-07-28 upstream when no downstream request gave one.
+	ClientName, ClientVersion string
+}
+
+// Config is one gateway.
+type Config struct {
+	Upstream Upstream
+	Mode     Mode
+	// Baseline is the approved list (required for audit and enforce).
+	Baseline *decide.Baseline
+	Profile  *schemadiff.DecisionProfile // nil: review
+	// StrictArguments refuses call arguments the pinned inputSchema does
+	// not declare (default under fail-closed; the CLI sets it).
+	StrictArguments bool
+	// ServeStale keeps serving the last gated list when the upstream cannot
+	// be listed completely (off: fail closed, serve nothing).
+	ServeStale bool
+	// RelistInterval re-observes the upstream when the gated list is older
+	// (0: only on list_changed and ttlMs).
+	RelistInterval time.Duration
+	// ServerID names the server in the decision log and records.
+	ServerID string
+	// Target is the upstream as recorded (a URL without credentials, or
+	// "stdio:" and the command line): the endpoint of the identity tuple.
+	Target     string
+	Classifier *classify.Classifier
+
+	// Bounds. Zero means the default.
+	RequestTimeout  time.Duration // one upstream exchange (default 60s)
+	ListTimeout     time.Duration // the gateway's whole listing (default 30s)
+	MaxMessageBytes int64         // one message either way (default 16 MiB)
+	MaxListPages    int           // default 1000
+	MaxListBytes    int64         // default 64 MiB
+	MaxListTools    int           // default 100,000
+	MaxSessions     int           // downstream HTTP sessions (default 1024)
+	SessionIdle     time.Duration // an idle legacy session is ended (default 30 min)
+
+	// OnObserved receives the latest fully observed list (observe and
+	// audit: the downstream's pages; enforce: the gateway's own listing).
+	OnObserved func(*manifest.Observed)
+	// Log receives one record per decision (nil: none).
+	Log *DecisionLog
+	// Metrics, when set, is updated (see NewMetrics).
+	Metrics *Metrics
+	// Secrets are redacted from the decision log (header values the
+	// gateway sends; the downstream's Authorization values are added as
+	// they are seen).
+	Secrets *redact.Set
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (c *Config) defaults() error {
+	switch c.Mode {
+	case "":
+		c.Mode = Observe
+		if c.Baseline != nil {
+			c.Mode = Enforce
+		}
+	case Observe, Audit, Enforce:
+	default:
+		return errors.New("proxy: unknown mode " + string(c.Mode))
+	}
+	if c.Mode != Observe && c.Baseline == nil {
+		return errors.New("proxy: " + string(c.Mode) + " mode needs a baseline")
+	}
+	if (c.Upstream.URL == "") == (len(c.Upstream.Command) == 0) {
+		return errors.New("proxy: give exactly one of an upstream URL and an upstream command")
+	}
+	if c.Profile == nil {
+		c.Profile = schemadiff.ReviewProfile
+	}
+	if c.Classifier == nil {
+		c.Classifier = classify.Default()
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.RequestTimeout, 60*time.Second)
+	def(&c.ListTimeout, 30*time.Second)
+	def(&c.SessionIdle, 30*time.Minute)
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = 16 << 20
+	}
+	if c.MaxListPages <= 0 {
+		c.MaxListPages = 1000
+	}
+	if c.MaxListBytes <= 0 {
+		c.MaxListBytes = 64 << 20
+	}
+	if c.MaxListTools <= 0 {
+		c.MaxListTools = 100000
+	}
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = 1024
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Secrets == nil {
+		c.Secrets = &redact.Set{}
+	}
+	if c.Upstream.ClientName == "" {
+		c.Upstream.ClientName, c.Upstream.ClientVersion = "mcpdrift-proxy", "0"
+	}
+	return nil
+}
+
+// Gateway is a running gateway.
+type Gateway struct {
+	cfg      Config
+	baseline atomic.Pointer[decide.Baseline]
+
+	mu       sync.Mutex
+	sessions map[string]*session // legacy HTTP sessions by the id the gateway gave
+	shared   *session            // stateless 2026-07-28 HTTP traffic
+	closed   bool
+
+	// ready: the upstream was observed and the baseline is valid.
+	ready atomic.Bool
+}
+
+// New checks cfg and returns a gateway.
+func New(cfg Config) (*Gateway, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	g := &Gateway{cfg: cfg, sessions: map[string]*session{}}
+	if cfg.Baseline != nil {
+		g.baseline.Store(cfg.Baseline)
+	}
+	if cfg.Mode == Observe {
+		g.ready.Store(true)
+	}
+	return g, nil
+}
+
+// Reload replaces the baseline without dropping sessions: every session
+// re-gates at its next list or call. A baseline that is not valid is
+// refused and the old one stays in force.
+func (g *Gateway) Reload(b *decide.Baseline) error {
+	if b == nil {
+		return errors.New("proxy: no baseline")
+	}
+	if why := b.Invalid(); why != "" {
+		return errors.New("proxy: the new baseline is not valid: " + why)
+	}
+	g.baseline.Store(b)
+	g.mu.Lock()
+	all := make([]*session, 0, len(g.sessions)+1)
+	for _, s := range g.sessions {
+		all = append(all, s)
+	}
+	if g.shared != nil {
+		all = append(all, g.shared)
+	}
+	g.mu.Unlock()
+	for _, s := range all {
+		s.invalidate()
+	}
+	g.cfg.Log.write(g.cfg.Secrets, Record{Time: g.cfg.Now(), ServerID: g.cfg.ServerID, Event: "baseline_reloaded"})
+	return nil
+}
+
+// Ready reports whether the upstream was observed and the baseline is
+// valid (what /healthz answers).
+func (g *Gateway) Ready() bool { return g.ready.Load() }
+
+// Close ends every session and its upstream.
+func (g *Gateway) Close() {
+	g.mu.Lock()
+	g.closed = true
+	all := make([]*session, 0, len(g.sessions)+1)
+	for _, s := range g.sessions {
+		all = append(all, s)
+	}
+	if g.shared != nil {
+		all = append(all, g.shared)
+	}
+	g.sessions, g.shared = map[string]*session{}, nil
+	g.mu.Unlock()
+	for _, s := range all {
+		s.close()
+	}
+}

@@ -1,0 +1,586 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// observeMethods are what observe mode forwards.
+var observeMethods = map[string]bool{
+	"initialize": true, "notifications/initialized": true, "server/discover": true, "ping": true,
+	"tools/list": true, "notifications/tools/list_changed": true, "subscriptions/listen": true,
+	"notifications/cancelled": true,
+}
+
+// Error codes and the data member of the gateway's own errors (a
+// contract: see README, "The gateway's JSON-RPC errors").
+const (
+	dataSource = "mcpdrift-proxy"
+)
+
+// session pairs one downstream conversation with one upstream link.
+type session struct {
+	g  *Gateway
+	id string // the id the gateway gave a legacy HTTP session ("" otherwise)
+	up upstream
+
+	// emit delivers server→client messages that arrive outside any
+	// request (a stdio downstream's stdout, a legacy session's GET
+	// stream). It must not block for long.
+	emit func([]byte)
+	http *httpSession // a legacy HTTP session's stream (nil otherwise)
+
+	mu            sync.Mutex
+	legacy        bool   // the downstream initialized (a legacy session)
+	version       string // the revision initialize agreed on
+	serverName    string
+	serverVersion string
+	meta          []byte // the downstream's last 2026-07-28 params._meta (raw)
+	fwd           http.Header
+	gate          *gatedList
+	inDoubt       bool
+	lastUsed      time.Time
+	closed        bool
+	chain         chain
+
+	lmu sync.Mutex // one listing of the upstream at a time
+}
+
+// gatedList is the decision on the latest listing and what to serve.
+type gatedList struct {
+	list     *decide.List
+	result   []byte // the tools/list result served (enforce)
+	at       time.Time
+	ttl      time.Duration
+	baseline *decide.Baseline
+	stale    bool // the upstream could not be listed; this is the previous list
+}
+
+func newSession(g *Gateway, id string, up upstream, emit func([]byte)) *session {
+	s := &session{g: g, id: id, up: up, emit: emit, lastUsed: g.cfg.Now()}
+	up.listen(func(m *frame.Message) { s.fromServer(m, s.emitOrDrop) })
+	g.cfg.Metrics.sessionOpened()
+	return s
+}
+
+func (s *session) emitOrDrop(b []byte) {
+	if s.emit != nil {
+		s.emit(b)
+	}
+}
+
+func (s *session) close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.up.close()
+	s.g.cfg.Metrics.sessionClosed()
+}
+
+// invalidate drops the gated list (a new baseline): the next list or call
+// gates again.
+func (s *session) invalidate() {
+	s.mu.Lock()
+	s.gate = nil
+	s.mu.Unlock()
+}
+
+// reply is what the downstream gets for one message.
+type reply struct {
+	body []byte         // the response (nil for a notification or a response)
+	err  *upstreamError // an upstream HTTP refusal to relay as it came (401/403)
+}
+
+// handle processes one downstream message. onMsg carries the server's
+// messages that arrive while a request is answered (to the same stream).
+func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header, onMsg func([]byte)) reply {
+	s.mu.Lock()
+	s.lastUsed = s.g.cfg.Now()
+	if fwd != nil {
+		s.fwd = fwd
+		if a := fwd.Get("Authorization"); a != "" && s.g.cfg.Upstream.ForwardAuthorization {
+			s.g.cfg.Secrets.AddHeader("Authorization", a)
+		}
+	}
+	if meta, ok := m.Meta(); ok && m.Kind == frame.Request {
+		s.meta = bytes.Clone(meta.Raw()) // a fresh copy: a listing may be reading the last one
+	}
+	fwd = s.fwd
+	s.mu.Unlock()
+	mode := s.g.cfg.Mode
+	method := m.Method
+
+	switch {
+	case m.Kind.IsResponse():
+		// The downstream answers a server request: forward as it came.
+		_ = s.up.send(ctx, m.Raw, m, fwd)
+		return reply{}
+	case mode == Observe && !observeMethods[method]:
+		s.g.cfg.Metrics.request(method, "refused")
+		s.logDecision(method, "", "deny", []string{"observe_mode"}, "")
+		if m.Kind == frame.Notification {
+			return reply{}
+		}
+		return reply{body: errorBody(m, mcpwire.CodeMethodNotFound, "mcpdrift proxy is in observe mode: only the listing methods reach the server", "observe_mode", nil)}
+	case m.Kind == frame.Notification:
+		if err := s.up.send(ctx, m.Raw, m, fwd); err == nil && method == "notifications/initialized" {
+			s.up.listen(func(x *frame.Message) { s.fromServer(x, s.emitOrDrop) })
+		}
+		s.g.cfg.Metrics.request(method, "forwarded")
+		return reply{}
+	case method == "tools/list" && mode == Enforce:
+		return s.serveList(ctx, m, fwd)
+	case method == "tools/call" && mode == Enforce:
+		name, args := callTarget(m)
+		g, err := s.gated(ctx, fwd)
+		if err != nil {
+			return s.refuse(m, name, decide.Call{Reason: decide.ReasonWithheld, Message: "the upstream could not be listed: " + err.Error()})
+		}
+		c := g.list.DecideCall(name, args, decide.CallOptions{Strict: s.g.cfg.StrictArguments, InDoubt: s.doubt()})
+		if !c.Allowed {
+			return s.refuse(m, name, c)
+		}
+		d, _ := g.list.Decision(name)
+		s.logDecision(method, name, "allow", []string{d.Reason}, d.Digest)
+		s.g.cfg.Metrics.request(method, "allow")
+	}
+	// Forward a request, and learn from its answer.
+	resp, err := s.up.request(ctx, m.Raw, m, fwd, func(x *frame.Message) { s.fromServer(x, onMsg) })
+	if err != nil {
+		ue, _ := err.(*upstreamError)
+		if ue != nil && (ue.Status == http.StatusUnauthorized || ue.Status == http.StatusForbidden) {
+			return reply{err: ue}
+		}
+		s.g.cfg.Metrics.request(method, "upstream_error")
+		return reply{body: errorBody(m, mcpwire.CodeInternalError, "the upstream did not answer: "+err.Error(), "upstream_error", nil)}
+	}
+	s.g.cfg.Metrics.request(method, "forwarded")
+	s.learn(m, resp)
+	if mode == Audit && method == "tools/call" {
+		s.auditCall(m)
+	}
+	return reply{body: resp.Raw}
+}
+
+// learn records what an answer says about the upstream: the revision and
+// serverInfo of initialize and server/discover; the pages of tools/list in
+// observe and audit.
+func (s *session) learn(m *frame.Message, resp *frame.Message) {
+	if resp.Kind != frame.Response {
+		return
+	}
+	switch m.Method {
+	case "initialize":
+		s.mu.Lock()
+		s.legacy = true
+		if v, ok := resp.Result.Get("protocolVersion"); ok && v.Kind() == jcs.String {
+			s.version = v.Str()
+			s.up.negotiated(s.version)
+		}
+		if si, ok := resp.Result.Get("serverInfo"); ok {
+			s.serverName, s.serverVersion = implementation(si)
+		}
+		s.mu.Unlock()
+	case "server/discover":
+		if meta, ok := resp.Result.Get("_meta"); ok {
+			if si, ok := meta.Get(mcpwire.MetaServerInfo); ok {
+				s.mu.Lock()
+				s.serverName, s.serverVersion = implementation(si)
+				s.mu.Unlock()
+			}
+		}
+	case "tools/list":
+		if s.g.cfg.Mode != Enforce {
+			s.page(m, resp)
+		}
+	}
+}
+
+func implementation(v jcs.Value) (name, version string) {
+	if v.Kind() != jcs.Object {
+		return "", ""
+	}
+	if n, ok := v.Get("name"); ok && n.Kind() == jcs.String {
+		name = safetext.Clip(n.Str(), 256)
+	}
+	if n, ok := v.Get("version"); ok && n.Kind() == jcs.String {
+		version = safetext.Clip(n.Str(), 256)
+	}
+	return name, version
+}
+
+// fromServer handles a message the server sent (outside or during a
+// request) and forwards it with fwd. A list_changed is held in enforce
+// mode until the new list is gated: calls meanwhile are refused.
+func (s *session) fromServer(m *frame.Message, fwd func([]byte)) {
+	if m.Method == "notifications/tools/list_changed" && m.Kind == frame.Notification {
+		switch s.g.cfg.Mode {
+		case Enforce:
+			s.mu.Lock()
+			s.inDoubt = true
+			s.gate = nil
+			s.mu.Unlock()
+			s.g.cfg.Metrics.relist("list_changed")
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), s.g.cfg.ListTimeout+time.Second)
+				defer cancel()
+				_, _ = s.gated(ctx, nil)
+				s.mu.Lock()
+				s.inDoubt = false
+				s.mu.Unlock()
+				if fwd != nil {
+					fwd(m.Raw)
+				}
+			}()
+			return
+		case Audit:
+			s.mu.Lock()
+			s.chain = chain{}
+			s.mu.Unlock()
+		}
+	}
+	if fwd != nil {
+		fwd(m.Raw)
+	}
+}
+
+func (s *session) doubt() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inDoubt
+}
+
+// refuse answers a tools/call the gateway will not forward: -32602, the
+// way the specification answers an unknown tool, with mcpdrift's reason in
+// data. It never reaches the upstream.
+func (s *session) refuse(m *frame.Message, name string, c decide.Call) reply {
+	s.g.cfg.Metrics.refused(c.Reason)
+	s.g.cfg.Metrics.request("tools/call", "deny")
+	s.logDecision("tools/call", name, "deny", []string{c.Reason}, "")
+	data := map[string]string{"reason": c.Reason}
+	if c.Pointer != "" {
+		data["pointer"] = c.Pointer
+	}
+	if c.Constraint != "" {
+		data["constraint"] = c.Constraint
+	}
+	msg := "tool " + safetext.Quote(name) + " refused by the gateway: " + c.Message
+	if c.Reason == decide.ReasonUnknownTool || c.Reason == decide.ReasonHiddenTool {
+		msg = "Unknown tool: " + safetext.Quote(safetext.Clip(name, 128))
+	}
+	return reply{body: errorBody(m, mcpwire.CodeInvalidParams, msg, c.Reason, data)}
+}
+
+// errorBody is the gateway's own JSON-RPC error to m: data carries
+// {"source":"mcpdrift-proxy","reason":CODE,...}.
+func errorBody(m *frame.Message, code int, msg, reason string, extra map[string]string) []byte {
+	data := map[string]string{"source": dataSource, "reason": reason}
+	for k, v := range extra {
+		data[k] = v
+	}
+	db, _ := json.Marshal(data)
+	return frame.AppendError(nil, m.IDRaw(), &frame.Error{Code: code, Message: safetext.Clip(msg, 1024), Data: db})
+}
+
+func callTarget(m *frame.Message) (string, jcs.Value) {
+	var name string
+	if n, ok := m.Param("name"); ok && n.Kind() == jcs.String {
+		name = n.Str()
+	}
+	args, _ := m.Param("arguments")
+	return name, args
+}
+
+// serveList answers tools/list from the gated list (enforce): every
+// approved, unchanged tool byte for byte as the upstream sent it, in one
+// page.
+func (s *session) serveList(ctx context.Context, m *frame.Message, fwd http.Header) reply {
+	if c, ok := m.Param("cursor"); ok && c.Kind() != jcs.Null {
+		s.g.cfg.Metrics.request("tools/list", "refused")
+		return reply{body: errorBody(m, mcpwire.CodeInvalidParams, "Invalid cursor: the gateway serves the whole list in one page", "invalid_cursor", nil)}
+	}
+	g, err := s.gated(ctx, fwd)
+	if err != nil {
+		s.g.cfg.Metrics.request("tools/list", "withheld")
+		return reply{body: errorBody(m, mcpwire.CodeInternalError, "the upstream could not be listed: "+err.Error(), decide.ReasonListIncomplete, nil)}
+	}
+	s.g.cfg.Metrics.request("tools/list", "served")
+	return reply{body: frame.AppendResult(nil, m.IDRaw(), g.result)}
+}
+
+// gated returns the current gated list, listing the upstream first when
+// there is none, it is older than ttlMs or the relist interval, or the
+// baseline changed. Concurrent callers share one listing.
+func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error) {
+	if g := s.fresh(); g != nil {
+		return g, nil
+	}
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	if g := s.fresh(); g != nil {
+		return g, nil
+	}
+	b := s.g.baseline.Load()
+	tl, first, err := s.listUpstream(ctx, fwd)
+	now := s.g.cfg.Now()
+	s.mu.Lock()
+	prev := s.gate
+	name, version := s.serverName, s.serverVersion
+	s.mu.Unlock()
+	var served *decide.Served
+	switch {
+	case err != nil && prev != nil && s.g.cfg.ServeStale && !prev.stale:
+		st := *prev
+		st.stale, st.at = true, now
+		s.setGate(&st)
+		s.logDecision("tools/list", "", "stale", []string{"serve_stale"}, "")
+		return &st, nil
+	case err != nil:
+		served = &decide.Served{Completeness: manifest.Partial}
+	default:
+		served = &decide.Served{Tools: tl.Tools, Completeness: tl.Completeness,
+			Identity: manifest.Identity{Endpoint: s.g.cfg.Target, ServerName: name, ServerVersion: version}}
+		if s.g.cfg.OnObserved != nil && tl.Completeness == manifest.Complete {
+			s.g.cfg.OnObserved(manifest.BuildObserved(s.g.cfg.ServerID, tl, tl.Completeness, s.g.cfg.Classifier))
+		}
+	}
+	list := decide.DecideList(b, served, decide.Options{Profile: s.g.cfg.Profile, Classifier: s.g.cfg.Classifier})
+	if err != nil {
+		list.Detail = err.Error()
+	}
+	g := &gatedList{list: list, at: now, baseline: b, result: servedResult(list, first)}
+	if first.Valid() {
+		if t, ok := first.Get("ttlMs"); ok {
+			if ms, ok := frame.Int64(t); ok && ms > 0 {
+				g.ttl = time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+	s.setGate(g)
+	s.recordList(list)
+	return g, nil
+}
+
+func (s *session) setGate(g *gatedList) {
+	s.mu.Lock()
+	s.gate = g
+	s.mu.Unlock()
+	s.g.ready.Store(!g.list.Withheld)
+}
+
+// fresh returns the gated list when it may still be served.
+func (s *session) fresh() *gatedList {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.gate
+	if g == nil || g.baseline != s.g.baseline.Load() {
+		return nil
+	}
+	age := s.g.cfg.Now().Sub(g.at)
+	if g.ttl > 0 && age > g.ttl || s.g.cfg.RelistInterval > 0 && age > s.g.cfg.RelistInterval {
+		return nil
+	}
+	return g
+}
+
+// recordList logs each tool's decision and updates the gauges.
+func (s *session) recordList(l *decide.List) {
+	served, hidden := 0, 0
+	if l.Withheld {
+		s.logDecision("tools/list", "", "withheld", []string{l.Reason}, "")
+	}
+	for _, d := range l.Tools {
+		dec := "serve"
+		if !d.Serve {
+			dec = "hide"
+			hidden++
+		} else {
+			served++
+		}
+		reasons := append([]string{d.Reason}, d.DeniedBy...)
+		s.logDecision("tools/list", d.Name, dec, reasons, d.Digest)
+	}
+	s.g.cfg.Metrics.tools(served, hidden)
+}
+
+// servedResult builds the tools/list result to serve: the first page's
+// members other than tools and nextCursor (ttlMs, cacheScope, _meta) as
+// the upstream sent them, then the approved tools byte for byte.
+func servedResult(l *decide.List, first jcs.Value) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	n := 0
+	if first.Valid() && first.Kind() == jcs.Object {
+		for i := range first.Len() {
+			k, v := first.Member(i)
+			if k.Str() == "tools" || k.Str() == "nextCursor" {
+				continue
+			}
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(k.Raw())
+			b.WriteByte(':')
+			b.Write(v.Raw())
+			n++
+		}
+	}
+	if n > 0 {
+		b.WriteByte(',')
+	}
+	b.WriteString(`"tools":[`)
+	for i, t := range l.ServedTools() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(t.Value.Raw())
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}
+
+// listUpstream lists the whole upstream itself — every page, within one
+// deadline and the gateway's bounds, cursors checked for cycles — in the
+// downstream's session and with its client identity, and returns the
+// parsed list with its completeness and the first page's result.
+func (s *session) listUpstream(ctx context.Context, fwd http.Header) (*manifest.ToolList, jcs.Value, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.g.cfg.ListTimeout)
+	defer cancel()
+	s.mu.Lock()
+	legacy, meta := s.legacy, s.meta
+	s.mu.Unlock()
+	if !legacy && len(meta) == 0 {
+		meta = defaultMeta(s.g.cfg.Upstream.ClientName, s.g.cfg.Upstream.ClientVersion)
+	}
+	var transcript bytes.Buffer
+	transcript.WriteByte('[')
+	var first jcs.Value
+	seen := map[string]bool{}
+	cursor, hasCursor := "", false
+	total := int64(0)
+	tools := 0
+	incomplete := ""
+	for page := 1; ; page++ {
+		if page > s.g.cfg.MaxListPages {
+			incomplete = fmt.Sprintf("more than %d pages", s.g.cfg.MaxListPages)
+			break
+		}
+		req := listRequest(page, cursor, hasCursor, legacy, meta)
+		rm, err := frame.Parse(req)
+		if err != nil {
+			return nil, jcs.Value{}, err
+		}
+		resp, err := s.up.request(ctx, req, rm, fwd, func(x *frame.Message) { s.fromServer(x, s.emitOrDrop) })
+		if err != nil {
+			return nil, jcs.Value{}, err
+		}
+		if resp.Kind != frame.Response {
+			return nil, jcs.Value{}, fmt.Errorf("the upstream answered tools/list with error %d", resp.Code)
+		}
+		total += int64(len(resp.Raw))
+		if total > s.g.cfg.MaxListBytes {
+			return nil, jcs.Value{}, fmt.Errorf("the listing exceeded %d bytes", s.g.cfg.MaxListBytes)
+		}
+		if page > 1 {
+			transcript.WriteByte(',')
+		}
+		transcript.Write(req)
+		transcript.WriteByte(',')
+		transcript.Write(resp.Raw)
+		if page == 1 {
+			first = resp.Result
+		}
+		if ts, ok := resp.Result.Get("tools"); ok && ts.Kind() == jcs.Array {
+			tools += ts.Len()
+			if tools > s.g.cfg.MaxListTools {
+				return nil, jcs.Value{}, fmt.Errorf("the listing exceeded %d tools", s.g.cfg.MaxListTools)
+			}
+		}
+		nc, ok := resp.Result.Get("nextCursor")
+		if !ok || nc.Kind() == jcs.Null {
+			break
+		}
+		if nc.Kind() != jcs.String {
+			return nil, jcs.Value{}, fmt.Errorf("nextCursor is not a string")
+		}
+		if seen[nc.Str()] {
+			incomplete = "the cursors cycle"
+			break
+		}
+		seen[nc.Str()] = true
+		cursor, hasCursor = nc.Str(), true
+	}
+	transcript.WriteByte(']')
+	tl, err := manifest.ParseToolListWith(transcript.Bytes(), manifest.ParseOptions{SkipInvalidTools: true})
+	if err != nil {
+		return nil, jcs.Value{}, fmt.Errorf("the listing could not be read: %s", safetext.Clip(err.Error(), 300))
+	}
+	if len(tl.Invalid) > 0 {
+		return nil, jcs.Value{}, fmt.Errorf("the listing has %d unreadable tools entries", len(tl.Invalid))
+	}
+	if incomplete != "" {
+		return nil, jcs.Value{}, fmt.Errorf("the listing is incomplete: %s", incomplete)
+	}
+	return tl, first, nil
+}
+
+// listRequest composes the gateway's own tools/list page request. Its id
+// is the gateway's (a stdio link replaces it anyway).
+func listRequest(page int, cursor string, hasCursor, legacy bool, meta []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":"mcpdrift-proxy-list-`)
+	b.WriteString(strconv.Itoa(page))
+	b.WriteString(`","method":"tools/list","params":{`)
+	n := 0
+	if hasCursor {
+		c, _ := json.Marshal(cursor)
+		b.WriteString(`"cursor":`)
+		b.Write(c)
+		n++
+	}
+	if !legacy && len(meta) > 0 {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"_meta":`)
+		b.Write(meta)
+	}
+	b.WriteString("}}")
+	return b.Bytes()
+}
+
+func defaultMeta(name, version string) []byte {
+	m := map[string]any{
+		mcpwire.MetaProtocolVersion:    mcpwire.Rev20260728,
+		mcpwire.MetaClientInfo:         map[string]string{"name": name, "version": version},
+		mcpwire.MetaClientCapabilities: map[string]any{},
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// logDecision writes one decision record.
+func (s *session) logDecision(method, tool, decision string, reasons []string, digest string) {
+	if s.g.cfg.Log == nil {
+		return
+	}
+	s.g.cfg.Log.write(s.g.cfg.Secrets, Record{Time: s.g.cfg.Now(), ServerID: s.g.cfg.ServerID, Session: s.id, Mode: string(s.g.cfg.Mode),
+		Method: method, Tool: tool, Decision: decision, Reasons: reasons, ToolDigest: digest})
+}

@@ -1,0 +1,335 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// upstream is one connection to the upstream server, on behalf of one
+// downstream session (or of the shared stateless traffic).
+type upstream interface {
+	// request sends a client→server request (its raw bytes and parse) and
+	// returns the response that answers it, its Raw carrying the request's
+	// own id bytes. Messages the server sends before it (progress,
+	// logging, requests to the client) go to onMsg in order.
+	request(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header, onMsg func(*frame.Message)) (*frame.Message, error)
+	// send sends a notification, or a response to a server request.
+	send(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header) error
+	// negotiated records the legacy revision initialize agreed on.
+	negotiated(version string)
+	// listen delivers the server's messages that arrive outside any
+	// request (the legacy GET stream, a stdio server's notifications) to
+	// onMsg until the link closes.
+	listen(onMsg func(*frame.Message))
+	// alive reports whether the link can still carry messages.
+	alive() bool
+	close()
+}
+
+// upstreamError is an upstream answer that carries no JSON-RPC response:
+// an HTTP status (401/403 with its challenge, 404 for a lost session, 5xx)
+// or a transport failure. Server-controlled parts are bounded; Error() is
+// escaped.
+type upstreamError struct {
+	Status          int
+	WWWAuthenticate string
+	Msg             string
+}
+
+func (e *upstreamError) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("the upstream answered HTTP %d: %s", e.Status, e.Msg)
+	}
+	return "the upstream: " + e.Msg
+}
+
+// httpUpstream speaks Streamable HTTP to the upstream: one POST per
+// message, JSON or SSE answers, the legacy session id and revision header.
+type httpUpstream struct {
+	g      *Gateway
+	url    string
+	client *http.Client
+
+	mu        sync.Mutex
+	sessionID string // legacy: the upstream's Mcp-Session-Id
+	version   string // legacy: the negotiated revision (MCP-Protocol-Version from 2025-06-18 on)
+	listening bool
+	dead      bool
+	cancel    context.CancelFunc // the GET stream
+}
+
+func newHTTPUpstream(g *Gateway) *httpUpstream {
+	c := g.cfg.Upstream.HTTPClient
+	if c == nil {
+		c = &http.Client{}
+	}
+	cc := *c
+	// Redirects are not followed: a gateway forwards to the upstream it
+	// was configured with, never to where the upstream points.
+	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &httpUpstream{g: g, url: g.cfg.Upstream.URL, client: &cc}
+}
+
+func (u *httpUpstream) alive() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return !u.dead
+}
+
+func (u *httpUpstream) negotiated(version string) {
+	u.mu.Lock()
+	u.version = version
+	u.mu.Unlock()
+}
+
+// newRequest builds a request to the upstream with the gateway's own
+// headers, the forwarded downstream headers, the session and the MCP
+// headers derived from the body.
+func (u *httpUpstream) newRequest(ctx context.Context, method string, body []byte, m *frame.Message, fwd http.Header) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, u.url, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range u.g.cfg.Upstream.Headers {
+		hr.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	if u.g.cfg.Upstream.ForwardAuthorization {
+		if a := fwd.Get("Authorization"); a != "" {
+			hr.Header.Set("Authorization", a)
+		}
+	}
+	u.mu.Lock()
+	sid, ver := u.sessionID, u.version
+	u.mu.Unlock()
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	hr.Header.Set("Accept", "application/json, text/event-stream")
+	if method == http.MethodGet {
+		hr.Header.Set("Accept", "text/event-stream")
+	}
+	legacyHeader := ""
+	if ver != "" && ver != mcpwire.Rev20250326 && ver != mcpwire.Rev20241105 {
+		legacyHeader = ver
+	}
+	if m != nil {
+		hs, err := frame.DeriveHeaders(m, legacyHeader)
+		if err != nil {
+			return nil, err
+		}
+		hs.Set(hr.Header)
+	} else if legacyHeader != "" {
+		hr.Header.Set(mcpwire.HeaderProtocolVersion, legacyHeader)
+	}
+	if sid != "" {
+		hr.Header.Set(mcpwire.HeaderSessionID, sid)
+	}
+	return hr, nil
+}
+
+func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header, onMsg func(*frame.Message)) (*frame.Message, error) {
+	ctx, cancel := context.WithTimeout(ctx, u.g.cfg.RequestTimeout)
+	defer cancel()
+	hr, err := u.newRequest(ctx, http.MethodPost, raw, m, fwd)
+	if err != nil {
+		return nil, &upstreamError{Msg: safetext.Escape(err.Error())}
+	}
+	start := u.g.cfg.Now()
+	resp, err := u.client.Do(hr)
+	u.g.cfg.Metrics.upstreamLatency(m.Method, u.g.cfg.Now().Sub(start))
+	if err != nil {
+		u.g.cfg.Metrics.upstreamError("transport")
+		return nil, &upstreamError{Msg: "cannot reach it: " + safetext.Escape(safetext.Clip(err.Error(), 300))}
+	}
+	defer resp.Body.Close()
+	if m.Method == "initialize" {
+		if sid := resp.Header.Get(mcpwire.HeaderSessionID); sid != "" {
+			u.mu.Lock()
+			u.sessionID = sid
+			u.mu.Unlock()
+		}
+	}
+	return u.readAnswer(resp, m, onMsg)
+}
+
+// readAnswer reads the response to m from resp: a JSON body, or an SSE
+// stream whose other messages go to onMsg.
+func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message)) (*frame.Message, error) {
+	max := u.g.cfg.MaxMessageBytes
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		u.g.cfg.Metrics.upstreamError(fmt.Sprint(resp.StatusCode))
+		return nil, &upstreamError{Status: resp.StatusCode, WWWAuthenticate: safetext.Clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), 4096), Msg: "the request was refused"}
+	}
+	switch {
+	case ct == "text/event-stream":
+		sr := frame.NewSSEReader(resp.Body, frame.SSELimits{MaxBytes: max, MaxLine: int(max), MaxEvents: 100000})
+		for {
+			ev, err := sr.Next()
+			if err != nil {
+				u.g.cfg.Metrics.upstreamError("stream")
+				if errors.Is(err, io.EOF) {
+					return nil, &upstreamError{Status: resp.StatusCode, Msg: "the response stream ended without the response"}
+				}
+				return nil, &upstreamError{Status: resp.StatusCode, Msg: safetext.Escape(err.Error())}
+			}
+			if len(frame.TrimSpace(ev.Data)) == 0 {
+				continue // a priming event
+			}
+			msg, err := frame.FromServer(ev.Data)
+			if err != nil {
+				return nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
+			}
+			if msg.Kind.IsResponse() && sameID(msg.ID, m.ID) {
+				return msg, nil
+			}
+			if onMsg != nil {
+				onMsg(msg)
+			}
+		}
+	case ct == "application/json":
+		b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+		if err != nil {
+			return nil, &upstreamError{Status: resp.StatusCode, Msg: "reading the response: " + safetext.Escape(err.Error())}
+		}
+		if int64(len(b)) > max {
+			return nil, &upstreamError{Status: resp.StatusCode, Msg: fmt.Sprintf("the response exceeded %d bytes", max)}
+		}
+		msg, err := frame.FromServer(b)
+		if err != nil {
+			return nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
+		}
+		if !msg.Kind.IsResponse() || !sameID(msg.ID, m.ID) {
+			return nil, &upstreamError{Status: resp.StatusCode, Msg: "the answer is not the response to the request"}
+		}
+		return msg, nil
+	}
+	u.g.cfg.Metrics.upstreamError(fmt.Sprint(resp.StatusCode))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return nil, &upstreamError{Status: resp.StatusCode, Msg: "no JSON-RPC answer (Content-Type " + safetext.Quote(safetext.Clip(ct, 80)) + ")"}
+}
+
+func (u *httpUpstream) send(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header) error {
+	ctx, cancel := context.WithTimeout(ctx, u.g.cfg.RequestTimeout)
+	defer cancel()
+	hr, err := u.newRequest(ctx, http.MethodPost, raw, m, fwd)
+	if err != nil {
+		return &upstreamError{Msg: safetext.Escape(err.Error())}
+	}
+	resp, err := u.client.Do(hr)
+	if err != nil {
+		u.g.cfg.Metrics.upstreamError("transport")
+		return &upstreamError{Msg: "cannot reach it: " + safetext.Escape(safetext.Clip(err.Error(), 300))}
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return &upstreamError{Status: resp.StatusCode, Msg: "the message was not accepted"}
+	}
+	return nil
+}
+
+// listen opens the legacy GET stream of the session (once) and delivers
+// its messages. A server that offers none (405) is fine. The stream is
+// closed with the link.
+func (u *httpUpstream) listen(onMsg func(*frame.Message)) {
+	u.mu.Lock()
+	if u.listening || u.sessionID == "" || u.dead {
+		u.mu.Unlock()
+		return
+	}
+	u.listening = true
+	ctx, cancel := context.WithCancel(context.Background())
+	u.cancel = cancel
+	u.mu.Unlock()
+	go func() {
+		hr, err := u.newRequest(ctx, http.MethodGet, nil, nil, nil)
+		if err != nil {
+			return
+		}
+		resp, err := u.client.Do(hr)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return
+		}
+		max := u.g.cfg.MaxMessageBytes
+		sr := frame.NewSSEReader(resp.Body, frame.SSELimits{MaxBytes: max, MaxLine: int(max), MaxEvents: 1000, PerEvent: true})
+		for {
+			ev, err := sr.Next()
+			if err != nil {
+				return
+			}
+			if len(frame.TrimSpace(ev.Data)) == 0 {
+				continue
+			}
+			msg, err := frame.FromServer(ev.Data)
+			if err != nil {
+				continue
+			}
+			onMsg(msg)
+		}
+	}()
+}
+
+// close ends the upstream session (legacy DELETE) and the GET stream.
+func (u *httpUpstream) close() {
+	u.mu.Lock()
+	if u.dead {
+		u.mu.Unlock()
+		return
+	}
+	u.dead = true
+	sid, cancel := u.sessionID, u.cancel
+	u.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if sid == "" {
+		return
+	}
+	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	hr, err := u.newRequest(ctx, http.MethodDelete, nil, nil, nil)
+	if err != nil {
+		return
+	}
+	if resp, err := u.client.Do(hr); err == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+	}
+}
+
+// sameID compares two JSON-RPC ids as JSON values: strings by their text,
+// numbers by their value.
+func sameID(a, b jcs.Value) bool {
+	if !a.Valid() || !b.Valid() || a.Kind() != b.Kind() {
+		return false
+	}
+	switch a.Kind() {
+	case jcs.String:
+		return a.Str() == b.Str()
+	case jcs.Number:
+		return jcs.NumbersEqual(a, b)
+	}
+	return false
+}

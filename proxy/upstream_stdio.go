@@ -1,0 +1,214 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// stdioUpstream speaks newline-delimited JSON-RPC to a contained child.
+// Several callers share one pipe (the downstream and the gateway's own
+// listing), so every request gets an id of the link's and the response
+// gets the caller's id back: the only bytes the gateway changes.
+type stdioUpstream struct {
+	g    *Gateway
+	proc *mcpclient.Process
+
+	wmu sync.Mutex // one line at a time
+
+	mu      sync.Mutex
+	next    int64
+	pending map[int64]chan *frame.Message
+	onMsg   func(*frame.Message)
+	early   []*frame.Message // server messages before listen (bounded)
+	dead    bool
+	done    chan struct{}
+}
+
+const maxEarly = 256
+
+func newStdioUpstream(ctx context.Context, g *Gateway) (*stdioUpstream, error) {
+	u := g.cfg.Upstream
+	p, err := mcpclient.StartProcess(ctx, mcpclient.Config{Command: u.Command, PassEnv: u.PassEnv, Env: u.Env})
+	if err != nil {
+		return nil, &upstreamError{Msg: safetext.Escape(err.Error())}
+	}
+	s := &stdioUpstream{g: g, proc: p, pending: map[int64]chan *frame.Message{}, done: make(chan struct{})}
+	go s.readLoop()
+	return s, nil
+}
+
+func (s *stdioUpstream) readLoop() {
+	defer s.fail()
+	lr := frame.NewLineReader(s.proc.Stdout, s.g.cfg.MaxMessageBytes)
+	for {
+		line, err := lr.Next()
+		if frame.IsLineTooLong(err) {
+			s.g.cfg.Metrics.upstreamError("oversized")
+			if lr.Skip() != nil {
+				return
+			}
+			continue
+		}
+		if b := frame.TrimSpace(line); len(b) > 0 {
+			if m, perr := frame.FromServer(b); perr == nil {
+				s.dispatch(m)
+			}
+			// A line that is not JSON-RPC (a server's log on stdout) is
+			// not forwarded.
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *stdioUpstream) dispatch(m *frame.Message) {
+	if m.Kind.IsResponse() {
+		if id, ok := m.IDInt(); ok {
+			s.mu.Lock()
+			ch := s.pending[id]
+			delete(s.pending, id)
+			s.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		}
+		return // a response to nothing we sent is dropped
+	}
+	s.mu.Lock()
+	on := s.onMsg
+	if on == nil && len(s.early) < maxEarly {
+		s.early = append(s.early, m)
+	}
+	s.mu.Unlock()
+	if on != nil {
+		on(m)
+	}
+}
+
+// fail marks the link dead and wakes every waiter.
+func (s *stdioUpstream) fail() {
+	s.mu.Lock()
+	if s.dead {
+		s.mu.Unlock()
+		return
+	}
+	s.dead = true
+	for id, ch := range s.pending {
+		close(ch)
+		delete(s.pending, id)
+	}
+	s.mu.Unlock()
+	close(s.done)
+}
+
+func (s *stdioUpstream) alive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.dead
+}
+
+func (s *stdioUpstream) negotiated(string) {}
+
+func (s *stdioUpstream) write(b []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := s.proc.Stdin.Write(frame.AppendLine(nil, b)); err != nil {
+		return &upstreamError{Msg: "the server process is gone: " + safetext.Escape(err.Error())}
+	}
+	return nil
+}
+
+func (s *stdioUpstream) request(ctx context.Context, raw []byte, m *frame.Message, _ http.Header, onMsg func(*frame.Message)) (*frame.Message, error) {
+	s.mu.Lock()
+	if s.dead {
+		s.mu.Unlock()
+		return nil, &upstreamError{Msg: "the server process is gone"}
+	}
+	s.next++
+	id := s.next
+	ch := make(chan *frame.Message, 1)
+	s.pending[id] = ch
+	s.mu.Unlock()
+	out, err := replaceID(raw, m, []byte(strconv.FormatInt(id, 10)))
+	if err != nil {
+		return nil, &upstreamError{Msg: err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.g.cfg.RequestTimeout)
+	defer cancel()
+	start := s.g.cfg.Now()
+	if err := s.write(out); err != nil {
+		s.forget(id)
+		return nil, err
+	}
+	select {
+	case resp, ok := <-ch:
+		s.g.cfg.Metrics.upstreamLatency(m.Method, s.g.cfg.Now().Sub(start))
+		if !ok {
+			return nil, &upstreamError{Msg: "the server process exited before it answered"}
+		}
+		// The caller's id back, byte for byte.
+		back, err := replaceID(resp.Raw, resp, m.IDRaw())
+		if err != nil {
+			return nil, &upstreamError{Msg: err.Error()}
+		}
+		return frame.FromServer(back)
+	case <-ctx.Done():
+		s.forget(id)
+		s.g.cfg.Metrics.upstreamError("timeout")
+		return nil, &upstreamError{Msg: "no answer in time"}
+	}
+}
+
+func (s *stdioUpstream) forget(id int64) {
+	s.mu.Lock()
+	delete(s.pending, id)
+	s.mu.Unlock()
+}
+
+func (s *stdioUpstream) send(_ context.Context, raw []byte, _ *frame.Message, _ http.Header) error {
+	if !s.alive() {
+		return &upstreamError{Msg: "the server process is gone"}
+	}
+	return s.write(raw)
+}
+
+func (s *stdioUpstream) listen(onMsg func(*frame.Message)) {
+	s.mu.Lock()
+	s.onMsg = onMsg
+	early := s.early
+	s.early = nil
+	s.mu.Unlock()
+	for _, m := range early {
+		onMsg(m)
+	}
+}
+
+func (s *stdioUpstream) close() {
+	_ = s.proc.Close()
+	<-s.done
+}
+
+// replaceID returns m's raw bytes with its id replaced by id (raw JSON).
+// m must have been parsed from raw (its values are spans of raw).
+func replaceID(raw []byte, m *frame.Message, id []byte) ([]byte, error) {
+	if !m.ID.Valid() {
+		return nil, errors.New("a message without an id")
+	}
+	off := m.ID.Offset() - m.Root.Offset()
+	old := m.ID.Raw()
+	if off < 0 || off+len(old) > len(raw) || string(raw[off:off+len(old)]) != string(old) {
+		return nil, errors.New("the message id could not be located")
+	}
+	out := make([]byte, 0, len(raw)-len(old)+len(id))
+	out = append(out, raw[:off]...)
+	out = append(out, id...)
+	return append(out, raw[off+len(old):]...), nil
+}
