@@ -161,6 +161,13 @@ type Config struct {
 	// Instructions, when set, are returned by initialize and server/discover.
 	Instructions string
 
+	// ListChanged advertises tools.listChanged and sends
+	// notifications/tools/list_changed when the tools are swapped
+	// (SetTools, ReloadFile, the admin endpoint): on every stdio
+	// connection, and on every legacy session's GET stream (GET with
+	// Mcp-Session-Id opens one; without ListChanged GET stays 405).
+	ListChanged bool
+
 	// RequireAuth, when set, is the bearer token every request must carry
 	// (Authorization: Bearer TOKEN). A missing or wrong token is 401.
 	RequireAuth string

@@ -58,6 +58,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.handleDelete(w, r, &entry)
+	case http.MethodGet:
+		if !s.cfg.ListChanged || len(s.legacyVersions) == 0 {
+			s.methodNotAllowed(w, &entry)
+			return
+		}
+		s.handleGet(w, r, &entry)
 	default:
 		s.methodNotAllowed(w, &entry)
 	}
@@ -596,4 +602,39 @@ func (s *Server) oversizedParts(x *exchange, m *message) (head, chunk, tail []by
 	}
 	tail = append(tail, "}}"...)
 	return head, chunk, tail
+}
+
+// handleGet serves a legacy session's server→client stream
+// (Config.ListChanged): notifications/tools/list_changed whenever the
+// tools are swapped, until the client goes away or the server closes.
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, entry *LogEntry) {
+	entry.Era = "legacy"
+	if _, e := s.legacySession(r, entry); e != nil {
+		s.writeJSONError(w, entry, nil, e)
+		return
+	}
+	id, ch := s.subscribe()
+	defer s.unsubscribe(id)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	entry.Status = http.StatusOK
+	sw := frame.NewSSEWriter(w)
+	sw.Comment("mock stream")
+	if sw.Flush() != nil {
+		return
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		case b := <-ch:
+			sw.Event(frame.Event{Data: b})
+			if sw.Flush() != nil {
+				return
+			}
+		}
+	}
 }

@@ -337,10 +337,14 @@ func (s *Server) result(x *exchange, inner []byte, cacheable bool) []byte {
 }
 
 func (s *Server) capabilities(modern bool) string {
-	if modern {
-		return `{"tools":{"listChanged":false}}`
+	lc := "false"
+	if s.cfg.ListChanged {
+		lc = "true"
 	}
-	return `{"tools":{"listChanged":false},"logging":{}}`
+	if modern {
+		return `{"tools":{"listChanged":` + lc + `}}`
+	}
+	return `{"tools":{"listChanged":` + lc + `},"logging":{}}`
 }
 
 func (s *Server) discoverResult() []byte {

@@ -48,6 +48,48 @@ type Server struct {
 
 	done      chan struct{}
 	closeOnce sync.Once
+
+	// subs receive notifications/tools/list_changed (Config.ListChanged).
+	subs   map[int]chan []byte
+	subSeq int
+}
+
+// listChangedNotification is what ListChanged sends.
+var listChangedNotification = []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+
+// subscribe registers a receiver of list_changed notifications.
+func (s *Server) subscribe() (int, chan []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.subs == nil {
+		s.subs = map[int]chan []byte{}
+	}
+	s.subSeq++
+	ch := make(chan []byte, 16)
+	s.subs[s.subSeq] = ch
+	return s.subSeq, ch
+}
+
+func (s *Server) unsubscribe(id int) {
+	s.mu.Lock()
+	delete(s.subs, id)
+	s.mu.Unlock()
+}
+
+// notifyListChanged sends list_changed to every subscriber (never
+// blocking: a full queue drops it).
+func (s *Server) notifyListChanged() {
+	if !s.cfg.ListChanged {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ch := range s.subs {
+		select {
+		case ch <- listChangedNotification:
+		default:
+		}
+	}
 }
 
 type session struct {
@@ -226,6 +268,7 @@ func (s *Server) SetTools(tools []json.RawMessage) error {
 		return err
 	}
 	s.tools.Store(ts)
+	s.notifyListChanged()
 	return nil
 }
 

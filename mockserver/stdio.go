@@ -28,12 +28,22 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	stop := make(chan struct{})
 	defer close(stop)
 	go readLines(r, s.cfg.MaxBodyBytes, lines, stop)
+	var notes chan []byte
+	if s.cfg.ListChanged {
+		id, ch := s.subscribe()
+		defer s.unsubscribe(id)
+		notes = ch
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-s.done:
 			return nil
+		case b := <-notes:
+			if err := st.writeLine(b); err != nil {
+				return err
+			}
 		case l := <-lines:
 			if l.err != nil {
 				if errors.Is(l.err, io.EOF) {
