@@ -19,6 +19,14 @@ import (
 // maxInFlight bounds the requests of one stdio downstream handled at once.
 const maxInFlight = 64
 
+// out is every byte the gateway sends downstream: the secrets it knows
+// (the credentials it holds for the upstream, and the downstream
+// credentials it has seen) are redacted, so an upstream that reflects a
+// credential into a result, an error or a notification cannot hand it to
+// an agent. It is the one place downstream bytes may differ from the
+// upstream's, and only where a secret stood.
+func (g *Gateway) out(b []byte) []byte { return g.cfg.Secrets.Bytes(b) }
+
 // dial opens an upstream link for a new session.
 func (g *Gateway) dial(ctx context.Context) (upstream, error) {
 	if g.cfg.Upstream.URL != "" {
@@ -40,24 +48,51 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 	write := func(b []byte) {
 		wmu.Lock()
 		defer wmu.Unlock()
-		_, _ = w.Write(frame.AppendLine(nil, b))
+		_, _ = w.Write(frame.AppendLine(nil, g.out(b)))
 	}
 	s := newSession(g, "", up, write)
 	defer s.close()
-	lr := frame.NewLineReader(r, g.cfg.MaxMessageBytes)
+	type lineMsg struct {
+		b       []byte
+		tooLong bool
+		err     error
+	}
+	lines := make(chan lineMsg)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		// The read blocks until r has a line (os.Stdin cannot be
+		// interrupted); the loop below does not wait for it to end.
+		lr := frame.NewLineReader(r, g.cfg.MaxMessageBytes)
+		for {
+			line, err := lr.Next()
+			lm := lineMsg{b: line, err: err}
+			if frame.IsLineTooLong(err) {
+				lm.tooLong, lm.err = true, lr.Skip()
+			}
+			select {
+			case lines <- lm:
+			case <-stop:
+				return
+			}
+			if lm.err != nil {
+				return
+			}
+		}
+	}()
 	sem := make(chan struct{}, maxInFlight)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		line, rerr := lr.Next()
-		if frame.IsLineTooLong(rerr) {
-			write(frame.AppendError(nil, nil, &frame.Error{Code: mcpwire.CodeInvalidRequest, Message: "Invalid Request: the message is larger than the gateway accepts"}))
-			if lr.Skip() != nil {
-				return nil
-			}
-			continue
+		var lm lineMsg
+		select {
+		case <-ctx.Done():
+			return nil
+		case lm = <-lines:
 		}
-		if b := frame.TrimSpace(line); len(b) > 0 {
+		if lm.tooLong {
+			write(frame.AppendError(nil, nil, &frame.Error{Code: mcpwire.CodeInvalidRequest, Message: "Invalid Request: the message is larger than the gateway accepts"}))
+		} else if b := frame.TrimSpace(lm.b); len(b) > 0 {
 			m, ferr := frame.FromClient(b)
 			if ferr != nil {
 				var id []byte
@@ -65,6 +100,11 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 					id = m.IDRaw()
 				}
 				write(frame.AppendError(nil, id, ferr))
+			} else if m.Kind != frame.Request {
+				// Notifications and responses are forwarded in order,
+				// before any later request: notifications/initialized must
+				// reach the upstream before the requests that follow it.
+				s.handle(ctx, m, nil, write)
 			} else {
 				sem <- struct{}{}
 				wg.Add(1)
@@ -80,7 +120,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 				}()
 			}
 		}
-		if rerr != nil || ctx.Err() != nil {
+		if lm.err != nil {
 			return nil
 		}
 	}
@@ -211,7 +251,7 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusOK)
 			sse = frame.NewSSEWriter(w)
 		}
-		sse.Event(frame.Event{Data: b})
+		sse.Event(frame.Event{Data: g.out(b)})
 		_ = sse.Flush()
 	}
 	rep := s.handle(r.Context(), m, g.forwardHeaders(r), onMsg)
@@ -233,12 +273,12 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusAccepted)
 		}
 	case sse != nil:
-		sse.Event(frame.Event{Data: rep.body})
+		sse.Event(frame.Event{Data: g.out(rep.body)})
 		_ = sse.Flush()
 	default:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(rep.body)
+		_, _ = w.Write(g.out(rep.body))
 	}
 	if hs != nil && m.Method == "initialize" && !initialized(rep) {
 		// The upstream did not accept the session: the gateway keeps none.
@@ -378,7 +418,7 @@ func (g *Gateway) stream(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case b := <-hs.queue:
-			sse.Event(frame.Event{Data: b})
+			sse.Event(frame.Event{Data: g.out(b)})
 		case <-keep.C:
 			sse.Comment("keep-alive")
 		}

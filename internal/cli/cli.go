@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +67,7 @@ type env struct {
 	tty    bool      // stdout is a terminal
 	// stdinRead is set once an input was read from stdin.
 	stdinRead bool
+	ctx       context.Context
 	code      int // exit code set by a command that succeeded with a verdict
 	// secrets are the values this run sends (headers, URL credentials,
 	// env values of a stdio child); they are redacted from every byte
@@ -93,7 +95,14 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 // panic is reported as an internal error (exit 2) without a stack trace.
 // Outputs are written only when the command succeeded (see output.go).
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	return MainContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// MainContext is Main with a context that long-running commands (proxy,
+// mock-server) end on, besides SIGINT and SIGTERM.
+func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	e := newEnv(stdin, stdout, stderr)
+	e.ctx = ctx
 	defer func() {
 		if r := recover(); r != nil {
 			e.discard()

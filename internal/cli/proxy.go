@@ -164,7 +164,11 @@ old one stays in force.`,
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
 			defer g.Close()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			parent := e.ctx
+			if parent == nil {
+				parent = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if declared != "" {
 				go watchBaseline(ctx, e, g, declared, sid)
