@@ -29,6 +29,10 @@ const (
 	// explains digest findings and never changes a verdict; in diff it
 	// drives the decision profile.
 	Change Kind = "change"
+	// Decision: a reason the gateway (mcpdrift proxy) gives for serving,
+	// hiding or refusing: in its decision log and in the data of its
+	// JSON-RPC errors; never a verdict of a report.
+	Decision Kind = "decision"
 )
 
 // Severity of a finding, for review prioritisation (not maliciousness).
@@ -84,6 +88,7 @@ const (
 	FamilyLiveDrift   = "live-drift"
 	FamilyConformance = "conformance"
 	FamilyAuth        = "auth-posture"
+	FamilyGateway     = "gateway"
 )
 
 const (
@@ -654,6 +659,51 @@ var entries = []Entry{
 		Explanation: "Credentials and tool definitions travel unencrypted to a host that does not classify as local.",
 		Remedy:      "Use HTTPS.",
 		Source:      specAPV},
+
+	// Gateway decisions (mcpdrift proxy): the decision log's reasons and
+	// the data.reason of the gateway's own JSON-RPC errors.
+	{Code: "tool_unchanged", Family: FamilyGateway, Kind: Decision, Title: "Served: the tool is unchanged",
+		Explanation: "The served tool's digest is the pinned one: the gateway serves it, byte for byte as the upstream sent it.", Remedy: "None.", Source: own},
+	{Code: "tool_changed_notation_only", Family: FamilyGateway, Kind: Decision, Title: "Served: the tool changed in notation only",
+		Explanation: "The tool's bytes changed, but every change is notation (schemas that accept the same instances): the decision is allow, and the gateway serves it.", Remedy: "Re-pin when convenient, so the baseline holds the new spelling.", Source: own},
+	{Code: "tool_changed_needs_review", Family: FamilyGateway, Kind: Decision, Title: "Hidden: the tool changed",
+		Explanation: "The served tool differs from the pinned one in a way that needs review: the gateway hides it and refuses calls to it until the change is approved (re-pinned).", Remedy: "Review the change (mcpdrift diff or drift), then re-pin.", Source: own},
+	{Code: "tool_change_denied", Family: FamilyGateway, Kind: Decision, Title: "Hidden: the profile denies the tool's change",
+		Explanation: "The decision profile denies the change (for example schema drift under a stable description under fail-closed): the tool is hidden and its calls refused.", Remedy: "Treat the change as an escalation; approve it only with explicit re-consent.", Source: own},
+	{Code: "tool_not_in_baseline", Family: FamilyGateway, Kind: Decision, Title: "Hidden: the tool is not in the baseline",
+		Explanation: "The upstream serves a tool the baseline does not hold: nobody approved it, so the gateway hides it.", Remedy: "Review the new tool, then pin it if it is wanted.", Source: own},
+	{Code: "server_list_incomplete", Family: FamilyGateway, Kind: Decision, Title: "Withheld: the upstream could not be listed completely",
+		Explanation: "The gateway's own listing of the upstream failed or was cut short (a page cap, a cursor cycle, a byte or tool bound, the deadline, an unreadable entry): fail closed, nothing is served and every call is refused (unless --serve-stale).", Remedy: "Fix the upstream's pagination or raise the bound.", Source: own},
+	{Code: "server_identity_mismatch", Family: FamilyGateway, Kind: Decision, Title: "Withheld: the identity tuple does not match",
+		Explanation: "The upstream's endpoint or publisher key (under fail-closed also its name or version) is not the pinned one: the tools come from somewhere else, so nothing is served.", Remedy: "Check where the gateway points; re-pin if the move was intended.", Source: specSES},
+	{Code: "server_baseline_invalid", Family: FamilyGateway, Kind: Decision, Title: "Withheld: the baseline or the served list is not usable",
+		Explanation: "The baseline, or the upstream's list, names a tool twice: which one a client would call is undefined, so nothing is served.", Remedy: "Fix the baseline or the server.", Source: own},
+	{Code: "call_unknown_tool", Family: FamilyGateway, Kind: Decision, Title: "Refused: no served tool has that name",
+		Explanation: "A tools/call named a tool the gateway does not serve. Names match exactly: one that differs by case or Unicode normalization is unknown. Answered -32602, never forwarded.", Remedy: "None: the agent called what it was not offered.", Source: own},
+	{Code: "call_hidden_tool", Family: FamilyGateway, Kind: Decision, Title: "Refused: the tool is hidden",
+		Explanation: "A tools/call named a tool the upstream serves but the gateway hides (added, changed or denied). Answered -32602, never forwarded.", Remedy: "Review and approve the tool's current version if it is wanted.", Source: own},
+	{Code: "call_server_withheld", Family: FamilyGateway, Kind: Decision, Title: "Refused: the server is withheld",
+		Explanation: "The whole server is withheld (incomplete list, identity mismatch, invalid baseline): every call is refused.", Remedy: "See the withholding reason in the decision log.", Source: own},
+	{Code: "call_approval_in_doubt", Family: FamilyGateway, Kind: Decision, Title: "Refused: the tool list is being re-observed",
+		Explanation: "The upstream announced that its tool list changed; until the new list is gated, approval is in doubt and calls are refused.", Remedy: "Retry after the re-observation.", Source: own},
+	{Code: "call_arguments_invalid", Family: FamilyGateway, Kind: Decision, Title: "Refused: the arguments break the approved inputSchema",
+		Explanation: "The arguments are checked against the pinned inputSchema, not the one the server serves now, so a widened schema cannot be used before it is gated. The error names the JSON pointer and the constraint, never the value.", Remedy: "None: the call does not match what was approved.", Source: specSES},
+	{Code: "call_argument_undeclared", Family: FamilyGateway, Kind: Decision, Title: "Refused: an argument the approved schema does not declare",
+		Explanation: "Strict arguments (the default under fail-closed) refuse properties the pinned inputSchema does not declare.", Remedy: "None, or run without --strict-arguments if open schemas are intended.", Source: own},
+	{Code: "call_schema_unusable", Family: FamilyGateway, Kind: Decision, Title: "Refused: the pinned inputSchema cannot check arguments",
+		Explanation: "The pinned tool has no usable inputSchema (absent, not an object, or not compilable without loading anything): arguments cannot be checked, so the call is refused.", Remedy: "Fix the server's schema and re-pin.", Source: own},
+	{Code: "observe_mode", Family: FamilyGateway, Kind: Decision, Title: "Refused: observe mode forwards only the listing methods",
+		Explanation: "In observe mode the gateway forwards initialize, notifications/initialized, server/discover, ping, tools/list, list_changed and subscriptions/listen; anything else is answered -32601 and never reaches the server.", Remedy: "Use audit or enforce mode to pass other traffic.", Source: own},
+	{Code: "invalid_cursor", Family: FamilyGateway, Kind: Decision, Title: "Refused: a cursor the gateway never issued",
+		Explanation: "In enforce mode the gateway serves the whole gated list in one page, so any cursor is invalid.", Remedy: "None.", Source: own},
+	{Code: "upstream_error", Family: FamilyGateway, Kind: Decision, Title: "The upstream did not answer",
+		Explanation: "The upstream could not be reached, timed out, or answered with something that is not a JSON-RPC response.", Remedy: "Check the upstream.", Source: own},
+	{Code: "upstream_refused", Family: FamilyGateway, Kind: Decision, Title: "The upstream refused the request",
+		Explanation: "The upstream answered 401 or 403; an HTTP downstream gets the status and WWW-Authenticate as they came.", Remedy: "Give the downstream (or the gateway's --header) a valid credential.", Source: own},
+	{Code: "serve_stale", Family: FamilyGateway, Kind: Decision, Title: "Served stale: the upstream could not be listed",
+		Explanation: "With --serve-stale, when the upstream cannot be listed completely, the last gated list keeps being served (once, then it is withheld).", Remedy: "Fix the upstream; prefer failing closed.", Source: own},
+	{Code: "no_complete_list_observed", Family: FamilyGateway, Kind: Decision, Title: "Audit: no complete list was observed yet",
+		Explanation: "In audit mode a call arrived before the downstream had fetched a complete list, so what enforce would decide cannot be said.", Remedy: "None.", Source: own},
 }
 
 var index = func() map[string]*Entry {
@@ -700,7 +750,7 @@ func All() []Entry {
 }
 
 func familyOrder(f string) int {
-	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyNames, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity, FamilyStructural, FamilyIdentity, FamilyLiveDrift, FamilyConformance, FamilyAuth} {
+	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyNames, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity, FamilyStructural, FamilyIdentity, FamilyLiveDrift, FamilyConformance, FamilyAuth, FamilyGateway} {
 		if x == f {
 			return i
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
@@ -227,4 +228,15 @@ func FuzzDecideCall(f *testing.F) {
 			t.Fatalf("refused without a reason: %+v", c)
 		}
 	})
+}
+
+// Every reason decide gives is in the one catalogue.
+func TestReasonsCatalogued(t *testing.T) {
+	for _, r := range []string{decide.ReasonUnchanged, decide.ReasonNotationOnly, decide.ReasonChanged, decide.ReasonDenied, decide.ReasonAdded,
+		decide.ReasonListIncomplete, decide.ReasonIdentityMismatch, decide.ReasonBaselineInvalid, decide.ReasonUnknownTool, decide.ReasonHiddenTool,
+		decide.ReasonWithheld, decide.ReasonInDoubt, decide.ReasonBadArguments, decide.ReasonUndeclaredArg, decide.ReasonSchemaUnusable} {
+		if e, ok := catalog.Lookup(r); !ok || e.Kind != catalog.Decision {
+			t.Errorf("%s is not catalogued as a decision", r)
+		}
+	}
 }

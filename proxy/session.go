@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
@@ -291,6 +292,7 @@ func (s *session) refuse(m *frame.Message, name string, c decide.Call) reply {
 // errorBody is the gateway's own JSON-RPC error to m: data carries
 // {"source":"mcpdrift-proxy","reason":CODE,...}.
 func errorBody(m *frame.Message, code int, msg, reason string, extra map[string]string) []byte {
+	catalog.Get(reason) // every reason is catalogued (Get panics on an unknown code)
 	data := map[string]string{"source": dataSource, "reason": reason}
 	for k, v := range extra {
 		data[k] = v

@@ -481,9 +481,12 @@ func gateSARIFRun(r *gate.Report, opt Options) sarifRun {
 // newSARIFBuilder starts a log with one rule per catalogued code.
 func newSARIFBuilder(r *gate.Report, opt Options) *sarifBuilder {
 	s := &sarifBuilder{r: r, opt: opt, index: map[string]int{}, results: []sarifResult{}}
-	for i, e := range catalog.All() {
+	for _, e := range catalog.All() {
+		if e.Kind == catalog.Decision {
+			continue // the gateway's reasons never appear in a report
+		}
+		s.index[e.Code] = len(s.rules)
 		s.rules = append(s.rules, ruleFor(e))
-		s.index[e.Code] = i
 	}
 	return s
 }
