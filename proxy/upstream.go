@@ -71,10 +71,21 @@ type httpUpstream struct {
 	cancel    context.CancelFunc // the GET stream
 }
 
+// upstreamTransport is the default transport to an HTTP upstream, shared
+// by every session: http.DefaultTransport keeps 2 idle connections per
+// host, so concurrent downstream calls would dial a new connection for
+// nearly every request (and leave sockets in TIME_WAIT).
+var upstreamTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 512
+	t.MaxIdleConnsPerHost = 256
+	return t
+}()
+
 func newHTTPUpstream(g *Gateway) *httpUpstream {
 	c := g.cfg.Upstream.HTTPClient
 	if c == nil {
-		c = &http.Client{}
+		c = &http.Client{Transport: upstreamTransport}
 	}
 	cc := *c
 	// Redirects are not followed: a gateway forwards to the upstream it
