@@ -29,6 +29,8 @@ type Record struct {
 	Decision   string    `json:"decision,omitempty"`
 	Reasons    []string  `json:"reasons,omitempty"`
 	ToolDigest string    `json:"tool_digest,omitempty"`
+	// Note says what was learnt without changing a decision (escaped).
+	Note string `json:"note,omitempty"`
 }
 
 // DecisionLog writes records as NDJSON, one Write per line.

@@ -456,3 +456,66 @@ func TestServeStdio(t *testing.T) {
 		t.Errorf("an unknown tool over stdio: %s", joined)
 	}
 }
+
+// A reloaded baseline takes effect at the next list without dropping the
+// session; an invalid one is refused and the old one stays in force.
+func TestReload(t *testing.T) {
+	_, up := upstreamMock(t, mockserver.Config{}, exampleV2)
+	g, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Enforce, Target: up, Baseline: baselineOf(t, exampleV1, manifest.Identity{})})
+	_, tl := listThrough(t, url, false)
+	if slices.Contains(names(tl), "run_workflow_command") {
+		t.Fatalf("before the reload: %v", names(tl))
+	}
+	if err := g.Reload(decide.NewBaseline("acme", manifest.Identity{}, nil)); err != nil {
+		t.Fatalf("an empty baseline is valid: %v", err)
+	}
+	dup := decide.NewBaseline("acme", manifest.Identity{}, append(baselineOf(t, exampleV2, manifest.Identity{}).Tools, baselineOf(t, exampleV2, manifest.Identity{}).Tools...))
+	if err := g.Reload(dup); err == nil {
+		t.Error("a baseline with duplicate names was accepted")
+	}
+	if err := g.Reload(baselineOf(t, exampleV2, manifest.Identity{})); err != nil {
+		t.Fatal(err)
+	}
+	_, tl = listThrough(t, url, false)
+	if !slices.Contains(names(tl), "run_workflow_command") || len(tl.Tools) != 5 {
+		t.Errorf("after the reload: %v", names(tl))
+	}
+}
+
+// When the upstream goes away, the gateway serves nothing; with
+// ServeStale it keeps serving the last gated list.
+func TestUpstreamGoneServeStale(t *testing.T) {
+	for _, stale := range []bool{false, true} {
+		tools, _ := mockserver.LoadToolsFile(exampleV1)
+		s, _ := mockserver.New(mockserver.Config{Tools: tools})
+		ts := httptest.NewServer(s)
+		up := ts.URL + "/mcp"
+		_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Enforce, Target: up,
+			Baseline: baselineOf(t, exampleV1, manifest.Identity{}), RelistInterval: time.Nanosecond, ServeStale: stale, RequestTimeout: 2 * time.Second})
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+		list := func() string {
+			req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Method", "tools/list")
+			req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var b bytes.Buffer
+			b.ReadFrom(resp.Body)
+			return b.String()
+		}
+		if out := list(); !strings.Contains(out, "search_issues") {
+			t.Fatalf("first list: %s", out)
+		}
+		ts.Close()
+		s.Close()
+		out := list()
+		if stale != strings.Contains(out, "search_issues") {
+			t.Errorf("stale=%v, upstream gone: %s", stale, out)
+		}
+	}
+}

@@ -339,6 +339,17 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	if g := s.fresh(); g != nil {
 		return g, nil
 	}
+	s.mu.Lock()
+	switch prev := s.gate; {
+	case prev == nil:
+	case prev.baseline != s.g.baseline.Load():
+		s.g.cfg.Metrics.relist("baseline_reloaded")
+	case prev.ttl > 0 && s.g.cfg.Now().Sub(prev.at) > prev.ttl:
+		s.g.cfg.Metrics.relist("ttl")
+	default:
+		s.g.cfg.Metrics.relist("interval")
+	}
+	s.mu.Unlock()
 	b := s.g.baseline.Load()
 	tl, first, err := s.listUpstream(ctx, fwd)
 	now := s.g.cfg.Now()
@@ -348,7 +359,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	s.mu.Unlock()
 	var served *decide.Served
 	switch {
-	case err != nil && prev != nil && s.g.cfg.ServeStale && !prev.stale:
+	case err != nil && prev != nil && s.g.cfg.ServeStale && !prev.list.Withheld:
 		st := *prev
 		st.stale, st.at = true, now
 		s.setGate(&st)
@@ -407,6 +418,9 @@ func (s *session) recordList(l *decide.List) {
 	served, hidden := 0, 0
 	if l.Withheld {
 		s.logDecision("tools/list", "", "withheld", []string{l.Reason}, "")
+	}
+	for _, n := range l.Notes {
+		s.logNote(n)
 	}
 	for _, d := range l.Tools {
 		dec := "serve"
@@ -585,4 +599,14 @@ func (s *session) logDecision(method, tool, decision string, reasons []string, d
 	}
 	s.g.cfg.Log.write(s.g.cfg.Secrets, Record{Time: s.g.cfg.Now(), ServerID: s.g.cfg.ServerID, Session: s.id, Mode: string(s.g.cfg.Mode),
 		Method: method, Tool: tool, Decision: decision, Reasons: reasons, ToolDigest: digest})
+}
+
+// logNote writes a note (a changed server version under review, an
+// install move): what was learnt without changing a decision.
+func (s *session) logNote(note string) {
+	if s.g.cfg.Log == nil {
+		return
+	}
+	s.g.cfg.Log.write(s.g.cfg.Secrets, Record{Time: s.g.cfg.Now(), ServerID: s.g.cfg.ServerID, Session: s.id, Mode: string(s.g.cfg.Mode),
+		Event: "note", Note: safetext.Escape(safetext.Clip(note, 1024))})
 }
