@@ -346,12 +346,14 @@ func (l *List) DecideCall(name string, args jcs.Value, opt CallOptions) Call {
 	if cs.err != nil {
 		return refuse(ReasonSchemaUnusable, fmt.Sprintf("the pinned inputSchema of %q cannot be used to check arguments: %s", name, cs.err))
 	}
-	raw := []byte("{}")
-	if args.Valid() {
-		raw = args.Raw()
-	}
 	if cs.c != nil {
-		problems, err := cs.c.Validate(raw)
+		var problems []schemas.Problem
+		var err error
+		if args.Valid() {
+			problems, err = cs.c.ValidateValue(args) // parsed once, by the envelope
+		} else {
+			problems, err = cs.c.Validate([]byte("{}"))
+		}
 		if err != nil {
 			return refuse(ReasonBadArguments, "the arguments are not JSON")
 		}

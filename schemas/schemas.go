@@ -7,6 +7,7 @@ package schemas
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
+	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -207,6 +209,53 @@ func (c *Compiled) Validate(instance []byte) ([]Problem, error) {
 		return nil, verr
 	}
 	return flatten(ve), nil
+}
+
+// ValidateValue validates an instance that jcs has already parsed, without
+// reading its text again (the gateway checks every call's arguments this
+// way). It agrees with Validate(v.Raw()): jcs's strict parse refuses
+// everything encoding/json would have read differently (duplicate names,
+// invalid UTF-8, lone surrogates), strings are their decoded values and
+// numbers keep their text, as Validate's UseNumber decoding keeps it.
+func (c *Compiled) ValidateValue(v jcs.Value) ([]Problem, error) {
+	verr := c.s.Validate(instanceOf(v))
+	if verr == nil {
+		return nil, nil
+	}
+	ve, ok := verr.(*jsonschema.ValidationError)
+	if !ok {
+		return nil, verr
+	}
+	return flatten(ve), nil
+}
+
+// instanceOf is v in the form jsonschema validates: map[string]any,
+// []any, string, json.Number, bool, nil.
+func instanceOf(v jcs.Value) any {
+	switch v.Kind() {
+	case jcs.Object:
+		m := make(map[string]any, v.Len())
+		for i := range v.Len() {
+			k, x := v.Member(i)
+			m[k.Str()] = instanceOf(x)
+		}
+		return m
+	case jcs.Array:
+		a := make([]any, v.Len())
+		for i := range a {
+			a[i] = instanceOf(v.Index(i))
+		}
+		return a
+	case jcs.String:
+		return v.Str()
+	case jcs.Number:
+		return json.Number(v.Raw())
+	case jcs.True:
+		return true
+	case jcs.False:
+		return false
+	}
+	return nil
 }
 
 // ValidateDocument compiles a schema given as raw JSON (its own $schema

@@ -3,11 +3,13 @@ package schemas_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/schemas"
 )
 
@@ -55,5 +57,43 @@ func TestValidateReportsLocations(t *testing.T) {
 	}
 	if err := schemas.Validate("nope.json", doc); err == nil {
 		t.Error("unknown schema accepted")
+	}
+}
+
+// ValidateValue (the parsed instance) agrees with Validate (its text) on
+// valid and invalid instances: escapes, number spellings, nesting.
+func TestValidateValueAgrees(t *testing.T) {
+	c, err := schemas.Compile([]byte(`{"type":"object","properties":{
+		"s":{"type":"string","maxLength":3,"pattern":"^[a-zé]*$"},
+		"n":{"type":"integer","minimum":1,"maximum":1000},
+		"f":{"type":"number","multipleOf":0.5},
+		"a":{"type":"array","items":{"enum":["x","y",null,true]},"uniqueItems":true},
+		"o":{"type":"object","properties":{"k":{"const":{"z":[1,2]}}},"additionalProperties":false}},
+		"required":["s"],"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inst := range []string{
+		`{"s":"ab"}`, `{"s":"\u00e9\u00e9"}`, `{"s":"abcd"}`, `{"s":"A"}`, `{}`, `[]`, `"s"`, `null`,
+		`{"s":"a","n":1E3}`, `{"s":"a","n":1.0}`, `{"s":"a","n":1001}`, `{"s":"a","n":0.5}`, `{"s":"a","n":-0}`,
+		`{"s":"a","f":2.5}`, `{"s":"a","f":2.25}`, `{"s":"a","f":1e-1}`, `{"s":"a","n":123456789012345678901234567890}`,
+		`{"s":"a","a":["x",null,true]}`, `{"s":"a","a":["x","x"]}`, `{"s":"a","a":[false]}`,
+		`{"s":"a","o":{"k":{"z":[1,2.0]}}}`, `{"s":"a","o":{"k":{"z":[2,1]}}}`, `{"s":"a","o":{"q":1}}`, `{"s":"a","x":1}`,
+	} {
+		d, err := jcs.Parse([]byte(inst))
+		if err != nil {
+			t.Fatal(inst, err)
+		}
+		want, err := c.Validate([]byte(inst))
+		if err != nil {
+			t.Fatal(inst, err)
+		}
+		got, err := c.ValidateValue(d.Root())
+		if err != nil {
+			t.Fatal(inst, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s:\n ValidateValue %v\n      Validate %v", inst, got, want)
+		}
 	}
 }
