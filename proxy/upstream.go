@@ -156,7 +156,7 @@ func (u *httpUpstream) newRequest(ctx context.Context, method string, body []byt
 }
 
 func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header, onMsg func(*frame.Message)) (*frame.Message, error) {
-	ctx, cancel := context.WithTimeout(ctx, u.g.cfg.RequestTimeout)
+	ctx, cancel := requestContext(ctx, u.g, m)
 	defer cancel()
 	hr, err := u.newRequest(ctx, http.MethodPost, raw, m, fwd)
 	if err != nil {
@@ -191,7 +191,11 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 	}
 	switch {
 	case ct == "text/event-stream":
-		sr := frame.NewSSEReader(resp.Body, frame.SSELimits{MaxBytes: max, MaxLine: int(max), MaxEvents: 100000})
+		lim := frame.SSELimits{MaxBytes: max, MaxLine: int(max), MaxEvents: 100000}
+		if longLived(m) {
+			lim.MaxEvents, lim.PerEvent = 1000, true // a stream that lives as long as the client listens: each event bounded
+		}
+		sr := frame.NewSSEReader(resp.Body, lim)
 		for {
 			ev, err := sr.Next()
 			if err != nil {
@@ -343,4 +347,18 @@ func sameID(a, b jcs.Value) bool {
 		return jcs.NumbersEqual(a, b)
 	}
 	return false
+}
+
+// longLived reports whether a request's answer is a stream that lives as
+// long as the downstream keeps it open (2026-07-28 subscriptions/listen):
+// it has no request deadline, only the downstream's own.
+func longLived(m *frame.Message) bool { return m.Method == "subscriptions/listen" }
+
+// requestContext bounds one upstream exchange by RequestTimeout, except a
+// long-lived stream, which ends with the downstream's context.
+func requestContext(ctx context.Context, g *Gateway, m *frame.Message) (context.Context, context.CancelFunc) {
+	if longLived(m) {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, g.cfg.RequestTimeout)
 }

@@ -25,6 +25,10 @@ type stdioUpstream struct {
 	mu      sync.Mutex
 	next    int64
 	pending map[int64]chan *frame.Message
+	// streams are the open long-lived requests (subscriptions/listen) by
+	// the link's id: their notifications, tagged with that id as the
+	// subscription id, go to the request's caller with its own id back.
+	streams map[int64]stream
 	onMsg   func(*frame.Message)
 	early   []*frame.Message // server messages before listen (bounded)
 	dead    bool
@@ -33,13 +37,18 @@ type stdioUpstream struct {
 
 const maxEarly = 256
 
+type stream struct {
+	onMsg func(*frame.Message)
+	id    []byte // the caller's id
+}
+
 func newStdioUpstream(ctx context.Context, g *Gateway) (*stdioUpstream, error) {
 	u := g.cfg.Upstream
 	p, err := mcpclient.StartProcess(ctx, mcpclient.Config{Command: u.Command, PassEnv: u.PassEnv, Env: u.Env})
 	if err != nil {
 		return nil, &upstreamError{Msg: safetext.Escape(err.Error())}
 	}
-	s := &stdioUpstream{g: g, proc: p, pending: map[int64]chan *frame.Message{}, done: make(chan struct{})}
+	s := &stdioUpstream{g: g, proc: p, pending: map[int64]chan *frame.Message{}, streams: map[int64]stream{}, done: make(chan struct{})}
 	go s.readLoop()
 	return s, nil
 }
@@ -81,6 +90,10 @@ func (s *stdioUpstream) dispatch(m *frame.Message) {
 			}
 		}
 		return // a response to nothing we sent is dropped
+	}
+	if st, back := s.streamOf(m); st.onMsg != nil {
+		st.onMsg(back)
+		return
 	}
 	s.mu.Lock()
 	on := s.onMsg
@@ -141,7 +154,13 @@ func (s *stdioUpstream) request(ctx context.Context, raw []byte, m *frame.Messag
 	if err != nil {
 		return nil, &upstreamError{Msg: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.g.cfg.RequestTimeout)
+	if longLived(m) && onMsg != nil {
+		s.mu.Lock()
+		s.streams[id] = stream{onMsg: onMsg, id: m.IDRaw()}
+		s.mu.Unlock()
+		defer func() { s.mu.Lock(); delete(s.streams, id); s.mu.Unlock() }()
+	}
+	ctx, cancel := requestContext(ctx, s.g, m)
 	defer cancel()
 	start := s.g.cfg.Now()
 	if err := s.write(out); err != nil {
@@ -211,4 +230,42 @@ func replaceID(raw []byte, m *frame.Message, id []byte) ([]byte, error) {
 	out = append(out, raw[:off]...)
 	out = append(out, id...)
 	return append(out, raw[off+len(old):]...), nil
+}
+
+// streamOf finds the open stream a notification belongs to (its
+// _meta subscription id is the link's id of the listen request) and
+// returns the notification with the caller's id as the subscription id.
+func (s *stdioUpstream) streamOf(m *frame.Message) (stream, *frame.Message) {
+	meta, ok := m.Meta()
+	if !ok {
+		return stream{}, nil
+	}
+	sub, ok := meta.Get("io.modelcontextprotocol/subscriptionId")
+	if !ok {
+		return stream{}, nil
+	}
+	id, ok := frame.Int64(sub)
+	if !ok {
+		return stream{}, nil
+	}
+	s.mu.Lock()
+	st, ok := s.streams[id]
+	s.mu.Unlock()
+	if !ok {
+		return stream{}, nil
+	}
+	off := sub.Offset() - m.Root.Offset()
+	old := sub.Raw()
+	if off < 0 || off+len(old) > len(m.Raw) {
+		return stream{}, nil
+	}
+	b := make([]byte, 0, len(m.Raw)+len(st.id))
+	b = append(b, m.Raw[:off]...)
+	b = append(b, st.id...)
+	b = append(b, m.Raw[off+len(old):]...)
+	back, err := frame.FromServer(b)
+	if err != nil {
+		return stream{}, nil
+	}
+	return st, back
 }
