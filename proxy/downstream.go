@@ -80,9 +80,43 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 			}
 		}
 	}()
-	sem := make(chan struct{}, maxInFlight)
+	// Requests are answered concurrently by up to maxInFlight workers,
+	// started as needed and kept for the session: a goroutine per request
+	// would start on a small stack and grow it again for every call (the
+	// argument validation recurses).
+	work := make(chan *frame.Message)
+	workers := 0
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	defer close(work)
+	serve := func(m *frame.Message) {
+		rep := s.handle(ctx, m, nil, write)
+		switch {
+		case rep.err != nil:
+			write(errorBody(m, mcpwire.CodeInternalError, rep.err.Error(), "upstream_refused", nil))
+		case rep.body != nil:
+			write(rep.body)
+		}
+	}
+	dispatch := func(m *frame.Message) {
+		select {
+		case work <- m: // an idle worker
+			return
+		default:
+		}
+		if workers == maxInFlight {
+			work <- m // wait for one
+			return
+		}
+		workers++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ; m != nil; m = <-work {
+				serve(m)
+			}
+		}()
+	}
 	for {
 		var lm lineMsg
 		select {
@@ -106,18 +140,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 				// reach the upstream before the requests that follow it.
 				s.handle(ctx, m, nil, write)
 			} else {
-				sem <- struct{}{}
-				wg.Add(1)
-				go func() {
-					defer func() { <-sem; wg.Done() }()
-					rep := s.handle(ctx, m, nil, write)
-					switch {
-					case rep.err != nil:
-						write(errorBody(m, mcpwire.CodeInternalError, rep.err.Error(), "upstream_refused", nil))
-					case rep.body != nil:
-						write(rep.body)
-					}
-				}()
+				dispatch(m)
 			}
 		}
 		if lm.err != nil {
