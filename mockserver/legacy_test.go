@@ -70,6 +70,9 @@ func TestLegacyLifecycle(t *testing.T) {
 		t.Fatalf("initialized: %v", r)
 	}
 
+	// The logging capability it offers is served (the MCP Inspector sets
+	// a level as soon as it connects).
+	wantOK(t, post(t, u, `{"jsonrpc":"2.0","id":"l","method":"logging/setLevel","params":{"level":"info"}}`, hv))
 	r = post(t, u, listBody, hv)
 	m = wantOK(t, r)
 	sameRaw(t, r.body, examples.V1)

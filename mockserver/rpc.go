@@ -540,6 +540,12 @@ func (s *Server) dispatch(x *exchange, m *message) ([]byte, *frame.Error) {
 		if !x.modern {
 			return []byte(`{}`), nil
 		}
+	case "logging/setLevel":
+		// A legacy session is offered the logging capability, so its
+		// setLevel is answered (the mock sends no log messages).
+		if !x.modern {
+			return []byte(`{}`), nil
+		}
 	}
 	return nil, frame.Errorf(0, mcpwire.CodeMethodNotFound, "Method not found: %s", safetext.Clip(m.Method, 64))
 }
