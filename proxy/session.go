@@ -324,7 +324,7 @@ func (s *session) serveList(ctx context.Context, m *frame.Message, fwd http.Head
 		return reply{body: errorBody(m, mcpwire.CodeInternalError, "the upstream could not be listed: "+err.Error(), decide.ReasonListIncomplete, nil)}
 	}
 	s.g.cfg.Metrics.request("tools/list", "served")
-	return reply{body: frame.AppendResult(nil, m.IDRaw(), g.result)}
+	return reply{body: frame.AppendResult(make([]byte, 0, len(g.result)+len(m.IDRaw())+40), m.IDRaw(), g.result)}
 }
 
 // gated returns the current gated list, listing the upstream first when
@@ -462,7 +462,13 @@ func servedResult(l *decide.List, first jcs.Value) []byte {
 		b.WriteByte(',')
 	}
 	b.WriteString(`"tools":[`)
-	for i, t := range l.ServedTools() {
+	served := l.ServedTools()
+	size := 2
+	for _, t := range served {
+		size += len(t.Value.Raw()) + 1
+	}
+	b.Grow(size) // one allocation for a 60 MB list, not a doubling series
+	for i, t := range served {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -485,8 +491,13 @@ func (s *session) listUpstream(ctx context.Context, fwd http.Header) (*manifest.
 	if !legacy && len(meta) == 0 {
 		meta = defaultMeta(s.g.cfg.Upstream.ClientName, s.g.cfg.Upstream.ClientVersion)
 	}
-	var transcript bytes.Buffer
-	transcript.WriteByte('[')
+	// Each page is parsed once, by the envelope, and its tools projected
+	// from that parse (pointers as in the transcript of the listing,
+	// /2k+1/result/tools/i): the bounds, ids and cursor chain are checked
+	// here, so reading the pages again as a transcript would only repeat
+	// the parse of every byte.
+	tl := &manifest.ToolList{Form: manifest.FormPages}
+	unreadable := 0
 	var first jcs.Value
 	seen := map[string]bool{}
 	cursor, hasCursor := "", false
@@ -514,21 +525,32 @@ func (s *session) listUpstream(ctx context.Context, fwd http.Header) (*manifest.
 		if total > s.g.cfg.MaxListBytes {
 			return nil, jcs.Value{}, fmt.Errorf("the listing exceeded %d bytes", s.g.cfg.MaxListBytes)
 		}
-		if page > 1 {
-			transcript.WriteByte(',')
-		}
-		transcript.Write(req)
-		transcript.WriteByte(',')
-		transcript.Write(resp.Raw)
 		if page == 1 {
 			first = resp.Result
 		}
-		if ts, ok := resp.Result.Get("tools"); ok && ts.Kind() == jcs.Array {
-			tools += ts.Len()
-			if tools > s.g.cfg.MaxListTools {
-				return nil, jcs.Value{}, fmt.Errorf("the listing exceeded %d tools", s.g.cfg.MaxListTools)
-			}
+		ts, ok := resp.Result.Get("tools")
+		if resp.Result.Kind() != jcs.Object || !ok || ts.Kind() != jcs.Array {
+			return nil, jcs.Value{}, fmt.Errorf("the listing could not be read: page %d has no \"tools\" array", page)
 		}
+		tools += ts.Len()
+		if tools > s.g.cfg.MaxListTools {
+			return nil, jcs.Value{}, fmt.Errorf("the listing exceeded %d tools", s.g.cfg.MaxListTools)
+		}
+		ptr := "/" + strconv.Itoa(2*page-1) + "/result/tools/"
+		for i := range ts.Len() {
+			v := ts.Index(i)
+			if v.Kind() != jcs.Object {
+				unreadable++
+				continue
+			}
+			t, err := manifest.ToolFromValue(v, ptr+strconv.Itoa(i))
+			if err != nil {
+				unreadable++
+				continue
+			}
+			tl.Tools = append(tl.Tools, t)
+		}
+		tl.Pages = page
 		nc, ok := resp.Result.Get("nextCursor")
 		if !ok || nc.Kind() == jcs.Null {
 			break
@@ -543,17 +565,14 @@ func (s *session) listUpstream(ctx context.Context, fwd http.Header) (*manifest.
 		seen[nc.Str()] = true
 		cursor, hasCursor = nc.Str(), true
 	}
-	transcript.WriteByte(']')
-	tl, err := manifest.ParseToolListWith(transcript.Bytes(), manifest.ParseOptions{SkipInvalidTools: true})
-	if err != nil {
-		return nil, jcs.Value{}, fmt.Errorf("the listing could not be read: %s", safetext.Clip(err.Error(), 300))
-	}
-	if len(tl.Invalid) > 0 {
-		return nil, jcs.Value{}, fmt.Errorf("the listing has %d unreadable tools entries", len(tl.Invalid))
+	if unreadable > 0 {
+		return nil, jcs.Value{}, fmt.Errorf("the listing has %d unreadable tools entries", unreadable)
 	}
 	if incomplete != "" {
 		return nil, jcs.Value{}, fmt.Errorf("the listing is incomplete: %s", incomplete)
 	}
+	tl.Completeness = manifest.Complete
+	tl.Reason = fmt.Sprintf("%d pages; the gateway's own listing starts without a cursor and ends without nextCursor", tl.Pages)
 	return tl, first, nil
 }
 
