@@ -68,10 +68,18 @@ type Entry struct {
 	// PrivilegedSeverity applies when the tool concerned is privileged;
 	// empty means the same as Severity.
 	PrivilegedSeverity Severity
-	Title              string
-	Explanation        string
-	Remedy             string
-	Source             string // where the code is specified
+	// StrictSeverity is the severity under the gate's strict profile
+	// (both for privileged and not); empty means the same as above.
+	StrictSeverity Severity
+	// FailClosed, when set, says why the fail-closed decision profile
+	// denies this change kind (every other change is reviewable, and a
+	// change that is all notation is allowed, under every profile). The
+	// decision profiles of diff, drift and the gateway are built from it.
+	FailClosed  string
+	Title       string
+	Explanation string
+	Remedy      string
+	Source      string // where the code is specified
 }
 
 // Families.
@@ -139,6 +147,7 @@ var entries = []Entry{
 		Title:       "The new tool list of a diff is partial",
 		Explanation: "The new list's pagination chain was not completed, so tools on the pages that were not seen cannot be judged: the diff never decides allow. The review profile asks for review; fail-closed denies. With no change among the tools that were seen, diff exits 3.",
 		Remedy:      "Capture the whole pagination chain (every page until no nextCursor) and diff again.",
+		FailClosed:  "pages of the new list went unseen: tools on them cannot be judged",
 		Source:      own},
 	{Code: "findings_suppressed", Family: FamilyCoverage, Kind: Warning,
 		Title:       "Findings were suppressed",
@@ -210,10 +219,11 @@ var entries = []Entry{
 		Remedy:      "Confirm the removal with the server's owner, then re-pin.",
 		Source:      specAssay},
 	{Code: "mcp_tool_changed", Family: FamilyPerTool, Kind: Finding, Severity: Medium,
-		Title:       "A tool changed",
-		Explanation: "The tool's canonical digest differs from the baseline: its description, input schema, output schema or annotations changed. Field attribution was unavailable or inconsistent (see the attached note).",
-		Remedy:      "Compare the tool's definition with the pinned snapshot; review the change, then re-pin.",
-		Source:      specAssay},
+		Title:          "A tool changed",
+		Explanation:    "The tool's canonical digest differs from the baseline: its description, input schema, output schema or annotations changed. Field attribution was unavailable or inconsistent (see the attached note).",
+		Remedy:         "Compare the tool's definition with the pinned snapshot; review the change, then re-pin.",
+		StrictSeverity: High,
+		Source:         specAssay},
 	{Code: "mcp_privileged_tool_changed", Family: FamilyPerTool, Kind: Finding, Severity: High,
 		Title:       "A privileged tool changed",
 		Explanation: "A tool that is privileged on either side has a different canonical digest than the baseline.",
@@ -262,10 +272,11 @@ var entries = []Entry{
 
 	// Field-level drift.
 	{Code: "mcp_tool_description_changed", Family: FamilyField, Kind: Finding, Severity: Medium, PrivilegedSeverity: High,
-		Title:       "A tool's description changed",
-		Explanation: "The description is the tool-poisoning surface: the agent reads it to decide whether and how to call the tool. A rewritten description can carry instructions.",
-		Remedy:      "Read the new description for instructions aimed at the agent (\"ignore\", \"always\", \"before calling\", hidden text), then re-pin.",
-		Source:      specAssay},
+		Title:          "A tool's description changed",
+		Explanation:    "The description is the tool-poisoning surface: the agent reads it to decide whether and how to call the tool. A rewritten description can carry instructions.",
+		Remedy:         "Read the new description for instructions aimed at the agent (\"ignore\", \"always\", \"before calling\", hidden text), then re-pin.",
+		StrictSeverity: High,
+		Source:         specAssay},
 	{Code: "mcp_tool_input_schema_changed", Family: FamilyField, Kind: Finding, Severity: Medium, PrivilegedSeverity: High,
 		Title:       "A tool's input schema changed",
 		Explanation: "The argument surface changed: parameters added or removed, types or constraints altered.",
@@ -299,6 +310,7 @@ var entries = []Entry{
 		Title:       "A tool gained an optional parameter",
 		Explanation: "Optional parameters are the preferred injection vector: they do not break existing callers and do not appear in the description's examples. A new callback_url, env or working_directory is a capability the planner never consented to. Parameters whose names suggest a new capability (URLs, commands, paths, environment, headers, tokens) are high.",
 		Remedy:      "Surface the new parameter to whoever approved the tool; re-consent before agents may use it.",
+		FailClosed:  "a new optional parameter that was not re-consented",
 		Source:      specSES},
 	{Code: "param_added_required", Family: FamilyStructural, Kind: Change, Severity: Medium,
 		Title:       "A tool gained a required parameter",
@@ -384,11 +396,13 @@ var entries = []Entry{
 		Title:       "A $ref to an external document appeared",
 		Explanation: "A $ref or $dynamicRef that does not start with '#': the effective schema is whatever the referenced document says at load time, so a byte-identical manifest can hide an attacker-controlled schema. The highest-severity structural signal.",
 		Remedy:      "Refuse the tool unless the referenced document is pinned by hash.",
+		FailClosed:  "an external $ref not pinned by hash",
 		Source:      specSES},
 	{Code: "external_ref_present", Family: FamilyStructural, Kind: Change, Severity: Medium,
 		Title:       "A $ref to an external document is present",
 		Explanation: "The baseline already referred to an external document; its content is outside the manifest and is not pinned by mcpdrift.",
 		Remedy:      "Inline the definition, or pin the referenced document.",
+		FailClosed:  "an external $ref not pinned by hash",
 		Source:      specSES},
 	{Code: "keyword_unmodeled", Family: FamilyStructural, Kind: Change, Severity: Medium,
 		Title:       "A keyword the diff does not model changed",
@@ -449,6 +463,7 @@ var entries = []Entry{
 		Title:       "The input schema changed under a stable description",
 		Explanation: "The canonical signal of schema-shape escalation: the planner reasons over the old description while the executor validates against a new schema.",
 		Remedy:      "Review the schema change as if it were a new tool; fail-closed denies it.",
+		FailClosed:  "the input schema drifted while the description stayed identical",
 		Source:      specSES},
 	{Code: "tool_rename_suspected", Family: FamilyStructural, Kind: Change, Severity: Medium,
 		Title:       "A tool looks renamed",
@@ -491,6 +506,7 @@ var entries = []Entry{
 		Title:       "The server endpoint changed under a stable name",
 		Explanation: "Name-stable, endpoint-mutable is the registry equivalent of DNS rebinding: the tools now come from somewhere else.",
 		Remedy:      "Treat every tool as new and unvetted; re-consent.",
+		FailClosed:  "the endpoint changed under a stable name: a new, unvetted tool source",
 		Source:      specSES},
 	{Code: "server_install_moved", Family: FamilyIdentity, Kind: Change, Severity: Medium,
 		Title:       "The stdio server's install path moved (same package, same binary)",
@@ -506,6 +522,7 @@ var entries = []Entry{
 		Title:       "The publisher key changed",
 		Explanation: "The key that vouches for the server changed under a stable name.",
 		Remedy:      "Verify the new key out of band before trusting the server.",
+		FailClosed:  "the publisher key changed under a stable name: a new, unvetted tool source",
 		Source:      specSES},
 	{Code: "server_name_changed", Family: FamilyIdentity, Kind: Change, Severity: Medium,
 		Title:       "The server's reported name changed",
@@ -544,6 +561,11 @@ var entries = []Entry{
 		Explanation: "readOnlyHint, destructiveHint, idempotentHint or openWorldHint differs (MCP defaults stand for absent hints). An agent that planned around the declared value planned wrong. Hints are untrusted either way.",
 		Remedy:      "Check what the tool really does; update the manifest.",
 		Source:      specAPV},
+	{Code: "MCP-DRIFT-ESCALATION", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium, PrivilegedSeverity: High,
+		Title:       "A served tool escalates",
+		Explanation: "The structural diff of a served tool against the declared one carries an escalation signal: schema drift under a stable description, a new optional parameter, a widened type, enum or constraint, a new external $ref, or identity churn. MCP-DRIFT-SCHEMA-COMPATIBLE says such a change breaks no caller; this says what it means for security: the executor now accepts a value shape the planner never saw. ERROR on a privileged tool, WARN otherwise, under every profile.",
+		Remedy:      "Review the change as an escalation; re-pin only with explicit consent.",
+		Source:      specSES},
 	{Code: "MCP-DRIFT-DESCRIPTION", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
 		Title:       "The served description differs from the declared one",
 		Explanation: "The agent reads the served description, not the declared one; a rewritten description is the tool-poisoning surface. (Not in the apiverity rule set: mcpdrift adds it.)",
@@ -672,6 +694,8 @@ var entries = []Entry{
 		Explanation: "The decision profile denies the change (for example schema drift under a stable description under fail-closed): the tool is hidden and its calls refused.", Remedy: "Treat the change as an escalation; approve it only with explicit re-consent.", Source: own},
 	{Code: "tool_not_in_baseline", Family: FamilyGateway, Kind: Decision, Title: "Hidden: the tool is not in the baseline",
 		Explanation: "The upstream serves a tool the baseline does not hold: nobody approved it, so the gateway hides it.", Remedy: "Review the new tool, then pin it if it is wanted.", Source: own},
+	{Code: "tool_no_longer_served", Family: FamilyGateway, Kind: Decision, Title: "Removed: a pinned tool is no longer served",
+		Explanation: "The baseline holds a tool the upstream no longer serves: the gateway never advertises it, and drift reports its decision.", Remedy: "Re-pin if the removal was intended.", Source: own},
 	{Code: "server_list_incomplete", Family: FamilyGateway, Kind: Decision, Title: "Withheld: the upstream could not be listed completely",
 		Explanation: "The gateway's own listing of the upstream failed or was cut short (a page cap, a cursor cycle, a byte or tool bound, the deadline, an unreadable entry): fail closed, nothing is served and every call is refused (unless --serve-stale).", Remedy: "Fix the upstream's pagination or raise the bound.", Source: own},
 	{Code: "server_identity_mismatch", Family: FamilyGateway, Kind: Decision, Title: "Withheld: the identity tuple does not match",
@@ -765,14 +789,18 @@ func Markdown() []byte {
 	b.WriteString("Generated from `catalog/catalog.go` by `go run ./cmd/mcpdrift codes --format markdown > docs/reason-codes.md`; a test fails when this page is stale.\n\n")
 	b.WriteString("Kinds: **finding** needs review (exit 1); **inconclusive** means the evidence cannot support a verdict (exit 3); **warning** weakens a clean result without failing it; **note** qualifies a finding; **change** is a structural change record of `mcpdrift diff` (beside gate findings it explains them and never changes a verdict).\n")
 	b.WriteString("Severities are review priorities, not maliciousness. Profiles can change them (see `mcpdrift gate --profile`).\n\n")
-	b.WriteString("| code | family | kind | severity (privileged) |\n|---|---|---|---|\n")
+	b.WriteString("**The one table of severities and decisions.** Severity is the default (privileged in brackets; `strict:` under `gate --profile strict`). Decision is what the decision profiles of `diff`, `drift` and `proxy` decide on a change of that kind: `review` under the review profile, and `deny` where the fail-closed profile denies it; a tool whose every change is notation is allowed under both.\n\n")
+	b.WriteString("| code | family | kind | severity (privileged) | decision: review / fail-closed |\n|---|---|---|---|---|\n")
 	all := All()
 	for _, e := range all {
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", e.Code, Anchor(e.Code), e.Family, e.Kind, sevCell(e))
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s |\n", e.Code, Anchor(e.Code), e.Family, e.Kind, sevCell(e), decisionCell(e))
 	}
 	for _, e := range all {
 		fmt.Fprintf(&b, "\n## %s\n\n", e.Code)
-		fmt.Fprintf(&b, "**%s.** Family: %s. Kind: %s. Severity: %s. Specified in: %s.\n\n", e.Title, e.Family, e.Kind, sevCell(e), e.Source)
+		fmt.Fprintf(&b, "**%s.** Family: %s. Kind: %s. Severity: %s. Decision: %s. Specified in: %s.\n\n", e.Title, e.Family, e.Kind, sevCell(e), decisionCell(e), e.Source)
+		if e.FailClosed != "" {
+			fmt.Fprintf(&b, "Denied under fail-closed: %s.\n\n", e.FailClosed)
+		}
 		fmt.Fprintf(&b, "%s\n\n", e.Explanation)
 		fmt.Fprintf(&b, "What to do: %s\n", e.Remedy)
 	}
@@ -787,8 +815,38 @@ func sevCell(e Entry) string {
 	if e.Kind != Finding && e.Kind != Change {
 		return "n/a"
 	}
+	out := string(e.Severity)
 	if e.PrivilegedSeverity != "" && e.PrivilegedSeverity != e.Severity {
-		return fmt.Sprintf("%s (%s)", e.Severity, e.PrivilegedSeverity)
+		out = fmt.Sprintf("%s (%s)", e.Severity, e.PrivilegedSeverity)
 	}
-	return string(e.Severity)
+	if e.StrictSeverity != "" {
+		out += ", strict: " + string(e.StrictSeverity)
+	}
+	return out
+}
+
+// decisionCell is what the decision profiles decide on a change of e's
+// kind: review / fail-closed.
+func decisionCell(e Entry) string {
+	switch {
+	case e.Kind != Change && e.FailClosed == "":
+		return "n/a"
+	case e.Code == "schema_notation_changed":
+		return "allow / allow"
+	case e.FailClosed != "":
+		return "review / deny"
+	}
+	return "review / review"
+}
+
+// FailClosedKinds returns the codes the fail-closed profile denies, with
+// why (the one place the profile is written down).
+func FailClosedKinds() map[string]string {
+	out := map[string]string{}
+	for _, e := range entries {
+		if e.FailClosed != "" {
+			out[e.Code] = e.FailClosed
+		}
+	}
+	return out
 }

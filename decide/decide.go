@@ -52,6 +52,7 @@ const (
 	ReasonChanged          = "tool_changed_needs_review"
 	ReasonDenied           = "tool_change_denied"
 	ReasonAdded            = "tool_not_in_baseline"
+	ReasonRemoved          = "tool_no_longer_served"
 	ReasonListIncomplete   = "server_list_incomplete"
 	ReasonIdentityMismatch = "server_identity_mismatch"
 	ReasonBaselineInvalid  = "server_baseline_invalid"
@@ -137,6 +138,11 @@ type Tool struct {
 	// input_schema, output_schema, annotations): the gate's attribution.
 	Fields  []string            `json:"fields,omitempty"`
 	Changes []schemadiff.Change `json:"changes,omitempty"`
+	// Removed: a pinned tool no longer served (DecideTools only; a List
+	// names these in Removed).
+	Removed bool `json:"removed,omitempty"`
+
+	served *manifest.Tool
 }
 
 // List is the decision on one served list.
@@ -156,7 +162,7 @@ type List struct {
 	Notes []string `json:"notes"`
 
 	baseline *Baseline
-	served   map[string]*manifest.Tool // name → served tool, allowed ones only
+	served   map[string]*manifest.Tool // name → served tool, served ones only
 	index    map[string]int            // name → index in Tools
 }
 
@@ -186,24 +192,61 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 	}
 	seen := map[string]bool{}
 	for i := range s.Tools {
-		st := &s.Tools[i]
-		if seen[st.Name] {
+		if seen[s.Tools[i].Name] {
 			// Which of two same-named tools a client calls is undefined.
-			return withhold(ReasonBaselineInvalid, fmt.Sprintf("the upstream serves tool %q twice", st.Name))
+			return withhold(ReasonBaselineInvalid, fmt.Sprintf("the upstream serves tool %q twice", s.Tools[i].Name))
+		}
+		seen[s.Tools[i].Name] = true
+	}
+	for _, d := range decideTools(b, s.Tools, prof, opt) {
+		if d.Removed {
+			l.Removed = append(l.Removed, d.Name)
+			continue
+		}
+		if d.Serve {
+			l.served[d.Name] = d.served
+		}
+		l.index[d.Name] = len(l.Tools)
+		l.Tools = append(l.Tools, d)
+	}
+	return l
+}
+
+// DecideTools decides every tool of a baseline and a served list by name
+// — the served tools in their order, then the pinned tools no longer
+// served (Removed) — with no whole-server rule: the per-tool decisions
+// drift reports, and the gateway applies. Each decision is the one of
+// schemadiff.DecisionProfile.DecideTool, the same code diff uses.
+func DecideTools(pinned, served []manifest.Tool, opt Options) []Tool {
+	prof := opt.Profile
+	if prof == nil {
+		prof = schemadiff.ReviewProfile
+	}
+	if opt.Classifier == nil {
+		opt.Classifier = classify.Default()
+	}
+	return decideTools(NewBaseline("", manifest.Identity{}, pinned), served, prof, opt)
+}
+
+func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionProfile, opt Options) []Tool {
+	out := make([]Tool, 0, len(served))
+	seen := make(map[string]bool, len(served))
+	for i := range served {
+		st := &served[i]
+		if seen[st.Name] {
+			continue
 		}
 		seen[st.Name] = true
-		d := Tool{Name: st.Name, Digest: toolDigest(st), Privileged: opt.Classifier.Classify(st.Name).Privileged}
+		d := Tool{Name: st.Name, Digest: toolDigest(st), Privileged: opt.Classifier.Classify(st.Name).Privileged, served: st}
 		pt := b.byName[st.Name]
 		switch {
 		case pt == nil:
 			d.Reason = ReasonAdded
-			cs := []schemadiff.Change{{Name: st.Name, Kind: schemadiff.ToolAdded, Direction: schemadiff.Widening, Severity: "medium", Detail: "not in the approved baseline"}}
-			d.Decision, d.DeniedBy = prof.Decide(cs)
-			if d.Decision == Allow {
-				d.Decision = Review
-			}
+			d.Changes = []schemadiff.Change{{Name: st.Name, Kind: schemadiff.ToolAdded, Direction: schemadiff.Widening, Severity: "medium", Detail: "not in the approved baseline"}}
+			d.Decision, _, d.DeniedBy = prof.DecideTool(true, d.Changes)
 		case b.digests[st.Name] == d.Digest:
-			d.Pinned, d.Decision, d.Reason, d.Serve = d.Digest, Allow, ReasonUnchanged, true
+			d.Pinned, d.Reason, d.Serve = d.Digest, ReasonUnchanged, true
+			d.Decision, _, _ = prof.DecideTool(false, nil)
 		default:
 			d.Pinned = b.digests[st.Name]
 			_, of, _ := pt.Proj.Digests(nil)
@@ -215,30 +258,31 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 			}
 			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier})
 			var why string
-			d.Decision, why, d.DeniedBy = prof.DecideWithReason(d.Changes)
+			d.Decision, why, d.DeniedBy = prof.DecideTool(true, d.Changes)
 			switch {
 			case d.Decision == Deny:
 				d.Reason = ReasonDenied
 			case d.Decision == Allow && why == schemadiff.ReasonNotationOnly:
 				d.Reason, d.Serve = ReasonNotationOnly, true
 			default:
-				// The digest changed: with no change the diff could name,
-				// the change is still reviewable, never allowed.
 				d.Decision, d.Reason = Review, ReasonChanged
 			}
 		}
-		if d.Serve {
-			l.served[st.Name] = st
-		}
-		l.index[st.Name] = len(l.Tools)
-		l.Tools = append(l.Tools, d)
+		out = append(out, d)
 	}
 	for i := range b.Tools {
-		if !seen[b.Tools[i].Name] {
-			l.Removed = append(l.Removed, b.Tools[i].Name)
+		pt := &b.Tools[i]
+		if seen[pt.Name] {
+			continue
 		}
+		seen[pt.Name] = true
+		d := Tool{Name: pt.Name, Pinned: b.digests[pt.Name], Removed: true, Reason: ReasonRemoved,
+			Privileged: opt.Classifier.Classify(pt.Name).Privileged}
+		d.Changes = []schemadiff.Change{{Name: pt.Name, Kind: schemadiff.ToolRemoved, Direction: schemadiff.Narrowing, Severity: "low", Detail: "tool no longer served"}}
+		d.Decision, _, d.DeniedBy = prof.DecideTool(true, d.Changes)
+		out = append(out, d)
 	}
-	return l
+	return out
 }
 
 func orUnknown(s string) string {
@@ -573,4 +617,26 @@ func compilePattern(p string) (func(string) bool, error) {
 		return nil, err
 	}
 	return re.MatchString, nil
+}
+
+// Verdict is the decision as every report carries it (diff, drift, the
+// gate with snapshots): the one entry shape.
+func (d Tool) Verdict() schemadiff.ToolVerdict {
+	v := schemadiff.ToolVerdict{Name: d.Name, Status: schemadiff.StatusChanged, Changes: len(d.Changes), Decision: d.Decision, DeniedBy: d.DeniedBy}
+	switch d.Reason {
+	case ReasonUnchanged:
+		v.Status, v.Changes = schemadiff.StatusUnchanged, 0
+	case ReasonAdded:
+		v.Status = schemadiff.StatusAdded
+	case ReasonRemoved:
+		v.Status = schemadiff.StatusRemoved
+	case ReasonNotationOnly:
+		v.NotationOnly, v.Reason = true, schemadiff.ReasonNotationOnly
+	}
+	for _, c := range d.Changes {
+		if schemadiff.SeverityRank(c.Severity) > schemadiff.SeverityRank(v.Severity) {
+			v.Severity = c.Severity
+		}
+	}
+	return v
 }

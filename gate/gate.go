@@ -86,7 +86,11 @@ type Report struct {
 	// both sides (mcpdrift diff's change records). They never change the
 	// verdict: a digest-changed tool stays a finding.
 	StructuralChanges []schemadiff.Change `json:"structural_changes,omitempty"`
-	ExitCode          int                 `json:"exit_code"`
+	// Tools, with snapshots on both sides, is the decision on every tool
+	// under the decision profile: the entries diff and drift carry.
+	DecisionProfile string                   `json:"decision_profile,omitempty"`
+	Tools           []schemadiff.ToolVerdict `json:"tools,omitempty"`
+	ExitCode        int                      `json:"exit_code"`
 }
 
 // Input is what the gate reads.

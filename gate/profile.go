@@ -34,10 +34,18 @@ var Default = &Profile{
 var Strict = &Profile{
 	Name:        "strict",
 	Description: "default, with every description change high; unattributed tool changes are high too, since they may be description changes",
-	Overrides: map[string]SeverityPair{
-		"mcp_tool_description_changed": {catalog.High, catalog.High},
-		"mcp_tool_changed":             {catalog.High, catalog.High},
-	},
+	// Written down once, in the catalogue (Entry.StrictSeverity).
+	Overrides: strictOverrides(),
+}
+
+func strictOverrides() map[string]SeverityPair {
+	out := map[string]SeverityPair{}
+	for _, e := range catalog.All() {
+		if e.StrictSeverity != "" {
+			out[e.Code] = SeverityPair{e.StrictSeverity, e.StrictSeverity}
+		}
+	}
+	return out
 }
 
 var profiles = map[string]*Profile{Default.Name: Default, Strict.Name: Strict}

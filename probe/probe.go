@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/mcpdrift/mcpdrift/catalog"
+	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -121,6 +123,10 @@ type Input struct {
 	// Cloak is the listing made a second time as another well-known
 	// client (nil: not made).
 	Cloak *Cloak
+	// Profile decides each tool (nil: review); Classifier grades
+	// privileged tools (nil: built-in).
+	Profile    *schemadiff.DecisionProfile
+	Classifier *classify.Classifier
 	// Suppressions accept findings by rule, server and tool (nil: none);
 	// ServerNames are the names a suppression's server may use for this
 	// run (the target as recorded, the server id); Today (YYYY-MM-DD,
@@ -185,7 +191,11 @@ type Result struct {
 	Warnings []string `json:"warnings"`
 	// Suppressed are findings a suppression accepted.
 	Suppressed []SuppressedFinding `json:"suppressed"`
-	ExitCode   int                 `json:"exit_code"`
+	// Tools is the decision on every declared or served tool (a declared
+	// tool not served on an incomplete list is left out): the entries diff
+	// and the gate carry.
+	Tools    []schemadiff.ToolVerdict `json:"tools"`
+	ExitCode int                      `json:"exit_code"`
 }
 
 // add records a finding at the catalogue's level for rule.
@@ -200,7 +210,7 @@ func (r *Result) addLevel(rule, level, tool, msg, class string, changes []schema
 
 // Evaluate applies every MCP-DRIFT-*, MCP-CONF-* and MCP-AUTH-* rule.
 func Evaluate(in Input) *Result {
-	r := &Result{Findings: []Finding{}, Notes: []string{}, Suppressed: []SuppressedFinding{}}
+	r := &Result{Findings: []Finding{}, Notes: []string{}, Suppressed: []SuppressedFinding{}, Tools: []schemadiff.ToolVerdict{}}
 	class := in.TargetClass
 	if class == "" {
 		class = ClassUnknown
@@ -235,6 +245,20 @@ func Evaluate(in Input) *Result {
 	if p.CapReached {
 		r.add("MCP-DRIFT-PAGINATION-CAPPED", "", fmt.Sprintf("the page cap was reached after %d tools; missing-tool findings are suppressed", len(p.Tools)), "", nil)
 	}
+	// The per-tool decisions: the code diff and the gateway use
+	// (decide.DecideTools → schemadiff's DecideTool), so a change gets
+	// the same decision whichever command sees it.
+	decisions := decide.DecideTools(in.Declared, p.Tools, decide.Options{Profile: in.Profile, Classifier: in.Classifier})
+	changesOf := map[string][]schemadiff.Change{}
+	for _, d := range decisions {
+		if d.Removed && !complete {
+			continue // a tool on an unobserved page is not a removed tool
+		}
+		r.Tools = append(r.Tools, d.Verdict())
+		if d.Reason == decide.ReasonChanged || d.Reason == decide.ReasonDenied || d.Reason == decide.ReasonNotationOnly {
+			changesOf[d.Name] = d.Changes
+		}
+	}
 	for i := range in.Declared {
 		d := &in.Declared[i]
 		if declared[d.Name] != d {
@@ -247,7 +271,15 @@ func Evaluate(in Input) *Result {
 			}
 			continue
 		}
-		toolDrift(r, d, s)
+		switch cs, ok := changesOf[d.Name]; {
+		case ok:
+			toolDrift(r, s, cs, in.classifier())
+		case string(d.Value.Raw()) != string(s.Value.Raw()):
+			// The same digest from other bytes: nothing to decide, but
+			// what the digests cannot see (a number beyond float64
+			// precision) is still said.
+			toolDrift(r, s, schemadiff.DiffTool(d, s, schemadiff.ToolOptions{Classifier: in.classifier()}), in.classifier())
+		}
 	}
 	if !complete {
 		missing := 0
@@ -263,7 +295,14 @@ func Evaluate(in Input) *Result {
 	for i := range p.Tools {
 		s := &p.Tools[i]
 		if served[s.Name] == s && declared[s.Name] == nil {
-			r.add("MCP-DRIFT-TOOL-UNDECLARED", s.Name, "served but not declared: agents discover it and may call a capability nobody agreed to support", "", nil)
+			// A departure from apiverity, which grades every undeclared
+			// tool WARN: one the classifier calls privileged is ERROR, as
+			// the gate's mcp_new_privileged_tool is high.
+			if in.classifier().Classify(s.Name).Privileged {
+				r.addLevel("MCP-DRIFT-TOOL-UNDECLARED", LevelError, s.Name, "served but not declared, and privileged by its name: agents discover it and may call a capability nobody agreed to support", "", nil)
+			} else {
+				r.add("MCP-DRIFT-TOOL-UNDECLARED", s.Name, "served but not declared: agents discover it and may call a capability nobody agreed to support", "", nil)
+			}
 		}
 	}
 	for _, c := range in.Calls {
@@ -355,8 +394,8 @@ func byName(ts []manifest.Tool) map[string]*manifest.Tool {
 var annotationKinds = map[string]bool{schemadiff.AnnotationHintWeakened: true, schemadiff.AnnotationHintStrengthened: true}
 
 // toolDrift compares one declared tool with the served one.
-func toolDrift(r *Result, d, s *manifest.Tool) {
-	changes := schemadiff.DiffTool(d, s, schemadiff.ToolOptions{})
+func toolDrift(r *Result, s *manifest.Tool, changes []schemadiff.Change, c *classify.Classifier) {
+	escalation(r, s.Name, changes, c)
 	var schema, hints []schemadiff.Change
 	descChanged := false
 	for _, c := range changes {
@@ -605,4 +644,45 @@ func finish(r *Result, in Input) {
 			r.ExitCode = ExitFindings
 		}
 	}
+}
+
+// escalationKinds are the structural-escalation signals besides every
+// widening change: a schema that drifted under a stable description, an
+// external $ref, identity churn.
+var escalationKinds = map[string]bool{
+	schemadiff.SchemaDriftStableDescription: true, schemadiff.ExternalRefIntroduced: true,
+	schemadiff.ServerEndpointRebound: true, schemadiff.PublisherKeyChanged: true,
+}
+
+// escalation reports MCP-DRIFT-ESCALATION when the structural diff of a
+// served tool carries an escalation signal (schema drift under a stable
+// description, a new optional parameter, a widened type, enum or
+// constraint, a new external $ref, identity churn): the security reading
+// of a change MCP-DRIFT-SCHEMA-COMPATIBLE calls compatible. ERROR on a
+// privileged tool, WARN otherwise, under every profile.
+func escalation(r *Result, name string, cs []schemadiff.Change, c *classify.Classifier) {
+	var sig []schemadiff.Change
+	for _, x := range cs {
+		if x.Kind == schemadiff.SchemaNotationChanged || annotationKinds[x.Kind] {
+			continue // notation is no change; hints have MCP-DRIFT-ANNOTATION
+		}
+		if escalationKinds[x.Kind] || x.Direction == schemadiff.Widening {
+			sig = append(sig, x)
+		}
+	}
+	if len(sig) == 0 {
+		return
+	}
+	level, what := LevelWarn, ""
+	if c.Classify(name).Privileged {
+		level, what = LevelError, " on a privileged tool"
+	}
+	r.addLevel("MCP-DRIFT-ESCALATION", level, name, fmt.Sprintf("the served tool escalates%s: %s (the executor now accepts what the planner never saw)", what, summarize(sig)), "", sig)
+}
+
+func (in Input) classifier() *classify.Classifier {
+	if in.Classifier != nil {
+		return in.Classifier
+	}
+	return classify.Default()
 }

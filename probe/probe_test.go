@@ -89,10 +89,11 @@ func TestDriftRules(t *testing.T) {
 		"MCP-AUTH-ANONYMOUS-LIST INFO",
 		"MCP-DRIFT-ANNOTATION WARN search",
 		"MCP-DRIFT-DESCRIPTION WARN search",
+		"MCP-DRIFT-ESCALATION WARN write", // type widened: the executor accepts what the planner never saw
 		"MCP-DRIFT-SCHEMA ERROR search",
 		"MCP-DRIFT-SCHEMA-COMPATIBLE WARN write",
 		"MCP-DRIFT-TOOL-MISSING ERROR old",
-		"MCP-DRIFT-TOOL-UNDECLARED WARN exec",
+		"MCP-DRIFT-TOOL-UNDECLARED ERROR exec", // privileged by its name: ERROR (a departure from apiverity's WARN)
 	}
 	if got := rules(r); !slices.Equal(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
@@ -110,11 +111,24 @@ func TestDriftRules(t *testing.T) {
 	if got := rules(r); !slices.Equal(got, []string{"MCP-AUTH-ANONYMOUS-LIST INFO"}) || r.ExitCode != ExitOK {
 		t.Errorf("clean: %v exit %d", got, r.ExitCode)
 	}
-	// A neutral-only schema change is INFO.
+	// A neutral-only schema change is INFO for compatibility; under a
+	// stable description it is still schema drift, an escalation signal
+	// (a parameter's description is text the agent reads).
 	neutral := strings.Replace(declared, `"q":{"type":"string"}`, `"q":{"type":"string","description":"the query"}`, 1)
 	r = Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: tools(t, declared), Primary: obs(t, neutral)})
-	if got := rules(r); !slices.Equal(got, []string{"MCP-DRIFT-SCHEMA-COMPATIBLE INFO search"}) || r.ExitCode != ExitOK {
+	if got := rules(r); !slices.Equal(got, []string{"MCP-DRIFT-ESCALATION WARN search", "MCP-DRIFT-SCHEMA-COMPATIBLE INFO search"}) || r.ExitCode != ExitFindings {
 		t.Errorf("neutral: %v exit %d", got, r.ExitCode)
+	}
+	// A notation-only change is no escalation and allowed.
+	notation := strings.Replace(declared, `"required":["q"]}`, `"required":["q"],"additionalProperties":true}`, 1)
+	r = Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: tools(t, declared), Primary: obs(t, notation)})
+	if slices.ContainsFunc(rules(r), func(s string) bool { return strings.HasPrefix(s, "MCP-DRIFT-ESCALATION") }) {
+		t.Errorf("notation: %v", rules(r))
+	}
+	for _, d := range r.Tools {
+		if d.Decision != "allow" {
+			t.Errorf("notation: %+v", d)
+		}
 	}
 	if r.AuthPosture.Applicable || r.AuthPosture.AnonymousProbe != "not_applicable" {
 		t.Errorf("stdio posture %+v", r.AuthPosture)

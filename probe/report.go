@@ -1,6 +1,10 @@
 package probe
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
 
 // Target describes what was probed.
 type Target struct {
@@ -69,8 +73,12 @@ type Report struct {
 	Notes       []string      `json:"notes"`
 	// Suppressed are findings the suppression file accepted, with why.
 	Suppressed []SuppressedFinding `json:"suppressed"`
-	Warnings   []string            `json:"warnings"`
-	ExitCode   int                 `json:"exit_code"`
+	// Profile is the decision profile; Tools the decision on every
+	// declared or served tool (the same entries diff and the gateway give).
+	Profile  string                   `json:"profile"`
+	Tools    []schemadiff.ToolVerdict `json:"tools"`
+	Warnings []string                 `json:"warnings"`
+	ExitCode int                      `json:"exit_code"`
 }
 
 // ClientIdentity is who the run said it was.

@@ -18,17 +18,20 @@ const LogSchema = "mcpdrift.proxy_decision.v1"
 // values; tool names are escaped (safetext), and every secret the gateway
 // sent or saw is redacted.
 type Record struct {
-	Schema     string    `json:"schema"`
-	Time       time.Time `json:"time"`
-	ServerID   string    `json:"server_id"`
-	Session    string    `json:"session,omitempty"`
-	Mode       string    `json:"mode,omitempty"`
-	Event      string    `json:"event,omitempty"`
-	Method     string    `json:"method,omitempty"`
-	Tool       string    `json:"tool,omitempty"`
-	Decision   string    `json:"decision,omitempty"`
-	Reasons    []string  `json:"reasons,omitempty"`
-	ToolDigest string    `json:"tool_digest,omitempty"`
+	Schema   string    `json:"schema"`
+	Time     time.Time `json:"time"`
+	ServerID string    `json:"server_id"`
+	Session  string    `json:"session,omitempty"`
+	Mode     string    `json:"mode,omitempty"`
+	Event    string    `json:"event,omitempty"`
+	Method   string    `json:"method,omitempty"`
+	Tool     string    `json:"tool,omitempty"`
+	Decision string    `json:"decision,omitempty"`
+	// ToolDecision is a listed tool's decision (allow, review, deny): the
+	// one diff, drift and the gate give the same change.
+	ToolDecision string   `json:"tool_decision,omitempty"`
+	Reasons      []string `json:"reasons,omitempty"`
+	ToolDigest   string   `json:"tool_digest,omitempty"`
 	// Note says what was learnt without changing a decision (escaped).
 	Note string `json:"note,omitempty"`
 }

@@ -431,7 +431,10 @@ func (s *session) recordList(l *decide.List) {
 			served++
 		}
 		reasons := append([]string{d.Reason}, d.DeniedBy...)
-		s.logDecision("tools/list", d.Name, dec, reasons, d.Digest)
+		if s.g.cfg.Log != nil {
+			s.g.cfg.Log.write(s.g.cfg.Secrets, Record{Time: s.g.cfg.Now(), ServerID: s.g.cfg.ServerID, Session: s.id, Mode: string(s.g.cfg.Mode),
+				Method: "tools/list", Tool: d.Name, Decision: dec, ToolDecision: d.Decision, Reasons: reasons, ToolDigest: d.Digest})
+		}
 	}
 	s.g.cfg.Metrics.tools(served, hidden)
 }

@@ -3,6 +3,8 @@ package schemadiff
 import (
 	"fmt"
 	"sort"
+
+	"github.com/mcpdrift/mcpdrift/catalog"
 )
 
 // Decisions.
@@ -29,15 +31,9 @@ var ReviewProfile = &DecisionProfile{Name: "review", Description: "every change 
 var FailClosedProfile = &DecisionProfile{
 	Name:        "fail-closed",
 	Description: "deny schema drift under a stable description, external $refs (pinning a referenced document by hash is not supported yet, so every external $ref is unpinned), endpoint or publisher churn under a stable name, and new optional parameters (never re-consented here); review everything else",
-	Deny: map[string]string{
-		SchemaDriftStableDescription: "the input schema drifted while the description stayed identical",
-		ExternalRefIntroduced:        "an external $ref not pinned by hash",
-		ExternalRefPresent:           "an external $ref not pinned by hash",
-		ServerEndpointRebound:        "the endpoint changed under a stable name: a new, unvetted tool source",
-		PublisherKeyChanged:          "the publisher key changed under a stable name: a new, unvetted tool source",
-		ParamAddedOptional:           "a new optional parameter that was not re-consented",
-		NewListPartial:               "pages of the new list went unseen: tools on them cannot be judged",
-	},
+	// The kinds it denies are written down once, in the catalogue
+	// (Entry.FailClosed), and documented in docs/reason-codes.md.
+	Deny: catalog.FailClosedKinds(),
 }
 
 var decisionProfiles = map[string]*DecisionProfile{ReviewProfile.Name: ReviewProfile, FailClosedProfile.Name: FailClosedProfile}
@@ -83,4 +79,20 @@ func (p *DecisionProfile) DecideWithReason(cs []Change) (decision, reason string
 		return Deny, "", denied
 	}
 	return Review, "", nil
+}
+
+// DecideTool is the one per-tool decision of every command — diff, drift,
+// the gate's structural explanation and the gateway: a tool that did not
+// change is allowed; one whose every change is notation is allowed
+// ("notation only"); one with a change the profile denies is denied; any
+// other change — a changed digest the diff could not name included — is
+// reviewable.
+func (p *DecisionProfile) DecideTool(changed bool, cs []Change) (decision, reason string, denied []string) {
+	switch {
+	case !changed && len(cs) == 0:
+		return Allow, "", nil
+	case len(cs) == 0:
+		return Review, "", nil
+	}
+	return p.DecideWithReason(cs)
 }

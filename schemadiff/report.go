@@ -45,9 +45,9 @@ type Report struct {
 	Old            Side     `json:"old"`
 	New            Side     `json:"new"`
 	Changes        []Change `json:"changes"`
-	// Tools is the verdict per changed tool, in the order of Changes:
-	// whether its changes are notation only, and how the profile decides
-	// them on their own.
+	// Tools is the decision on every tool of either list (ToolDecisions):
+	// unchanged tools allow; for the others, whether their changes are
+	// notation only, and how the profile decides them on their own.
 	Tools      []ToolVerdict `json:"tools"`
 	Unverified []string      `json:"unverified_identity,omitempty"`
 	// Inconclusive lists what the diff could not judge (catalogue codes):
@@ -58,9 +58,11 @@ type Report struct {
 	ExitCode     int      `json:"exit_code"`
 }
 
-// ToolVerdict is what the diff says about one changed tool.
+// ToolVerdict is the decision on one tool of either list.
 type ToolVerdict struct {
-	Name     string `json:"name"`
+	Name string `json:"name"`
+	// Status is unchanged, changed, added or removed.
+	Status   string `json:"status"`
 	Changes  int    `json:"changes"`
 	Severity string `json:"severity"` // the most severe of its changes
 	// NotationOnly: every change of the tool is notation (its schemas are
@@ -72,8 +74,7 @@ type ToolVerdict struct {
 	DeniedBy     []string `json:"denied_by,omitempty"`
 }
 
-// Tool returns the verdict on the named tool (nil: the tool did not
-// change).
+// Tool returns the verdict on the named tool (nil: neither list has it).
 func (r *Report) Tool(name string) *ToolVerdict {
 	for i := range r.Tools {
 		if r.Tools[i].Name == name {
@@ -88,32 +89,72 @@ func (r *Report) Tool(name string) *ToolVerdict {
 var identityKinds = map[string]bool{ServerEndpointRebound: true, ServerInstallMoved: true, ServerEnvChanged: true,
 	PublisherKeyChanged: true, ServerVersionChanged: true, ServerNameChanged: true}
 
-// toolVerdicts groups changes by tool and decides each group.
-func toolVerdicts(cs []Change, p *DecisionProfile) []ToolVerdict {
-	var order []string
+// ToolDecisions decides every tool of two lists, by name: the tools of
+// the new list in its order, then those only the old list has. A tool
+// whose projection is unchanged and has no change record is allowed;
+// every other tool is decided by DecideTool on its change records.
+func ToolDecisions(old, new []manifest.Tool, cs []Change, p *DecisionProfile) []ToolVerdict {
 	by := map[string][]Change{}
 	for _, c := range cs {
 		if identityKinds[c.Kind] {
 			continue
 		}
-		if _, ok := by[c.Name]; !ok {
-			order = append(order, c.Name)
-		}
 		by[c.Name] = append(by[c.Name], c)
 	}
-	out := make([]ToolVerdict, 0, len(order))
-	for _, name := range order {
+	oldBy := make(map[string]*manifest.Tool, len(old))
+	for i := range old {
+		if _, dup := oldBy[old[i].Name]; !dup {
+			oldBy[old[i].Name] = &old[i]
+		}
+	}
+	seen := make(map[string]bool, len(new))
+	out := make([]ToolVerdict, 0, len(new)+len(old))
+	decide := func(name, status string, changed bool) {
 		g := by[name]
-		v := ToolVerdict{Name: name, Changes: len(g), NotationOnly: NotationOnly(g)}
+		v := ToolVerdict{Name: name, Status: status, Changes: len(g), NotationOnly: NotationOnly(g)}
 		for _, c := range g {
 			if sevRank[c.Severity] > sevRank[v.Severity] {
 				v.Severity = c.Severity
 			}
 		}
-		v.Decision, v.Reason, v.DeniedBy = p.DecideWithReason(g)
+		v.Decision, v.Reason, v.DeniedBy = p.DecideTool(changed, g)
 		out = append(out, v)
 	}
+	for i := range new {
+		n := &new[i]
+		if seen[n.Name] {
+			continue
+		}
+		seen[n.Name] = true
+		o := oldBy[n.Name]
+		switch {
+		case o == nil:
+			decide(n.Name, StatusAdded, true)
+		case sameProjection(o, n):
+			decide(n.Name, StatusUnchanged, false)
+		default:
+			decide(n.Name, StatusChanged, true)
+		}
+	}
+	for i := range old {
+		if !seen[old[i].Name] {
+			seen[old[i].Name] = true
+			decide(old[i].Name, StatusRemoved, true)
+		}
+	}
 	return out
+}
+
+// Statuses of a tool between two lists.
+const (
+	StatusUnchanged = "unchanged"
+	StatusChanged   = "changed"
+	StatusAdded     = "added"
+	StatusRemoved   = "removed"
+)
+
+func sameProjection(a, b *manifest.Tool) bool {
+	return string(a.Proj.AppendToolPreimage(nil)) == string(b.Proj.AppendToolPreimage(nil))
 }
 
 // Input is one side of a comparison.
@@ -161,7 +202,7 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 		changes = []Change{}
 	}
 	r.Changes = changes
-	r.Tools = toolVerdicts(changes, profile)
+	r.Tools = ToolDecisions(old.Tools, new.Tools, changes, profile)
 	var denied []string
 	r.Decision, r.DecisionReason, denied = profile.DecideWithReason(changes)
 	if denied != nil {

@@ -555,6 +555,9 @@ func escapePtr(s string) string {
 
 var sevRank = map[string]int{"high": 3, "medium": 2, "low": 1}
 
+// SeverityRank orders change severities (high 3, medium 2, low 1).
+func SeverityRank(s string) int { return sevRank[s] }
+
 // Sort orders changes: tools with the most severe change first, then by
 // tool name; within a tool, most severe first, then pointer and kind.
 func Sort(cs []Change) {

@@ -187,7 +187,7 @@ func demoLive(e *env) (*probe.Report, error) {
 	declared := schemadiff.Input{Side: schemadiff.Side{Source: "approved.tools-list.json", Form: tl.Form, Completeness: string(tl.Completeness)}, Tools: tl.Tools}
 	declared.ManifestDigest, _ = manifest.ManifestDigestOf(tl.Tools)
 	declared.ToolCount = len(tl.Tools)
-	res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: "approved.tools-list.json", declared: declared})
+	res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: "approved.tools-list.json", declared: declared, profile: schemadiff.ReviewProfile})
 	if err != nil {
 		return nil, err
 	}

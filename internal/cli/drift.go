@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
@@ -420,6 +421,8 @@ type driftRun struct {
 	serverID     string // for the observed record
 	suppressions *manifest.Suppressions
 	capsNote     string // a warning about the client capabilities, for the report
+	profile      *schemadiff.DecisionProfile
+	classifier   *classify.Classifier
 }
 
 // result of a live drift: the report, and the observed record built from
@@ -549,10 +552,14 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		in.Anonymous = anonymousProbe(ctx, anon, in.Primary)
 	}
 	in.Suppressions, in.Today = d.suppressions, today()
+	in.Profile, in.Classifier = d.profile, d.classifier
+	if d.profile != nil {
+		rep.Profile = d.profile.Name
+	}
 	in.ServerNames = []string{targetText, id}
 	pr := probe.Evaluate(in)
 	rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = pr.AuthPosture, pr.Compared, pr.Findings, pr.Notes, pr.ExitCode
-	rep.Suppressed = pr.Suppressed
+	rep.Suppressed, rep.Tools = pr.Suppressed, pr.Tools
 	rep.Warnings = append(rep.Warnings, pr.Warnings...)
 	switch {
 	case rep.NotObserved != "":
@@ -577,6 +584,7 @@ func newDrift(e *env) *cobra.Command {
 		skipAuth, skipSecond, cloakCheck   bool
 		cloakAs                            string
 		suppress                           suppressionFlags
+		profile, rules                     string
 		invoke                             []string
 		execute, iKnowProduction           bool
 		seed                               int64
@@ -654,6 +662,14 @@ then says so).`,
 			if err != nil {
 				return err
 			}
+			prof, err := schemadiff.DecisionProfileByName(profile)
+			if err != nil {
+				return usageErr("--profile: %s", safetext.Escape(err.Error()))
+			}
+			cls, err := loadClassifier(rules)
+			if err != nil {
+				return err
+			}
 			plan, err := callPlan(declared.Tools, invoke, execute, seed)
 			if err != nil {
 				return err
@@ -671,7 +687,7 @@ then says so).`,
 			ctx, cancel := context.WithTimeout(ctx, live.timeout)
 			defer cancel()
 			res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: manifestPath, declared: declared, plan: plan, seed: seed, execute: execute,
-				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote})
+				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote, profile: prof, classifier: cls})
 			if err != nil {
 				return err
 			}
@@ -715,6 +731,8 @@ then says so).`,
 	f.Int64Var(&seed, "seed", 1, "seed of the generated arguments (recorded in the report)")
 	f.BoolVar(&iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
 	suppress.register(f)
+	f.StringVar(&profile, "profile", "review", "decision profile of each tool's decision: review|fail-closed (the same as diff and proxy)")
+	f.StringVar(&rules, "rules", "", "YAML privilege rules")
 	return cmd
 }
 

@@ -123,7 +123,7 @@ func TestDriftAgainstMock(t *testing.T) {
 	obsOut := filepath.Join(t.TempDir(), "observed.json")
 	code, d, _ = drift(t, exampleV1, "--base-url", url, "--observed-out", obsOut, "--server-id", "acme-github")
 	want := []string{"MCP-AUTH-ANONYMOUS-LIST", "MCP-DRIFT-ANNOTATION create_or_update_file", "MCP-DRIFT-DESCRIPTION search_issues",
-		"MCP-DRIFT-SCHEMA-COMPATIBLE add_deploy_key", "MCP-DRIFT-TOOL-MISSING list_branches", "MCP-DRIFT-TOOL-UNDECLARED run_workflow_command"}
+		"MCP-DRIFT-ESCALATION add_deploy_key", "MCP-DRIFT-SCHEMA-COMPATIBLE add_deploy_key", "MCP-DRIFT-TOOL-MISSING list_branches", "MCP-DRIFT-TOOL-UNDECLARED run_workflow_command"}
 	if got := d.rules(); code != 1 || !slices.Equal(got, want) {
 		t.Errorf("rug pull: exit %d\n got %v\nwant %v", code, got, want)
 	}

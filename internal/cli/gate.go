@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/gate"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/report"
@@ -25,6 +26,7 @@ type gateFlags struct {
 	declaredSnapshot, observedSnapshot                             string
 	maxInput                                                       int64
 	suppress                                                       suppressionFlags
+	decisionProfile                                                string
 }
 
 func newGate(e *env) *cobra.Command {
@@ -63,6 +65,7 @@ func newGate(e *env) *cobra.Command {
 	f.StringVar(&g.observedSnapshot, "observed-snapshot", "", "snapshot of the observation (observe --snapshot)")
 	f.Int64Var(&g.maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
 	g.suppress.register(f)
+	f.StringVar(&g.decisionProfile, "decision-profile", "review", "with the snapshots, the decision profile of each tool's decision: review|fail-closed (the same as diff, drift and proxy)")
 	return cmd
 }
 
@@ -143,12 +146,16 @@ func runGate(e *env, g *gateFlags) (*gate.Report, error) {
 	if (g.declaredSnapshot == "") != (g.observedSnapshot == "") {
 		return nil, usageErr("structural changes need both --declared-snapshot and --observed-snapshot")
 	}
+	dprof, err := schemadiff.DecisionProfileByName(g.decisionProfile)
+	if err != nil {
+		return nil, usageErr("--decision-profile: %s", safetext.Escape(err.Error()))
+	}
 	if g.declaredSnapshot != "" {
-		changes, err := structuralChanges(e, g, in, c)
+		changes, tools, err := structuralChanges(e, g, in, c, dprof)
 		if err != nil {
 			return nil, err
 		}
-		r.StructuralChanges = changes
+		r.StructuralChanges, r.Tools, r.DecisionProfile = changes, tools, dprof.Name
 	}
 	return r, nil
 }
@@ -156,7 +163,7 @@ func runGate(e *env, g *gateFlags) (*gate.Report, error) {
 // structuralChanges diffs the two snapshots after checking that each one
 // belongs to the artifact it stands beside (same manifest digest), so the
 // explanation can never describe other tools than the digests judged.
-func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifier) ([]schemadiff.Change, error) {
+func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifier, dprof *schemadiff.DecisionProfile) ([]schemadiff.Change, []schemadiff.ToolVerdict, error) {
 	load := func(path string) (*manifest.Snapshot, error) {
 		src, err := readInput(e, path, g.maxInput)
 		if err != nil {
@@ -170,11 +177,11 @@ func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifi
 	}
 	ds, err := load(g.declaredSnapshot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	obsSnap, err := load(g.observedSnapshot)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Each snapshot must belong to the artifact it stands beside: the same
 	// server id and manifest digest.
@@ -186,18 +193,22 @@ func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifi
 		declaredDigest = in.Policy.DeclaredMCPManifests[in.Observed.Server.ID].ManifestDigest
 	}
 	if err := ds.CheckPair(g.declaredSnapshot, "the baseline", declaredID, declaredDigest); err != nil {
-		return nil, &exitError{ExitUsage, err.Error()}
+		return nil, nil, &exitError{ExitUsage, err.Error()}
 	}
 	od := ""
 	if in.Observed.Observed.ManifestDigest != nil {
 		od = *in.Observed.Observed.ManifestDigest
 	}
 	if err := obsSnap.CheckPair(g.observedSnapshot, "the observed record", in.Observed.Server.ID, od); err != nil {
-		return nil, &exitError{ExitUsage, err.Error()}
+		return nil, nil, &exitError{ExitUsage, err.Error()}
 	}
 	old := schemadiff.Input{Side: schemadiff.Side{Identity: &ds.Identity}, Tools: ds.Tools}
 	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &obsSnap.Identity, ServerID: obsSnap.ServerID, Completeness: string(obsSnap.Completeness)}, Tools: obsSnap.Tools}
-	return schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c}).Changes, nil
+	var tools []schemadiff.ToolVerdict
+	for _, d := range decide.DecideTools(ds.Tools, obsSnap.Tools, decide.Options{Profile: dprof, Classifier: c}) {
+		tools = append(tools, d.Verdict())
+	}
+	return schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c}).Changes, tools, nil
 }
 
 func contains(list []string, s string) bool {

@@ -86,7 +86,13 @@ func TestDiffPartialNewListNeverAllows(t *testing.T) {
 			if code != 3 {
 				t.Errorf("%s %s: exit %d %s", profile, format, code, stderr)
 			}
-			if strings.Contains(out, `"decision": "allow"`) || strings.Contains(out, "ALLOW") || strings.Contains(out, "diff: allow") {
+			var top struct {
+				Decision string `json:"decision"`
+			}
+			if format == "json" {
+				json.Unmarshal([]byte(out), &top)
+			}
+			if top.Decision == "allow" || strings.Contains(out, "ALLOW") || strings.Contains(out, "diff: allow") {
 				t.Errorf("%s %s: says allow:\n%s", profile, format, out)
 			}
 			if !strings.Contains(strings.ReplaceAll(out, `\_`, "_"), "diff_new_list_partial") {
