@@ -83,7 +83,7 @@ func TestOneDecisionEverywhere(t *testing.T) {
 				lb, _ := os.ReadFile(logf)
 				for _, line := range strings.Split(strings.TrimSpace(string(lb)), "\n") {
 					var r struct {
-						Method, Tool  string
+						Method, Tool string
 						ToolDecision string `json:"tool_decision"`
 					}
 					if json.Unmarshal([]byte(line), &r) == nil && r.Method == "tools/list" && r.Tool != "" {
