@@ -19,6 +19,10 @@ import (
 // maxInFlight bounds the requests of one stdio downstream handled at once.
 const maxInFlight = 64
 
+// stdioDrain is how long requests still in flight when a stdio downstream
+// ends may take to finish before they are cancelled.
+const stdioDrain = 2 * time.Second
+
 // out is every byte the gateway sends downstream: the secrets it knows
 // (the credentials it holds for the upstream, and the downstream
 // credentials it has seen) are redacted, so an upstream that reflects a
@@ -87,10 +91,34 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 	work := make(chan *frame.Message)
 	workers := 0
 	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer close(work)
+	// When the downstream is gone (r ended) or ctx ends, what is still in
+	// flight must not keep the session and its upstream alive: a
+	// subscriptions/listen stream, which never ends by itself, is cancelled
+	// at once; other requests get stdioDrain to finish (a request piped in
+	// just before the end is still answered), then are cancelled.
+	reqCtx, cancelReqs := context.WithCancel(ctx)
+	streamCtx, cancelStreams := context.WithCancel(reqCtx)
+	defer cancelReqs()
+	defer func() {
+		close(work)
+		cancelStreams()
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		t := time.NewTimer(stdioDrain)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			cancelReqs()
+			<-done
+		}
+	}()
 	serve := func(m *frame.Message) {
-		rep := s.handle(ctx, m, nil, write)
+		hctx := reqCtx
+		if m.Method == "subscriptions/listen" {
+			hctx = streamCtx
+		}
+		rep := s.handle(hctx, m, nil, write)
 		switch {
 		case rep.err != nil:
 			write(errorBody(m, mcpwire.CodeInternalError, rep.err.Error(), "upstream_refused", nil))
