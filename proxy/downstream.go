@@ -326,9 +326,23 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
 	case sse != nil:
 		sse.Event(frame.Event{Data: g.out(rep.body)})
 		_ = sse.Flush()
-	default:
-		w.Header().Set("Content-Type", "application/json")
+	case rep.sse && wantsSSE && rep.status == 0:
+		// The upstream answered on an event stream: so does the gateway.
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(http.StatusOK)
+		sw := frame.NewSSEWriter(w)
+		sw.Event(frame.Event{Data: g.out(rep.body)})
+		_ = sw.Flush()
+	default:
+		// An error response keeps the status it came with (2026-07-28: 404
+		// for -32601, 400 for -32602, -32020, -32021 and -32022).
+		status := http.StatusOK
+		if rep.status != 0 {
+			status = rep.status
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
 		_, _ = w.Write(g.out(rep.body))
 	}
 	if hs != nil && m.Method == "initialize" && !initialized(rep) {

@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,69 @@ func TestServeStdioEndsWithTheDownstream(t *testing.T) {
 		}
 		if !slow && (len(lines) != 1 || !strings.Contains(lines[0], `"id":7,"result"`)) {
 			t.Errorf("a request piped in before the end: %q, want its answer", lines)
+		}
+	}
+}
+
+// postModern POSTs one 2026-07-28 request to url with the headers its body
+// derives, and returns the status, the Content-Type and the body.
+func postModern(t *testing.T, url, method, params string, extra map[string]string) (int, string, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `}}`
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	for k, v := range extra {
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+}
+
+// A 2026-07-28 error keeps the HTTP status the upstream gave it (404 for
+// -32601, 400 for -32022), and an answer the upstream sent on an event
+// stream reaches the downstream on one (found by the conformance suite's
+// server-stateless and server-sse-multiple-streams scenarios through an
+// audit gateway: every error had become a 200, every stream a JSON body).
+func TestUpstreamStatusAndFramingRelayed(t *testing.T) {
+	for _, sse := range []bool{false, true} {
+		cfg := mockserver.Config{}
+		if sse {
+			cfg.Response = mockserver.SSEResponses
+		}
+		_, up := upstreamMock(t, cfg, exampleV1)
+		_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Audit, Target: up,
+			Baseline: baselineOf(t, exampleV1, manifest.Identity{})})
+		status, ct, body := postModern(t, url, "nope/nope", modernMeta, nil)
+		if status != http.StatusNotFound || !strings.Contains(body, `"code":-32601`) {
+			t.Errorf("sse=%v: unknown method: %d %s, want the upstream's 404 -32601", sse, status, body)
+		}
+		v2099 := strings.Replace(modernMeta, "2026-07-28", "2099-01-01", 1)
+		status, _, body = postModern(t, url, "tools/list", v2099, map[string]string{"MCP-Protocol-Version": "2099-01-01"})
+		if status != http.StatusBadRequest || !strings.Contains(body, `"code":-32022`) {
+			t.Errorf("sse=%v: unsupported version: %d %s, want the upstream's 400 -32022", sse, status, body)
+		}
+		status, ct, body = postModern(t, url, "tools/list", modernMeta, nil)
+		wantCT := "application/json"
+		if sse {
+			wantCT = "text/event-stream"
+		}
+		if status != http.StatusOK || !strings.HasPrefix(ct, wantCT) || !strings.Contains(body, `"search_issues"`) {
+			t.Errorf("sse=%v: tools/list: %d %s %.120s, want 200 %s", sse, status, ct, body, wantCT)
 		}
 	}
 }

@@ -107,6 +107,12 @@ func (s *session) invalidate() {
 type reply struct {
 	body []byte         // the response (nil for a notification or a response)
 	err  *upstreamError // an upstream HTTP refusal to relay as it came (401/403)
+	// status is the HTTP status of an error response to relay (the
+	// upstream's, or the gateway's own); 0 is 200.
+	status int
+	// sse: the upstream answered on an event stream; an HTTP downstream
+	// that accepts one is answered on one too.
+	sse bool
 }
 
 // handle processes one downstream message. onMsg carries the server's
@@ -173,11 +179,15 @@ func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header,
 		return reply{body: errorBody(m, mcpwire.CodeInternalError, "the upstream did not answer: "+err.Error(), "upstream_error", nil)}
 	}
 	s.g.cfg.Metrics.request(method, "forwarded")
-	s.learn(m, resp)
+	s.learn(m, resp.Message)
 	if mode == Audit && method == "tools/call" {
 		s.auditCall(m)
 	}
-	return reply{body: resp.Raw}
+	rep := reply{body: resp.Raw, sse: resp.sse}
+	if resp.Kind == frame.ErrorResponse && resp.status >= 400 {
+		rep.status = resp.status
+	}
+	return rep
 }
 
 // learn records what an answer says about the upstream: the revision and

@@ -25,7 +25,7 @@ type upstream interface {
 	// returns the response that answers it, its Raw carrying the request's
 	// own id bytes. Messages the server sends before it (progress,
 	// logging, requests to the client) go to onMsg in order.
-	request(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header, onMsg func(*frame.Message)) (*frame.Message, error)
+	request(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header, onMsg func(*frame.Message)) (*answer, error)
 	// send sends a notification, or a response to a server request.
 	send(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header) error
 	// negotiated records the legacy revision initialize agreed on.
@@ -37,6 +37,17 @@ type upstream interface {
 	// alive reports whether the link can still carry messages.
 	alive() bool
 	close()
+}
+
+// answer is the upstream's response to a request, with how it came: an
+// HTTP upstream's status (a 2026-07-28 error's status is part of it: 404
+// for -32601, 400 for -32602, -32020, -32021, -32022) and whether it came
+// on an event stream, so the gateway can answer the downstream the same
+// way. On stdio both are zero.
+type answer struct {
+	*frame.Message
+	status int
+	sse    bool
 }
 
 // upstreamError is an upstream answer that carries no JSON-RPC response:
@@ -155,7 +166,7 @@ func (u *httpUpstream) newRequest(ctx context.Context, method string, body []byt
 	return hr, nil
 }
 
-func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header, onMsg func(*frame.Message)) (*frame.Message, error) {
+func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header, onMsg func(*frame.Message)) (*answer, error) {
 	ctx, cancel := requestContext(ctx, u.g, m)
 	defer cancel()
 	hr, err := u.newRequest(ctx, http.MethodPost, raw, m, fwd)
@@ -182,7 +193,7 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 
 // readAnswer reads the response to m from resp: a JSON body, or an SSE
 // stream whose other messages go to onMsg.
-func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message)) (*frame.Message, error) {
+func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message)) (*answer, error) {
 	max := u.g.cfg.MaxMessageBytes
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
@@ -213,7 +224,7 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 				return nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
 			}
 			if msg.Kind.IsResponse() && sameID(msg.ID, m.ID) {
-				return msg, nil
+				return &answer{Message: msg, status: resp.StatusCode, sse: true}, nil
 			}
 			if onMsg != nil {
 				onMsg(msg)
@@ -234,7 +245,7 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 		if !msg.Kind.IsResponse() || !sameID(msg.ID, m.ID) {
 			return nil, &upstreamError{Status: resp.StatusCode, Msg: "the answer is not the response to the request"}
 		}
-		return msg, nil
+		return &answer{Message: msg, status: resp.StatusCode}, nil
 	}
 	u.g.cfg.Metrics.upstreamError(fmt.Sprint(resp.StatusCode))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

@@ -139,7 +139,7 @@ func (s *stdioUpstream) write(b []byte) error {
 	return nil
 }
 
-func (s *stdioUpstream) request(ctx context.Context, raw []byte, m *frame.Message, _ http.Header, onMsg func(*frame.Message)) (*frame.Message, error) {
+func (s *stdioUpstream) request(ctx context.Context, raw []byte, m *frame.Message, _ http.Header, onMsg func(*frame.Message)) (*answer, error) {
 	s.mu.Lock()
 	if s.dead {
 		s.mu.Unlock()
@@ -178,7 +178,11 @@ func (s *stdioUpstream) request(ctx context.Context, raw []byte, m *frame.Messag
 		if err != nil {
 			return nil, &upstreamError{Msg: err.Error()}
 		}
-		return frame.FromServer(back)
+		msg, err := frame.FromServer(back)
+		if err != nil {
+			return nil, err
+		}
+		return &answer{Message: msg}, nil
 	case <-ctx.Done():
 		s.forget(id)
 		s.g.cfg.Metrics.upstreamError("timeout")
