@@ -249,6 +249,18 @@ func (g *Gateway) forwardHeaders(r *http.Request) http.Header {
 	return h
 }
 
+// paramHeadersOf returns a downstream request's Mcp-Param-* headers (at
+// most 64 names), for its tools/call.
+func paramHeadersOf(h http.Header) http.Header {
+	out := http.Header{}
+	for k, vs := range h {
+		if len(out) < 64 && len(k) > len(mcpwire.HeaderParamPrefix) && strings.EqualFold(k[:len(mcpwire.HeaderParamPrefix)], mcpwire.HeaderParamPrefix) {
+			out[k] = vs
+		}
+	}
+	return out
+}
+
 func writeRPCError(w http.ResponseWriter, status int, id []byte, e *frame.Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -305,7 +317,11 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
 		sse.Event(frame.Event{Data: g.out(b)})
 		_ = sse.Flush()
 	}
-	rep := s.handle(r.Context(), m, g.forwardHeaders(r), onMsg)
+	ctx := r.Context()
+	if m.Method == "tools/call" {
+		ctx = context.WithValue(ctx, downstreamParamsKey{}, paramHeadersOf(r.Header))
+	}
+	rep := s.handle(ctx, m, g.forwardHeaders(r), onMsg)
 	smu.Lock()
 	defer smu.Unlock()
 	switch {

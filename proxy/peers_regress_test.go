@@ -9,6 +9,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -124,5 +126,72 @@ func TestUpstreamStatusAndFramingRelayed(t *testing.T) {
 		if status != http.StatusOK || !strings.HasPrefix(ct, wantCT) || !strings.Contains(body, `"search_issues"`) {
 			t.Errorf("sse=%v: tools/list: %d %s %.120s, want 200 %s", sse, status, ct, body, wantCT)
 		}
+	}
+}
+
+// A 2026-07-28 tools/call of a tool whose inputSchema annotates an
+// argument with x-mcp-header carries its Mcp-Param-* header to an HTTP
+// upstream, which checks it against the body: the gateway forwards it
+// from an HTTP downstream (checking it agrees with the body, -32020 when
+// it is missing or differs) and derives it for a stdio downstream, which
+// has no headers to give (found by the go-sdk and mcp-go clients through
+// the gateway in front of a stateless go-sdk server, whose get_repo tool
+// annotates owner: every call was refused upstream with -32020, and by the
+// conformance suite's http-custom-header-server-validation).
+func TestParamHeadersReachTheUpstream(t *testing.T) {
+	manifestPath := filepath.Join(t.TempDir(), "tools.json")
+	tools := `{"tools":[{"name":"get_repo","description":"Fetch a repository.","inputSchema":{"type":"object","properties":{"owner":{"type":"string","x-mcp-header":"Owner"},"repo":{"type":"string"},"stats":{"type":"boolean","x-mcp-header":"Include-Stats"}},"required":["owner","repo"]}}]}`
+	if err := os.WriteFile(manifestPath, []byte(tools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mock, up := upstreamMock(t, mockserver.Config{}, manifestPath)
+	cfg := proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Enforce, Target: up,
+		Baseline: baselineOf(t, manifestPath, manifest.Identity{})}
+	_, url := gateway(t, cfg)
+	call := `"name":"get_repo","arguments":{"owner":"Zoë","repo":"app","stats":true},` + modernMeta
+	ok := map[string]string{"Mcp-Name": "get_repo", "Mcp-Param-Owner": "=?base64?Wm/Dqw==?=", "Mcp-Param-Include-Stats": "true"}
+	status, _, body := postModern(t, url, "tools/call", call, ok)
+	if status != http.StatusOK || !strings.Contains(body, `"result"`) {
+		t.Errorf("HTTP downstream with its Mcp-Param-* headers: %d %s, want the upstream's result", status, body)
+	}
+	for _, bad := range []map[string]string{
+		{"Mcp-Name": "get_repo", "Mcp-Param-Include-Stats": "true"},                                            // Owner missing
+		{"Mcp-Name": "get_repo", "Mcp-Param-Owner": "Zoe", "Mcp-Param-Include-Stats": "true"},                  // not the argument
+		{"Mcp-Name": "get_repo", "Mcp-Param-Owner": "=?base64?Wm/Dqw==?=", "Mcp-Param-Include-Stats": "false"}, // not the argument
+	} {
+		before := mock.LogTotal()
+		status, _, body := postModern(t, url, "tools/call", call, bad)
+		if status != http.StatusBadRequest || !strings.Contains(body, `"code":-32020`) {
+			t.Errorf("HTTP downstream with headers %v: %d %s, want the gateway's 400 -32020", bad, status, body)
+		}
+		for _, e := range mock.Log()[before:] {
+			if e.Method == "tools/call" {
+				t.Errorf("headers %v: the call reached the upstream", bad)
+			}
+		}
+	}
+
+	// stdio downstream: the gateway derives them.
+	g, err := proxy.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{` + call + `}}` + "\n")
+	var out strings.Builder
+	if err := g.ServeStdio(context.Background(), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"id":"c","result"`) {
+		t.Errorf("stdio downstream: %s, want the upstream's result", out.String())
+	}
+	var seen bool
+	for _, e := range mock.Log() {
+		if e.Method == "tools/call" && e.Headers.Get("Mcp-Param-Owner") == "=?base64?Wm/Dqw==?=" && e.Headers.Get("Mcp-Param-Include-Stats") == "true" {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Error("the upstream never saw the call with its Mcp-Param-* headers")
 	}
 }

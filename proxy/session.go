@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,6 +55,7 @@ type session struct {
 	gate          *gatedList
 	inDoubt       bool
 	lastUsed      time.Time
+	observed      map[string]jcs.Value // inputSchemas of the list the downstream last fully observed (audit)
 	closed        bool
 	chain         chain
 
@@ -68,6 +70,31 @@ type gatedList struct {
 	ttl      time.Duration
 	baseline *decide.Baseline
 	stale    bool // the upstream could not be listed; this is the previous list
+	schemas  *toolSchemas
+}
+
+// toolSchemas are the served tools' inputSchemas by name, for the
+// Mcp-Param-* headers of a 2026-07-28 tools/call; built on first need.
+type toolSchemas struct {
+	once sync.Once
+	list *decide.List
+	m    map[string]jcs.Value
+}
+
+func (ts *toolSchemas) get(name string) (jcs.Value, bool) {
+	if ts == nil {
+		return jcs.Value{}, false
+	}
+	ts.once.Do(func() {
+		ts.m = map[string]jcs.Value{}
+		for _, t := range ts.list.ServedTools() {
+			if is, ok := t.Value.Get("inputSchema"); ok {
+				ts.m[t.Name] = is
+			}
+		}
+	})
+	v, ok := ts.m[name]
+	return v, ok
 }
 
 func newSession(g *Gateway, id string, up upstream, emit func([]byte)) *session {
@@ -168,6 +195,13 @@ func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header,
 		s.logDecision(method, name, "allow", []string{d.Reason}, d.Digest)
 		s.g.cfg.Metrics.request(method, "allow")
 	}
+	if method == "tools/call" {
+		var e *frame.Error
+		if fwd, e = s.callHeaders(ctx, m, fwd); e != nil {
+			s.g.cfg.Metrics.request(method, "refused")
+			return reply{body: frame.AppendError(nil, m.IDRaw(), e), status: e.Status}
+		}
+	}
 	// Forward a request, and learn from its answer.
 	resp, err := s.up.request(ctx, m.Raw, m, fwd, func(x *frame.Message) { s.fromServer(x, onMsg) })
 	if err != nil {
@@ -188,6 +222,87 @@ func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header,
 		rep.status = resp.status
 	}
 	return rep
+}
+
+// downstreamParamsKey is the context key of an HTTP downstream's
+// Mcp-Param-* headers (of a tools/call; an http.Header, maybe empty).
+type downstreamParamsKey struct{}
+
+// callHeaders returns the headers to forward a 2026-07-28 tools/call
+// with: fwd and the call's Mcp-Param-* headers (SEP-2243). When the
+// gateway knows the tool's inputSchema (the gated list, or the list the
+// downstream fully observed), they are derived from the body — a stdio
+// downstream has none to give, and an HTTP upstream needs them — and an
+// HTTP downstream's own must agree, as a server checks them: -32020 (400)
+// for one missing, repeated or not the argument's value. A header the
+// schema does not annotate, and every header of a tool the gateway does
+// not know, is forwarded as it came.
+func (s *session) callHeaders(ctx context.Context, m *frame.Message, fwd http.Header) (http.Header, *frame.Error) {
+	down, fromHTTP := ctx.Value(downstreamParamsKey{}).(http.Header)
+	if _, httpUp := s.up.(*httpUpstream); !modernRequest(m) || !fromHTTP && !httpUp {
+		return fwd, nil
+	}
+	name, args := callTarget(m)
+	s.mu.Lock()
+	var schema jcs.Value
+	known := false
+	if s.gate != nil {
+		schema, known = s.gate.schemas.get(name)
+	}
+	if !known {
+		schema, known = s.observed[name]
+	}
+	s.mu.Unlock()
+	out := make(http.Header, len(fwd)+len(down))
+	for k, vs := range fwd {
+		out[k] = vs
+	}
+	if known {
+		for _, ph := range frame.ParamHeaders(schema, args) {
+			if fromHTTP {
+				raw, e := frame.SingleHeader(down, ph.Name)
+				if e != nil {
+					return nil, e
+				}
+				if e := frame.CheckHeaderValue(ph.Name, raw, ph.Text); e != nil && !sameNumber(raw, ph.Text) {
+					return nil, e
+				}
+			}
+			out.Set(ph.Name, ph.Value)
+		}
+	}
+	for k, vs := range down {
+		if _, set := out[k]; !set {
+			out[k] = vs
+		}
+	}
+	return out, nil
+}
+
+// sameNumber: an integer argument's header compared numerically (42.0 is
+// 42).
+func sameNumber(raw, want string) bool {
+	w, err := strconv.ParseInt(want, 10, 64)
+	if err != nil {
+		return false
+	}
+	got, err := mcpwire.DecodeHeaderValue(strings.Trim(raw, " \t"))
+	if err != nil {
+		return false
+	}
+	f, err := strconv.ParseFloat(got, 64)
+	return err == nil && f == float64(w)
+}
+
+// modernRequest: a request of the 2026-07-28 revision (params._meta
+// carries its protocolVersion).
+func modernRequest(m *frame.Message) bool {
+	meta, ok := m.Meta()
+	if !ok {
+		return false
+	}
+	v, ok := meta.Get(mcpwire.MetaProtocolVersion)
+	return ok && v.Kind() == jcs.String && v.Str() >= mcpwire.Rev20260728
 }
 
 // learn records what an answer says about the upstream: the revision and
@@ -388,7 +503,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	if err != nil {
 		list.Detail = err.Error()
 	}
-	g := &gatedList{list: list, at: now, baseline: b, result: servedResult(list, first)}
+	g := &gatedList{list: list, at: now, baseline: b, result: servedResult(list, first), schemas: &toolSchemas{list: list}}
 	if first.Valid() {
 		if t, ok := first.Get("ttlMs"); ok {
 			if ms, ok := frame.Int64(t); ok && ms > 0 {

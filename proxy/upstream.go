@@ -137,6 +137,12 @@ func (u *httpUpstream) newRequest(ctx context.Context, method string, body []byt
 			hr.Header.Set("Authorization", a)
 		}
 	}
+	for k, vs := range fwd {
+		// A tools/call's Mcp-Param-* headers (session.callHeaders).
+		if strings.HasPrefix(k, mcpwire.HeaderParamPrefix) {
+			hr.Header[k] = vs
+		}
+	}
 	u.mu.Lock()
 	sid, ver := u.sessionID, u.version
 	u.mu.Unlock()

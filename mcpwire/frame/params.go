@@ -1,0 +1,87 @@
+package frame
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+)
+
+// ParamHeader is one Mcp-Param-{Name} header of a 2026-07-28 tools/call.
+type ParamHeader struct {
+	Name  string // the whole header name: "Mcp-Param-" + the annotation
+	Value string // encoded (mcpwire.EncodeHeaderValue)
+	Text  string // the value before encoding (what CheckHeaderValue compares)
+}
+
+// Bounds of the walk: a schema is server-controlled.
+const (
+	maxParamDepth   = 32
+	maxParamHeaders = 64
+)
+
+// ParamHeaders derives the Mcp-Param-{Name} headers of a tools/call from
+// the tool's inputSchema and the call's arguments, as an HTTP client must
+// send them (SEP-2243): one for each property annotated "x-mcp-header":
+// NAME (reached from the root through properties chains only) whose
+// argument is present and not null — a string as it is, an integer in
+// decimal, a boolean as true or false, encoded with EncodeHeaderValue. An
+// argument of another type gets no header (its annotation is invalid).
+// Headers come in the order of the property names (as the parsed
+// schema keeps its members); at most 64, 32 levels deep.
+func ParamHeaders(inputSchema, args jcs.Value) []ParamHeader {
+	if !inputSchema.Valid() || !args.Valid() || args.Kind() != jcs.Object {
+		return nil
+	}
+	var out []ParamHeader
+	walkParams(inputSchema, args, &out, 0)
+	return out
+}
+
+func walkParams(schema, arg jcs.Value, out *[]ParamHeader, depth int) {
+	if depth > maxParamDepth || schema.Kind() != jcs.Object || arg.Kind() != jcs.Object {
+		return
+	}
+	props, ok := schema.Get("properties")
+	if !ok || props.Kind() != jcs.Object {
+		return
+	}
+	for i := range props.Len() {
+		if len(*out) >= maxParamHeaders {
+			return
+		}
+		k, sub := props.Member(i)
+		if sub.Kind() != jcs.Object {
+			continue
+		}
+		v, present := arg.Get(k.Str())
+		if !present || v.Kind() == jcs.Null {
+			continue
+		}
+		if h, ok := sub.Get("x-mcp-header"); ok && h.Kind() == jcs.String && h.Str() != "" {
+			if val, ok := paramValue(v); ok {
+				*out = append(*out, ParamHeader{Name: mcpwire.HeaderParamPrefix + h.Str(), Value: mcpwire.EncodeHeaderValue(val), Text: val})
+			}
+		}
+		walkParams(sub, v, out, depth+1)
+	}
+}
+
+func paramValue(v jcs.Value) (string, bool) {
+	switch v.Kind() {
+	case jcs.String:
+		return v.Str(), true
+	case jcs.True:
+		return "true", true
+	case jcs.False:
+		return "false", true
+	case jcs.Number:
+		f := v.Float()
+		if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return "", false
+		}
+		return strconv.FormatInt(int64(f), 10), true
+	}
+	return "", false
+}

@@ -1,0 +1,52 @@
+package frame
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+)
+
+func TestParamHeaders(t *testing.T) {
+	schema := `{"type":"object","properties":{
+		"owner":{"type":"string","x-mcp-header":"Owner"},
+		"repo":{"type":"string"},
+		"stats":{"type":"boolean","x-mcp-header":"Include-Stats"},
+		"page":{"type":"integer","x-mcp-header":"Page"},
+		"ratio":{"type":"number","x-mcp-header":"Ratio"},
+		"where":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}},
+		"gone":{"type":"string","x-mcp-header":"Gone"}}}`
+	cases := []struct {
+		args string
+		want []ParamHeader
+	}{
+		{`{"owner":"acme","repo":"app","stats":true,"page":2,"where":{"region":"Zürich"},"gone":null}`, []ParamHeader{
+			{"Mcp-Param-Owner", "acme", "acme"}, {"Mcp-Param-Page", "2", "2"}, {"Mcp-Param-Include-Stats", "true", "true"},
+			{"Mcp-Param-Region", "=?base64?WsO8cmljaA==?=", "Zürich"}}},
+		{`{"page":2.0,"ratio":0.5,"stats":false}`, []ParamHeader{{"Mcp-Param-Page", "2", "2"}, {"Mcp-Param-Include-Stats", "false", "false"}}},
+		{`{"repo":"app"}`, nil},
+		{`{"owner":12}`, []ParamHeader{{"Mcp-Param-Owner", "12", "12"}}},
+	}
+	s := parseValue(t, schema)
+	for _, c := range cases {
+		got := ParamHeaders(s, parseValue(t, c.args))
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.args, got, c.want)
+		}
+	}
+	if got := ParamHeaders(s, parseValue(t, `[1]`)); got != nil {
+		t.Errorf("arguments not an object: %q", got)
+	}
+	if got := ParamHeaders(jcs.Value{}, parseValue(t, `{"owner":"x"}`)); got != nil {
+		t.Errorf("no schema: %q", got)
+	}
+}
+
+func parseValue(t *testing.T, s string) jcs.Value {
+	t.Helper()
+	d, err := jcs.Parse([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Root()
+}
