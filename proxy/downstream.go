@@ -427,6 +427,13 @@ func (g *Gateway) route(r *http.Request, m *frame.Message) (*session, *httpSessi
 		g.mu.Unlock()
 		return s, hs, 0, nil
 	}
+	if _, ok := metaVersion(m); m.Kind == frame.Request && !ok {
+		// Neither a legacy session's nor a 2026-07-28 request: its
+		// _meta lacks the protocol version, which the revision answers
+		// with -32602 (400) before any header is compared.
+		return nil, nil, http.StatusBadRequest, &frame.Error{Code: mcpwire.CodeInvalidParams,
+			Message: "Invalid params: missing or invalid _meta field \"" + mcpwire.MetaProtocolVersion + "\" (a request without a session must carry it)"}
+	}
 	if e := frame.CheckHeaders(r.Header, m, nil); e != nil {
 		status := e.Status
 		if status == 0 {

@@ -195,3 +195,26 @@ func TestParamHeadersReachTheUpstream(t *testing.T) {
 		t.Error("the upstream never saw the call with its Mcp-Param-* headers")
 	}
 }
+
+// A request with no session and no _meta protocolVersion is -32602 (400),
+// the revision's answer to a missing _meta field, not a header mismatch
+// (found by the conformance suite's server-stateless
+// sep-2575-request-meta-invalid-* checks through an audit gateway); one
+// whose _meta names an old version still reaches the upstream, whose
+// -32022 tells the client what it serves.
+func TestMissingMetaIsInvalidParams(t *testing.T) {
+	_, up := upstreamMock(t, mockserver.Config{}, exampleV1)
+	_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Audit, Target: up,
+		Baseline: baselineOf(t, exampleV1, manifest.Identity{})})
+	for _, params := range []string{``, `"_meta":{}`, `"_meta":{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":{}}`} {
+		status, _, body := postModern(t, url, "tools/list", params, nil)
+		if status != http.StatusBadRequest || !strings.Contains(body, `"code":-32602`) {
+			t.Errorf("params {%s}: %d %s, want 400 -32602", params, status, body)
+		}
+	}
+	old := strings.Replace(modernMeta, "2026-07-28", "2025-06-18", 1)
+	status, _, body := postModern(t, url, "tools/list", old, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	if status != http.StatusBadRequest || !strings.Contains(body, `"code":-32022`) {
+		t.Errorf("an old version in _meta: %d %s, want the upstream's 400 -32022", status, body)
+	}
+}

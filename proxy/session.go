@@ -297,12 +297,21 @@ func sameNumber(raw, want string) bool {
 // modernRequest: a request of the 2026-07-28 revision (params._meta
 // carries its protocolVersion).
 func modernRequest(m *frame.Message) bool {
+	v, ok := metaVersion(m)
+	return ok && v >= mcpwire.Rev20260728
+}
+
+// metaVersion is params._meta's protocolVersion, when it is a string.
+func metaVersion(m *frame.Message) (string, bool) {
 	meta, ok := m.Meta()
 	if !ok {
-		return false
+		return "", false
 	}
 	v, ok := meta.Get(mcpwire.MetaProtocolVersion)
-	return ok && v.Kind() == jcs.String && v.Str() >= mcpwire.Rev20260728
+	if !ok || v.Kind() != jcs.String {
+		return "", false
+	}
+	return v.Str(), true
 }
 
 // learn records what an answer says about the upstream: the revision and
