@@ -7,7 +7,10 @@ import (
 	"encoding/hex"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -200,6 +203,10 @@ func (g *Gateway) Handler(opt HTTPOptions) http.Handler {
 		_, _ = io.WriteString(w, "not ready: the upstream has not been observed and gated, or the baseline is not valid\n")
 	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		if why := rebinding(r); why != "" {
+			http.Error(w, why, http.StatusForbidden)
+			return
+		}
 		if opt.Token != "" && !bearerOK(r, opt.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpdrift-proxy"`)
 			http.Error(w, "this gateway needs its bearer token", http.StatusUnauthorized)
@@ -219,6 +226,41 @@ func (g *Gateway) Handler(opt HTTPOptions) http.Handler {
 	})
 	go g.reapIdle()
 	return mux
+}
+
+// rebinding refuses a request that reached the gateway on a loopback
+// address but names another host: its Host header, or an Origin header,
+// that is not a loopback name (403, as the go-sdk server does). That is
+// DNS rebinding — a web page whose name resolves to 127.0.0.1 makes the
+// browser post to the gateway, which would relay it upstream, past the
+// upstream's own check of the Host and with the gateway's credentials.
+func rebinding(r *http.Request) string {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || la == nil || !loopbackHost(la.String()) {
+		return ""
+	}
+	if !loopbackHost(r.Host) {
+		return "Forbidden: the Host header names no loopback host (the gateway listens on loopback)"
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		if u, err := url.Parse(o); err != nil || u.Host == "" || !loopbackHost(u.Host) {
+			return "Forbidden: the Origin is not a loopback origin (the gateway listens on loopback)"
+		}
+	}
+	return ""
+}
+
+// loopbackHost: HOST or HOST:PORT is localhost or a loopback address.
+func loopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 func bearerOK(r *http.Request, token string) bool {

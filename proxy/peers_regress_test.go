@@ -218,3 +218,50 @@ func TestMissingMetaIsInvalidParams(t *testing.T) {
 		t.Errorf("an old version in _meta: %d %s, want the upstream's 400 -32022", status, body)
 	}
 }
+
+// The gateway on loopback refuses a request whose Host or Origin names
+// another host (403): DNS rebinding would otherwise let a web page reach
+// the upstream through it, past the upstream's own Host check, which sees
+// the gateway's (found by the conformance suite's dns-rebinding-protection
+// through an audit gateway in front of the go-sdk server, which refuses
+// such requests itself).
+func TestDNSRebindingRefused(t *testing.T) {
+	mock, up := upstreamMock(t, mockserver.Config{}, exampleV1)
+	_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Audit, Target: up,
+		Baseline: baselineOf(t, exampleV1, manifest.Identity{})})
+	host := strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://")
+	for _, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"evil.example.com", "http://evil.example.com", http.StatusForbidden},
+		{"evil.example.com", "", http.StatusForbidden},
+		{host, "http://evil.example.com", http.StatusForbidden},
+		{host, "null", http.StatusForbidden},
+		{host, "http://" + host, http.StatusOK},
+		{"localhost:8080", "http://localhost:6274", http.StatusOK},
+		{host, "", http.StatusOK},
+	} {
+		before := mock.LogTotal()
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+modernMeta+`}}`))
+		req.Host = c.host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/list")
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("Host %q Origin %q: %d, want %d", c.host, c.origin, resp.StatusCode, c.want)
+		}
+		if c.want == http.StatusForbidden && mock.LogTotal() != before {
+			t.Errorf("Host %q Origin %q: the request reached the upstream", c.host, c.origin)
+		}
+	}
+}
