@@ -32,6 +32,8 @@ func TestMain(m *testing.M) {
 	}
 	start := time.Now()
 	code := m.Run()
+	removeBuilt()
+	printMatrix()
 	printTimings(time.Since(start))
 	os.Exit(code)
 }
