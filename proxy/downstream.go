@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"io"
 	"mime"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
@@ -186,12 +188,55 @@ type HTTPOptions struct {
 	// carry (Authorization: Bearer TOKEN). The gateway then consumes the
 	// Authorization header: it is never forwarded.
 	Token string
+
+	// Bounds on what a downstream may hold (zero: the default). The first
+	// three are the http.Server's (Server sets them).
+	ReadHeaderTimeout time.Duration // the request line and headers (10 s): a slowloris client is cut off
+	IdleTimeout       time.Duration // a kept-alive connection between requests (2 min)
+	MaxHeaderBytes    int           // the request headers (64 KiB)
+	// BodyTimeout bounds the reading of one POST body (60 s): a body
+	// trickled in, or sent slowly forever, is refused with 408. A body's
+	// size is bounded by Config.MaxMessageBytes (413).
+	BodyTimeout time.Duration
+	// StreamWriteTimeout bounds each write to a GET stream (30 s): a
+	// downstream that stops reading its stream loses it (its session
+	// stays).
+	StreamWriteTimeout time.Duration
+}
+
+// WithDefaults returns o with every zero bound set to its default.
+func (o HTTPOptions) WithDefaults() HTTPOptions {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.ReadHeaderTimeout, 10*time.Second)
+	def(&o.IdleTimeout, 2*time.Minute)
+	def(&o.BodyTimeout, 60*time.Second)
+	def(&o.StreamWriteTimeout, 30*time.Second)
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 64 << 10
+	}
+	return o
+}
+
+// Server returns the http.Server that serves Handler(opt) with opt's
+// bounds (what mcpdrift proxy --listen runs; call Serve with a listener).
+// There is no ReadTimeout or WriteTimeout: they would also end GET streams
+// and long tool calls; the body and each stream write have their own
+// deadlines instead.
+func (g *Gateway) Server(opt HTTPOptions) *http.Server {
+	opt = opt.WithDefaults()
+	return &http.Server{Handler: g.Handler(opt), ReadHeaderTimeout: opt.ReadHeaderTimeout,
+		IdleTimeout: opt.IdleTimeout, MaxHeaderBytes: opt.MaxHeaderBytes}
 }
 
 // Handler serves the downstream over Streamable HTTP at /mcp, and
 // /healthz (200 when the upstream was observed and the baseline is valid,
 // 503 otherwise).
 func (g *Gateway) Handler(opt HTTPOptions) http.Handler {
+	opt = opt.WithDefaults()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		if g.Ready() {
@@ -214,9 +259,9 @@ func (g *Gateway) Handler(opt HTTPOptions) http.Handler {
 		}
 		switch r.Method {
 		case http.MethodPost:
-			g.post(w, r)
+			g.post(w, r, opt)
 		case http.MethodGet:
-			g.stream(w, r)
+			g.stream(w, r, opt)
 		case http.MethodDelete:
 			g.endSession(w, r)
 		default:
@@ -272,13 +317,23 @@ func bearerOK(r *http.Request, token string) bool {
 	return subtle.ConstantTimeCompare([]byte(a[len(p):]), []byte(token)) == 1
 }
 
-// httpSession is a legacy HTTP session's server→client queue.
+// httpSession is a legacy HTTP session's server→client queue, bounded in
+// messages and in bytes (max: the messages waiting hold at most
+// MaxMessageBytes), so a downstream that does not read its stream cannot
+// make the gateway hold what the upstream keeps sending.
 type httpSession struct {
-	s     *session
-	queue chan []byte
-	mu    sync.Mutex
-	open  bool // a GET stream is open
+	s      *session
+	queue  chan []byte
+	queued atomic.Int64 // bytes in queue
+	max    int64
+	done   chan struct{} // closed when the session ends: its stream ends
+	end    sync.Once
+	mu     sync.Mutex
+	open   bool // a GET stream is open
 }
+
+// ended closes the session's stream.
+func (hs *httpSession) ended() { hs.end.Do(func() { close(hs.done) }) }
 
 // forwardHeaders is what a downstream request may send upstream.
 func (g *Gateway) forwardHeaders(r *http.Request) http.Header {
@@ -309,10 +364,26 @@ func writeRPCError(w http.ResponseWriter, status int, id []byte, e *frame.Error)
 	_, _ = w.Write(frame.AppendError(nil, id, e))
 }
 
-func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
+func (g *Gateway) post(w http.ResponseWriter, r *http.Request, opt HTTPOptions) {
+	// The body within its deadline (a body trickled in holds a connection
+	// and a goroutine no longer), then no deadline: an expired one would
+	// cancel the request while the upstream answers. A body refused keeps
+	// its expired deadline, so the server's drain of the rest of it after
+	// the answer ends at once too.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(opt.BodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxMessageBytes))
+	if err == nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
-		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, &frame.Error{Code: mcpwire.CodeInvalidRequest, Message: "Invalid Request: the body is larger than the gateway accepts"})
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, &frame.Error{Code: mcpwire.CodeInvalidRequest, Message: "Invalid Request: the body is larger than the gateway accepts"})
+			return
+		}
+		w.Header().Set("Connection", "close")
+		writeRPCError(w, http.StatusRequestTimeout, nil, &frame.Error{Code: mcpwire.CodeInvalidRequest, Message: "Invalid Request: the body did not arrive whole in time"})
 		return
 	}
 	m, ferr := frame.FromClient(body)
@@ -451,20 +522,28 @@ func (g *Gateway) route(r *http.Request, m *frame.Message) (*session, *httpSessi
 			g.mu.Unlock()
 			return nil, nil, http.StatusServiceUnavailable, &frame.Error{Code: mcpwire.CodeInternalError, Message: "the gateway is shutting down"}
 		}
-		if len(g.sessions) >= g.cfg.MaxSessions {
+		// The place is taken before the upstream is dialled (a stdio
+		// upstream is a process to start): initializes that race each
+		// other cannot open more than MaxSessions.
+		if len(g.sessions)+g.opening >= g.cfg.MaxSessions {
 			g.mu.Unlock()
 			return nil, nil, http.StatusServiceUnavailable, &frame.Error{Code: mcpwire.CodeInternalError, Message: "the gateway holds as many sessions as it may"}
 		}
+		g.opening++
 		g.mu.Unlock()
 		up, err := g.dial(r.Context())
 		if err != nil {
+			g.mu.Lock()
+			g.opening--
+			g.mu.Unlock()
 			return nil, nil, http.StatusBadGateway, &frame.Error{Code: mcpwire.CodeInternalError, Message: "the upstream cannot be reached"}
 		}
-		hs := &httpSession{queue: make(chan []byte, 256)}
+		hs := &httpSession{queue: make(chan []byte, 256), done: make(chan struct{}), max: g.cfg.MaxMessageBytes}
 		s := newSession(g, newSessionID(), up, hs.push)
 		s.http = hs
 		hs.s = s
 		g.mu.Lock()
+		g.opening--
 		g.sessions[s.id] = s
 		g.mu.Unlock()
 		return s, hs, 0, nil
@@ -500,9 +579,15 @@ func (hs *httpSession) sidFor() string { return hs.s.id }
 // push queues a server message for the session's GET stream (dropped when
 // the queue is full: a client that never listens cannot grow it).
 func (hs *httpSession) push(b []byte) {
+	n := int64(len(b))
+	if hs.queued.Add(n) > hs.max {
+		hs.queued.Add(-n)
+		return
+	}
 	select {
 	case hs.queue <- b:
 	default:
+		hs.queued.Add(-n)
 	}
 }
 
@@ -514,13 +599,13 @@ func newSessionID() string {
 
 // stream serves a legacy session's GET stream: the server's messages that
 // arrive outside requests (list_changed after its list is gated).
-func (g *Gateway) stream(w http.ResponseWriter, r *http.Request) {
+func (g *Gateway) stream(w http.ResponseWriter, r *http.Request, opt HTTPOptions) {
 	sid := r.Header.Get(mcpwire.HeaderSessionID)
 	g.mu.Lock()
 	s := g.sessions[sid]
 	g.mu.Unlock()
 	if sid == "" || s == nil {
-		http.Error(w, "no such session", http.StatusNotFound)
+		http.Error(w, unknownSession, http.StatusNotFound)
 		return
 	}
 	hs := s.http
@@ -536,9 +621,16 @@ func (g *Gateway) stream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	// Every write within its deadline: a downstream that stops reading
+	// loses its stream (the connection is closed), not the session.
+	rc := http.NewResponseController(w)
 	sse := frame.NewSSEWriter(w)
+	flush := func() error {
+		_ = rc.SetWriteDeadline(time.Now().Add(opt.StreamWriteTimeout))
+		return sse.Flush()
+	}
 	sse.Comment("mcpdrift-proxy")
-	if sse.Flush() != nil {
+	if flush() != nil {
 		return
 	}
 	keep := time.NewTicker(15 * time.Second)
@@ -547,21 +639,28 @@ func (g *Gateway) stream(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-hs.done:
+			return
 		case b := <-hs.queue:
+			hs.queued.Add(-int64(len(b)))
 			sse.Event(frame.Event{Data: g.out(b)})
 		case <-keep.C:
 			sse.Comment("keep-alive")
 		}
-		if sse.Flush() != nil {
+		if flush() != nil {
 			return
 		}
 	}
 }
 
+// unknownSession answers a GET or DELETE for a session this gateway does
+// not hold (as route answers a POST).
+const unknownSession = "Session not found: this gateway does not know the session (legacy sessions need session affinity to one replica); initialize again"
+
 func (g *Gateway) endSession(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(mcpwire.HeaderSessionID)
 	if sid == "" || !g.dropSession(sid) {
-		http.Error(w, "no such session", http.StatusNotFound)
+		http.Error(w, unknownSession, http.StatusNotFound)
 		return
 	}
 	w.WriteHeader(http.StatusOK)
@@ -576,6 +675,9 @@ func (g *Gateway) dropSession(sid string) bool {
 		return false
 	}
 	s.close()
+	if s.http != nil {
+		s.http.ended()
+	}
 	return true
 }
 

@@ -187,6 +187,7 @@ type Gateway struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // legacy HTTP sessions by the id the gateway gave
+	opening  int                 // legacy sessions being opened (counted against MaxSessions)
 	shared   *session            // stateless 2026-07-28 HTTP traffic
 	closed   bool
 
@@ -255,5 +256,8 @@ func (g *Gateway) Close() {
 	g.mu.Unlock()
 	for _, s := range all {
 		s.close()
+		if s.http != nil {
+			s.http.ended()
+		}
 	}
 }

@@ -190,7 +190,9 @@ old one stays in force.`,
 			if err != nil {
 				return usageErr("--listen: %s", safetext.Escape(err.Error()))
 			}
-			hs := &http.Server{Handler: g.Handler(proxy.HTTPOptions{Token: token}), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+			// The gateway's own server: the bounds its hostile-downstream
+			// tests hold it to (header and body deadlines, stream writes).
+			hs := g.Server(proxy.HTTPOptions{Token: token})
 			fmt.Fprintf(e.stderr, "mcpdrift proxy: listening on http://%s/mcp\n", ln.Addr())
 			go func() {
 				<-ctx.Done()
