@@ -646,3 +646,40 @@ func TestReplicasNeedSessionAffinity(t *testing.T) {
 		t.Errorf("replica A: %d %.200s", st, out)
 	}
 }
+
+// Initializes that race each other do not open more than MaxSessions,
+// also when opening a session takes time (a stdio upstream is a process
+// started per session).
+func TestHostileSessionsRacePastMax(t *testing.T) {
+	abs, _ := filepath.Abs(exampleV1)
+	g, err := proxy.New(proxy.Config{Upstream: stdioUpstream(t, abs, nil), Mode: proxy.Observe, MaxSessions: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	url := "http://" + serveGateway(t, g, proxy.HTTPOptions{}) + "/mcp"
+	client := &http.Client{Timeout: 30 * time.Second}
+	var opened, refused atomic.Int32
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, st, b, err := legacyInit(client, url)
+			switch {
+			case err != nil:
+				t.Error(err)
+			case st == 200:
+				opened.Add(1)
+			case st == 503:
+				refused.Add(1)
+			default:
+				t.Errorf("initialize: %d %s", st, b)
+			}
+		}()
+	}
+	wg.Wait()
+	if opened.Load() != 4 || refused.Load() != 12 {
+		t.Errorf("16 racing initializes with MaxSessions 4: %d opened, %d refused", opened.Load(), refused.Load())
+	}
+}
