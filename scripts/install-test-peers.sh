@@ -150,7 +150,7 @@ command -v npm >/dev/null 2>&1 || die "npm is not installed" 3
 if [[ "$peer" == inspector || "$peer" == conformance ]]; then
   # These need node >= 22 to run (and npm then resolves them for it): put
   # the pinned node first in PATH for npm and for the entry check.
-  n="$("$0" node)" || die "the node peer (Node.js 22, which $pkg needs) could not be installed" 4
+  n="$(bash "$0" node)" || die "the node peer (Node.js 22, which $pkg needs) could not be installed" 4
   PATH="$(dirname "$n"):$PATH"
   export PATH
 fi
