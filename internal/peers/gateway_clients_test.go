@@ -394,7 +394,8 @@ func (c *inspectorClient) run(ctx context.Context, args ...string) (map[string]a
 	ctx, cancel := context.WithTimeout(ctx, clientTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.node, argv...)
-	cmd.Env = []string{"PATH=" + filepath.Dir(c.node) + ":" + os.Getenv("PATH"), "HOME=" + c.home, "NO_COLOR=1"}
+	cmd.Env = []string{"PATH=" + filepath.Dir(c.node) + ":" + os.Getenv("PATH"), "HOME=" + c.home, "NO_COLOR=1",
+		"MCP_INSPECTOR_SECRET_STORE=memory"} // no keychain here: say so, and write no secrets file
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr tailBuffer
 	stdout.max, stderr.max = 4<<20, 16<<10
