@@ -223,9 +223,7 @@ func validImplementation(v jcs.Value) bool {
 
 // checkParamHeaders checks the Mcp-Param-{Name} headers of a tools/call
 // against the arguments annotated "x-mcp-header" in the tool's inputSchema
-// (properties chains only). An annotated argument that is present and not
-// null needs its header, equal after decoding (integers compared
-// numerically, booleans as true/false).
+// (frame.ParamHeaders and frame.CheckParamHeaders, the gateway's check).
 func checkParamHeaders(h http.Header, tool []byte, args jcs.Value, hasArgs bool) *frame.Error {
 	if !hasArgs {
 		return nil
@@ -238,72 +236,7 @@ func checkParamHeaders(h http.Header, tool []byte, args jcs.Value, hasArgs bool)
 	if !ok {
 		return nil
 	}
-	var phs []paramHeader
-	walkParamHeaders(is, nil, &phs, 0)
-	for _, ph := range phs {
-		v, ok := args, true
-		for _, k := range ph.path {
-			if v, ok = v.Get(k); !ok {
-				break
-			}
-		}
-		if !ok || v.Kind() == jcs.Null {
-			continue
-		}
-		hname := mcpwire.HeaderParamPrefix + ph.name
-		raw, rerr := frame.SingleHeader(h, hname)
-		if rerr != nil {
-			return rerr
-		}
-		var want string
-		switch v.Kind() {
-		case jcs.String:
-			want = v.Str()
-		case jcs.True:
-			want = "true"
-		case jcs.False:
-			want = "false"
-		case jcs.Number:
-			got, err := mcpwire.DecodeHeaderValue(raw)
-			f, perr := strconv.ParseFloat(got, 64)
-			if err != nil || perr != nil || f != v.Float() {
-				return frame.Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header does not match the argument", hname)
-			}
-			continue
-		default:
-			continue // not a header-able type; the annotation itself is invalid
-		}
-		if e := frame.CheckHeaderValue(hname, raw, want); e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
-type paramHeader struct {
-	path []string
-	name string
-}
-
-func walkParamHeaders(schema jcs.Value, path []string, out *[]paramHeader, depth int) {
-	if depth > 32 || len(*out) > 64 || schema.Kind() != jcs.Object {
-		return
-	}
-	props, ok := schema.Get("properties")
-	if !ok || props.Kind() != jcs.Object {
-		return
-	}
-	for i := range props.Len() {
-		k, v := props.Member(i)
-		p := append(slices.Clone(path), k.Str())
-		if v.Kind() != jcs.Object {
-			continue
-		}
-		if hv, ok := v.Get("x-mcp-header"); ok && hv.Kind() == jcs.String && hv.Str() != "" {
-			*out = append(*out, paramHeader{p, hv.Str()})
-		}
-		walkParamHeaders(v, p, out, depth+1)
-	}
+	return frame.CheckParamHeaders(h, frame.ParamHeaders(is, args))
 }
 
 // Results.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -258,16 +257,13 @@ func (s *session) callHeaders(ctx context.Context, m *frame.Message, fwd http.He
 		out[k] = vs
 	}
 	if known {
-		for _, ph := range frame.ParamHeaders(schema, args) {
-			if fromHTTP {
-				raw, e := frame.SingleHeader(down, ph.Name)
-				if e != nil {
-					return nil, e
-				}
-				if e := frame.CheckHeaderValue(ph.Name, raw, ph.Text); e != nil && !sameNumber(raw, ph.Text) {
-					return nil, e
-				}
+		phs := frame.ParamHeaders(schema, args)
+		if fromHTTP {
+			if e := frame.CheckParamHeaders(down, phs); e != nil {
+				return nil, e
 			}
+		}
+		for _, ph := range phs {
 			out.Set(ph.Name, ph.Value)
 		}
 	}
@@ -277,21 +273,6 @@ func (s *session) callHeaders(ctx context.Context, m *frame.Message, fwd http.He
 		}
 	}
 	return out, nil
-}
-
-// sameNumber: an integer argument's header compared numerically (42.0 is
-// 42).
-func sameNumber(raw, want string) bool {
-	w, err := strconv.ParseInt(want, 10, 64)
-	if err != nil {
-		return false
-	}
-	got, err := mcpwire.DecodeHeaderValue(strings.Trim(raw, " \t"))
-	if err != nil {
-		return false
-	}
-	f, err := strconv.ParseFloat(got, 64)
-	return err == nil && f == float64(w)
 }
 
 // modernRequest: a request of the 2026-07-28 revision (params._meta

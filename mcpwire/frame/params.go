@@ -2,6 +2,7 @@ package frame
 
 import (
 	"math"
+	"net/http"
 	"strconv"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
@@ -84,4 +85,39 @@ func paramValue(v jcs.Value) (string, bool) {
 		return strconv.FormatInt(int64(f), 10), true
 	}
 	return "", false
+}
+
+// CheckParamHeaders checks a tools/call's Mcp-Param-* headers in h against
+// want (ParamHeaders of the tool's inputSchema and the call's arguments)
+// as a server checks them: each must be present once (SingleHeader) and
+// carry the argument's value (CheckHeaderValue; an integer argument is
+// also matched numerically, so 42.0 is 42). The first disagreement is a
+// -32020 (HTTP 400). The one check of these headers, for the mock server
+// and the gateway.
+func CheckParamHeaders(h http.Header, want []ParamHeader) *Error {
+	for _, ph := range want {
+		raw, e := SingleHeader(h, ph.Name)
+		if e != nil {
+			return e
+		}
+		if e := CheckHeaderValue(ph.Name, raw, ph.Text); e != nil && !sameInteger(raw, ph.Text) {
+			return e
+		}
+	}
+	return nil
+}
+
+// sameInteger: raw (a header value, trimmed) decodes to a number equal to
+// want, a decimal integer.
+func sameInteger(raw, want string) bool {
+	w, err := strconv.ParseInt(want, 10, 64)
+	if err != nil {
+		return false
+	}
+	got, err := mcpwire.DecodeHeaderValue(raw)
+	if err != nil {
+		return false
+	}
+	f, err := strconv.ParseFloat(got, 64)
+	return err == nil && f == float64(w)
 }

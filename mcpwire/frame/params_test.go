@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"net/http"
 	"reflect"
 	"testing"
 
@@ -39,6 +40,40 @@ func TestParamHeaders(t *testing.T) {
 	}
 	if got := ParamHeaders(jcs.Value{}, parseValue(t, `{"owner":"x"}`)); got != nil {
 		t.Errorf("no schema: %q", got)
+	}
+}
+
+func TestCheckParamHeaders(t *testing.T) {
+	s := parseValue(t, `{"type":"object","properties":{
+		"owner":{"type":"string","x-mcp-header":"Owner"},
+		"page":{"type":"integer","x-mcp-header":"Page"},
+		"where":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}}`)
+	want := ParamHeaders(s, parseValue(t, `{"owner":"acme","page":2,"where":{"region":"Zürich"}}`))
+	cases := []struct {
+		name string
+		h    http.Header
+		ok   bool
+	}{
+		{"all agree", http.Header{"Mcp-Param-Owner": {"acme"}, "Mcp-Param-Page": {"2"}, "Mcp-Param-Region": {"=?base64?WsO8cmljaA==?="}}, true},
+		{"integer numerically, padding trimmed", http.Header{"Mcp-Param-Owner": {" acme\t"}, "Mcp-Param-Page": {"2.0"}, "Mcp-Param-Region": {"=?base64?WsO8cmljaA==?="}}, true},
+		{"missing", http.Header{"Mcp-Param-Owner": {"acme"}, "Mcp-Param-Page": {"2"}}, false},
+		{"repeated", http.Header{"Mcp-Param-Owner": {"acme", "acme"}, "Mcp-Param-Page": {"2"}, "Mcp-Param-Region": {"=?base64?WsO8cmljaA==?="}}, false},
+		{"another value", http.Header{"Mcp-Param-Owner": {"evil"}, "Mcp-Param-Page": {"2"}, "Mcp-Param-Region": {"=?base64?WsO8cmljaA==?="}}, false},
+		{"another number", http.Header{"Mcp-Param-Owner": {"acme"}, "Mcp-Param-Page": {"3"}, "Mcp-Param-Region": {"=?base64?WsO8cmljaA==?="}}, false},
+		{"raw non-ASCII", http.Header{"Mcp-Param-Owner": {"acme"}, "Mcp-Param-Page": {"2"}, "Mcp-Param-Region": {"Zürich"}}, false},
+		{"bad base64", http.Header{"Mcp-Param-Owner": {"acme"}, "Mcp-Param-Page": {"2"}, "Mcp-Param-Region": {"=?base64?!!?="}}, false},
+	}
+	for _, c := range cases {
+		e := CheckParamHeaders(c.h, want)
+		if (e == nil) != c.ok {
+			t.Errorf("%s: got %v, want ok=%v", c.name, e, c.ok)
+		}
+		if e != nil && (e.Code != -32020 || e.Status != http.StatusBadRequest) {
+			t.Errorf("%s: %d/%d, want -32020/400", c.name, e.Code, e.Status)
+		}
+	}
+	if e := CheckParamHeaders(http.Header{}, nil); e != nil {
+		t.Errorf("no annotated argument: %v", e)
 	}
 }
 
