@@ -171,7 +171,7 @@ func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header,
 		if m.Kind == frame.Notification {
 			return reply{}
 		}
-		return reply{body: errorBody(m, mcpwire.CodeMethodNotFound, "mcpdrift proxy is in observe mode: only the listing methods reach the server", "observe_mode", nil)}
+		return ownError(m, mcpwire.CodeMethodNotFound, "mcpdrift proxy is in observe mode: only the listing methods reach the server", "observe_mode", nil)
 	case m.Kind == frame.Notification:
 		if err := s.up.send(ctx, m.Raw, m, fwd); err == nil && method == "notifications/initialized" {
 			s.up.listen(func(x *frame.Message) { s.fromServer(x, s.emitOrDrop) })
@@ -209,7 +209,7 @@ func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header,
 			return reply{err: ue}
 		}
 		s.g.cfg.Metrics.request(method, "upstream_error")
-		return reply{body: errorBody(m, mcpwire.CodeInternalError, "the upstream did not answer: "+err.Error(), "upstream_error", nil)}
+		return ownError(m, mcpwire.CodeInternalError, "the upstream did not answer: "+err.Error(), "upstream_error", nil)
 	}
 	s.g.cfg.Metrics.request(method, "forwarded")
 	s.learn(m, resp.Message)
@@ -401,7 +401,32 @@ func (s *session) refuse(m *frame.Message, name string, c decide.Call) reply {
 	if c.Reason == decide.ReasonUnknownTool || c.Reason == decide.ReasonHiddenTool {
 		msg = "Unknown tool: " + safetext.Quote(safetext.Clip(name, 128))
 	}
-	return reply{body: errorBody(m, mcpwire.CodeInvalidParams, msg, c.Reason, data)}
+	return ownError(m, mcpwire.CodeInvalidParams, msg, c.Reason, data)
+}
+
+// ownError is the gateway's own error answer to m (errorBody), with the
+// HTTP status the 2026-07-28 revision gives its code when m is a request
+// of that revision: 404 for -32601 (which clients read to tell a modern
+// server from a legacy one), 400 for -32602 and the header and version
+// errors, as a server answers; 200 otherwise (an earlier revision's
+// errors, and -32603, ride a 200 as they do from a server).
+func ownError(m *frame.Message, code int, msg, reason string, extra map[string]string) reply {
+	r := reply{body: errorBody(m, code, msg, reason, extra)}
+	if modernRequest(m) {
+		r.status = modernErrorStatus(code)
+	}
+	return r
+}
+
+// modernErrorStatus is the HTTP status of a 2026-07-28 error code (0: 200).
+func modernErrorStatus(code int) int {
+	switch code {
+	case mcpwire.CodeMethodNotFound:
+		return http.StatusNotFound
+	case mcpwire.CodeInvalidParams, mcpwire.CodeHeaderMismatch, mcpwire.CodeMissingClientCapability, mcpwire.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	}
+	return 0
 }
 
 // errorBody is the gateway's own JSON-RPC error to m: data carries
@@ -431,12 +456,12 @@ func callTarget(m *frame.Message) (string, jcs.Value) {
 func (s *session) serveList(ctx context.Context, m *frame.Message, fwd http.Header) reply {
 	if c, ok := m.Param("cursor"); ok && c.Kind() != jcs.Null {
 		s.g.cfg.Metrics.request("tools/list", "refused")
-		return reply{body: errorBody(m, mcpwire.CodeInvalidParams, "Invalid cursor: the gateway serves the whole list in one page", "invalid_cursor", nil)}
+		return ownError(m, mcpwire.CodeInvalidParams, "Invalid cursor: the gateway serves the whole list in one page", "invalid_cursor", nil)
 	}
 	g, err := s.gated(ctx, fwd)
 	if err != nil {
 		s.g.cfg.Metrics.request("tools/list", "withheld")
-		return reply{body: errorBody(m, mcpwire.CodeInternalError, "the upstream could not be listed: "+err.Error(), decide.ReasonListIncomplete, nil)}
+		return ownError(m, mcpwire.CodeInternalError, "the upstream could not be listed: "+err.Error(), decide.ReasonListIncomplete, nil)
 	}
 	s.g.cfg.Metrics.request("tools/list", "served")
 	return reply{body: frame.AppendResult(make([]byte, 0, len(g.result)+len(m.IDRaw())+40), m.IDRaw(), g.result)}
