@@ -234,7 +234,8 @@ func (g *Gateway) Server(opt HTTPOptions) *http.Server {
 
 // Handler serves the downstream over Streamable HTTP at /mcp, and
 // /healthz (200 when the upstream was observed and the baseline is valid,
-// 503 otherwise).
+// 503 otherwise — and then the gateway observes the upstream itself, in
+// the background: see Observe).
 func (g *Gateway) Handler(opt HTTPOptions) http.Handler {
 	opt = opt.WithDefaults()
 	mux := http.NewServeMux()
@@ -244,6 +245,10 @@ func (g *Gateway) Handler(opt HTTPOptions) http.Handler {
 			_, _ = io.WriteString(w, "ready\n")
 			return
 		}
+		// Not ready: observe the upstream in the background, so that a
+		// replica no agent can reach yet (a readiness probe keeps it out
+		// of its Service) becomes ready by itself.
+		g.kickObserve()
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = io.WriteString(w, "not ready: the upstream has not been observed and gated, or the baseline is not valid\n")
 	})

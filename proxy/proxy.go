@@ -193,6 +193,10 @@ type Gateway struct {
 
 	// ready: the upstream was observed and the baseline is valid.
 	ready atomic.Bool
+	// The gateway's own observations (Observe): one at a time, and the
+	// era that answered last.
+	observing     observing
+	observeLegacy atomic.Bool
 }
 
 // New checks cfg and returns a gateway.

@@ -193,6 +193,9 @@ old one stays in force.`,
 			// The gateway's own server: the bounds its hostile-downstream
 			// tests hold it to (header and body deadlines, stream writes).
 			hs := g.Server(proxy.HTTPOptions{Token: token})
+			// Ready (/healthz) without waiting for an agent: a readiness
+			// probe keeps an unready replica from its agents.
+			go g.Observe(ctx)
 			fmt.Fprintf(e.stderr, "mcpdrift proxy: listening on http://%s/mcp\n", ln.Addr())
 			go func() {
 				<-ctx.Done()
