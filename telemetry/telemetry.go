@@ -1,0 +1,435 @@
+// Package telemetry exports mcpdrift's spans to an OTLP/HTTP collector. It
+// is the only package that imports the OpenTelemetry SDK and the
+// OTLP/HTTP exporter (which links grpc and protobuf): everything else
+// traces through the SDK-free interface of package telemetry/mcptrace,
+// which Provider.Tracer implements.
+//
+// Export is bounded: a run's spans are held in memory and sent once, at
+// the end, in one request that may take at most ExportBound (2 s) — a dead
+// or hanging collector adds no more than that to a run — with no retry and
+// no redirect followed. A failed export is one warning, never an error: it
+// changes no exit code. The gateway (ModeService) exports in batches in
+// the background, each bounded the same way, and warns once when export
+// starts failing.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpdrift/mcpdrift/redact"
+	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
+)
+
+// ExportBound bounds one export: the time a dead or hanging collector can
+// add to a run.
+const ExportBound = 2 * time.Second
+
+// maxRunSpans bounds the spans a run holds for its one export (a run of
+// 100,000 tools in pages of 100 makes about 2,000); later ones are
+// dropped and counted.
+const maxRunSpans = 100000
+
+// Mode is how spans are exported.
+type Mode uint8
+
+// The modes.
+const (
+	// ModeRun holds a run's spans and exports them once, at Flush.
+	ModeRun Mode = iota
+	// ModeService exports in batches in the background (the gateway).
+	ModeService
+)
+
+// Options tune a Provider.
+type Options struct {
+	Mode Mode
+	// Version is service.version.
+	Version string
+	// Warn receives each warning, one line without a newline (the CLI's
+	// redacting stderr). Nil: warnings are dropped.
+	Warn func(string)
+	// Bound overrides ExportBound (tests only; 0: ExportBound).
+	Bound time.Duration
+}
+
+// Provider is one process's exporter and tracer.
+type Provider struct {
+	s      *Settings
+	opt    Options
+	tp     *sdktrace.TracerProvider
+	exp    sdktrace.SpanExporter
+	run    *runProcessor // ModeRun
+	tracer trace.Tracer
+	rt     *recordingTransport
+
+	mu      sync.Mutex
+	flushed bool
+	ok      bool
+	failing bool // ModeService: the last export failed (warned)
+}
+
+var quietOnce sync.Once
+
+// quiet keeps the SDK's own error reports off stderr: its default handler
+// and logger write there unredacted, and every export failure is reported
+// here, once, instead.
+func quiet() {
+	quietOnce.Do(func() {
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
+		otel.SetLogger(logr.Discard())
+	})
+}
+
+// New starts a provider for s (which Resolve returned). Nothing is sent
+// before the first export.
+func New(s *Settings, o Options) (*Provider, error) {
+	quiet()
+	if o.Bound <= 0 {
+		o.Bound = ExportBound
+	}
+	p := &Provider{s: s, opt: o, ok: true}
+	p.rt = &recordingTransport{base: exportTransport()}
+	client := &http.Client{
+		Transport: p.rt,
+		Timeout:   o.Bound,
+		// A collector's redirect is not followed: the headers (secrets)
+		// go to the configured endpoint only.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	exp, err := otlptracehttp.New(context.Background(),
+		otlptracehttp.WithEndpointURL(s.URL),
+		otlptracehttp.WithHeaders(s.Headers),
+		otlptracehttp.WithTimeout(o.Bound),
+		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
+		otlptracehttp.WithHTTPClient(client),
+	)
+	if err != nil {
+		return nil, &ConfigError{Msg: "the OTLP exporter cannot be set up: " + safetext.Escape(err.Error())}
+	}
+	res := resource.NewSchemaless(
+		attribute.String("service.name", s.ServiceName),
+		attribute.String("service.version", o.Version),
+	)
+	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample()))}
+	if o.Mode == ModeRun {
+		p.run = &runProcessor{}
+		p.exp = exp
+		opts = append(opts, sdktrace.WithSpanProcessor(p.run))
+	} else {
+		p.exp = &watched{p: p, inner: exp}
+		opts = append(opts, sdktrace.WithBatcher(p.exp,
+			sdktrace.WithBatchTimeout(5*time.Second), sdktrace.WithExportTimeout(o.Bound), sdktrace.WithMaxQueueSize(8192)))
+	}
+	p.tp = sdktrace.NewTracerProvider(opts...)
+	p.tracer = p.tp.Tracer("github.com/mcpdrift/mcpdrift")
+	return p, nil
+}
+
+// exportTransport is the exporter's own HTTP transport (not shared with
+// MCP traffic): Go's defaults, proxies from the environment.
+func exportTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = ExportBound
+	return t
+}
+
+// Secrets are the values of s a run must redact from everything it
+// writes: every header value (with the credential inside an
+// Authorization-style value) and the URL's query values.
+func (s *Settings) Secrets(set *redact.Set) (short []string) {
+	for name, v := range s.Headers {
+		short = append(short, set.AddHeader(name, v)...)
+	}
+	return append(short, set.AddURL(s.URL)...)
+}
+
+// Shown is the endpoint as messages show it: without query values.
+func (s *Settings) Shown() string { return redact.SanitizeURL(s.URL) }
+
+// Tracer is the provider's mcptrace.Tracer.
+func (p *Provider) Tracer() mcptrace.Tracer { return tracer{p.tracer} }
+
+// Flush exports what was not exported yet, within the bound, and then
+// stops the provider: spans ended later are dropped. It reports whether
+// every span reached the collector (true when there was none); on failure
+// it warns once. It may be called more than once: later calls report the
+// first one's result.
+func (p *Provider) Flush() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.flushed {
+		return p.ok
+	}
+	p.flushed = true
+	ctx, cancel := context.WithTimeout(context.Background(), p.opt.Bound)
+	defer cancel()
+	if p.run != nil {
+		spans, dropped := p.run.take()
+		if len(spans) > 0 {
+			err := p.exp.ExportSpans(ctx, spans)
+			if err != nil {
+				p.ok = false
+				p.warn(fmt.Sprintf("OpenTelemetry: %d span(s) not exported to %s: %s", len(spans), safetext.Escape(p.s.Shown()), p.reason(ctx, err)))
+			} else if dropped > 0 {
+				p.warn(fmt.Sprintf("OpenTelemetry: %d span(s) beyond the run's %d were dropped, not exported", dropped, maxRunSpans))
+			}
+		}
+		_ = p.tp.Shutdown(ctx)
+		return p.ok
+	}
+	// ModeService: the batcher's last export, bounded like every other.
+	if err := p.tp.Shutdown(ctx); err != nil && p.ok {
+		p.ok = false
+		p.warn(fmt.Sprintf("OpenTelemetry: the last spans were not exported to %s: %s", safetext.Escape(p.s.Shown()), p.reason(ctx, err)))
+	}
+	return p.ok
+}
+
+func (p *Provider) warn(msg string) {
+	if p.opt.Warn != nil {
+		p.opt.Warn(msg)
+	}
+}
+
+// reason says why an export failed, in fixed words and the collector's
+// status code; never the collector's body.
+func (p *Provider) reason(ctx context.Context, err error) string {
+	status, terr := p.rt.last()
+	var ne net.Error
+	switch {
+	case status != 0 && (status < 200 || status > 299):
+		return "the collector answered HTTP " + strconv.Itoa(status)
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || errors.As(terr, &ne) && ne.Timeout() || errors.As(err, &ne) && ne.Timeout():
+		return "no answer within " + p.opt.Bound.String()
+	case terr != nil:
+		var oe *net.OpError
+		if errors.As(terr, &oe) {
+			return "cannot reach the collector (" + safetext.Escape(safetext.Clip(oe.Error(), 200)) + ")"
+		}
+		return "cannot reach the collector"
+	}
+	return "the export failed"
+}
+
+// recordingTransport remembers the last status and transport error of the
+// exporter's requests, so that a warning can say what happened without
+// quoting the collector.
+type recordingTransport struct {
+	base   http.RoundTripper
+	mu     sync.Mutex
+	status int
+	err    error
+}
+
+func (t *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.status, t.err = 0, err
+	if resp != nil {
+		t.status = resp.StatusCode
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		t.err = ue.Err
+	}
+	return resp, err
+}
+
+func (t *recordingTransport) last() (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.status, t.err
+}
+
+// runProcessor holds a run's ended spans for its one export.
+type runProcessor struct {
+	mu      sync.Mutex
+	spans   []sdktrace.ReadOnlySpan
+	dropped int
+	done    bool
+}
+
+func (r *runProcessor) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+
+func (r *runProcessor) OnEnd(s sdktrace.ReadOnlySpan) {
+	if !s.SpanContext().IsSampled() {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.done:
+	case len(r.spans) >= maxRunSpans:
+		r.dropped++
+	default:
+		r.spans = append(r.spans, s)
+	}
+}
+
+func (r *runProcessor) take() ([]sdktrace.ReadOnlySpan, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done = true
+	s, d := r.spans, r.dropped
+	r.spans = nil
+	return s, d
+}
+
+func (r *runProcessor) Shutdown(context.Context) error   { r.take(); return nil }
+func (r *runProcessor) ForceFlush(context.Context) error { return nil }
+
+// watched is the gateway's exporter: each export bounded, and one warning
+// when export starts failing (the next only after one succeeded again).
+type watched struct {
+	p     *Provider
+	inner sdktrace.SpanExporter
+	fails atomic.Int64
+}
+
+func (w *watched) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	ctx, cancel := context.WithTimeout(ctx, w.p.opt.Bound)
+	defer cancel()
+	err := w.inner.ExportSpans(ctx, spans)
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	if err == nil {
+		w.p.failing = false
+		return nil
+	}
+	w.fails.Add(1)
+	if !w.p.failing {
+		w.p.failing = true
+		w.p.warn(fmt.Sprintf("OpenTelemetry: %d span(s) not exported to %s: %s; further failures are not reported until an export succeeds", len(spans), safetext.Escape(w.p.s.Shown()), w.p.reason(ctx, err)))
+	}
+	return err
+}
+
+func (w *watched) Shutdown(ctx context.Context) error { return w.inner.Shutdown(ctx) }
+
+// tracer implements mcptrace.Tracer with the SDK.
+type tracer struct{ t trace.Tracer }
+
+func (t tracer) Start(ctx context.Context, r mcptrace.Request) (context.Context, mcptrace.Span) {
+	if r.Parent.Valid() {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, otelContext(r.Parent))
+	}
+	kind := trace.SpanKindInternal
+	switch r.Kind {
+	case mcptrace.Client:
+		kind = trace.SpanKindClient
+	case mcptrace.Server:
+		kind = trace.SpanKindServer
+	}
+	ctx, s := t.t.Start(ctx, mcptrace.SpanName(r), trace.WithSpanKind(kind), trace.WithAttributes(startAttrs(r)...))
+	return ctx, span{s}
+}
+
+func otelContext(sc mcptrace.SpanContext) trace.SpanContext {
+	cfg := trace.SpanContextConfig{TraceID: sc.TraceID, SpanID: sc.SpanID, TraceFlags: trace.TraceFlags(sc.Flags), Remote: sc.Remote}
+	if sc.TraceState != "" {
+		if ts, err := trace.ParseTraceState(sc.TraceState); err == nil {
+			cfg.TraceState = ts
+		}
+	}
+	return trace.NewSpanContext(cfg)
+}
+
+// startAttrs are the attributes a request's span starts with.
+func startAttrs(r mcptrace.Request) []attribute.KeyValue {
+	var a []attribute.KeyValue
+	if r.Method != "" {
+		a = append(a, attribute.String(mcptrace.KeyMethodName, mcptrace.MethodText(r.Method)))
+	}
+	if r.Method == "tools/call" {
+		a = append(a, attribute.String(mcptrace.KeyOperationName, mcptrace.OperationExecuteTool))
+		if t := mcptrace.TargetText(r.Target); t != "" {
+			a = append(a, attribute.String(mcptrace.KeyToolName, t))
+		}
+	}
+	if r.ID != "" {
+		a = append(a, attribute.String(mcptrace.KeyRequestID, safetext.EscapeASCII(safetext.Clip(r.ID, 128))))
+	}
+	if r.Transport != "" {
+		a = append(a, attribute.String(mcptrace.KeyNetworkTransport, r.Transport))
+	}
+	if r.ServerAddress != "" {
+		a = append(a, attribute.String(mcptrace.KeyServerAddress, safetext.EscapeASCII(safetext.Clip(r.ServerAddress, 256))))
+		if r.ServerPort > 0 {
+			a = append(a, attribute.Int(mcptrace.KeyServerPort, r.ServerPort))
+		}
+	}
+	if r.ProtocolVersion != "" {
+		a = append(a, attribute.String(mcptrace.KeyProtocolVersion, safetext.EscapeASCII(safetext.Clip(r.ProtocolVersion, 64))))
+	}
+	if r.SessionID != "" {
+		a = append(a, attribute.String(mcptrace.KeySessionID, mcptrace.SessionText(r.SessionID)))
+	}
+	return appendAttrs(a, r.Attrs)
+}
+
+func appendAttrs(a []attribute.KeyValue, xs []mcptrace.Attr) []attribute.KeyValue {
+	for _, x := range xs {
+		switch x.Type {
+		case mcptrace.TypeInt:
+			a = append(a, attribute.Int64(x.Key, x.Int))
+		case mcptrace.TypeBool:
+			a = append(a, attribute.Bool(x.Key, x.Bool))
+		default:
+			a = append(a, attribute.String(x.Key, safetext.EscapeASCII(safetext.Clip(x.Str, 256))))
+		}
+	}
+	return a
+}
+
+type span struct{ s trace.Span }
+
+func (s span) Context() mcptrace.SpanContext {
+	sc := s.s.SpanContext()
+	if !sc.IsValid() {
+		return mcptrace.SpanContext{}
+	}
+	return mcptrace.SpanContext{TraceID: sc.TraceID(), SpanID: sc.SpanID(), Flags: byte(sc.TraceFlags()), TraceState: sc.TraceState().String()}
+}
+
+func (s span) End(o mcptrace.Outcome) {
+	var a []attribute.KeyValue
+	if o.HasRPCCode {
+		a = append(a, attribute.String(mcptrace.KeyResponseStatusCode, strconv.Itoa(o.RPCCode)))
+	}
+	if o.HTTPStatus != 0 {
+		a = append(a, attribute.Int(mcptrace.KeyHTTPStatusCode, o.HTTPStatus))
+	}
+	if o.ProtocolVersion != "" {
+		a = append(a, attribute.String(mcptrace.KeyProtocolVersion, safetext.EscapeASCII(safetext.Clip(o.ProtocolVersion, 64))))
+	}
+	if o.SessionID != "" {
+		a = append(a, attribute.String(mcptrace.KeySessionID, mcptrace.SessionText(o.SessionID)))
+	}
+	a = appendAttrs(a, o.Attrs)
+	if et := o.ErrorType(); et != "" {
+		a = append(a, attribute.String(mcptrace.KeyErrorType, safetext.EscapeASCII(safetext.Clip(et, 64))))
+		s.s.SetStatus(codes.Error, safetext.EscapeASCII(safetext.Clip(et, 64)))
+	}
+	s.s.SetAttributes(a...)
+	s.s.End()
+}
