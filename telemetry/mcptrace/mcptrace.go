@@ -12,13 +12,15 @@
 // What a span may carry is decided here and in telemetry, never by the
 // caller: method names, JSON-RPC ids and error codes, the tool name
 // (escaped with safetext.EscapeASCII, clipped), the protocol version, the
-// session id (escaped, clipped), the transport, the server's host and port.
+// digest of the session id, the transport, the server's host and port.
 // Never tool arguments, results, header values or descriptions: Request
 // and Outcome have no field that could hold them.
 package mcptrace
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -118,7 +120,7 @@ type Request struct {
 	ServerAddress   string
 	ServerPort      int
 	ProtocolVersion string
-	SessionID       string // raw; escaped and clipped by the tracer
+	SessionID       string // raw; the tracer records its digest (SessionText)
 	// Parent, when valid, is the remote parent (a downstream client's
 	// traceparent); otherwise the span is a child of the span in ctx.
 	Parent SpanContext
@@ -140,7 +142,7 @@ type Outcome struct {
 	// hold server-controlled text.
 	Failure         string
 	ProtocolVersion string // learnt from the answer (initialize)
-	SessionID       string // learnt from the answer (raw; escaped by the tracer)
+	SessionID       string // learnt from the answer (raw; recorded as its digest)
 	Attrs           []Attr
 }
 
@@ -208,11 +210,9 @@ func SpanName(r Request) string {
 	return MethodText(r.Method)
 }
 
-// maxTargetLen and maxSessionLen bound server- or client-controlled text
-// in a span.
+// maxTargetLen bounds a name in a span.
 const (
-	maxTargetLen  = 128
-	maxSessionLen = 128
+	maxTargetLen = 128
 )
 
 // TargetText is a tool or prompt name as a span shows it: clipped and
@@ -225,12 +225,16 @@ func TargetText(name string) string {
 	return safetext.EscapeASCII(safetext.Clip(name, maxTargetLen))
 }
 
-// SessionText is a session id as a span shows it: clipped and escaped.
+// SessionText is a session id as a span shows it: a digest, not the id
+// ("sha256:" and 16 hex digits). A legacy session id lets whoever holds it
+// send requests in the session, so it is never handed to a tracing
+// backend; its digest still ties a session's spans together.
 func SessionText(id string) string {
 	if id == "" {
 		return ""
 	}
-	return safetext.EscapeASCII(safetext.Clip(id, maxSessionLen))
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + hex.EncodeToString(sum[:8])
 }
 
 // MethodText is a method name as a span shows it. The gateway's
