@@ -51,7 +51,7 @@ func ListTools(ctx context.Context, cfg Config) (*Observation, error) {
 	if err != nil {
 		return failed(obs, err)
 	}
-	r := &run{cfg: &c, obs: obs, t: t, stdio: c.BaseURL == "", client: implementation{Name: c.ClientName, Version: c.ClientVersion}}
+	r := &run{cfg: &c, obs: obs, t: t, stdio: c.BaseURL == "", client: implementation{Name: c.ClientName, Version: c.ClientVersion}, trace: newTraced(&c)}
 	err = r.run(ctx)
 	r.t.close(obs)
 	if err != nil {
@@ -76,8 +76,9 @@ type run struct {
 	stdio    bool
 	client   implementation
 	lastID   int64
-	answered bool   // the server has answered a request
-	rev      string // the modern revision in use; "" in the legacy era
+	answered bool    // the server has answered a request
+	rev      string  // the modern revision in use; "" in the legacy era
+	trace    *traced // nil without Config.Tracer
 }
 
 // meta is the per-request _meta at rev.
@@ -91,7 +92,13 @@ func (r *run) request(method string, params any) *rpcRequest {
 }
 
 func (r *run) roundTrip(ctx context.Context, req *rpcRequest) (*reply, error) {
-	rep, err := r.t.roundTrip(ctx, req, !r.answered)
+	var rep *reply
+	var err error
+	if r.trace != nil {
+		rep, err = r.tracedRoundTrip(ctx, req)
+	} else {
+		rep, err = r.t.roundTrip(ctx, req, !r.answered)
+	}
 	if err == nil {
 		r.answered = true
 	}
@@ -108,7 +115,7 @@ func (r *run) run(ctx context.Context) error {
 			return err
 		}
 		if modern {
-			if err := r.listTools(ctx); err != nil {
+			if err := r.list(ctx); err != nil {
 				return err
 			}
 			return r.callTools(ctx)
@@ -128,7 +135,7 @@ func (r *run) run(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := r.listTools(ctx); err != nil {
+	if err := r.list(ctx); err != nil {
 		return err
 	}
 	return r.callTools(ctx)
@@ -390,7 +397,7 @@ func (r *run) initialize(ctx context.Context) error {
 		}
 	}
 	r.t.legacySession(r.obs.LegacyVersion)
-	return r.t.notify(ctx, newRequest(0, methodInitialized, nil))
+	return r.notify(ctx, newRequest(0, methodInitialized, nil))
 }
 
 // listTools follows nextCursor and builds the transcript.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
 // Defaults for the zero values of Config.
@@ -121,6 +122,13 @@ type Config struct {
 	// verified against instead of the system roots. To add a CA to the
 	// system roots, start from x509.SystemCertPool().
 	RootCAs *x509.CertPool
+
+	// Tracer, when set, makes one CLIENT span per request and notification
+	// (and an INTERNAL span per listing, parent of its pages), children of
+	// the span in ListTools' context, and puts each span's traceparent in
+	// the message's params._meta. Nil: no span, and every byte sent is
+	// what it is without tracing.
+	Tracer mcptrace.Tracer
 }
 
 // ServerInfo is the server's Implementation (serverInfo). Server-controlled:
