@@ -65,6 +65,11 @@ type Finding struct {
 	Message     string              `json:"message"`
 	TargetClass string              `json:"target_class,omitempty"`
 	Changes     []schemadiff.Change `json:"changes,omitempty"`
+	// TraceID and SpanID name the exported span of the request that
+	// established the finding (see spanOf); both absent when the run
+	// exported no spans, or no request established it.
+	TraceID string `json:"trace_id,omitempty"`
+	SpanID  string `json:"span_id,omitempty"`
 }
 
 // Observation is what one tools/list run established.
@@ -134,6 +139,9 @@ type Input struct {
 	Suppressions *manifest.Suppressions
 	ServerNames  []string
 	Today        string
+	// Spans name the requests the run made, for each finding's trace_id
+	// and span_id (zero: none).
+	Spans Spans
 }
 
 // SuppressedFinding is a finding a suppression accepted.
@@ -610,6 +618,7 @@ func authPosture(r *Result, in Input, class string, stdio bool) {
 var levelRank = map[string]int{LevelError: 3, LevelWarn: 2, LevelInfo: 1}
 
 func finish(r *Result, in Input) {
+	attribute(r, in)
 	if in.Suppressions != nil {
 		kept := r.Findings[:0]
 		for _, f := range r.Findings {
