@@ -238,7 +238,7 @@ func driftSARIFRun(r *probe.Report, opt Options) sarifRun {
 			RuleID: id, RuleIndex: idx, Level: level, Message: sarifMessage{Text: msg},
 			Locations:           s.location(f.Tool),
 			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(g.ServerID, f.Tool, f.RuleID, "", served)},
-			Properties:          sarifResultProps{Kind: string(catalog.Finding), Severity: sarifEscape(f.Severity)},
+			Properties:          sarifResultProps{Kind: string(catalog.Finding), Severity: sarifEscape(f.Severity), TraceID: hexID(f.TraceID), SpanID: hexID(f.SpanID)},
 		})
 		if it.sup != nil {
 			s.suppressLast(*it.sup)
@@ -256,6 +256,17 @@ func driftSARIFRun(r *probe.Report, opt Options) sarifRun {
 		})
 	}
 	return s.run(sarifRunProps{Schema: sarifEscape(r.Schema), Verdict: verdict, ExitCode: r.ExitCode, ServerID: sarifEscape(g.ServerID), Mode: "live"}, r.NotObserved)
+}
+
+// hexID is a trace or span id as SARIF carries it: lowercase hex only
+// (anything else is dropped; the ids come from mcpdrift's own spans).
+func hexID(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return ""
+		}
+	}
+	return s
 }
 
 // DemoSchema is the id of the demo's JSON document: the gate report and the

@@ -115,6 +115,10 @@ type (
 		Privileged  bool   `json:"privileged,omitempty"`
 		ActionClass string `json:"actionClass,omitempty"`
 		Field       string `json:"field,omitempty"`
+		// TraceID and SpanID (drift) name the exported span of the request
+		// that established the finding; absent without export.
+		TraceID string `json:"traceId,omitempty"`
+		SpanID  string `json:"spanId,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
