@@ -73,31 +73,100 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
+// The kinds byte of a node: its Kind in the low three bits, and flags.
 const (
-	flagEscaped    = 1 << iota // string: value decoded into sbuf (had escapes)
-	flagNumFloat               // number: a/b hold float64 bits; needs ES6 formatting
-	flagNumNegZero             // number: canonical form is "0"
+	kindMask       = 7
+	flagEscaped    = 1 << (3 + iota) // string: value decoded into sbuf (had escapes); x indexes escs
+	flagNumFloat                     // number: x indexes floats (float64 bits); needs ES6 formatting
+	flagNumNegZero                   // number: canonical form is "0"
 )
 
-// node is one JSON value. For strings a,b are the decoded value's offset and
-// length (in src, or in sbuf when flagEscaped). For arrays and objects a,b
-// are the offset and count of the children in kids (objects list their key
-// nodes, sorted canonically; a member's value node is always key+1). For
-// non-trivial numbers a,b are the float64 bits.
+// node is one JSON value: where it starts in the source and x, whose
+// meaning depends on its kind (the kinds byte, kept in a parallel slice so
+// that a node is 8 bytes and a tree about 0.7 bytes per byte of source):
+//
+//   - null, true, false: unused (the token's length is known);
+//   - a number: the token's length, or with flagNumFloat the index of its
+//     floatInfo;
+//   - a string: the token's length (the decoded value is the token
+//     without its quotes), or with flagEscaped the index of its escInfo;
+//   - an array or object: the offset in kids of its header, the count and
+//     the end offset, followed by the children (objects list their key
+//     nodes, sorted canonically; a member's value node is always key+1).
 type node struct {
-	start, end int32
-	a, b       int32
-	kind       Kind
-	flags      uint8
+	start, x int32
+}
+
+// escInfo locates a string with escapes: the end of its token and its
+// decoded value in sbuf.
+type escInfo struct {
+	end, off, n int32
+}
+
+// floatInfo is a number that needs ES6 formatting: its float64 bits and
+// the end of its token.
+type floatInfo struct {
+	bits uint64
+	end  int32
 }
 
 // Doc is a parsed, validated JSON text. It is immutable and safe for
 // concurrent reads.
 type Doc struct {
-	src   []byte
-	nodes []node
-	kids  []int32
-	sbuf  []byte
+	src    []byte
+	nodes  []node
+	kinds  []uint8
+	kids   []int32
+	escs   []escInfo
+	floats []floatInfo
+	sbuf   []byte
+}
+
+func (d *Doc) kind(i int32) Kind { return Kind(d.kinds[i] & kindMask) }
+
+// end is the offset just past node i's token.
+func (d *Doc) end(i int32) int32 {
+	n := d.nodes[i]
+	k := d.kinds[i]
+	switch Kind(k & kindMask) {
+	case Null, True:
+		return n.start + 4
+	case False:
+		return n.start + 5
+	case Number:
+		if k&flagNumFloat != 0 {
+			return d.floats[n.x].end
+		}
+	case String:
+		if k&flagEscaped != 0 {
+			return d.escs[n.x].end
+		}
+	case Array, Object:
+		return d.kids[n.x+1]
+	}
+	return n.start + n.x
+}
+
+// children returns the child node indices of container node i (keys, for
+// an object).
+func (d *Doc) children(i int32) []int32 {
+	x := d.nodes[i].x
+	return d.kids[x+2 : x+2+d.kids[x]]
+}
+
+// strBytes returns the decoded value of string node i.
+func (d *Doc) strBytes(i int32) []byte {
+	n := d.nodes[i]
+	if d.kinds[i]&flagEscaped != 0 {
+		e := d.escs[n.x]
+		return d.sbuf[e.off : e.off+e.n]
+	}
+	return d.src[n.start+1 : n.start+n.x-1]
+}
+
+// float returns the float64 of a flagNumFloat number node.
+func (d *Doc) float(i int32) float64 {
+	return math.Float64frombits(d.floats[d.nodes[i].x].bits)
 }
 
 // Value is a handle to one value inside a Doc.
@@ -121,10 +190,7 @@ func Parse(src []byte) (*Doc, error) {
 
 func parse(src []byte) (*Doc, *Error) {
 	p := parser{src: src}
-	// Realistic tool lists average about 13 bytes per node; start near that
-	// and let append grow the rest.
-	p.nodes = make([]node, 0, len(src)/12+4)
-	p.kids = make([]int32, 0, len(src)/24+4)
+	p.presize()
 	return p.run()
 }
 
@@ -148,7 +214,17 @@ func (p *parser) run() (*Doc, *Error) {
 	if p.pos != len(src) {
 		return nil, p.errAt(p.pos, "trailing data after the JSON value")
 	}
-	return &Doc{src: src, nodes: p.nodes, kids: p.kids, sbuf: p.sbuf}, nil
+	return &Doc{src: src, nodes: p.nodes, kinds: p.kinds, kids: p.kids, escs: p.escs, floats: p.floats, sbuf: p.sbuf}, nil
+}
+
+// presize makes room for a typical document: realistic tool lists
+// average about 12 bytes per node, and about a fifth of the nodes are
+// containers. append grows the rest.
+func (p *parser) presize() {
+	n := len(p.src)/12 + 4
+	p.nodes = make([]node, 0, n)
+	p.kinds = make([]uint8, 0, n)
+	p.kids = make([]int32, 0, n*4/5+4)
 }
 
 // scratch holds parsers whose slices Canonicalize reuses: its Doc never
@@ -170,10 +246,9 @@ func Canonicalize(src []byte) ([]byte, error) {
 		return nil, err
 	}
 	p := scratch.Get().(*parser)
-	*p = parser{src: src, nodes: p.nodes[:0], kids: p.kids[:0], stack: p.stack[:0], sbuf: p.sbuf[:0]}
+	*p = parser{src: src, nodes: p.nodes[:0], kinds: p.kinds[:0], kids: p.kids[:0], escs: p.escs[:0], floats: p.floats[:0], stack: p.stack[:0], sbuf: p.sbuf[:0]}
 	if cap(p.nodes) == 0 {
-		p.nodes = make([]node, 0, len(src)/12+4)
-		p.kids = make([]int32, 0, len(src)/24+4)
+		p.presize()
 	}
 	d, err := p.run()
 	var out []byte
@@ -197,12 +272,11 @@ func (d *Doc) Root() Value { return Value{d, 0} }
 func (d *Doc) Source() []byte { return d.src }
 
 // Kind returns the JSON type of v.
-func (v Value) Kind() Kind { return v.d.nodes[v.i].kind }
+func (v Value) Kind() Kind { return v.d.kind(v.i) }
 
 // Raw returns the exact bytes of v as they appear in the source.
 func (v Value) Raw() []byte {
-	n := &v.d.nodes[v.i]
-	return v.d.src[n.start:n.end]
+	return v.d.src[v.d.nodes[v.i].start:v.d.end(v.i)]
 }
 
 // Offset is the byte offset of v in the source.
@@ -215,14 +289,10 @@ func (v Value) Str() string {
 }
 
 func (v Value) strBytes() []byte {
-	n := &v.d.nodes[v.i]
-	if n.kind != String {
+	if v.d.kind(v.i) != String {
 		return nil
 	}
-	if n.flags&flagEscaped != 0 {
-		return v.d.sbuf[n.a : n.a+n.b]
-	}
-	return v.d.src[n.a : n.a+n.b]
+	return v.d.strBytes(v.i)
 }
 
 // StrEqual reports whether v is a string whose decoded value equals s,
@@ -236,41 +306,38 @@ func (v Value) StrEqual(s string) bool {
 
 // Len returns the number of elements of an array or members of an object.
 func (v Value) Len() int {
-	n := &v.d.nodes[v.i]
-	if n.kind != Array && n.kind != Object {
+	if k := v.d.kind(v.i); k != Array && k != Object {
 		return 0
 	}
-	return int(n.b)
+	return int(v.d.kids[v.d.nodes[v.i].x])
 }
 
 // Index returns element i of an array.
 func (v Value) Index(i int) Value {
-	n := &v.d.nodes[v.i]
-	return Value{v.d, v.d.kids[int(n.a)+i]}
+	return Value{v.d, v.d.children(v.i)[i]}
 }
 
 // Member returns the name and value of member i of an object, in canonical
 // (UTF-16 sorted) order.
 func (v Value) Member(i int) (name, value Value) {
-	n := &v.d.nodes[v.i]
-	k := v.d.kids[int(n.a)+i]
+	k := v.d.children(v.i)[i]
 	return Value{v.d, k}, Value{v.d, k + 1}
 }
 
 // Get returns the value of the member named key, if v is an object that
 // has one.
 func (v Value) Get(key string) (Value, bool) {
-	n := &v.d.nodes[v.i]
-	if n.kind != Object {
+	d := v.d
+	if d.kind(v.i) != Object {
 		return Value{}, false
 	}
-	ks := v.d.kids[n.a : n.a+n.b]
+	ks := d.children(v.i)
 	kb := unsafe.Slice(unsafe.StringData(key), len(key))
 	// Members are sorted by UTF-16 order; binary search with that order.
 	lo, hi := 0, len(ks)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		c := compareUTF16(Value{v.d, ks[m]}.strBytes(), kb)
+		c := compareUTF16(d.strBytes(ks[m]), kb)
 		if c == 0 {
 			return Value{v.d, ks[m] + 1}, true
 		}
@@ -299,12 +366,11 @@ func (v Value) Keys() []string {
 
 // Float returns the value of a number as float64.
 func (v Value) Float() float64 {
-	n := &v.d.nodes[v.i]
-	if n.kind != Number {
+	if v.d.kind(v.i) != Number {
 		return 0
 	}
-	if n.flags&flagNumFloat != 0 {
-		return math.Float64frombits(uint64(uint32(n.a))<<32 | uint64(uint32(n.b)))
+	if v.d.kinds[v.i]&flagNumFloat != 0 {
+		return v.d.float(v.i)
 	}
 	f, _ := strconv.ParseFloat(unsafe.String(unsafe.SliceData(v.Raw()), len(v.Raw())), 64)
 	return f
@@ -325,8 +391,9 @@ func (v Value) AppendCanonical(dst []byte) []byte {
 func (v Value) Canonical() []byte { return v.AppendCanonical(nil) }
 
 func (d *Doc) appendCanon(dst []byte, i int32) []byte {
-	n := &d.nodes[i]
-	switch n.kind {
+	n := d.nodes[i]
+	k := d.kinds[i]
+	switch Kind(k & kindMask) {
 	case Null:
 		return append(dst, "null"...)
 	case True:
@@ -335,39 +402,39 @@ func (d *Doc) appendCanon(dst []byte, i int32) []byte {
 		return append(dst, "false"...)
 	case Number:
 		switch {
-		case n.flags&flagNumNegZero != 0:
+		case k&flagNumNegZero != 0:
 			return append(dst, '0')
-		case n.flags&flagNumFloat != 0:
-			return AppendNumber(dst, math.Float64frombits(uint64(uint32(n.a))<<32|uint64(uint32(n.b))))
+		case k&flagNumFloat != 0:
+			return AppendNumber(dst, d.float(i))
 		default:
-			return append(dst, d.src[n.start:n.end]...)
+			return append(dst, d.src[n.start:n.start+n.x]...)
 		}
 	case String:
-		if n.flags&flagEscaped == 0 {
+		if k&flagEscaped == 0 {
 			// A raw JSON string with no escapes has no control characters,
 			// quotes or backslashes: its token is already canonical.
-			return append(dst, d.src[n.start:n.end]...)
+			return append(dst, d.src[n.start:n.start+n.x]...)
 		}
-		return appendString(dst, d.sbuf[n.a:n.a+n.b])
+		e := d.escs[n.x]
+		return appendString(dst, d.sbuf[e.off:e.off+e.n])
 	case Array:
 		dst = append(dst, '[')
-		for j := int32(0); j < n.b; j++ {
+		for j, c := range d.children(i) {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			dst = d.appendCanon(dst, d.kids[n.a+j])
+			dst = d.appendCanon(dst, c)
 		}
 		return append(dst, ']')
 	case Object:
 		dst = append(dst, '{')
-		for j := int32(0); j < n.b; j++ {
+		for j, c := range d.children(i) {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			k := d.kids[n.a+j]
-			dst = d.appendCanon(dst, k)
+			dst = d.appendCanon(dst, c)
 			dst = append(dst, ':')
-			dst = d.appendCanon(dst, k+1)
+			dst = d.appendCanon(dst, c+1)
 		}
 		return append(dst, '}')
 	}

@@ -206,16 +206,15 @@ const maxCanonicalDigits = 17
 // 9007199254740994. Any two texts of different value that canonicalize
 // alike include at least one inexact text.
 func (v Value) Inexact() bool {
-	return v.Valid() && v.d.nodes[v.i].kind == Number && v.d.inexact(v.i)
+	return v.Valid() && v.d.kind(v.i) == Number && v.d.inexact(v.i)
 }
 
 // inexact is Inexact for number node i. Only numbers that went through
 // float formatting can be inexact; the check reads no more than the text.
 func (d *Doc) inexact(i int32) bool {
-	n := &d.nodes[i]
-	raw := d.src[n.start:n.end]
-	if n.flags&flagNumFloat == 0 {
-		if n.flags&flagNumNegZero == 0 {
+	raw := d.src[d.nodes[i].start:d.end(i)]
+	if k := d.kinds[i]; k&flagNumFloat == 0 {
+		if k&flagNumNegZero == 0 {
 			return false // an integer of at most 15 digits, printed as written
 		}
 		// Canonical "0": inexact only when the text is not zero (underflow).
@@ -295,9 +294,9 @@ func InexactNumbers(v Value, limit int) (found []NumberAt, total int) {
 	}
 	d := v.d
 	var targets []int32
-	nodes, end := d.nodes, d.nodes[v.i].end
+	nodes, end := d.nodes, d.end(v.i)
 	for k := v.i; k < int32(len(nodes)) && (k == v.i || nodes[k].start < end); k++ {
-		if nodes[k].kind == Number && d.inexact(k) {
+		if d.kind(k) == Number && d.inexact(k) {
 			if limit < 0 || len(targets) < limit {
 				targets = append(targets, k)
 			}
@@ -334,41 +333,38 @@ type seg struct {
 // holds returns the index in targets of the first target inside the span
 // of node i, or -1.
 func (w *pointerWalk) holds(i int32) int {
-	n := &w.d.nodes[i]
+	start, end := w.d.nodes[i].start, w.d.end(i)
 	lo, hi := 0, len(w.targets)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if w.d.nodes[w.targets[m]].start < n.start {
+		if w.d.nodes[w.targets[m]].start < start {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(w.targets) && w.d.nodes[w.targets[lo]].start < n.end {
+	if lo < len(w.targets) && w.d.nodes[w.targets[lo]].start < end {
 		return lo
 	}
 	return -1
 }
 
 func (w *pointerWalk) walk(i int32) {
-	n := &w.d.nodes[i]
-	switch n.kind {
+	switch w.d.kind(i) {
 	case Number:
 		if j := w.holds(i); j >= 0 && w.targets[j] == i {
 			w.ptrs[j] = joinPointer(w.segs)
 		}
 	case Array:
-		for j := int32(0); j < n.b; j++ {
-			c := w.d.kids[n.a+j]
+		for j, c := range w.d.children(i) {
 			if w.holds(c) >= 0 {
-				w.segs = append(w.segs, seg{idx: j})
+				w.segs = append(w.segs, seg{idx: int32(j)})
 				w.walk(c)
 				w.segs = w.segs[:len(w.segs)-1]
 			}
 		}
 	case Object:
-		for j := int32(0); j < n.b; j++ {
-			k := w.d.kids[n.a+j]
+		for _, k := range w.d.children(i) {
 			if w.holds(k+1) >= 0 {
 				w.segs = append(w.segs, seg{key: Value{w.d, k}})
 				w.walk(k + 1)
@@ -419,9 +415,9 @@ func PrecisionChanges(old, new Value, limit int) (found []NumberPair, total int)
 }
 
 func (d *Doc) hasInexact(i int32) bool {
-	nodes, end := d.nodes, d.nodes[i].end
+	nodes, end := d.nodes, d.end(i)
 	for k := i; k < int32(len(nodes)) && (k == i || nodes[k].start < end); k++ {
-		if nodes[k].kind == Number && d.inexact(k) {
+		if d.kind(k) == Number && d.inexact(k) {
 			return true
 		}
 	}
@@ -436,11 +432,10 @@ type pairWalk struct {
 }
 
 func (w *pairWalk) walk(a, b Value) {
-	na, nb := &a.d.nodes[a.i], &b.d.nodes[b.i]
-	if na.kind != nb.kind {
+	if a.d.kind(a.i) != b.d.kind(b.i) {
 		return
 	}
-	switch na.kind {
+	switch a.d.kind(a.i) {
 	case Number:
 		var ca, cb [32]byte
 		if string(a.d.appendCanon(ca[:0], a.i)) == string(b.d.appendCanon(cb[:0], b.i)) && !NumbersEqual(a, b) {
@@ -450,16 +445,18 @@ func (w *pairWalk) walk(a, b Value) {
 			}
 		}
 	case Array:
-		for j := range min(na.b, nb.b) {
-			w.segs = append(w.segs, seg{idx: j})
-			w.walk(Value{a.d, a.d.kids[na.a+j]}, Value{b.d, b.d.kids[nb.a+j]})
+		ca, cb := a.d.children(a.i), b.d.children(b.i)
+		for j := range min(len(ca), len(cb)) {
+			w.segs = append(w.segs, seg{idx: int32(j)})
+			w.walk(Value{a.d, ca[j]}, Value{b.d, cb[j]})
 			w.segs = w.segs[:len(w.segs)-1]
 		}
 	case Object:
 		// Both member lists are in canonical order: merge them.
-		i, j := int32(0), int32(0)
-		for i < na.b && j < nb.b {
-			ka, kb := a.d.kids[na.a+i], b.d.kids[nb.a+j]
+		ca, cb := a.d.children(a.i), b.d.children(b.i)
+		i, j := 0, 0
+		for i < len(ca) && j < len(cb) {
+			ka, kb := ca[i], cb[j]
 			c := compareUTF16(Value{a.d, ka}.strBytes(), Value{b.d, kb}.strBytes())
 			switch {
 			case c < 0:

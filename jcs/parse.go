@@ -75,12 +75,15 @@ func (e *Error) finish(src []byte) *Error {
 }
 
 type parser struct {
-	src   []byte
-	pos   int
-	nodes []node
-	kids  []int32
-	stack []int32
-	sbuf  []byte
+	src    []byte
+	pos    int
+	nodes  []node
+	kinds  []uint8
+	kids   []int32
+	escs   []escInfo
+	floats []floatInfo
+	stack  []int32
+	sbuf   []byte
 }
 
 func (p *parser) errAt(off int, msg string) *Error {
@@ -99,15 +102,17 @@ func (p *parser) skipWS() {
 }
 
 func (p *parser) keyBytes(k int32) []byte {
-	n := &p.nodes[k]
-	if n.flags&flagEscaped != 0 {
-		return p.sbuf[n.a : n.a+n.b]
+	n := p.nodes[k]
+	if p.kinds[k]&flagEscaped != 0 {
+		e := p.escs[n.x]
+		return p.sbuf[e.off : e.off+e.n]
 	}
-	return p.src[n.a : n.a+n.b]
+	return p.src[n.start+1 : n.start+n.x-1]
 }
 
 func (p *parser) newNode(kind Kind) int32 {
-	p.nodes = append(p.nodes, node{start: int32(p.pos), kind: kind})
+	p.nodes = append(p.nodes, node{start: int32(p.pos)})
+	p.kinds = append(p.kinds, uint8(kind))
 	return int32(len(p.nodes) - 1)
 }
 
@@ -163,7 +168,6 @@ func (p *parser) literal(word string, k Kind) (int32, *Error) {
 	}
 	i := p.newNode(k)
 	p.pos += len(word)
-	p.nodes[i].end = int32(p.pos)
 	return i, nil
 }
 
@@ -222,13 +226,12 @@ func (p *parser) number() (int32, *Error) {
 	}
 	n := p.newNode(Number)
 	p.pos = i
-	nd := &p.nodes[n]
-	nd.end = int32(i)
+	p.nodes[n].x = int32(i - start)
 	if simple && intDigits <= 15 {
 		// An integer of at most 15 digits is exactly representable and
 		// ECMAScript prints it as written, except -0.
 		if neg && intDigits == 1 && src[intStart] == '0' {
-			nd.flags |= flagNumNegZero
+			p.kinds[n] |= flagNumNegZero
 		}
 		return n, nil
 	}
@@ -238,13 +241,12 @@ func (p *parser) number() (int32, *Error) {
 		return 0, p.errAt(start, "number "+string(clip(raw))+" is outside the range of an IEEE 754 double")
 	}
 	if f == 0 {
-		nd.flags |= flagNumNegZero // canonical "0" (covers -0.0 and underflow)
+		p.kinds[n] |= flagNumNegZero // canonical "0" (covers -0.0 and underflow)
 		return n, nil
 	}
-	bits := math.Float64bits(f)
-	nd.flags |= flagNumFloat
-	nd.a = int32(uint32(bits >> 32))
-	nd.b = int32(uint32(bits))
+	p.kinds[n] |= flagNumFloat
+	p.nodes[n].x = int32(len(p.floats))
+	p.floats = append(p.floats, floatInfo{bits: math.Float64bits(f), end: int32(i)})
 	return n, nil
 }
 
@@ -283,11 +285,8 @@ func (p *parser) str() (int32, *Error) {
 		}
 		c := src[i]
 		if c == '"' {
-			nd := &p.nodes[n]
-			nd.a = int32(bodyStart)
-			nd.b = int32(i - bodyStart)
 			p.pos = i + 1
-			nd.end = int32(p.pos)
+			p.nodes[n].x = int32(p.pos) - p.nodes[n].start
 			return n, nil
 		}
 		if c == '\\' {
@@ -321,12 +320,10 @@ func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 		c := src[i]
 		switch {
 		case c == '"':
-			nd := &p.nodes[n]
-			nd.flags |= flagEscaped
-			nd.a = int32(off)
-			nd.b = int32(len(p.sbuf) - off)
 			p.pos = i + 1
-			nd.end = int32(p.pos)
+			p.kinds[n] |= flagEscaped
+			p.nodes[n].x = int32(len(p.escs))
+			p.escs = append(p.escs, escInfo{end: int32(p.pos), off: int32(off), n: int32(len(p.sbuf) - off)})
 			return n, nil
 		case c == '\\':
 			if i+1 >= len(src) {
@@ -446,10 +443,8 @@ func (p *parser) array(depth int) (int32, *Error) {
 			return 0, p.errAt(p.pos, "unexpected "+describe(p.src[p.pos])+" in array, expected ',' or ']'")
 		}
 	}
-	nd := &p.nodes[n]
-	nd.end = int32(p.pos)
-	nd.a = int32(len(p.kids))
-	nd.b = int32(len(p.stack) - base)
+	p.nodes[n].x = int32(len(p.kids))
+	p.kids = append(p.kids, int32(len(p.stack)-base), int32(p.pos))
 	p.kids = append(p.kids, p.stack[base:]...)
 	p.stack = p.stack[:base]
 	return n, nil
@@ -524,10 +519,8 @@ func (p *parser) object(depth int) (int32, *Error) {
 			return 0, e.push(name)
 		}
 	}
-	nd := &p.nodes[n]
-	nd.end = int32(p.pos)
-	nd.a = int32(len(p.kids))
-	nd.b = int32(len(ks))
+	p.nodes[n].x = int32(len(p.kids))
+	p.kids = append(p.kids, int32(len(ks)), int32(p.pos))
 	p.kids = append(p.kids, ks...)
 	p.stack = p.stack[:base]
 	return n, nil
