@@ -110,8 +110,35 @@ func Pages(n, pageSize int, seed uint64) []byte {
 	return append(buf, ']')
 }
 
+// LeanTools returns a compact JSON array of n tools the size of a typical
+// real server's (about 1.7 KB each, so 10,000 tools make 17 MB): the same
+// generator, styles, escapes and nested schemas as Tools, with fewer
+// parameters (2 to 7, and at most one nested group of 3 to 6), shorter
+// descriptions, output schemas on 30% of the tools, and no icons or _meta.
+// It is the listing of the large-server benchmarks. Tool names are unique
+// within the array. For seed 1:
+//
+//	LeanTools(100, 1)     =     181,820 bytes
+//	LeanTools(1000, 1)    =   1,700,010 bytes
+//	LeanTools(10000, 1)   =  17,070,788 bytes (17.1 MB)
+//	LeanTools(100000, 1)  = 172,094,506 bytes (172 MB)
+func LeanTools(n int, seed uint64) []byte {
+	g := newGen(seed)
+	g.lean = true
+	buf := make([]byte, 0, n*1700+2)
+	buf = append(buf, '[')
+	for i := range n {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = g.appendTool(buf)
+	}
+	return append(buf, ']')
+}
+
 // gen holds the state carried from one tool to the next.
 type gen struct {
+	lean  bool // LeanTools: smaller tools
 	r     *rand.Rand
 	used  map[string]bool // tool names handed out (lookups only)
 	style style           // of the tool being generated

@@ -147,6 +147,32 @@ func TestSizes(t *testing.T) {
 	}
 }
 
+// TestLeanSizes pins the sizes documented on LeanTools, and that its tools
+// are valid, with unique names.
+func TestLeanSizes(t *testing.T) {
+	want := map[int]int{100: 181820, 1000: 1700010, 10000: 17070788, 100000: 172094506}
+	for _, n := range []int{100, 1000, 10000, 100000} {
+		if n >= 10000 && testing.Short() {
+			continue
+		}
+		doc := LeanTools(n, 1)
+		if got := len(doc); got != want[n] {
+			t.Errorf("LeanTools(%d, 1) = %d bytes, documented as %d", n, got, want[n])
+		}
+		if n <= 10000 {
+			d := mustValid(t, "LeanTools", doc)
+			seen := map[string]bool{}
+			for i := range d.Root().Len() {
+				name, _ := d.Root().Index(i).Get("name")
+				if seen[name.Str()] {
+					t.Fatalf("LeanTools(%d): name %q twice", n, name.Str())
+				}
+				seen[name.Str()] = true
+			}
+		}
+	}
+}
+
 // TestManySeeds looks for rare generator bugs (duplicate member names,
 // invalid escapes) across many seeds.
 func TestManySeeds(t *testing.T) {

@@ -402,6 +402,8 @@ var genericProps = []string{
 func (g *gen) inputSchema(c *schemaCtx, d domain, op string) object {
 	var np int
 	switch x := g.r.Float64(); {
+	case g.lean:
+		np = g.between(2, 7)
 	case x < 0.25:
 		np = g.between(1, 8)
 	case x < 0.75:
@@ -441,7 +443,15 @@ func (g *gen) inputSchema(c *schemaCtx, d domain, op string) object {
 	}
 	// Grouped options: a nested object (sometimes two levels deep) of
 	// further properties, as API wrappers expose request bodies.
-	for range g.between(0, 3) {
+	groups := 0
+	if g.lean {
+		if g.chance(0.5) {
+			groups = 1
+		}
+	} else {
+		groups = g.between(0, 3)
+	}
+	for range groups {
 		if g.chance(0.65) {
 			if k := pick(g, groupNames); props.get(k) == nil {
 				props = append(props, member{k, g.group(c, d, 1)})
@@ -493,7 +503,11 @@ func (g *gen) group(c *schemaCtx, d domain, depth int) object {
 			pool = append(pool, p)
 		}
 	}
-	names := sample(g, pool, g.between(4, 16))
+	lo, hi := 4, 16
+	if g.lean {
+		lo, hi = 3, 6
+	}
+	names := sample(g, pool, g.between(lo, hi))
 	props := make(object, 0, len(names)+1)
 	var req array
 	for _, n := range names {
@@ -502,7 +516,7 @@ func (g *gen) group(c *schemaCtx, d domain, depth int) object {
 			req = append(req, n)
 		}
 	}
-	if depth < 2 && g.chance(0.35) {
+	if depth < 2 && !g.lean && g.chance(0.35) {
 		props = append(props, member{"nested_" + pick(g, groupNames), g.group(c, d, depth+1)})
 	}
 	s := obj("type", "object", "description", g.pdesc("Additional "+pick(g, groupNames)+" for the request. All fields are optional unless listed in `required`."),
@@ -695,7 +709,11 @@ func (g *gen) tool() object {
 		t.set("title", titleCase(op))
 	}
 	t.set("inputSchema", g.inputSchema(c, d, op))
-	if g.chance(0.6) {
+	share := 0.6
+	if g.lean {
+		share = 0.3
+	}
+	if g.chance(share) {
 		t.set("outputSchema", g.outputSchema(&schemaCtx{dialect: c.dialect}, d, op))
 	}
 	if g.chance(0.6) {
@@ -710,7 +728,7 @@ func (g *gen) tool() object {
 			"idempotentHint", g.maybe(0.6, ro || g.chance(0.3)),
 			"openWorldHint", g.maybe(0.7, d.svc != "fs" && d.svc != "memory")))
 	}
-	if g.chance(0.15) {
+	if !g.lean && g.chance(0.15) {
 		t.set("_meta", obj(
 			"io.modelcontextprotocol/source", d.svc+"-mcp@"+strconv.Itoa(g.between(0, 3))+"."+strconv.Itoa(g.intn(20))+"."+strconv.Itoa(g.intn(10)),
 			"openai/outputTemplate", g.maybe(0.4, "ui://widget/"+d.svc+"/"+strings.ReplaceAll(op, "_", "-")+".html"),
@@ -720,7 +738,7 @@ func (g *gen) tool() object {
 			"com.example/limits", g.maybe(0.3, obj("rpm", g.num(600), "max_payload", g.num(1<<20),
 				"min_interval", number("2e-3"), "jitter", number("1E-3")))))
 	}
-	if g.chance(0.25) {
+	if !g.lean && g.chance(0.25) {
 		n := g.between(1, 3)
 		icons := make(array, n)
 		for i := range icons {

@@ -290,12 +290,15 @@ func (g *gen) fill(tmpl string, d domain, op string) string {
 func (g *gen) description(d domain, op string) string {
 	var b strings.Builder
 	b.WriteString(g.fill(pick(g, openers), d, op))
-	n := g.between(0, 5)
+	n, nmd := g.between(0, 5), 3
+	if g.lean {
+		n, nmd = min(n, 1), 0
+	}
 	for _, s := range sample(g, middles, n) {
 		b.WriteByte(' ')
 		b.WriteString(s)
 	}
-	for _, md := range sample(g, markdowns, g.between(0, 3)) {
+	for _, md := range sample(g, markdowns, g.between(0, nmd)) {
 		b.WriteString(g.fill(md, d, op))
 	}
 	if g.chance(0.12) {
