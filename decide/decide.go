@@ -105,9 +105,7 @@ func NewBaseline(serverID string, id manifest.Identity, tools []manifest.Tool) *
 // Invalid says why the baseline cannot be used ("" when it can).
 func (b *Baseline) Invalid() string { return b.invalid }
 
-func toolDigest(t *manifest.Tool) string {
-	return manifest.Digest(t.Proj.AppendToolPreimage(nil))
-}
+func toolDigest(t *manifest.Tool) string { return t.ToolDigest() }
 
 // Served is one observation of the upstream's tools/list.
 type Served struct {

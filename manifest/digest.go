@@ -113,11 +113,18 @@ func Digest(b []byte) string {
 func (p Projection) Digests(buf []byte) (tool string, fields FieldDigests, out []byte) {
 	buf = p.AppendToolPreimage(buf[:0])
 	tool = Digest(buf)
+	fields, buf = p.FieldDigests(buf)
+	return tool, fields, buf
+}
+
+// FieldDigests computes the four field digests of p, reusing buf as
+// scratch space. It returns the (possibly grown) buffer.
+func (p Projection) FieldDigests(buf []byte) (fields FieldDigests, out []byte) {
 	for i, f := range FieldNames {
 		buf = AppendFieldPreimage(buf[:0], f, p.Field(f))
 		fields.set(i, Digest(buf))
 	}
-	return tool, fields, buf
+	return fields, buf
 }
 
 // NameDigest is one entry of the manifest projection.

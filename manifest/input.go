@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -71,6 +72,31 @@ type Tool struct {
 	Pointer string    // JSON pointer of the tool object in the input
 	Value   jcs.Value // the whole tool object, bytes kept
 	Proj    Projection
+
+	digest string // tool_digest, computed by ToolFromValue
+}
+
+// ToolDigest is the tool's tool_digest: the SHA-256 of the JCS bytes of its
+// projection. ToolFromValue computes it once, when the tool is read, so
+// that the record, the manifest digest and every comparison use that one
+// computation; for a Tool built otherwise it is computed on each call.
+func (t *Tool) ToolDigest() string {
+	if t.digest != "" {
+		return t.digest
+	}
+	return Digest(t.Proj.AppendToolPreimage(nil))
+}
+
+// preimages are scratch buffers for tool preimages.
+var preimages = sync.Pool{New: func() any { return new([]byte) }}
+
+func (t *Tool) setDigest() {
+	bp := preimages.Get().(*[]byte)
+	*bp = t.Proj.AppendToolPreimage((*bp)[:0])
+	t.digest = Digest(*bp)
+	if cap(*bp) <= 1<<20 {
+		preimages.Put(bp)
+	}
 }
 
 // Input forms recognised by ParseToolList.
@@ -505,6 +531,7 @@ func ToolFromValue(v jcs.Value, ptr string) (Tool, error) {
 	if t.Proj.OutputSchema, ok = v.Get("outputSchema"); !ok {
 		t.Proj.OutputSchema, _ = v.Get("output_schema")
 	}
+	t.setDigest()
 	return t, nil
 }
 

@@ -382,9 +382,7 @@ func cloaking(r *Result, in Input) {
 	}
 }
 
-func toolDigest(t *manifest.Tool) string {
-	return manifest.Digest(t.Proj.AppendToolPreimage(nil))
-}
+func toolDigest(t *manifest.Tool) string { return t.ToolDigest() }
 
 // quoteText quotes text composed from untrusted parts for a message.
 func quoteText(s string) string { return strconv.Quote(s) }
