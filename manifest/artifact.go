@@ -59,56 +59,122 @@ func (e *ArtifactError) Error() string {
 
 func (e *ArtifactError) Unwrap() error { return e.Err }
 
-// decodeArtifact parses strictly (duplicate keys, bad UTF-8, 1e400 ... are
-// errors), checks the schema id, validates against the shipped JSON Schema
-// and decodes into out with unknown fields refused.
-func decodeArtifact(src []byte, wantID, schemaFile string, out any) (*jcs.Doc, error) {
-	doc, err := jcs.Parse(src)
-	if err != nil {
-		return nil, err
-	}
+// decodeArtifactDoc checks a document parsed strictly by jcs (duplicate
+// keys, bad UTF-8, 1e400 ... are errors there): its schema id, the shipped
+// JSON Schema, and decodes it into out with unknown fields refused. The
+// schema validates the tree jcs built (schemas.ValidateValue), not a second
+// decoding of the text. out is decoded by encoding/json; its large arrays
+// of tool entries are skipped there (skipEntries) and read from the tree by
+// the caller (entriesOf), after the schema has vouched for their shape:
+// skip, when valid, is that array, left out of the text encoding/json
+// reads.
+func decodeArtifactDoc(doc *jcs.Doc, wantID, schemaFile string, skip jcs.Value, out any) error {
 	root := doc.Root()
 	if root.Kind() != jcs.Object {
-		return nil, fmt.Errorf("expected a JSON object, found %s", root.Kind())
+		return fmt.Errorf("expected a JSON object, found %s", root.Kind())
 	}
 	id, ok := root.Get("schema")
 	if !ok {
-		return nil, fmt.Errorf(`no "schema" member: expected %q`, wantID)
+		return fmt.Errorf(`no "schema" member: expected %q`, wantID)
 	}
 	if !id.StrEqual(wantID) {
 		if id.Kind() == jcs.String {
-			return nil, fmt.Errorf(`unknown or unexpected schema id %s: expected %q`, safetext.Quote(id.Str()), wantID)
+			return fmt.Errorf(`unknown or unexpected schema id %s: expected %q`, safetext.Quote(id.Str()), wantID)
 		}
-		return nil, fmt.Errorf(`"schema" must be the string %q`, wantID)
+		return fmt.Errorf(`"schema" must be the string %q`, wantID)
 	}
-	var generic any
+	if err := schemas.ValidateValue(schemaFile, root); err != nil {
+		return err
+	}
+	src := doc.Source()
+	if skip.Valid() && skip.Kind() == jcs.Array {
+		// The text without the entries (an empty array in their place).
+		head := make([]byte, 0, len(src)-len(skip.Raw())+2)
+		head = append(append(append(head, src[:skip.Offset()]...), "[]"...), src[skip.Offset()+len(skip.Raw()):]...)
+		src = head
+	}
 	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	if err := dec.Decode(&generic); err != nil {
-		return nil, err
-	}
-	if err := schemas.Validate(schemaFile, generic); err != nil {
-		return nil, err
-	}
-	dec = json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
-	return doc, dec.Decode(out)
+	return dec.Decode(out)
+}
+
+// skipEntries stands in, for encoding/json, for the array of tool entries
+// that entriesOf reads from the parsed tree instead.
+type skipEntries struct{}
+
+func (*skipEntries) UnmarshalJSON([]byte) error { return nil }
+
+// entriesOf reads an array of tool entries that the artifact's schema has
+// validated (objects with exactly the members of ToolEntry, of its types:
+// strings, booleans, a string or null action_class, an object of digest
+// strings) from the parsed tree, as encoding/json would decode them.
+func entriesOf(v jcs.Value) []ToolEntry {
+	if !v.Valid() {
+		return nil
+	}
+	out := make([]ToolEntry, v.Len())
+	for i := range out {
+		e, t := v.Index(i), &out[i]
+		if x, ok := e.Get("name"); ok {
+			t.Name = x.Str()
+		}
+		if x, ok := e.Get("tool_digest"); ok {
+			t.ToolDigest = x.Str()
+		}
+		if x, ok := e.Get("privileged"); ok {
+			t.Privileged = x.Bool()
+		}
+		if x, ok := e.Get("privilege_classification"); ok {
+			t.PrivilegeClassification = x.Str()
+		}
+		if x, ok := e.Get("action_class"); ok && x.Kind() == jcs.String {
+			s := x.Str()
+			t.ActionClass = &s
+		}
+		if x, ok := e.Get("field_digests"); ok && x.Kind() == jcs.Object {
+			fd := &FieldDigests{}
+			for j, f := range FieldNames {
+				if d, ok := x.Get(f); ok {
+					fd.set(j, d.Str())
+				}
+			}
+			t.FieldDigests = fd
+		}
+	}
+	return out
 }
 
 // ParseObserved reads and validates an observed record. file names the
 // source in errors.
 func ParseObserved(src []byte, file string) (*Observed, error) {
-	var o struct {
-		Observed
-		Note string `json:"note,omitempty"`
-	}
-	doc, err := decodeArtifact(src, ObservedSchemaID, schemas.Observed, &o)
+	doc, err := jcs.Parse(src)
 	if err != nil {
 		return nil, &ArtifactError{file, err}
 	}
+	return parseObservedDoc(doc, file)
+}
+
+func parseObservedDoc(doc *jcs.Doc, file string) (*Observed, error) {
+	var o struct {
+		Observed
+		Note string `json:"note,omitempty"`
+		Body struct {
+			ObservedBody
+			ToolDigests skipEntries `json:"tool_digests"`
+		} `json:"observed"`
+	}
+	var td jcs.Value
+	body, ok := doc.Root().Get("observed")
+	if ok {
+		td, _ = body.Get("tool_digests")
+	}
+	if err := decodeArtifactDoc(doc, ObservedSchemaID, schemas.Observed, td, &o); err != nil {
+		return nil, &ArtifactError{file, err}
+	}
 	obs := o.Observed
+	obs.Observed = o.Body.ObservedBody
+	obs.Observed.ToolDigests = entriesOf(td)
 	// Presence of optional members, needed for consistency checks.
-	body, _ := doc.Root().Get("observed")
 	_, hasCount := body.Get("tool_count")
 	_, hasPriv := body.Get("privileged_tool_count")
 	if err := checkObserved(&obs, hasCount, hasPriv); err != nil {
@@ -187,10 +253,24 @@ func checkEntry(t ToolEntry, ptr string) error {
 // declared_manifest_digest_mismatch (inconclusive), so callers can report
 // it as the specification says.
 func ParseDeclared(src []byte, file string) (*Declared, error) {
-	var d Declared
-	if _, err := decodeArtifact(src, DeclaredSchemaID, schemas.Declared, &d); err != nil {
+	doc, err := jcs.Parse(src)
+	if err != nil {
 		return nil, &ArtifactError{file, err}
 	}
+	return parseDeclaredDoc(doc, file)
+}
+
+func parseDeclaredDoc(doc *jcs.Doc, file string) (*Declared, error) {
+	var dd struct {
+		Declared
+		Tools skipEntries `json:"tools"`
+	}
+	tools, _ := doc.Root().Get("tools")
+	if err := decodeArtifactDoc(doc, DeclaredSchemaID, schemas.Declared, tools, &dd); err != nil {
+		return nil, &ArtifactError{file, err}
+	}
+	d := dd.Declared
+	d.Tools = entriesOf(tools)
 	for i, t := range d.Tools {
 		if err := checkEntry(t, fmt.Sprintf("/tools/%d", i)); err != nil {
 			return nil, &ArtifactError{file, err}

@@ -116,3 +116,50 @@ func BenchmarkPrecisionWarnings1MB(b *testing.B) {
 		}
 	})
 }
+
+// pinnedLean pins corpus.LeanTools(n, 1) as pin --input would: the
+// declared baseline and its snapshot.
+func pinnedLean(b *testing.B, n int) (declared, snapshot []byte) {
+	tl, err := manifest.ParseToolList(corpus.LeanTools(n, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := manifest.BuildObserved("bench", tl, manifest.Complete, nil)
+	d, err := manifest.Pin(o, manifest.PinOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if declared, err = manifest.MarshalArtifact(d); err != nil {
+		b.Fatal(err)
+	}
+	if snapshot, err = manifest.MarshalSnapshot("bench", manifest.Identity{}, tl, manifest.Complete); err != nil {
+		b.Fatal(err)
+	}
+	return declared, snapshot
+}
+
+// BenchmarkReadPinned10k: what drift reads before it lists — a declared
+// baseline of 10,000 tools and the snapshot beside it (corpus.LeanTools,
+// 17 MB), each parsed strictly and validated against its schema, the
+// snapshot's manifest_digest recomputed.
+func BenchmarkReadPinned10k(b *testing.B) {
+	declared, snapshot := pinnedLean(b, 10000)
+	b.Run("declared", func(b *testing.B) {
+		b.SetBytes(int64(len(declared)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := manifest.ReadTools(declared, "d.json"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("snapshot", func(b *testing.B) {
+		b.SetBytes(int64(len(snapshot)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := manifest.ReadTools(snapshot, "d.snapshot.json"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

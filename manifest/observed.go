@@ -88,9 +88,9 @@ func BuildObserved(serverID string, tl *ToolList, completeness Completeness, c *
 	ambiguous := false
 	for i := range tl.Tools {
 		t := &tl.Tools[i]
-		var td string
 		var fd FieldDigests
-		td, fd, buf = t.Proj.Digests(buf)
+		td := t.ToolDigest()
+		fd, buf = t.Proj.FieldDigests(buf)
 		r := c.Classify(t.Name)
 		e := ToolEntry{
 			Name:                    t.Name,
@@ -143,6 +143,14 @@ func NotObserved(serverID string) *Observed {
 // newline. Go's encoder escapes <, > and & in strings; the output is still
 // the same JSON value.
 func MarshalArtifact(v any) ([]byte, error) {
+	if b, ok := marshalFast(v); ok {
+		return b, nil
+	}
+	return marshalIndented(v)
+}
+
+// marshalIndented is MarshalArtifact by encoding/json.
+func marshalIndented(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")

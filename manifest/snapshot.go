@@ -118,7 +118,12 @@ func MarshalSnapshotWith(serverID string, id Identity, tl *ToolList, completenes
 	if err != nil {
 		return nil, err
 	}
+	size := len(h) + 32
+	for i := range tl.Tools {
+		size += len(tl.Tools[i].Value.Raw()) + 6
+	}
 	var b bytes.Buffer
+	b.Grow(size)          // one buffer, never copied as it grows
 	b.Write(h[:len(h)-2]) // drop "\n}"
 	b.WriteString(",\n  \"tools\": [")
 	for i, t := range tl.Tools {
@@ -141,14 +146,12 @@ func MarshalSnapshotWith(serverID string, id Identity, tl *ToolList, completenes
 func ManifestDigestOf(tools []Tool) (digest string, ok bool) {
 	nd := make([]NameDigest, len(tools))
 	seen := make(map[string]bool, len(tools))
-	var buf []byte
 	for i := range tools {
 		if seen[tools[i].Name] {
 			return "", false
 		}
 		seen[tools[i].Name] = true
-		buf = tools[i].Proj.AppendToolPreimage(buf[:0])
-		nd[i] = NameDigest{tools[i].Name, Digest(buf)}
+		nd[i] = NameDigest{tools[i].Name, tools[i].ToolDigest()}
 	}
 	return ManifestDigest(nd), true
 }
@@ -200,7 +203,7 @@ func ReadTools(src []byte, file string) (*Tools, error) {
 			}
 			return &Tools{Snapshot: s}, nil
 		case id.StrEqual(DeclaredSchemaID):
-			d, err := ParseDeclared(src, file)
+			d, err := parseDeclaredDoc(doc, file)
 			if err != nil {
 				return nil, err
 			}
@@ -240,9 +243,40 @@ func orNone(s string) string {
 	return safetext.Escape(s)
 }
 
+// snapshotInstance is the snapshot in the form its schema validates, each
+// tool reduced to what the schema says of a tool (an object with a string
+// name; nothing of the rest): the tools are the server's bytes, validated
+// as a tool list by their own checks, and a 17 MB snapshot need not become
+// a tree of Go maps to have its name members checked.
+// TestSnapshotSchemaTools keeps the schema to that.
+func snapshotInstance(root jcs.Value) any {
+	m := make(map[string]any, root.Len())
+	for i := range root.Len() {
+		k, v := root.Member(i)
+		if k.Str() != "tools" || v.Kind() != jcs.Array {
+			m[k.Str()] = schemas.Instance(v)
+			continue
+		}
+		tools := make([]any, v.Len())
+		for j := range tools {
+			t := v.Index(j)
+			if t.Kind() != jcs.Object {
+				tools[j] = schemas.Instance(t)
+				continue
+			}
+			tm := map[string]any{}
+			if n, ok := t.Get("name"); ok {
+				tm["name"] = schemas.Instance(n)
+			}
+			tools[j] = tm
+		}
+		m["tools"] = tools
+	}
+	return m
+}
+
 func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 	fail := func(err error) (*Snapshot, error) { return nil, &ArtifactError{file, err} }
-	src := doc.Source()
 	root := doc.Root()
 	if root.Kind() != jcs.Object {
 		return fail(fmt.Errorf("expected a JSON object, found %s", root.Kind()))
@@ -254,13 +288,7 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 		}
 		return fail(fmt.Errorf("unknown or unexpected schema id %s: expected %q", got, SnapshotSchemaID))
 	}
-	var generic any
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	if err := dec.Decode(&generic); err != nil {
-		return fail(err)
-	}
-	if err := schemas.Validate(schemas.Snapshot, generic); err != nil {
+	if err := schemas.Validate(schemas.Snapshot, snapshotInstance(root)); err != nil {
 		return fail(err)
 	}
 	s := &Snapshot{}

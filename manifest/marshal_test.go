@@ -1,0 +1,68 @@
+package manifest
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/internal/corpus"
+)
+
+// TestMarshalArtifactFast: the artifacts written without encoding/json are
+// byte for byte what encoding/json writes, for every shape an entry and a
+// record can take.
+func TestMarshalArtifactFast(t *testing.T) {
+	ac := "fs_write"
+	odd := []string{"plain", "", "a<b>&c", "quote\"back\\slash", "tab\tnl\n\x01ctl", "é日本語😀", "\u2028\u2029", "bad\xffutf8", "\x7f"}
+	var entries []ToolEntry
+	for i, n := range odd {
+		e := ToolEntry{Name: n, ToolDigest: "sha256:" + n, Privileged: i%2 == 0, PrivilegeClassification: n}
+		switch i % 4 {
+		case 0:
+			e.ActionClass = &ac
+			e.FieldDigests = &FieldDigests{Description: "d" + n, InputSchema: "i", OutputSchema: "o", Annotations: "a"}
+		case 1:
+			e.FieldDigests = &FieldDigests{}
+		case 2:
+			e.FieldDigests = &FieldDigests{InputSchema: n}
+			e.ActionClass = &n
+		}
+		entries = append(entries, e)
+	}
+	md := "sha256:x<y"
+	cases := []any{
+		&Declared{Schema: DeclaredSchemaID, Server: Server{ID: "s&<>"}, Canonicalization: ProjectionID, ManifestDigest: md, Tools: entries},
+		&Declared{Schema: DeclaredSchemaID, Note: "a note\n", Server: Server{ID: "s"}, Tools: []ToolEntry{}},
+		&Declared{},
+		NotObserved("srv"),
+		&Observed{Schema: ObservedSchemaID, Status: StatusObserved, Server: Server{ID: "日本"}, NonClaims: []string{},
+			Observed: ObservedBody{ManifestDigest: &md, Canonicalization: ProjectionID, ToolCount: 3, PrivilegedToolCount: -1, ToolsListObserved: true, ToolsListComplete: Partial, ToolDigests: entries}},
+		&Observed{},
+	}
+	tl, err := ParseToolList(corpus.LeanTools(300, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := BuildObserved("corpus", tl, Complete, nil)
+	d, err := Pin(o, PinOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, o, d)
+	for i, c := range cases {
+		want, err := marshalIndented(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := MarshalArtifact(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			j := 0
+			for j < len(got) && j < len(want) && got[j] == want[j] {
+				j++
+			}
+			t.Errorf("case %d differs at byte %d:\n got %q\nwant %q", i, j, got[max(j-60, 0):min(j+60, len(got))], want[max(j-60, 0):min(j+60, len(want))])
+		}
+	}
+}
