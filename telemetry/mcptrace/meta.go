@@ -11,12 +11,13 @@ import (
 
 // FromMeta reads the trace context a message carries in params._meta.
 // Without a traceparent it returns the zero SpanContext and no error.
-// A traceparent or tracestate that is not a JSON string, or that W3C's
-// grammar refuses, or that is oversized, gives an error (one of the Err
-// values) and the zero SpanContext: the context is dropped whole, never
-// used as a parent, never propagated. A tracestate without a valid
-// traceparent is dropped with it (W3C: tracestate is read only beside a
-// valid traceparent).
+// A traceparent that is not a JSON string, that W3C's grammar refuses or
+// that is oversized gives an error (one of the Err values) and the zero
+// SpanContext: the context is dropped whole, never used as a parent,
+// never propagated (a tracestate beside it too: W3C reads tracestate only
+// beside a valid traceparent). A tracestate refused alike is dropped
+// alone: the SpanContext is the traceparent's, without a tracestate, and
+// the error says what was dropped.
 func FromMeta(m *frame.Message) (SpanContext, error) {
 	meta, ok := m.Meta()
 	if !ok {
@@ -40,20 +41,21 @@ func FromMeta(m *frame.Message) (SpanContext, error) {
 	if err != nil {
 		return SpanContext{}, err
 	}
-	if hasTS {
-		if ts.Kind() != jcs.String {
-			return SpanContext{}, ErrTraceState
-		}
-		if len(ts.Raw()) > 6*MaxTraceStateLen+2 {
-			return SpanContext{}, ErrTraceStateSize
-		}
-		canon, err := ParseTraceState(ts.Str())
-		if err != nil {
-			return SpanContext{}, err
-		}
-		sc.TraceState = canon
-	}
 	sc.Remote = true
+	if !hasTS {
+		return sc, nil
+	}
+	switch {
+	case ts.Kind() != jcs.String:
+		return sc, ErrTraceState
+	case len(ts.Raw()) > 6*MaxTraceStateLen+2:
+		return sc, ErrTraceStateSize
+	}
+	canon, err := ParseTraceState(ts.Str())
+	if err != nil {
+		return sc, err
+	}
+	sc.TraceState = canon
 	return sc, nil
 }
 
