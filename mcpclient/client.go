@@ -23,8 +23,9 @@ import (
 var modernSpoken = mcpwire.ModernRevisions
 
 // ListTools observes the tools/list of one server: it detects the protocol
-// era, fetches every page (within MaxListPages) and keeps the bytes of each
-// response in Observation.Transcript.
+// era, fetches every page (within MaxListBytes, MaxListTools and
+// MaxListPages when set) and keeps the bytes of each response in
+// Observation.Transcript (or hands each page to Config.OnToolsPage).
 //
 // On error the Observation is still returned when the run got far enough to
 // learn something (era, HTTP status and WWW-Authenticate of a refused
@@ -403,7 +404,11 @@ func (r *run) initialize(ctx context.Context) error {
 // listTools follows nextCursor and builds the transcript.
 func (r *run) listTools(ctx context.Context) error {
 	obs := r.obs
-	transcript := []byte{'['}
+	var transcript []byte
+	if r.cfg.OnToolsPage == nil {
+		transcript = []byte{'['}
+	}
+	tools := 0
 	seen := map[string]bool{}
 	var cursor *string
 	for {
@@ -434,10 +439,23 @@ func (r *run) listTools(ctx context.Context) error {
 		if err != nil {
 			return &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: err.Error()}
 		}
-		if len(transcript) > 1 {
-			transcript = append(transcript, ',')
+		obs.ListBytes += int64(len(rep.msg.raw))
+		if obs.ListBytes > r.cfg.MaxListBytes {
+			return &LimitError{Method: req.Method, Kind: LimitListBytes, Max: r.cfg.MaxListBytes}
 		}
-		transcript = append(append(append(transcript, req.Body...), ','), rep.msg.raw...)
+		if tools += pageTools(res); tools > r.cfg.MaxListTools {
+			return &LimitError{Method: req.Method, Kind: LimitListTools, Max: int64(r.cfg.MaxListTools)}
+		}
+		if r.cfg.OnToolsPage != nil {
+			if err := r.cfg.OnToolsPage(req.Body, res); err != nil {
+				return err
+			}
+		} else {
+			if len(transcript) > 1 {
+				transcript = append(transcript, ',')
+			}
+			transcript = append(append(append(transcript, req.Body...), ','), rep.msg.raw...)
+		}
 		obs.Pages++
 		r.cacheFields(res)
 		if obs.Pages == 1 && obs.ServerInfo == nil {
@@ -457,15 +475,23 @@ func (r *run) listTools(ctx context.Context) error {
 			obs.warn("the server repeated nextCursor " + quote(next) + "; the list was not followed further")
 			break
 		}
-		if obs.Pages >= r.cfg.MaxListPages {
+		if r.cfg.MaxListPages > 0 && obs.Pages >= r.cfg.MaxListPages {
 			obs.CapReached = true
 			break
 		}
 		seen[next] = true
 		cursor = &next
 	}
-	obs.Transcript = append(transcript, ']')
+	if r.cfg.OnToolsPage == nil {
+		obs.Transcript = append(transcript, ']')
+	}
 	return nil
+}
+
+// pageTools is the length of a checked page's "tools" array.
+func pageTools(res jcs.Value) int {
+	t, _ := res.Get("tools")
+	return t.Len()
 }
 
 // checkToolsPage checks what steering needs: a "tools" array and a string

@@ -11,13 +11,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
 	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
 // Defaults for the zero values of Config.
 const (
-	DefaultMaxListPages     = 50
+	DefaultMaxListBytes     = 64 << 20
+	DefaultMaxListTools     = 100000
 	DefaultConnectTimeout   = 10 * time.Second
 	DefaultRequestTimeout   = 30 * time.Second
 	DefaultStartupTimeout   = 20 * time.Second
@@ -97,8 +99,26 @@ type Config struct {
 	// skips server/discover and starts with initialize.
 	PreferredRevision string
 
-	// MaxListPages bounds how many tools/list pages are fetched (default 50).
+	// MaxListPages, when set, bounds how many tools/list pages are
+	// fetched: with more pages, the run stops there (CapReached) and the
+	// list is partial. 0 (the default) sets no page bound: the listing is
+	// bounded by MaxListBytes, MaxListTools and the context's deadline.
 	MaxListPages int
+	// MaxListBytes bounds the bytes of all tools/list responses of the
+	// run together (default 64 MiB); MaxListTools bounds the tools entries
+	// of all pages together (default 100,000). A listing beyond either is
+	// a *LimitError (LimitListBytes, LimitListTools).
+	MaxListBytes int64
+	MaxListTools int
+
+	// OnToolsPage, when set, receives each tools/list page as it arrives:
+	// the request's exact bytes and the result (checked as for the
+	// transcript: an object with a "tools" array and a string or absent
+	// nextCursor), parsed strictly; the result's Doc holds the response's
+	// bytes and may be kept. The Transcript is then not built (nil): the
+	// caller keeps what it needs, and a caller that needs only digests
+	// keeps no page. An error it returns ends the run with that error.
+	OnToolsPage func(request []byte, result jcs.Value) error
 
 	// ConnectTimeout bounds TCP connect and TLS handshake (default 10s);
 	// RequestTimeout bounds each exchange from sending the request to the
@@ -208,7 +228,9 @@ type Observation struct {
 	// complete when the last page had no nextCursor.
 	Completeness string
 	CursorCycle  bool // a nextCursor repeated; the run stopped there
-	CapReached   bool // MaxListPages pages were read and the last had a nextCursor
+	CapReached   bool // MaxListPages (set) pages were read and the last had a nextCursor
+	// ListBytes is the size of the tools/list responses read, in bytes.
+	ListBytes int64
 
 	// TTLMs and CacheScope are ttlMs and cacheScope of the first tools/list
 	// page (TTLMs nil when absent or not an integer). MissingCacheFields
@@ -362,10 +384,11 @@ func (c Config) normalize() (Config, error) {
 	if c.ClientVersion == "" {
 		c.ClientVersion = DefaultClientVersion
 	}
-	if c.MaxListPages < 0 || c.ConnectTimeout < 0 || c.RequestTimeout < 0 || c.StartupTimeout < 0 || c.MaxResponseBytes < 0 || c.MaxSSEEvents < 0 {
+	if c.MaxListPages < 0 || c.MaxListBytes < 0 || c.MaxListTools < 0 || c.ConnectTimeout < 0 || c.RequestTimeout < 0 || c.StartupTimeout < 0 || c.MaxResponseBytes < 0 || c.MaxSSEEvents < 0 {
 		return bad("limits must not be negative")
 	}
-	c.MaxListPages = orDefault(c.MaxListPages, DefaultMaxListPages)
+	c.MaxListBytes = orDefault(c.MaxListBytes, DefaultMaxListBytes)
+	c.MaxListTools = orDefault(c.MaxListTools, DefaultMaxListTools)
 	c.ConnectTimeout = orDefault(c.ConnectTimeout, DefaultConnectTimeout)
 	c.RequestTimeout = orDefault(c.RequestTimeout, DefaultRequestTimeout)
 	c.StartupTimeout = orDefault(c.StartupTimeout, DefaultStartupTimeout)

@@ -98,7 +98,11 @@
 // manifest.ParseToolList directly. Each exchange is bounded in time
 // (RequestTimeout, ConnectTimeout, StartupTimeout), in bytes
 // (MaxResponseBytes per body, stream or line) and in SSE events; the list
-// in pages (MaxListPages) and by cursor cycles. Errors are typed
+// in all its bytes (MaxListBytes, 64 MiB) and tools (MaxListTools,
+// 100,000) and by cursor cycles, and in pages when MaxListPages is set
+// (no page bound by default); the whole run by the context's deadline.
+// Config.OnToolsPage receives each page as it is read, parsed, instead of
+// a Transcript. Errors are typed
 // (*ProtocolError, *HTTPError, *LimitError, *UnreachableError,
 // *RedirectError, *ResponseError, *VersionError, *ConfigError) and quote
 // at most 200 bytes of server-controlled text, escaped with safetext.

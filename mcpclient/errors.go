@@ -84,6 +84,8 @@ const (
 	LimitRequestTime   LimitKind = "request-timeout" // Config.RequestTimeout
 	LimitStartupTime   LimitKind = "startup-timeout" // Config.StartupTimeout (stdio)
 	LimitNoise         LimitKind = "stdout-noise"    // stdio: too many non-JSON lines
+	LimitListBytes     LimitKind = "list-bytes"      // Config.MaxListBytes (all tools/list responses)
+	LimitListTools     LimitKind = "list-tools"      // Config.MaxListTools (all tools/list pages)
 )
 
 // LimitError is a configured bound that the exchange exceeded.
@@ -101,6 +103,10 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("mcpclient: %s: the response stream exceeded %d events", e.Method, e.Max)
 	case LimitNoise:
 		return fmt.Sprintf("mcpclient: %s: the server wrote more than %d lines that are not JSON-RPC messages", e.Method, e.Max)
+	case LimitListBytes:
+		return fmt.Sprintf("mcpclient: %s: the listing exceeded %d bytes in all (%s), so it was not read further", e.Method, e.Max, e.Kind)
+	case LimitListTools:
+		return fmt.Sprintf("mcpclient: %s: the listing exceeded %d tools in all (%s), so it was not read further", e.Method, e.Max, e.Kind)
 	}
 	return fmt.Sprintf("mcpclient: %s: the response exceeded %d bytes", e.Method, e.Max)
 }
