@@ -39,9 +39,13 @@ func (g *Gateway) out(b []byte) []byte { return g.cfg.Secrets.Bytes(b) }
 // dial opens an upstream link for a new session.
 func (g *Gateway) dial(ctx context.Context) (upstream, error) {
 	if g.cfg.Upstream.URL != "" {
-		return newHTTPUpstream(g), nil
+		return g.traced(newHTTPUpstream(g)), nil
 	}
-	return newStdioUpstream(ctx, g)
+	up, err := newStdioUpstream(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	return g.traced(up), nil
 }
 
 // ServeStdio serves one downstream over newline-delimited JSON-RPC on r

@@ -11,7 +11,10 @@
 // bytes it received: a tool it serves is the upstream's tool object byte
 // for byte; the only bytes it changes are JSON-RPC ids on a stdio
 // upstream, which it multiplexes (the downstream gets its own ids back),
-// and whitespace between JSON tokens where a frame needs one line.
+// and whitespace between JSON tokens where a frame needs one line — and,
+// only when tracing is on (Config.Tracer), the trace context in a
+// forwarded message's params._meta, which becomes the gateway's own CLIENT
+// span's (a deliberate exception; see trace.go).
 //
 // Modes:
 //
@@ -41,6 +44,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
+	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
 // Mode is how the gateway treats traffic.
@@ -120,6 +124,12 @@ type Config struct {
 	Secrets *redact.Set
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Tracer, when set, makes a SERVER span of each downstream request
+	// and notification (a child of the trace context in its
+	// params._meta) and a CLIENT span of each message sent upstream, whose
+	// traceparent replaces the one in that message's params._meta: the one
+	// change to forwarded bytes tracing makes (see trace.go). Nil: none.
+	Tracer mcptrace.Tracer
 }
 
 func (c *Config) defaults() error {
@@ -191,6 +201,8 @@ type Gateway struct {
 	shared   *session            // stateless 2026-07-28 HTTP traffic
 	closed   bool
 
+	trace *traceState // nil without Config.Tracer
+
 	// ready: the upstream was observed and the baseline is valid.
 	ready atomic.Bool
 	// The gateway's own observations (Observe): one at a time, and the
@@ -204,7 +216,7 @@ func New(cfg Config) (*Gateway, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	g := &Gateway{cfg: cfg, sessions: map[string]*session{}}
+	g := &Gateway{cfg: cfg, sessions: map[string]*session{}, trace: newTraceState(&cfg)}
 	if cfg.Baseline != nil {
 		g.baseline.Store(cfg.Baseline)
 	}

@@ -22,6 +22,8 @@ func (g *Gateway) Observe(ctx context.Context) bool {
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.ListTimeout+g.cfg.RequestTimeout)
 	defer cancel()
+	ctx, end := g.ownWork(ctx, "mcpdrift proxy observe")
+	defer end()
 	for _, legacy := range []bool{g.observeLegacy.Load(), !g.observeLegacy.Load()} {
 		up, err := g.dial(ctx)
 		if err != nil {

@@ -141,9 +141,10 @@ type reply struct {
 	sse bool
 }
 
-// handle processes one downstream message. onMsg carries the server's
+// serve processes one downstream message (handle, trace.go, calls it,
+// in the message's SERVER span when tracing). onMsg carries the server's
 // messages that arrive while a request is answered (to the same stream).
-func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header, onMsg func([]byte)) reply {
+func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, onMsg func([]byte)) reply {
 	s.mu.Lock()
 	s.lastUsed = s.g.cfg.Now()
 	if fwd != nil {
@@ -238,7 +239,7 @@ type downstreamParamsKey struct{}
 // not know, is forwarded as it came.
 func (s *session) callHeaders(ctx context.Context, m *frame.Message, fwd http.Header) (http.Header, *frame.Error) {
 	down, fromHTTP := ctx.Value(downstreamParamsKey{}).(http.Header)
-	if _, httpUp := s.up.(*httpUpstream); !modernRequest(m) || !fromHTTP && !httpUp {
+	if httpUp := isHTTP(s.up); !modernRequest(m) || !fromHTTP && !httpUp {
 		return fwd, nil
 	}
 	name, args := callTarget(m)
@@ -491,7 +492,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	}
 	s.mu.Unlock()
 	b := s.g.baseline.Load()
-	tl, first, err := s.listUpstream(ctx, fwd)
+	tl, first, err := s.tracedList(ctx, fwd)
 	now := s.g.cfg.Now()
 	s.mu.Lock()
 	prev := s.gate
