@@ -81,10 +81,12 @@ type Provider struct {
 	tracer trace.Tracer
 	rt     *recordingTransport
 
-	mu      sync.Mutex
+	mu      sync.Mutex // Flush
 	flushed bool
 	ok      bool
-	failing bool // ModeService: the last export failed (warned)
+
+	wmu     sync.Mutex // the batcher's exports (ModeService)
+	failing bool       // the last export failed (warned)
 }
 
 var quietOnce sync.Once
@@ -196,11 +198,15 @@ func (p *Provider) Flush() bool {
 		_ = p.tp.Shutdown(ctx)
 		return p.ok
 	}
-	// ModeService: the batcher's last export, bounded like every other.
-	if err := p.tp.Shutdown(ctx); err != nil && p.ok {
-		p.ok = false
+	// ModeService: the batcher's last export, bounded like every other
+	// (a failure it meets is warned by watched, once per streak).
+	err := p.tp.Shutdown(ctx)
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if err != nil && !p.failing {
 		p.warn(fmt.Sprintf("OpenTelemetry: the last spans were not exported to %s: %s", safetext.Escape(p.s.Shown()), p.reason(ctx, err)))
 	}
+	p.ok = err == nil && !p.failing
 	return p.ok
 }
 
@@ -310,8 +316,8 @@ func (w *watched) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan
 	ctx, cancel := context.WithTimeout(ctx, w.p.opt.Bound)
 	defer cancel()
 	err := w.inner.ExportSpans(ctx, spans)
-	w.p.mu.Lock()
-	defer w.p.mu.Unlock()
+	w.p.wmu.Lock()
+	defer w.p.wmu.Unlock()
 	if err == nil {
 		w.p.failing = false
 		return nil

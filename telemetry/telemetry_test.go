@@ -239,3 +239,28 @@ func TestUnsampledParentGivesNoRef(t *testing.T) {
 		t.Fatalf("%d unsampled spans exported", n)
 	}
 }
+
+// TestServiceModeFlush: the gateway's last spans go out at Flush, at once
+// (not at the bound), and are received.
+func TestServiceModeFlush(t *testing.T) {
+	c := otlptest.New(otlptest.Accept)
+	defer c.Close()
+	p, err := New(&Settings{URL: c.URL() + "/v1/traces", ServiceName: "svc"}, Options{Mode: ModeService, Warn: func(s string) { t.Errorf("warning %s", s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		_, s := p.Tracer().Start(context.Background(), mcptrace.Request{Kind: mcptrace.Server, Method: "ping"})
+		s.End(mcptrace.Outcome{})
+	}
+	start := time.Now()
+	if !p.Flush() {
+		t.Fatal("flush failed")
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("flush took %v", took)
+	}
+	if n := len(c.Spans()); n != 3 {
+		t.Fatalf("%d spans received", n)
+	}
+}
