@@ -169,3 +169,74 @@ func Inert(s string) string {
 	}
 	return s
 }
+
+// Segment is a run of text an escaper produced: plain text, or one escape
+// sequence (Escape true).
+type Segment struct {
+	Text   string
+	Escape bool
+}
+
+// Segments splits text that Escape, Quote, EscapeASCII or QuoteASCII
+// produced into runs of plain text and their escape sequences (\\, \xNN,
+// \uXXXX, \UXXXXXXXX), so a renderer can mark each escape as one (the HTML
+// report highlights them). It escapes nothing itself: give it escaped
+// text only. The \" of a quote is plain text; a backslash that starts no
+// escape sequence (which an escaper never writes) is an escape of its own.
+func Segments(escaped string) []Segment {
+	var out []Segment
+	plain := 0
+	for i := 0; i < len(escaped); {
+		if escaped[i] != '\\' {
+			i++
+			continue
+		}
+		n := escapeLen(escaped[i:])
+		if n == 0 { // \" stays plain
+			i += 2
+			continue
+		}
+		if i > plain {
+			out = append(out, Segment{Text: escaped[plain:i]})
+		}
+		out = append(out, Segment{Text: escaped[i : i+n], Escape: true})
+		i += n
+		plain = i
+	}
+	if plain < len(escaped) {
+		out = append(out, Segment{Text: escaped[plain:]})
+	}
+	return out
+}
+
+// escapeLen is the length of the escape sequence s starts with (s[0] is a
+// backslash), 0 for \" (not an escape of a character).
+func escapeLen(s string) int {
+	if len(s) < 2 {
+		return 1
+	}
+	hex := func(n int) int {
+		if len(s) < 2+n {
+			return 1
+		}
+		for _, c := range []byte(s[2 : 2+n]) {
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return 1
+			}
+		}
+		return 2 + n
+	}
+	switch s[1] {
+	case '"':
+		return 0
+	case '\\':
+		return 2
+	case 'x':
+		return hex(2)
+	case 'u':
+		return hex(4)
+	case 'U':
+		return hex(8)
+	}
+	return 1
+}

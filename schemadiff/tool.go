@@ -480,7 +480,7 @@ func diffAnnotations(name string, o, n jcs.Value) []Change {
 		// tool may modify its environment (readOnlyHint false): while it
 		// claims to be read-only on both sides, they are shown as
 		// meaningless and graded low.
-		if (h.key == "destructiveHint" || h.key == "idempotentHint") && readOnly(o) && readOnly(n) {
+		if HintMeaningless(h.key, o, n) {
 			c.Direction, c.Severity = Neutral, "low"
 			c.Detail += " (meaningless while readOnlyHint is true: a read-only tool modifies nothing)"
 		}
