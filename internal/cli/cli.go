@@ -27,7 +27,8 @@ const (
 
 // DefaultMaxInput is the default cap on any input file (--max-input-bytes).
 // Inputs are read whole (digests need every byte); the cap bounds memory.
-const DefaultMaxInput = 64 << 20
+// 256 MiB takes a 100,000-tool manifest of typical tools (about 170 MB).
+const DefaultMaxInput = 256 << 20
 
 // Version is set by the linker or read from the build info.
 var Version = ""

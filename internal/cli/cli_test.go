@@ -59,7 +59,7 @@ func TestObserveHugeInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(200 << 20); err != nil { // sparse: no disk used
+	if err := f.Truncate(DefaultMaxInput + 1); err != nil { // sparse: no disk used
 		t.Fatal(err)
 	}
 	f.Close()

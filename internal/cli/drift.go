@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/manifest"
@@ -38,7 +39,10 @@ type liveFlags struct {
 	stdio        bool
 	headers      []string
 	passEnv      []string
-	maxPages     int
+	maxPages     int // 0 (not given): no page bound
+	flags        *pflag.FlagSet
+	maxListBytes int64
+	maxListTools int
 	timeout      time.Duration
 	maxResponse  int64
 	caFile       string
@@ -62,7 +66,10 @@ func (l *liveFlags) registerAs(cmd *cobra.Command, urlFlag, stdioFlag string) {
 	f.BoolVar(&l.stdio, stdioFlag, false, "run the server given after -- as a child process and speak stdio (it runs with a minimal environment; see README)")
 	f.StringArrayVar(&l.headers, "header", nil, "NAME=VALUE sent on every HTTP request (repeatable); names are recorded, values never, and values are redacted from every output")
 	f.StringArrayVar(&l.passEnv, "pass-env", nil, "environment variable the stdio child inherits (repeatable); its value is redacted from every output")
-	f.IntVar(&l.maxPages, "max-list-pages", mcpclient.DefaultMaxListPages, "how many tools/list pages to follow at most")
+	l.flags = f
+	f.IntVar(&l.maxPages, "max-list-pages", 0, "follow at most this many tools/list pages: a longer list is then partial (MCP-DRIFT-PAGINATION-CAPPED); by default there is no page bound, and --max-list-bytes, --max-list-tools and --timeout bound the listing")
+	f.Int64Var(&l.maxListBytes, "max-list-bytes", mcpclient.DefaultMaxListBytes, "refuse a listing whose tools/list responses exceed this many bytes in all")
+	f.IntVar(&l.maxListTools, "max-list-tools", mcpclient.DefaultMaxListTools, "refuse a listing of more than this many tools in all")
 	f.DurationVar(&l.timeout, "timeout", 2*time.Minute, "bound on the whole run (more than 0)")
 	f.Int64Var(&l.maxResponse, "max-response-bytes", mcpclient.DefaultMaxResponseBytes, "refuse any single response larger than this")
 	f.StringVar(&l.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots (TLS verification stays on)")
@@ -152,7 +159,7 @@ func checkURL(flag, raw string) error {
 // config builds the client configuration and records every secret it
 // will send. argv is the command after --.
 func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
-	cfg := mcpclient.Config{ClientName: "mcpdrift", ClientVersion: version(), MaxListPages: l.maxPages, MaxResponseBytes: l.maxResponse, UserAgent: l.userAgent}
+	cfg := mcpclient.Config{ClientName: "mcpdrift", ClientVersion: version(), MaxListPages: l.maxPages, MaxListBytes: l.maxListBytes, MaxListTools: l.maxListTools, MaxResponseBytes: l.maxResponse, UserAgent: l.userAgent}
 	// Secrets first: whatever fails below must not be able to echo them.
 	for _, h := range l.headers {
 		if name, value, ok := strings.Cut(h, "="); ok {
@@ -184,8 +191,12 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 		return cfg, usageErr("--timeout must be more than 0 (for example 30s)")
 	case l.maxResponse < 1:
 		return cfg, usageErr("--max-response-bytes must be at least 1")
-	case l.maxPages < 1:
-		return cfg, usageErr("--max-list-pages must be at least 1")
+	case l.maxPages < 0 || l.maxPages == 0 && l.flags != nil && l.flags.Changed("max-list-pages"):
+		return cfg, usageErr("--max-list-pages must be at least 1 (without it, no page bound)")
+	case l.maxListBytes < 1:
+		return cfg, usageErr("--max-list-bytes must be at least 1")
+	case l.maxListTools < 1:
+		return cfg, usageErr("--max-list-tools must be at least 1")
 	case strings.ContainsAny(l.userAgent, "\r\n\x00"):
 		return cfg, usageErr("--user-agent must not contain CR, LF or NUL")
 	}
@@ -345,22 +356,9 @@ func shellJoin(argv []string) string {
 	return strings.Join(out, " ")
 }
 
-// observeLive runs one tools/list and parses its transcript.
+// observeLive runs one tools/list and keeps its tools (listing.go).
 func observeLive(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-	obs, err := mcpclient.ListTools(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	tl, err := manifest.ParseToolListWith(obs.Transcript, manifest.ParseOptions{SkipInvalidTools: true})
-	if err != nil {
-		return obs, nil, fmt.Errorf("the server's tools/list could not be read: %w", err)
-	}
-	if len(tl.Invalid) > 0 && obs.Completeness == string(manifest.Complete) {
-		// Unreadable entries are tools nobody can compare: what was read is
-		// a subset of what was served.
-		obs.Completeness = string(manifest.Partial)
-	}
-	return obs, tl, nil
+	return listFull(ctx, cfg)
 }
 
 func probeObservation(obs *mcpclient.Observation, tl *manifest.ToolList) *probe.Observation {
@@ -429,7 +427,7 @@ type driftRun struct {
 // the wire (the not-observed record when nothing was observed).
 type driftResult struct {
 	rep      *probe.Report
-	observed *manifest.Observed
+	observed func() *manifest.Observed
 }
 
 // knownClients are the identities --cloak-check lists as. They are the
@@ -476,7 +474,15 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		rep.Warnings = append(rep.Warnings, d.capsNote)
 	}
 
-	obs, tl, err := observeLive(ctx, cfg)
+	// The other listings run beside the primary one (listing.go); their
+	// results are used as before, once the primary listing has succeeded.
+	others := startOthers(ctx, cfg, d)
+	defer others.stop()
+
+	obs, tl, warning, err := others.primary(ctx, cfg)
+	if warning != "" {
+		rep.Warnings = append(rep.Warnings, warning)
+	}
 	var pe *mcpclient.ProtocolError
 	var he *mcpclient.HTTPError
 	switch {
@@ -513,43 +519,40 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	}
 	if in.Primary != nil {
 		rep.Served = &probe.Served{ManifestDigest: in.Primary.ManifestDigest, ToolCount: len(in.Primary.Tools), Pages: obs.Pages, Completeness: obs.Completeness}
-		if !d.skipSecond {
+		if others.second != nil {
 			// A second, independent connection: the list MUST NOT
 			// vary per connection.
-			cfg2 := cfg
-			cfg2.HTTPClient, cfg2.Calls = nil, nil
-			o2, tl2, err := observeLive(ctx, cfg2)
+			o2, warning, err := secondListing(ctx, cfg, others.second)
+			if warning != "" {
+				rep.Warnings = append(rep.Warnings, warning)
+			}
 			if err != nil {
 				rep.Warnings = append(rep.Warnings, "the second connection failed, so per-connection stability was not checked: "+safetext.Inert(err.Error()))
 			} else {
-				in.Second = probeObservation(o2, tl2)
+				in.Second = o2
 				rep.Served.SecondCompared = true
 			}
 		}
-		if d.cloakAs != "" {
+		if others.cloak != nil {
 			// The same list, asked for as another well-known client.
-			cfg3 := cfg
-			cfg3.HTTPClient, cfg3.Calls = nil, nil
-			cfg3.ClientName, cfg3.ClientVersion, _ = strings.Cut(d.cloakAs, "/")
-			if cfg3.BaseURL != "" {
-				cfg3.UserAgent = d.cloakAs
-			}
 			rep.Client.CloakCheckedAs = d.cloakAs
-			o3, tl3, err := observeLive(ctx, cfg3)
+			o3, tl3, err := others.cloak.wait()
 			if err != nil {
 				in.Cloak = &probe.Cloak{Client: d.cloakAs, Error: safetext.Inert(err.Error())}
 			} else {
 				in.Cloak = &probe.Cloak{Client: d.cloakAs, Obs: probeObservation(o3, tl3)}
 			}
 		}
-		res.observed = manifest.BuildObserved(id, tl, manifest.Completeness(obs.Completeness), nil)
+		// Built only when written (--observed-out): its field digests are
+		// no part of the comparison.
+		res.observed = func() *manifest.Observed {
+			return manifest.BuildObserved(id, tl, manifest.Completeness(obs.Completeness), nil)
+		}
 	} else {
-		res.observed = manifest.NotObserved(id)
+		res.observed = func() *manifest.Observed { return manifest.NotObserved(id) }
 	}
-	if cfg.BaseURL != "" && len(cfg.Headers) > 0 && !d.skipAuth && in.Refused == nil && in.Primary != nil {
-		anon := cfg
-		anon.Headers, anon.Calls = nil, nil
-		in.Anonymous = anonymousProbe(ctx, anon, in.Primary)
+	if others.anon != nil && in.Refused == nil && in.Primary != nil {
+		in.Anonymous = anonymousProbe(others.anon, in.Primary)
 	}
 	in.Suppressions, in.Today = d.suppressions, today()
 	in.Profile, in.Classifier = d.profile, d.classifier
@@ -700,7 +703,7 @@ then says so).`,
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
 			if observedOut != "" {
-				b, err := manifest.MarshalArtifact(res.observed)
+				b, err := manifest.MarshalArtifact(res.observed())
 				if err != nil {
 					return err
 				}
@@ -809,9 +812,10 @@ func defaultServerID(obs *mcpclient.Observation, target string) string {
 	return target
 }
 
-// anonymousProbe sends tools/list without the credentials.
-func anonymousProbe(ctx context.Context, cfg mcpclient.Config, primary *probe.Observation) *probe.AnonProbe {
-	obs, tl, err := observeLive(ctx, cfg)
+// anonymousProbe is the outcome of tools/list sent without the
+// credentials.
+func anonymousProbe(p *pending[*probe.Observation], primary *probe.Observation) *probe.AnonProbe {
+	obs, tl, err := p.wait()
 	var he *mcpclient.HTTPError
 	switch {
 	case err == nil:

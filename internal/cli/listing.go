@@ -1,0 +1,309 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/probe"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// How a live run lists a server. Every page is parsed once, strictly, by
+// the client as it arrives, and what a run keeps of it is decided here:
+//
+//   - listFull keeps the tools (their bytes and their parse), which pin and
+//     drift's comparison need (digests of the exact bytes, the snapshot,
+//     the structural diff);
+//   - listNames keeps each tool's name and digest and drops every page
+//     once it is read: all that the per-connection and credential checks
+//     compare.
+//
+// No transcript is assembled and read again.
+
+// listFull runs one tools/list and keeps its tools.
+func listFull(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
+	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
+	prev := cfg.OnToolsPage
+	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
+		if prev != nil {
+			if err := prev(req, res); err != nil {
+				return err
+			}
+		}
+		if err := pl.Add(res); err != nil {
+			return fmt.Errorf("the server's tools/list could not be read: %w", err)
+		}
+		return nil
+	}
+	obs, err := mcpclient.ListTools(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	tl := pl.List(manifest.Completeness(obs.Completeness), listReason(obs))
+	if len(tl.Invalid) > 0 && obs.Completeness == string(manifest.Complete) {
+		// Unreadable entries are tools nobody can compare: what was read is
+		// a subset of what was served.
+		obs.Completeness = string(manifest.Partial)
+		tl.Completeness = manifest.Partial
+	}
+	return obs, tl, nil
+}
+
+// listReason says how the client established a listing's completeness.
+func listReason(obs *mcpclient.Observation) string {
+	switch {
+	case obs.CursorCycle:
+		return "a nextCursor repeated: the server's cursor chain cycles"
+	case obs.CapReached:
+		return fmt.Sprintf("the page cap was reached after %d pages: later pages were not observed", obs.Pages)
+	case obs.Completeness != string(manifest.Complete):
+		return "the last page has a nextCursor that was not followed: later pages were not observed"
+	}
+	return fmt.Sprintf("%d pages; the listing started without a cursor and ended without nextCursor", obs.Pages)
+}
+
+// nameDigests keeps, page by page, each tool's name and tool digest, and
+// nothing of the page itself.
+type nameDigests struct {
+	tools   []manifest.Tool // Name only
+	nd      []manifest.NameDigest
+	seen    map[string]bool
+	dup     bool
+	invalid []string
+	pages   int
+}
+
+func (n *nameDigests) add(res jcs.Value) error {
+	n.pages++
+	tools, _ := res.Get("tools") // an array: the client checked
+	for i := range tools.Len() {
+		v := tools.Index(i)
+		ptr := fmt.Sprintf("/%d/result/tools/%d", 2*n.pages-1, i)
+		if v.Kind() != jcs.Object {
+			n.invalid = append(n.invalid, safetext.Quote(ptr)+": "+safetext.Escape("a tools entry must be an object, found "+v.Kind().String()))
+			continue
+		}
+		t, err := manifest.ToolFromValue(v, ptr)
+		if err != nil {
+			msg := safetext.Escape(err.Error())
+			if ie, ok := errors.AsType[*manifest.InputError](err); ok {
+				msg = safetext.Quote(ie.Pointer) + ": " + safetext.Escape(ie.Msg)
+			}
+			n.invalid = append(n.invalid, msg)
+			continue
+		}
+		n.tools = append(n.tools, manifest.Tool{Name: t.Name})
+		n.nd = append(n.nd, manifest.NameDigest{Name: t.Name, ToolDigest: t.ToolDigest()})
+		if n.seen[t.Name] {
+			n.dup = true
+		}
+		n.seen[t.Name] = true
+	}
+	return nil
+}
+
+// listNames runs one tools/list and keeps only what a comparison of tool
+// sets needs: the probe.Observation it returns has the tools' names (in
+// served order; no definitions) and the manifest digest ("" when names
+// repeat, as manifest.ManifestDigestOf).
+func listNames(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
+	n := &nameDigests{seen: map[string]bool{}}
+	cfg.OnToolsPage = func(_ []byte, res jcs.Value) error { return n.add(res) }
+	obs, err := mcpclient.ListTools(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(n.invalid) > 0 && obs.Completeness == string(manifest.Complete) {
+		obs.Completeness = string(manifest.Partial)
+	}
+	d := ""
+	if !n.dup {
+		d = manifest.ManifestDigest(n.nd)
+	}
+	return obs, &probe.Observation{
+		Invalid: n.invalid,
+		Tools:   n.tools, Completeness: manifest.Completeness(obs.Completeness), CapReached: obs.CapReached, CursorCycle: obs.CursorCycle,
+		Era: obs.Era, Revision: obs.ProtocolRevision, RevisionReason: obs.RevisionReason, MissingCacheFields: obs.MissingCacheFields, ManifestDigest: d,
+	}, nil
+}
+
+// pending is a listing running beside the primary one.
+type pending[T any] struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	obs    *mcpclient.Observation
+	val    T
+	err    error
+}
+
+// start runs list on its own connection (its own child, over stdio) once
+// gate is closed, while the caller lists on the primary one.
+func start[T any](ctx context.Context, gate <-chan struct{}, cfg mcpclient.Config, list func(context.Context, mcpclient.Config) (*mcpclient.Observation, T, error)) *pending[T] {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &pending[T]{done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(p.done)
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			p.err = ctx.Err()
+			return
+		}
+		p.obs, p.val, p.err = list(ctx, cfg)
+	}()
+	return p
+}
+
+// wait returns the listing's outcome.
+func (p *pending[T]) wait() (*mcpclient.Observation, T, error) {
+	<-p.done
+	p.cancel()
+	return p.obs, p.val, p.err
+}
+
+// stop abandons the listing (its connection is closed, its child ended)
+// and waits until it has ended; after wait, or on nil, it does nothing.
+func (p *pending[T]) stop() {
+	if p == nil {
+		return
+	}
+	p.cancel()
+	<-p.done
+}
+
+// finish waits until the listing has ended (nil: at once).
+func (p *pending[T]) finish() {
+	if p != nil {
+		<-p.done
+	}
+}
+
+// others are the listings a drift makes beside its primary one, each on
+// its own connection: a second one for per-connection stability
+// (names and digests only), the cloak check (as another client), and the
+// credential-stripped probe (names only). Over HTTP they start once the
+// primary listing has read its first page, so that a server which holds
+// one session per client at a time gives it to the primary listing; over
+// stdio, where each connection is its own child, at once.
+type others struct {
+	second *pending[*probe.Observation]
+	cloak  *pending[*manifest.ToolList]
+	anon   *pending[*probe.Observation]
+	gate   chan struct{}
+	open   sync.Once
+}
+
+func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others {
+	o := &others{gate: make(chan struct{})}
+	if cfg.BaseURL == "" {
+		o.release()
+	}
+	if !d.skipSecond {
+		cfg2 := cfg
+		cfg2.HTTPClient, cfg2.Calls = nil, nil
+		o.second = start(ctx, o.gate, cfg2, listNames)
+	}
+	if d.cloakAs != "" {
+		cfg3 := cfg
+		cfg3.HTTPClient, cfg3.Calls = nil, nil
+		cfg3.ClientName, cfg3.ClientVersion, _ = strings.Cut(d.cloakAs, "/")
+		if cfg3.BaseURL != "" {
+			cfg3.UserAgent = d.cloakAs
+		}
+		o.cloak = start(ctx, o.gate, cfg3, observeLive)
+	}
+	if cfg.BaseURL != "" && len(cfg.Headers) > 0 && !d.skipAuth {
+		anonCfg := cfg
+		anonCfg.Headers, anonCfg.Calls = nil, nil
+		o.anon = start(ctx, o.gate, anonCfg, listNames)
+	}
+	return o
+}
+
+// release lets the other listings start.
+func (o *others) release() { o.open.Do(func() { close(o.gate) }) }
+
+// stop ends every other listing.
+func (o *others) stop() { stopAll(o.second, o.cloak, o.anon) }
+
+// primary runs the primary listing. When it fails while other listings
+// ran beside it, in a way another connection can cause (a server that
+// holds one session per client and drops the older one, a stdio server
+// that cannot run twice at once: a lock, a port), it is made once more,
+// alone, after them, and warning says so. A refusal (401, 403), a
+// revision the server does not speak, a listing beyond its bounds or the
+// run's deadline are not tried again.
+func (o *others) primary(ctx context.Context, cfg mcpclient.Config) (obs *mcpclient.Observation, tl *manifest.ToolList, warning string, err error) {
+	pcfg := cfg
+	pcfg.OnToolsPage = func([]byte, jcs.Value) error { o.release(); return nil }
+	obs, tl, err = observeLive(ctx, pcfg)
+	started := false
+	select {
+	case <-o.gate:
+		started = o.second != nil || o.cloak != nil || o.anon != nil
+	default:
+	}
+	o.release()
+	if err == nil || !started || ctx.Err() != nil || !concurrencyMayCause(err) {
+		return obs, tl, "", err
+	}
+	o.second.finish()
+	o.cloak.finish()
+	o.anon.finish()
+	obs2, tl2, err2 := observeLive(ctx, cfg)
+	if err2 != nil {
+		return obs, tl, "", err
+	}
+	return obs2, tl2, "the listing failed while another connection to the server was open (" + safetext.Inert(err.Error()) + "); made again alone, it succeeded: the server may not hold two connections at once", nil
+}
+
+// concurrencyMayCause reports whether err is a failure another open
+// connection can cause.
+func concurrencyMayCause(err error) bool {
+	if _, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
+		return false
+	}
+	if he, ok := errors.AsType[*mcpclient.HTTPError](err); ok && (he.Status == 401 || he.Status == 403) {
+		return false
+	}
+	if pe, ok := errors.AsType[*mcpclient.ProtocolError](err); ok {
+		// A JSON-RPC error is the server's answer, except a session it
+		// no longer knows (HTTP 404): the one another session can end.
+		return pe.HTTPStatus == 404 && pe.Code != mcpwire.CodeUnsupportedProtocolVersion
+	}
+	if le, ok := errors.AsType[*mcpclient.LimitError](err); ok && (le.Kind == mcpclient.LimitListBytes || le.Kind == mcpclient.LimitListTools) {
+		return false
+	}
+	return !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
+}
+
+// stopAll stops each listing.
+func stopAll(ps ...interface{ stop() }) {
+	for _, p := range ps {
+		p.stop()
+	}
+}
+
+// secondListing is the outcome of the second connection. It ran beside the
+// first; a server that cannot hold two sessions (or two children) at once
+// can fail it there, so a failure is retried once, alone, now that the
+// first has ended. A run whose deadline passed is not retried.
+func secondListing(ctx context.Context, cfg mcpclient.Config, p *pending[*probe.Observation]) (o *probe.Observation, warning string, err error) {
+	_, o, err = p.wait()
+	if err == nil || ctx.Err() != nil || !concurrencyMayCause(err) {
+		return o, "", err
+	}
+	cfg.HTTPClient, cfg.Calls = nil, nil
+	_, o, err2 := listNames(ctx, cfg)
+	if err2 != nil {
+		return nil, "", err
+	}
+	return o, "the second connection failed while the first was open (" + safetext.Inert(err.Error()) + "); made again after the first had ended, it listed, and was compared", nil
+}
