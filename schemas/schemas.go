@@ -33,6 +33,8 @@ const (
 	Snapshot = "snapshot.v1.schema.json"
 	// Suppressions is the per-rule suppression file (mcpdrift.yaml).
 	Suppressions = "suppressions.v1.schema.json"
+	// Lock is the lock of many servers (mcpdrift.lock).
+	Lock = "lock.v1.schema.json"
 )
 
 var (
@@ -46,7 +48,7 @@ func load() {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(nil)
 	c.UseRegexpEngine(artifactRegexp)
-	names := []string{Observed, Declared, Policy, Snapshot, Suppressions}
+	names := []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock}
 	for _, n := range names {
 		b, err := files.ReadFile(n)
 		if err != nil {
