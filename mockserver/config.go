@@ -164,8 +164,10 @@ type Config struct {
 	// ListChanged advertises tools.listChanged and sends
 	// notifications/tools/list_changed when the tools are swapped
 	// (SetTools, ReloadFile, the admin endpoint): on every stdio
-	// connection, and on every legacy session's GET stream (GET with
-	// Mcp-Session-Id opens one; without ListChanged GET stays 405).
+	// connection, on every legacy session's GET stream (GET with
+	// Mcp-Session-Id opens one; without ListChanged GET stays 405), and on
+	// every 2026-07-28 subscriptions/listen stream that asked for
+	// toolsListChanged (without ListChanged, listen is -32601).
 	ListChanged bool
 
 	// RequireAuth, when set, is the bearer token every request must carry

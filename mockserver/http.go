@@ -252,6 +252,10 @@ func (s *Server) handleModern(w http.ResponseWriter, r *http.Request, entry *Log
 	}
 	x.tools = s.toolsFor(x.conn, anonymous, x.caps)
 	entry.Passed = true
+	if m.Method == "subscriptions/listen" && s.cfg.ListChanged {
+		s.listen(w, r, entry, m)
+		return
+	}
 	res, e := s.dispatch(x, m)
 	s.reply(w, r, entry, x, m, res, e)
 }
