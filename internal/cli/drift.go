@@ -28,6 +28,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
+	"github.com/mcpdrift/mcpdrift/telemetry"
 )
 
 // liveFlags select and bound a live server (drift, pin --url/--stdio).
@@ -307,7 +308,10 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 }
 
 // short says, once per value, that a secret is too short to redact.
-func (l *liveFlags) short(e *env, labels []string) {
+func (l *liveFlags) short(e *env, labels []string) { warnShort(e, labels) }
+
+// warnShort says, once per value, that a secret is too short to redact.
+func warnShort(e *env, labels []string) {
 	for _, s := range labels {
 		fmt.Fprintf(e.stderr, "mcpdrift: warning: %s is shorter than %d bytes: it is sent, but cannot be told apart from other text, so it is not redacted from output\n", s, redact.MinLen)
 	}
@@ -421,6 +425,9 @@ type driftRun struct {
 	capsNote     string // a warning about the client capabilities, for the report
 	profile      *schemadiff.DecisionProfile
 	classifier   *classify.Classifier
+	// spans, when the run is traced, record each connection's spans for
+	// the findings' trace_id and span_id (telemetry.go); nil otherwise.
+	spans *driftSpans
 }
 
 // result of a live drift: the report, and the observed record built from
@@ -522,7 +529,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		if others.second != nil {
 			// A second, independent connection: the list MUST NOT
 			// vary per connection.
-			o2, warning, err := secondListing(ctx, cfg, others.second)
+			o2, warning, err := secondListing(ctx, cfg, d.spans, others.second)
 			if warning != "" {
 				rep.Warnings = append(rep.Warnings, warning)
 			}
@@ -553,6 +560,13 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	}
 	if others.anon != nil && in.Refused == nil && in.Primary != nil {
 		in.Anonymous = anonymousProbe(others.anon, in.Primary)
+	}
+	if d.spans != nil {
+		era, raw := "", []byte(nil)
+		if obs != nil {
+			era, raw = obs.Era, obs.DiscoverRaw
+		}
+		in.Spans = d.spans.spans(era, raw)
 	}
 	in.Suppressions, in.Today = d.suppressions, today()
 	in.Profile, in.Classifier = d.profile, d.classifier
@@ -591,6 +605,7 @@ func newDrift(e *env) *cobra.Command {
 		invoke                             []string
 		execute, iKnowProduction           bool
 		seed                               int64
+		otlp                               *otlpFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "drift MANIFEST (--base-url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--cloak-check] [--format json|text|sarif|markdown] [--observed-out FILE]",
@@ -632,6 +647,13 @@ then says so).`,
 			if err := checkColor(color); err != nil {
 				return err
 			}
+			// First: a bad --otlp-endpoint is a usage error, and the
+			// exporter's header values are secrets before anything prints.
+			tr, err := otlp.start(e, telemetry.ModeRun)
+			if err != nil {
+				return err
+			}
+			defer tr.finish()
 			cfg, err := live.config(e, argv)
 			if err != nil {
 				return err
@@ -689,12 +711,20 @@ then says so).`,
 			defer stop()
 			ctx, cancel := context.WithTimeout(ctx, live.timeout)
 			defer cancel()
+			ctx = tr.begin(ctx, "drift")
 			res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: manifestPath, declared: declared, plan: plan, seed: seed, execute: execute,
-				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote, profile: prof, classifier: cls})
+				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote, profile: prof, classifier: cls,
+				spans: newDriftSpans(tr)})
 			if err != nil {
 				return err
 			}
 			rep := res.rep
+			// The spans are exported before the report is written (at most
+			// 2 s): a report names only spans a collector has.
+			tr.after = "; the report carries no trace ids"
+			if !tr.finish() {
+				dropIDs(rep)
+			}
 			if rep.NotObserved != "" {
 				fmt.Fprintf(e.stderr, "mcpdrift: %s\n", rep.NotObserved)
 			}
@@ -719,6 +749,7 @@ then says so).`,
 		},
 	}
 	live.register(cmd, "base-url")
+	otlp = registerOTLP(cmd)
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "text", "json|text|sarif|markdown")
 	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")

@@ -191,28 +191,33 @@ func (p *pending[T]) finish() {
 // credential-stripped probe (names only). Over HTTP they start once the
 // primary listing has read its first page, so that a server which holds
 // one session per client at a time gives it to the primary listing; over
-// stdio, where each connection is its own child, at once.
+// stdio, where each connection is its own child, at once. Each
+// connection traces through its own tracer of d.spans (telemetry.go), so
+// that a finding can name the listing it was read from.
 type others struct {
 	second *pending[*probe.Observation]
 	cloak  *pending[*manifest.ToolList]
 	anon   *pending[*probe.Observation]
 	gate   chan struct{}
 	open   sync.Once
+	spans  *driftSpans // nil when the run is not traced
 }
 
 func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others {
-	o := &others{gate: make(chan struct{})}
+	o := &others{gate: make(chan struct{}), spans: d.spans}
 	if cfg.BaseURL == "" {
 		o.release()
 	}
 	if !d.skipSecond {
 		cfg2 := cfg
 		cfg2.HTTPClient, cfg2.Calls = nil, nil
+		cfg2.Tracer = d.spans.conn(connSecond)
 		o.second = start(ctx, o.gate, cfg2, listNames)
 	}
 	if d.cloakAs != "" {
 		cfg3 := cfg
 		cfg3.HTTPClient, cfg3.Calls = nil, nil
+		cfg3.Tracer = d.spans.conn(connCloak)
 		cfg3.ClientName, cfg3.ClientVersion, _ = strings.Cut(d.cloakAs, "/")
 		if cfg3.BaseURL != "" {
 			cfg3.UserAgent = d.cloakAs
@@ -222,6 +227,7 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 	if cfg.BaseURL != "" && len(cfg.Headers) > 0 && !d.skipAuth {
 		anonCfg := cfg
 		anonCfg.Headers, anonCfg.Calls = nil, nil
+		anonCfg.Tracer = d.spans.conn(connAnonymous)
 		o.anon = start(ctx, o.gate, anonCfg, listNames)
 	}
 	return o
@@ -242,6 +248,7 @@ func (o *others) stop() { stopAll(o.second, o.cloak, o.anon) }
 // run's deadline are not tried again.
 func (o *others) primary(ctx context.Context, cfg mcpclient.Config) (obs *mcpclient.Observation, tl *manifest.ToolList, warning string, err error) {
 	pcfg := cfg
+	pcfg.Tracer = o.spans.conn(connPrimary)
 	pcfg.OnToolsPage = func([]byte, jcs.Value) error { o.release(); return nil }
 	obs, tl, err = observeLive(ctx, pcfg)
 	started := false
@@ -257,6 +264,9 @@ func (o *others) primary(ctx context.Context, cfg mcpclient.Config) (obs *mcpcli
 	o.second.finish()
 	o.cloak.finish()
 	o.anon.finish()
+	// The retry is the primary connection now: its spans are the ones
+	// findings name.
+	cfg.Tracer = o.spans.conn(connPrimary)
 	obs2, tl2, err2 := observeLive(ctx, cfg)
 	if err2 != nil {
 		return obs, tl, "", err
@@ -294,13 +304,15 @@ func stopAll(ps ...interface{ stop() }) {
 // secondListing is the outcome of the second connection. It ran beside the
 // first; a server that cannot hold two sessions (or two children) at once
 // can fail it there, so a failure is retried once, alone, now that the
-// first has ended. A run whose deadline passed is not retried.
-func secondListing(ctx context.Context, cfg mcpclient.Config, p *pending[*probe.Observation]) (o *probe.Observation, warning string, err error) {
+// first has ended (traced as the second connection of spans). A run whose
+// deadline passed is not retried.
+func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans, p *pending[*probe.Observation]) (o *probe.Observation, warning string, err error) {
 	_, o, err = p.wait()
 	if err == nil || ctx.Err() != nil || !concurrencyMayCause(err) {
 		return o, "", err
 	}
 	cfg.HTTPClient, cfg.Calls = nil, nil
+	cfg.Tracer = spans.conn(connSecond)
 	_, o, err2 := listNames(ctx, cfg)
 	if err2 != nil {
 		return nil, "", err

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/telemetry"
 )
 
 func loadClassifier(rules string) (*classify.Classifier, error) {
@@ -140,6 +141,7 @@ func newPin(e *env) *cobra.Command {
 		maxInput                                        int64
 		id                                              identityFlags
 		live                                            liveFlags
+		otlp                                            *otlpFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "pin (--observed FILE | --input FILE --server-id ID | --url URL | --stdio -- CMD ARGS...) [-o FILE] [--snapshot FILE | --no-snapshot]",
@@ -164,6 +166,12 @@ not observed, and says why.`,
 				argv = args
 			} else if len(args) > 0 {
 				return usageErr("pin takes no positional arguments (a stdio command goes after --)")
+			}
+			// A bad --otlp-endpoint is a usage error whatever pin reads;
+			// only a live pin makes requests to trace.
+			tr, err := otlp.start(e, telemetry.ModeRun)
+			if err != nil {
+				return err
 			}
 			isLive := live.baseURL != "" || live.stdio || live.mcpConfig != ""
 			sources := 0
@@ -213,13 +221,18 @@ not observed, and says why.`,
 					tl = toolList(tools)
 					comp = tl.Completeness
 				} else {
+					// Exported when the run ends, whatever its outcome:
+					// at most 2 s, one warning if the collector is down.
+					defer tr.finish()
+					ctx := tr.begin(context.Background(), "pin")
 					cfg, err := live.config(e, argv)
 					if err != nil {
 						return err
 					}
+					cfg.Tracer = tr.tracer()
 					_, target := e.targetOf(cfg)
 					source = target
-					ctx, cancel := context.WithTimeout(context.Background(), live.timeout)
+					ctx, cancel := context.WithTimeout(ctx, live.timeout)
 					defer cancel()
 					obs, ltl, err := observeLive(ctx, cfg)
 					if err != nil {
@@ -294,6 +307,7 @@ not observed, and says why.`,
 		},
 	}
 	live.register(cmd, "url")
+	otlp = registerOTLP(cmd)
 	f := cmd.Flags()
 	f.StringVar(&observed, "observed", "", "observed record (file, or - for stdin)")
 	f.StringVar(&input, "input", "", "saved tools/list to observe and pin in one step")

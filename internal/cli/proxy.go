@@ -19,6 +19,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/proxy"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
+	"github.com/mcpdrift/mcpdrift/telemetry"
 )
 
 func newProxy(e *env) *cobra.Command {
@@ -29,6 +30,7 @@ func newProxy(e *env) *cobra.Command {
 		strict, noStrict, serveStale                 bool
 		relist, listTimeout                          time.Duration
 		rules                                        string
+		otlp                                         *otlpFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy (--upstream-url URL | --upstream-stdio -- CMD ARGS... | --mcp-config FILE --server NAME) [--listen ADDR] [--declared FILE] [--mode observe|audit|enforce] [--profile review|fail-closed] [--observed-out FILE] [--decision-log FILE] [--metrics-listen ADDR]",
@@ -84,6 +86,14 @@ old one stays in force.`,
 				return usageErr("--strict-arguments and --no-strict-arguments exclude each other")
 			}
 			strictArgs := strict || (prof == schemadiff.FailClosedProfile && !noStrict)
+			// Spans go out in batches while the gateway runs, each export
+			// bounded to 2 s; the last ones when it stops (after its
+			// sessions, deferred first).
+			tr, err := otlp.start(e, telemetry.ModeService)
+			if err != nil {
+				return err
+			}
+			defer tr.finish()
 			var token string
 			if tokenFile != "" {
 				if listen == "" {
@@ -144,7 +154,7 @@ old one stays in force.`,
 					ForwardAuthorization: token == "", ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion},
 				Mode: m, Baseline: baseline, Profile: prof, StrictArguments: strictArgs, ServeStale: serveStale,
 				RelistInterval: relist, ListTimeout: listTimeout, ServerID: serverID, Target: target, Classifier: c,
-				Log: logw, Metrics: metrics, Secrets: e.secrets,
+				Log: logw, Metrics: metrics, Secrets: e.secrets, Tracer: tr.tracer(),
 			}
 			if observedOut != "" {
 				pc.OnObserved = func(o *manifest.Observed) {
@@ -210,6 +220,7 @@ old one stays in force.`,
 		},
 	}
 	live.registerAs(cmd, "upstream-url", "upstream-stdio")
+	otlp = registerOTLP(cmd)
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "", "serve the downstream over Streamable HTTP at ADDR/mcp instead of stdio (port 0: a free port)")
 	f.StringVar(&tokenFile, "listen-token-file", "", "a file holding the bearer token every downstream HTTP request must carry (required off loopback)")
