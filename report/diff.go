@@ -10,15 +10,19 @@ import (
 )
 
 // DiffFormats lists the formats of RenderDiff.
-func DiffFormats() []string { return []string{"json", "text", "markdown"} }
+func DiffFormats() []string { return []string{"json", "text", "markdown", "html"} }
 
 // RenderDiff writes a diff report: json (the versioned contract
 // schemadiff.ReportSchemaID), text (grouped by tool, most severe first,
-// one readable sentence per change) or markdown.
+// one readable sentence per change), markdown or html.
 func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) error {
 	switch format {
 	case "json":
 		return writeJSON(w, r)
+	case "html":
+		// From the report alone; mcpdrift diff builds the page with the
+		// readable deltas of the two lists (DiffSection).
+		return RenderHTML(w, &Page{Title: "mcpdrift diff", ToolVersion: opt.ToolVersion, Sections: []Section{DiffSection(r, nil)}})
 	case "text":
 		t := &textWriter{color: opt.Color}
 		color := ansiGreen

@@ -14,7 +14,7 @@ import (
 )
 
 // DriftFormats lists the formats of RenderDrift.
-func DriftFormats() []string { return []string{"json", "text", "sarif", "markdown"} }
+func DriftFormats() []string { return []string{"json", "text", "sarif", "markdown", "html"} }
 
 // RenderDrift writes a live drift report.
 func RenderDrift(w io.Writer, r *probe.Report, format string, opt Options) error {
@@ -39,6 +39,10 @@ func RenderDrift(w io.Writer, r *probe.Report, format string, opt Options) error
 		return driftMarkdown(w, r)
 	case "sarif":
 		return driftSARIF(w, r, opt)
+	case "html":
+		// From the report alone; mcpdrift drift builds the page with the
+		// readable deltas of the declared and served lists (DriftSection).
+		return RenderHTML(w, &Page{Title: "mcpdrift drift", ToolVersion: opt.ToolVersion, Sections: []Section{DriftSection(r, nil)}})
 	}
 	return fmt.Errorf("unknown drift format %q (known: %s)", format, strings.Join(DriftFormats(), ", "))
 }
@@ -274,8 +278,8 @@ func hexID(s string) string {
 const DemoSchema = "mcpdrift.demo_report.v1"
 
 // RenderDemo writes the demo's two reports as one document: one JSON
-// object, one SARIF log with two runs, or the two reports one after the
-// other in text and Markdown.
+// object, one SARIF log with two runs, one HTML page with two sections, or
+// the two reports one after the other in text and Markdown.
 func RenderDemo(w io.Writer, g *gate.Report, d *probe.Report, format string, opt Options) error {
 	switch format {
 	case "json":
@@ -290,6 +294,12 @@ func RenderDemo(w io.Writer, g *gate.Report, d *probe.Report, format string, opt
 			runs = append(runs, driftSARIFRun(d, opt))
 		}
 		return writeSARIFLog(w, runs...)
+	case "html":
+		p := &Page{Title: "mcpdrift demo", ToolVersion: opt.ToolVersion, Sections: []Section{GateSection(g, nil)}}
+		if d != nil {
+			p.Sections = append(p.Sections, DriftSection(d, nil))
+		}
+		return RenderHTML(w, p)
 	case "text", "markdown":
 		if err := Render(w, g, format, opt); err != nil {
 			return err
@@ -300,5 +310,5 @@ func RenderDemo(w io.Writer, g *gate.Report, d *probe.Report, format string, opt
 		io.WriteString(w, "\n")
 		return RenderDrift(w, d, format, opt)
 	}
-	return fmt.Errorf("unknown demo format %s (known: json, markdown, sarif, text)", safetext.Quote(format))
+	return fmt.Errorf("unknown demo format %s (known: html, json, markdown, sarif, text)", safetext.Quote(format))
 }

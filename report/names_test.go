@@ -37,6 +37,10 @@ func checkLookAlike(t *testing.T, what, format, out string) {
 		t.Errorf("%s %s: the raw look-alike reached the output:\n%s", what, format, out)
 	}
 	want := `d\u0435lete`
+	if format == "html" {
+		// The escape is marked (a span), the text is the same.
+		out = strings.ReplaceAll(strings.ReplaceAll(out, `<span class="esc">`, ""), "</span>", "")
+	}
 	switch format {
 	case "markdown":
 		want = `d\\u0435lete`

@@ -1,6 +1,9 @@
 // Package report renders a gate.Report for people and machines: the
-// versioned JSON report, a terminal summary, a Markdown pull-request comment
-// and SARIF 2.1.0 for code-scanning dashboards.
+// versioned JSON report, a terminal summary, a Markdown pull-request
+// comment, SARIF 2.1.0 for code-scanning dashboards and a self-contained
+// HTML page (RenderHTML; one section per report, a card per tool with its
+// readable delta); and the readable delta of each tool for a terminal
+// (RenderDelta).
 //
 // Everything in a report that an artifact controls (tool names, the server
 // id, digests, and, when a report is re-rendered from a file, every other
@@ -45,6 +48,15 @@ var renderers = map[string]renderer{
 	"text":     renderText,
 	"sarif":    renderSARIF,
 	"markdown": renderMarkdown,
+	"html":     renderHTML,
+}
+
+// renderHTML is the gate's HTML report from the report alone (its
+// structural changes and tool decisions, when it has them); the gate
+// command builds the page itself to give it the readable deltas of the
+// snapshots (GateSection).
+func renderHTML(w io.Writer, r *gate.Report, opt Options) error {
+	return RenderHTML(w, &Page{Title: "mcpdrift gate", ToolVersion: opt.ToolVersion, Sections: []Section{GateSection(r, nil)}})
 }
 
 // Formats lists the output formats Render accepts, sorted.
@@ -249,5 +261,9 @@ func Escapers() []func(string) string {
 		// are doubled on the wire.
 		func(s string) string { return strings.ReplaceAll(sarifEscape(s), `\`, `\\`) },
 		func(s string) string { return strings.ReplaceAll(mdEscape(s), `\`, `\\`) },
+		// The HTML report: safetext's escape with its escapes marked, then
+		// html/template's escaping (also inside a quote).
+		htmlEscaper(false),
+		htmlEscaper(true),
 	}
 }

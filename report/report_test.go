@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 var goldenOpts = Options{ToolVersion: "0.0.0-test", ArtifactURI: "observed/github-tools.observed.json"}
 
-var formatExt = map[string]string{"json": ".json", "text": ".txt", "markdown": ".md", "sarif": ".sarif"}
+var formatExt = map[string]string{"json": ".json", "text": ".txt", "markdown": ".md", "sarif": ".sarif", "html": ".html"}
 
 func render(t testing.TB, r *gate.Report, format string, opt Options) string {
 	t.Helper()
@@ -31,7 +31,7 @@ func render(t testing.TB, r *gate.Report, format string, opt Options) string {
 
 func TestFormats(t *testing.T) {
 	got := Formats()
-	want := []string{"json", "markdown", "sarif", "text"}
+	want := []string{"html", "json", "markdown", "sarif", "text"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
 	}
@@ -44,7 +44,7 @@ func TestFormats(t *testing.T) {
 
 func TestUnknownFormat(t *testing.T) {
 	var b bytes.Buffer
-	err := Render(&b, coarseClean(), "html\x1b[2J", Options{})
+	err := Render(&b, coarseClean(), "pdf\x1b[2J", Options{})
 	if err == nil {
 		t.Fatal("unknown format rendered")
 	}
