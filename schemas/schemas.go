@@ -35,6 +35,8 @@ const (
 	Suppressions = "suppressions.v1.schema.json"
 	// Lock is the lock of many servers (mcpdrift.lock).
 	Lock = "lock.v1.schema.json"
+	// WatchEvent is one NDJSON event of mcpdrift watch.
+	WatchEvent = "watch_event.v1.schema.json"
 )
 
 var (
@@ -48,7 +50,7 @@ func load() {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(nil)
 	c.UseRegexpEngine(artifactRegexp)
-	names := []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock}
+	names := []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock, WatchEvent}
 	for _, n := range names {
 		b, err := files.ReadFile(n)
 		if err != nil {
