@@ -1,0 +1,144 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// Backend kinds.
+const (
+	KindSQLite   = "sqlite"
+	KindPostgres = "postgres"
+)
+
+// Location is a parsed store URL.
+type Location struct {
+	Kind string // KindSQLite or KindPostgres
+	// Path is the SQLite file (as given; relative to the working
+	// directory when not absolute).
+	Path string
+	// URL is the PostgreSQL connection URL as given (it may hold a
+	// password: never print it; use Display).
+	URL string
+	// Display names the store for people: the path, or the URL without
+	// user info password and with query values emptied.
+	Display string
+	// Secrets are the values of the URL that must never be written (the
+	// password); callers register them with their redaction set.
+	Secrets []string
+}
+
+// ParseURL reads a --store value: "sqlite:PATH" (also "sqlite://PATH" and
+// "sqlite:///abs/path"), or "postgres://…"/"postgresql://…" (a libpq URL).
+// A bare path is refused, so that a typo never creates a file somewhere
+// unexpected.
+func ParseURL(s string) (Location, error) {
+	if s == "" {
+		return Location{}, urlErr("empty store URL: give sqlite:PATH or postgres://…")
+	}
+	if len(s) > 4096 {
+		return Location{}, urlErr("store URL longer than 4096 bytes")
+	}
+	if !utf8.ValidString(s) || strings.ContainsAny(s, "\x00\r\n") {
+		return Location{}, urlErr("store URL holds a control character or invalid UTF-8")
+	}
+	scheme, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return Location{}, urlErr("%s has no scheme: give sqlite:PATH or postgres://…", safetext.Quote(s))
+	}
+	switch strings.ToLower(scheme) {
+	case "sqlite", "sqlite3":
+		p := rest
+		if strings.HasPrefix(p, "//") {
+			p = p[2:] // sqlite://rel or sqlite:///abs
+		}
+		if p == "" {
+			return Location{}, urlErr("sqlite: needs a path (sqlite:PATH)")
+		}
+		if strings.ContainsAny(p, "?#") {
+			return Location{}, urlErr("the sqlite path %s holds ? or #, which SQLite would read as URI parameters", safetext.Quote(p))
+		}
+		return Location{Kind: KindSQLite, Path: p, Display: p}, nil
+	case "postgres", "postgresql":
+		u, err := url.Parse(s)
+		if err != nil {
+			return Location{}, urlErr("the PostgreSQL URL does not parse: %s", safetext.Escape(redactParseErr(err, s)))
+		}
+		if !strings.HasPrefix(rest, "//") {
+			return Location{}, urlErr("a PostgreSQL store URL is postgres://[user[:password]@]host[:port]/database")
+		}
+		loc := Location{Kind: KindPostgres, URL: s}
+		if u.User != nil {
+			if pw, ok := u.User.Password(); ok && pw != "" {
+				loc.Secrets = append(loc.Secrets, pw)
+			}
+		}
+		for k, vs := range u.Query() {
+			if strings.EqualFold(k, "password") {
+				for _, v := range vs {
+					if v != "" {
+						loc.Secrets = append(loc.Secrets, v)
+					}
+				}
+			}
+		}
+		d := *u
+		if d.User != nil {
+			d.User = url.User(d.User.Username())
+		}
+		if d.RawQuery != "" {
+			q := d.Query()
+			for k := range q {
+				q[k] = []string{""}
+			}
+			d.RawQuery = q.Encode()
+		}
+		d.Fragment, d.RawFragment = "", ""
+		loc.Display = d.String()
+		return loc, nil
+	}
+	return Location{}, urlErr("unknown store scheme %s: give sqlite:PATH or postgres://…", safetext.Quote(scheme))
+}
+
+// redactParseErr removes s (which may hold a password) from a url.Parse
+// error, which quotes its input.
+func redactParseErr(err error, s string) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return strings.ReplaceAll(err.Error(), s, "…")
+}
+
+func urlErr(format string, args ...any) error {
+	return &Error{Kind: ErrURL, Err: fmt.Errorf(format, args...)}
+}
+
+// DefaultPath is the default SQLite store: $XDG_STATE_HOME/mcpdrift/history.db,
+// else ~/.local/state/mcpdrift/history.db.
+func DefaultPath() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "mcpdrift", "history.db"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return "", errorf(ErrURL, "no default store: neither XDG_STATE_HOME nor a home directory is set; give --store sqlite:PATH")
+	}
+	return filepath.Join(home, ".local", "state", "mcpdrift", "history.db"), nil
+}
+
+// DefaultURL is "sqlite:" + DefaultPath().
+func DefaultURL() (string, error) {
+	p, err := DefaultPath()
+	if err != nil {
+		return "", err
+	}
+	return "sqlite:" + p, nil
+}
