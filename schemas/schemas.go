@@ -37,6 +37,8 @@ const (
 	Lock = "lock.v1.schema.json"
 	// WatchEvent is one NDJSON event of mcpdrift watch.
 	WatchEvent = "watch_event.v1.schema.json"
+	// Inventory is what mcpdrift discover writes.
+	Inventory = "inventory.v1.schema.json"
 )
 
 var (
@@ -50,7 +52,7 @@ func load() {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(nil)
 	c.UseRegexpEngine(artifactRegexp)
-	names := []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock, WatchEvent}
+	names := []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock, WatchEvent, Inventory}
 	for _, n := range names {
 		b, err := files.ReadFile(n)
 		if err != nil {
