@@ -146,6 +146,7 @@ func newRoot(e *env) *cobra.Command {
 		return usageErr("%s (see %s --help)", safetext.Escape(err.Error()), c.CommandPath())
 	})
 	root.AddCommand(newObserve(e), newPin(e), newGate(e), newDiff(e), newDrift(e), newProxy(e), newMockServer(e), newCodes(e), newDemo(e))
+	root.AddCommand(newWatch(e))
 	return root
 }
 

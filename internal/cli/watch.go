@@ -1,0 +1,287 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/watch"
+)
+
+// fleetFlags select a fleet (watch, scan) and bound each observation.
+type fleetFlags struct {
+	urls         []string
+	headers      []string
+	lockPath     string
+	inventory    string
+	allowConfig  bool
+	timeout      time.Duration
+	maxListBytes int64
+	maxListTools int
+	maxResponse  int64
+	caFile       string
+}
+
+func (f *fleetFlags) register(cmd *cobra.Command, timeout time.Duration, urls bool) {
+	fs := cmd.Flags()
+	if urls {
+		fs.StringArrayVar(&f.urls, "url", nil, "Streamable HTTP endpoint of a server (repeatable)")
+		fs.StringArrayVar(&f.headers, "header", nil, "NAME=VALUE sent to every --url server (repeatable); names are recorded, values never, and values are redacted from every output")
+	}
+	fs.DurationVar(&f.timeout, "timeout", timeout, "the deadline of each server's observation")
+	fs.Int64Var(&f.maxListBytes, "max-list-bytes", mcpclient.DefaultMaxListBytes, "refuse a listing whose tools/list responses exceed this many bytes in all")
+	fs.IntVar(&f.maxListTools, "max-list-tools", mcpclient.DefaultMaxListTools, "refuse a listing of more than this many tools in all")
+	fs.Int64Var(&f.maxResponse, "max-response-bytes", mcpclient.DefaultMaxResponseBytes, "refuse any single response larger than this")
+	fs.StringVar(&f.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots")
+}
+
+// base is the live flags every server of the fleet is observed with.
+func (f *fleetFlags) base() *liveFlags {
+	return &liveFlags{timeout: f.timeout, maxListBytes: f.maxListBytes, maxListTools: f.maxListTools, maxResponse: f.maxResponse, caFile: f.caFile}
+}
+
+// fleetServer is one server of a fleet as the commands see it.
+type fleetServer struct {
+	name   string
+	cfg    mcpclient.Config
+	target string // as recorded: URL without query values, or stdio: and the command line
+	// baseline is the lock entry's approved tools (hasBaseline).
+	baseline    []manifest.Tool
+	hasBaseline bool
+}
+
+// selected says which source of servers was given (exactly one).
+func (f *fleetFlags) selected() (string, error) {
+	var given []string
+	if len(f.urls) > 0 {
+		given = append(given, "--url")
+	}
+	if f.lockPath != "" {
+		given = append(given, "--lock")
+	}
+	if f.inventory != "" {
+		given = append(given, "--inventory")
+	}
+	switch {
+	case len(given) == 0:
+		return "", usageErr("give the servers: --lock FILE, --inventory FILE or --url URL (repeatable)")
+	case len(given) > 1:
+		return "", usageErr("give one of %s", strings.Join(given, ", "))
+	case f.allowConfig && f.inventory == "":
+		return "", usageErr("--allow-config-commands goes with --inventory")
+	case len(f.headers) > 0 && len(f.urls) == 0:
+		return "", usageErr("--header goes with --url (a lock and an inventory say which headers each server gets)")
+	}
+	return given[0], nil
+}
+
+// urlServers are the --url servers.
+func (f *fleetFlags) urlServers(e *env) ([]*fleetServer, error) {
+	var out []*fleetServer
+	seen := map[string]bool{}
+	for _, u := range f.urls {
+		l := f.base()
+		l.baseURL, l.headers = u, f.headers
+		cfg, err := l.config(e, nil)
+		if err != nil {
+			return nil, err
+		}
+		_, target := e.targetOf(cfg)
+		if seen[target] {
+			return nil, usageErr("--url %s is given twice", safetext.Quote(target))
+		}
+		seen[target] = true
+		out = append(out, &fleetServer{name: target, cfg: cfg, target: target})
+	}
+	return out, nil
+}
+
+// listServer observes one server of the fleet: the listing, its
+// completeness, and whether it reflects a secret this run sent (which
+// makes it unusable).
+func listServer(ctx context.Context, e *env, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
+	obs, tl, err := listFull(ctx, cfg)
+	if err != nil {
+		return obs, nil, err
+	}
+	if refl := reflections(e, tl, obs); len(refl) > 0 {
+		return obs, nil, fmt.Errorf("the server reflects a credential this run sent into its tool list (%d place(s)): nothing from this listing is trusted", len(refl))
+	}
+	return obs, tl, nil
+}
+
+// complete reports whether a listing can be compared, and why not.
+func complete(obs *mcpclient.Observation, tl *manifest.ToolList) (bool, string) {
+	if obs.CapReached || obs.CursorCycle || tl.Completeness != manifest.Complete {
+		return false, listReason(obs)
+	}
+	return true, ""
+}
+
+func newWatch(e *env) *cobra.Command {
+	var (
+		fleet                              fleetFlags
+		events, webhook                    string
+		interval, minInterval, maxInterval time.Duration
+		backoffMin, backoffMax             time.Duration
+		concurrency                        int
+		noListen                           bool
+	)
+	cmd := &cobra.Command{
+		Use:   "watch (--lock FILE | --inventory FILE | --url URL ...) [--events FILE] [--webhook URL]",
+		Short: "Keep a fleet observed: re-observe on ttlMs (with jitter), on list_changed, and report each change as NDJSON",
+		Long: `watch keeps every server of a fleet observed until SIGTERM or SIGINT. Each is
+observed again when the ttlMs of its last tools/list expires (held within
+--min-interval and --max-interval, plus up to 20% jitter: the specification
+forbids polling in lockstep), after --interval when it sent no ttlMs, with
+exponential backoff after a failure, and at once when it sends
+notifications/tools/list_changed (over 2026-07-28 subscriptions/listen or a
+legacy session's GET stream).
+
+Each change is one NDJSON event (mcpdrift.watch_event.v1) on stdout or
+appended to --events FILE: observed, changed, unreachable, inconclusive,
+recovered, with the manifest digests, the tools added, removed and changed
+(names and digests) and the decision against the lock entry or the previous
+observation. --webhook URL POSTs the same event in the background: a
+webhook that is down never stops or delays the watch.
+
+On SIGTERM or SIGINT the observations in flight finish, queued webhook
+events get 5 s, and the command exits 0.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			servers, err := fleet.servers(e)
+			if err != nil {
+				return err
+			}
+			switch {
+			case interval <= 0 || minInterval <= 0 || maxInterval <= 0:
+				return usageErr("--interval, --min-interval and --max-interval must be more than 0")
+			case minInterval > maxInterval:
+				return usageErr("--min-interval must not be more than --max-interval")
+			case backoffMin <= 0 || backoffMax < backoffMin:
+				return usageErr("--backoff-min must be more than 0 and at most --backoff-max")
+			case concurrency < 1:
+				return usageErr("--concurrency must be at least 1")
+			}
+			if webhook != "" {
+				if err := checkURL("--webhook", webhook); err != nil {
+					return err
+				}
+				e.secrets.AddURL(webhook)
+			}
+			var out io.Writer = e.stdout
+			if events != "" && events != "-" {
+				f, err := openAppend(events)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				out = e.secrets.Writer(f)
+			}
+			warn := func(s string) { fmt.Fprintf(e.stderr, "mcpdrift watch: warning: %s\n", s) }
+			var wh *watch.Webhook
+			if webhook != "" {
+				wh = watch.NewWebhook(watch.WebhookOptions{URL: webhook, Warn: warn})
+			}
+			targets := make([]*watch.Target, len(servers))
+			for i, s := range servers {
+				targets[i] = &watch.Target{Name: s.name, Config: s.cfg, Baseline: s.baseline, HasBaseline: s.hasBaseline}
+			}
+			var wmu sync.Mutex
+			opt := watch.Options{
+				Observe: func(ctx context.Context, t *watch.Target) (*watch.Result, error) {
+					return observeTarget(ctx, e, t)
+				},
+				Emit: func(ev *watch.Event) {
+					line := ev.Line()
+					wmu.Lock()
+					_, err := out.Write(line)
+					wmu.Unlock()
+					if err != nil {
+						warn("writing an event failed: " + safetext.Escape(err.Error()))
+					}
+					if wh != nil {
+						wh.Send(line)
+					}
+				},
+				Warn:           warn,
+				Interval:       interval,
+				MinInterval:    minInterval,
+				MaxInterval:    maxInterval,
+				BackoffMin:     backoffMin,
+				BackoffMax:     backoffMax,
+				ObserveTimeout: fleet.timeout,
+				Concurrency:    concurrency,
+			}
+			if !noListen {
+				opt.Listen = func(ctx context.Context, t *watch.Target, changed func()) error {
+					return mcpclient.ListenToolsChanged(ctx, t.Config, changed)
+				}
+			}
+			parent := e.ctx
+			if parent == nil {
+				parent = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			fmt.Fprintf(e.stderr, "mcpdrift watch: watching %d server(s)\n", len(targets))
+			if err := watch.Run(ctx, targets, opt); err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			if wh != nil {
+				dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				wh.Close(dctx)
+				cancel()
+			}
+			fmt.Fprintf(e.stderr, "mcpdrift watch: stopped\n")
+			return nil
+		},
+	}
+	fleet.register(cmd, 30*time.Second, true)
+	f := cmd.Flags()
+	f.StringVar(&events, "events", "", "append the NDJSON events to this file (default: stdout)")
+	f.StringVar(&webhook, "webhook", "", "POST each event to this URL (retried with backoff; a webhook that is down never stops the watch)")
+	f.DurationVar(&interval, "interval", watch.DefaultInterval, "re-observe after this long when a server sends no ttlMs")
+	f.DurationVar(&minInterval, "min-interval", watch.DefaultMinInterval, "never re-observe a server sooner than this on its ttlMs (ttlMs 0 means stale, not poll now)")
+	f.DurationVar(&maxInterval, "max-interval", watch.DefaultMaxInterval, "re-observe at least this often whatever the ttlMs")
+	f.DurationVar(&backoffMin, "backoff-min", watch.DefaultBackoffMin, "the delay after a failed observation, doubled after each further one (half of it at random)")
+	f.DurationVar(&backoffMax, "backoff-max", watch.DefaultBackoffMax, "the longest delay after failed observations")
+	f.IntVar(&concurrency, "concurrency", watch.DefaultConcurrency, "observations in flight at most")
+	f.BoolVar(&noListen, "no-listen", false, "do not hold list_changed streams open; observe on ttlMs and the interval only")
+	return cmd
+}
+
+// observeTarget is one observation of a watched server.
+func observeTarget(ctx context.Context, e *env, t *watch.Target) (*watch.Result, error) {
+	obs, tl, err := listServer(ctx, e, t.Config)
+	if err != nil {
+		if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
+			return nil, errors.New(safetext.Escape(ce.Msg))
+		}
+		return nil, err
+	}
+	r := &watch.Result{Tools: tl.Tools}
+	r.Complete, r.Reason = complete(obs, tl)
+	d, unique := manifest.ManifestDigestOf(tl.Tools)
+	if !unique {
+		r.Complete, r.Reason = false, "the server lists a tool name twice"
+	}
+	r.ManifestDigest = d
+	if obs.TTLMs != nil {
+		ttl := time.Duration(min(max(*obs.TTLMs, 0), int64(watch.DefaultMaxInterval/time.Millisecond)*365)) * time.Millisecond
+		r.TTL = &ttl
+	}
+	return r, nil
+}
