@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	gowebpki "github.com/gowebpki/jcs"
@@ -133,4 +134,51 @@ func BenchmarkCanonicalSHA256Scaling(b *testing.B) {
 		doc := corpus.Tools(n, 1)
 		b.Run("tools="+strconv.Itoa(n), func(b *testing.B) { benchCases(b, doc) })
 	}
+}
+
+// BenchmarkDigestVsJSONText is the digest-throughput goal measured side by
+// side: each iteration canonicalizes and hashes the ~1 MB corpus document
+// with jcs.Canonicalize and with the named baseline,
+// jsontext.Value.Canonicalize, in turns (which goes first alternates), so
+// that a shared machine's load falls on both alike. It reports each one's
+// MB/s over the whole run and mcpdrift/jsontext, their ratio (the goal is
+// at least 2).
+func BenchmarkDigestVsJSONText(b *testing.B) {
+	doc := corpus.Tools(172, 1)
+	var ours, theirs time.Duration
+	n := 0
+	one := func(f func() []byte) time.Duration {
+		start := time.Now()
+		sink = sha256.Sum256(f())
+		return time.Since(start)
+	}
+	mcpdrift := func() []byte {
+		out, err := jcs.Canonicalize(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return out
+	}
+	jsontextC := func() []byte {
+		v := jsontext.Value(bytes.Clone(doc))
+		if err := v.Canonicalize(); err != nil {
+			b.Fatal(err)
+		}
+		return v
+	}
+	b.SetBytes(int64(2 * len(doc)))
+	for b.Loop() {
+		if n%2 == 0 {
+			ours += one(mcpdrift)
+			theirs += one(jsontextC)
+		} else {
+			theirs += one(jsontextC)
+			ours += one(mcpdrift)
+		}
+		n++
+	}
+	mb := float64(n) * float64(len(doc)) / 1e6
+	b.ReportMetric(mb/ours.Seconds(), "mcpdrift-MB/s")
+	b.ReportMetric(mb/theirs.Seconds(), "jsontext-MB/s")
+	b.ReportMetric(theirs.Seconds()/ours.Seconds(), "ratio")
 }

@@ -36,7 +36,23 @@ import (
 // default stateful one (initialize).
 const envLargeServer = "MCPDRIFT_LARGE_SERVER"
 
+// envAsCLI makes the test binary the mcpdrift command itself (Main over
+// its arguments), so that the cost tests can measure a run as a process of
+// its own: its CPU time, and its peak RSS, which it writes at exit to the
+// file named by envPeakRSS (cost_linux_test.go).
+const (
+	envAsCLI   = "MCPDRIFT_TEST_AS_CLI"
+	envPeakRSS = "MCPDRIFT_TEST_PEAK_RSS_FILE"
+)
+
 func TestMain(m *testing.M) {
+	if os.Getenv(envAsCLI) == "1" {
+		code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		if p := os.Getenv(envPeakRSS); p != "" {
+			writePeakRSS(p)
+		}
+		os.Exit(code)
+	}
 	if spec := os.Getenv(envLargeServer); spec != "" {
 		if err := serveLargeServer(spec); err != nil {
 			fmt.Fprintf(os.Stderr, "large server: %v\n", err)

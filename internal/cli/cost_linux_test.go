@@ -1,0 +1,259 @@
+//go:build linux
+
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpdrift/mcpdrift/internal/corpus"
+)
+
+// The cost of a run, measured as a process of its own: the test binary
+// run as the mcpdrift command (envAsCLI), its CPU time from the kernel's
+// rusage when it exits, and its peak RSS as the kernel counts it for the
+// process (VmHWM), which the child writes as it exits. (The rusage
+// maxrss of a child is no measure here: a child forked from this test
+// process starts out sharing its memory, and the kernel counts that too.)
+
+// writePeakRSS writes this process's peak RSS in bytes (VmHWM of
+// /proc/self/status) to path.
+func writePeakRSS(path string) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				_ = os.WriteFile(path, []byte(strconv.FormatInt(kb*1024, 10)), 0o644)
+			}
+			return
+		}
+	}
+}
+
+// runCost is what one run cost.
+type runCost struct {
+	wall time.Duration
+	cpu  time.Duration // user + system
+	rss  int64         // peak resident set, bytes
+}
+
+// measure runs the command args as a child process and returns its cost;
+// any exit code but 0 fails tb.
+func measure(tb testing.TB, args ...string) runCost {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rssFile := filepath.Join(tb.TempDir(), "peak-rss")
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), envAsCLI+"=1", envPeakRSS+"="+rssFile)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err = cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		msg := stderr.String()
+		if len(msg) > 2000 {
+			msg = msg[len(msg)-2000:]
+		}
+		tb.Fatalf("%s: %v: %s", strings.Join(args, " "), err, msg)
+	}
+	b, err := os.ReadFile(rssFile)
+	if err != nil {
+		tb.Fatalf("%s: the child wrote no peak RSS: %v", args[0], err)
+	}
+	rss, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil || rss <= 0 {
+		tb.Fatalf("%s: peak RSS %q", args[0], b)
+	}
+	return runCost{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: rss}
+}
+
+// costCase is one size of the cost curve: n corpus.LeanTools saved as a
+// tools/list response, and the official Go SDK server serving them on
+// loopback in pages of 1,000.
+type costCase struct {
+	n        int
+	dir      string
+	manifest string // the saved tools/list
+	listing  int64  // bytes of the tools array
+	url      string
+	extra    []string // bounds a live run needs beyond the defaults
+}
+
+func newCostCase(tb testing.TB, n int) *costCase {
+	tb.Helper()
+	c := &costCase{n: n, dir: tb.TempDir()}
+	tools := corpus.LeanTools(n, 1)
+	c.listing = int64(len(tools))
+	c.manifest = filepath.Join(c.dir, "tools.json")
+	doc := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":`), tools...), "}}"...)
+	if err := os.WriteFile(c.manifest, doc, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := newLargeGoSDKServer(n, 1000)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ts := httptest.NewServer(largeHandler(srv, false))
+	tb.Cleanup(ts.Close)
+	c.url = ts.URL + "/mcp"
+	c.extra = []string{"--timeout", "10m"}
+	if c.listing > 48<<20 {
+		// The default bound (64 MiB) refuses a listing this large (with
+		// its envelopes): the curve goes on past it on purpose.
+		c.extra = append(c.extra, "--max-list-bytes", strconv.FormatInt(4*c.listing, 10))
+	}
+	return c
+}
+
+// The steps of one pass, in order: each reads what an earlier one wrote.
+var costSteps = []string{"pin --input", "observe", "gate", "pin --url", "drift"}
+
+// pass runs every step once.
+func (c *costCase) pass(tb testing.TB) map[string]runCost {
+	tb.Helper()
+	p := func(name string) string { return filepath.Join(c.dir, name) }
+	out := map[string]runCost{}
+	out["pin --input"] = measure(tb, "pin", "--input", c.manifest, "--server-id", "big", "-o", p("in.json"))
+	out["observe"] = measure(tb, "observe", "--input", c.manifest, "--server-id", "big", "-o", p("observed.json"))
+	out["gate"] = measure(tb, "gate", "--observed", p("observed.json"), "--declared", p("in.json"), "--format", "json", "-o", p("gate.json"))
+	out["pin --url"] = measure(tb, append([]string{"pin", "--url", c.url, "--server-id", "big", "-o", p("url.json")}, c.extra...)...)
+	out["drift"] = measure(tb, append([]string{"drift", p("url.json"), "--base-url", c.url, "--format", "json", "-o", p("drift.json")}, c.extra...)...)
+	return out
+}
+
+// stepUnit names a step in a metric: pin-input, observe, gate, pin-url,
+// drift.
+func stepUnit(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, " --", "-"), " ", "-")
+}
+
+// BenchmarkCostCurve: wall time and peak RSS of each step of a pass (pin
+// --input, observe, gate, pin --url, drift against that pin with no
+// change), each a process of its own, at 1,000, 10,000 and 100,000 tools
+// (MCPDRIFT_COST_SIZES=1000,10000 chooses others). Per step: the median
+// wall time (-s), the largest peak RSS (-MB) and that RSS over the bytes
+// of the listing (-xlisting); drift/pin is drift's median wall over pin
+// --url's. With MCPDRIFT_COST_GOALS=1 it fails when a goal of issue 11 is
+// missed: peak RSS of pin --url and drift at most 5x the listing, drift at
+// most 1.15x pin --url, and at 100,000 tools pin --input under 2 s with a
+// peak RSS under 10x its input.
+func BenchmarkCostCurve(b *testing.B) {
+	sizes := []int{1000, 10000, 100000}
+	if s := os.Getenv("MCPDRIFT_COST_SIZES"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				b.Fatalf("MCPDRIFT_COST_SIZES: %q", s)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	goals := os.Getenv("MCPDRIFT_COST_GOALS") == "1"
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			c := newCostCase(b, n)
+			var passes []map[string]runCost
+			for b.Loop() {
+				passes = append(passes, c.pass(b))
+			}
+			wall := map[string]float64{}
+			rss := map[string]int64{}
+			for _, s := range costSteps {
+				var ws []float64
+				for _, p := range passes {
+					ws = append(ws, p[s].wall.Seconds())
+					rss[s] = max(rss[s], p[s].rss)
+				}
+				wall[s] = median(ws)
+				b.ReportMetric(wall[s], stepUnit(s)+"-s")
+				b.ReportMetric(float64(rss[s])/1e6, stepUnit(s)+"-MB")
+				b.ReportMetric(float64(rss[s])/float64(c.listing), stepUnit(s)+"-xlisting")
+			}
+			b.ReportMetric(float64(c.listing)/1e6, "listing-MB")
+			b.ReportMetric(wall["drift"]/wall["pin --url"], "drift/pin")
+			if !goals {
+				return
+			}
+			for _, s := range []string{"pin --url", "drift"} {
+				if r := float64(rss[s]) / float64(c.listing); r > 5 {
+					b.Errorf("%s: peak RSS %.1f MB is %.1fx the %.1f MB listing (goal: at most 5x)", s, float64(rss[s])/1e6, r, float64(c.listing)/1e6)
+				}
+			}
+			if r := wall["drift"] / wall["pin --url"]; r > 1.15 {
+				b.Errorf("drift took %.2fx what pin --url took (goal: at most 1.15x)", r)
+			}
+			if n >= 100000 {
+				st, err := os.Stat(c.manifest)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if w := wall["pin --input"]; w >= 2 {
+					b.Errorf("pin --input of %d tools took %.2f s (goal: under 2 s)", n, w)
+				}
+				if r := float64(rss["pin --input"]) / float64(st.Size()); r >= 10 {
+					b.Errorf("pin --input of %d tools: peak RSS %.0f MB is %.1fx its input (goal: under 10x)", n, float64(rss["pin --input"])/1e6, r)
+				}
+			}
+		})
+	}
+}
+
+// TestCostGrowsLinearly: every step of a pass at 4x the tools costs at
+// most 6x the CPU time and the peak RSS (linear growth gives at most 4x,
+// less with the fixed cost of a process; growth like n^2 gives up to 16x).
+// CPU time, not wall time, so that other work on a shared machine does not
+// count; when a step is over the bound both sizes are measured again and
+// the lower figures kept, so that one unlucky run does not fail it.
+func TestCostGrowsLinearly(t *testing.T) {
+	const small, large, bound = 1000, 4000, 6.0
+	cs, cl := newCostCase(t, small), newCostCase(t, large)
+	ps, pl := cs.pass(t), cl.pass(t)
+	ratios := func() (cpu, rss map[string]float64) {
+		cpu, rss = map[string]float64{}, map[string]float64{}
+		for _, s := range costSteps {
+			cpu[s] = pl[s].cpu.Seconds() / max(ps[s].cpu.Seconds(), 1e-3)
+			rss[s] = float64(pl[s].rss) / float64(ps[s].rss)
+		}
+		return cpu, rss
+	}
+	cpu, rss := ratios()
+	if slices.ContainsFunc(costSteps, func(s string) bool { return cpu[s] > bound || rss[s] > bound }) {
+		keep := func(a, b map[string]runCost) {
+			for s, c := range b {
+				o := a[s]
+				a[s] = runCost{wall: min(o.wall, c.wall), cpu: min(o.cpu, c.cpu), rss: min(o.rss, c.rss)}
+			}
+		}
+		keep(ps, cs.pass(t))
+		keep(pl, cl.pass(t))
+		cpu, rss = ratios()
+	}
+	for _, s := range costSteps {
+		t.Logf("%-12s %5d tools: %5.0f ms CPU, %4.0f MB; %5d tools: %5.0f ms CPU, %4.0f MB; x%.2f CPU, x%.2f RSS", s,
+			small, ps[s].cpu.Seconds()*1e3, float64(ps[s].rss)/1e6, large, pl[s].cpu.Seconds()*1e3, float64(pl[s].rss)/1e6, cpu[s], rss[s])
+		if cpu[s] > bound {
+			t.Errorf("%s: %d tools took %.1fx the CPU time of %d (at most %.0fx: growth beyond linear)", s, large, cpu[s], small, bound)
+		}
+		if rss[s] > bound {
+			t.Errorf("%s: %d tools took %.1fx the peak RSS of %d (at most %.0fx: growth beyond linear)", s, large, rss[s], small, bound)
+		}
+	}
+}
