@@ -134,6 +134,7 @@ func (s *Store) retry(ctx context.Context, f func() error) error {
 		if wait < time.Second {
 			wait *= 2
 		}
+		s.retries.Add(1)
 		err = f()
 	}
 	return err
@@ -185,7 +186,25 @@ func openSQLite(ctx context.Context, loc Location, opt Options) (*Store, error) 
 	db.SetConnMaxIdleTime(time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, s.wrap("open", err)
+		if !opt.ReadOnly || !errors.Is(s.wrap("open", err), ErrReadOnly) {
+			return nil, s.wrap("open", err)
+		}
+		// A WAL store in a directory this process cannot write: SQLite
+		// cannot create the shared-memory file that reading needs, so it
+		// is read as immutable (no locks; a writer with more rights than
+		// this process could change it under the reader, which then may
+		// see an error, never write).
+		q.Set("immutable", "1")
+		dsn = "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + q.Encode()
+		if db, err = sql.Open("sqlite", dsn); err != nil {
+			return nil, &Error{Store: display, Op: "open", Err: err}
+		}
+		s.db = db
+		db.SetMaxOpenConns(4)
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, s.wrap("open", err)
+		}
 	}
 	return s, nil
 }

@@ -67,10 +67,14 @@ func needPG(t testing.TB) {
 	}
 }
 
+// childModes are the parts a re-executed test binary can play.
+var childModes = map[string]func() int{}
+
 func childMain(mode string) int {
-	switch mode {
-	default:
+	f, ok := childModes[mode]
+	if !ok {
 		fmt.Fprintln(os.Stderr, "unknown child mode", mode)
 		return 2
 	}
+	return f()
 }

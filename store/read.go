@@ -354,3 +354,35 @@ func (s *Store) Findings(ctx context.Context, scan int64, server string) ([]Find
 	})
 	return out, err
 }
+
+// Check verifies the store: SQLite's integrity_check (it reads every
+// page: seconds for a large store), or a query on PostgreSQL. A damaged
+// SQLite file is ErrCorrupt.
+func (s *Store) Check(ctx context.Context) error {
+	if s.d.pg {
+		var n int
+		return s.wrap("check", s.db.QueryRowContext(ctx, `SELECT count(*) FROM scans`).Scan(&n))
+	}
+	rows, err := s.db.QueryContext(ctx, `PRAGMA integrity_check`)
+	if err != nil {
+		return s.wrap("check", err)
+	}
+	defer rows.Close()
+	var msgs []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			return s.wrap("check", err)
+		}
+		if m != "ok" && len(msgs) < 5 {
+			msgs = append(msgs, m)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.wrap("check", err)
+	}
+	if len(msgs) > 0 {
+		return &Error{Store: s.loc.Display, Op: "check", Kind: ErrCorrupt, Err: errors.New(strings.Join(msgs, "; "))}
+	}
+	return nil
+}

@@ -145,12 +145,12 @@ func (s *Store) migrate(ctx context.Context) error {
 				return s.wrap("migrate (lock)", err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, metaDDL); err != nil {
-			return s.wrap("migrate", err)
-		}
 		v, err := s.readVersion(ctx, tx)
 		if err != nil {
 			return s.wrap("read the schema version", err)
+		}
+		if _, err := tx.ExecContext(ctx, metaDDL); err != nil {
+			return s.wrap("migrate", err)
 		}
 		if v > SchemaVersion {
 			return s.tooNew(v)

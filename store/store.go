@@ -71,6 +71,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -113,6 +114,7 @@ type Store struct {
 	loc     Location
 	opt     Options
 	version int
+	retries atomic.Int64 // operations repeated after a lost connection
 }
 
 // Backend reports "sqlite" or "postgres".
