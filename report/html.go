@@ -124,6 +124,7 @@ func RenderHTML(w io.Writer, p *Page) error {
 		v.ID = "r" + strconv.Itoa(i+1)
 		view.Sections = append(view.Sections, v)
 		cards += len(v.Cards)
+		view.Servers = view.Servers || v.Server != nil
 		changes += v.records
 	}
 	view.Sub = fmt.Sprintf("%d report(s), %d tool(s) with changes or findings, %d change record(s).", len(view.Sections), cards, changes)
@@ -163,7 +164,7 @@ func hsafe(s string) htmlText { return safetext.Segments(safetext.Inert(s)) }
 type htmlPage struct {
 	Title, CSP, Version, Sub string
 	Style                    template.CSS
-	Overview                 bool
+	Overview, Servers        bool
 	Sections                 []htmlSection
 }
 
