@@ -259,8 +259,10 @@ type target struct {
 // and reports p50, p99 and calls/s per target and the goal ratios: the
 // latency the gateway adds over direct against what the floor adds, and
 // the gateway's throughput against the floor's. targets[0] is direct,
-// targets[1] the floor, targets[2] the gateway.
-func sideBySide(b *testing.B, conc int, targets []target) {
+// targets[1] the floor, targets[2] the gateway (with another number of
+// targets no ratio is reported). It returns each target's p50 (µs) and
+// calls/s.
+func sideBySide(b *testing.B, conc int, targets []target) (p50, rate []float64) {
 	var id atomic.Int64
 	// Warm up: connections, the gateway's first listing.
 	for _, t := range targets {
@@ -312,8 +314,8 @@ func sideBySide(b *testing.B, conc int, targets []target) {
 		}
 	}
 	b.StopTimer()
-	p50 := make([]float64, len(targets))
-	rate := make([]float64, len(targets))
+	p50 = make([]float64, len(targets))
+	rate = make([]float64, len(targets))
 	for i, t := range targets {
 		slices.Sort(lat[i])
 		p50[i] = us(lat[i][len(lat[i])/2])
@@ -331,6 +333,7 @@ func sideBySide(b *testing.B, conc int, targets []target) {
 		b.ReportMetric(rate[2]/rate[1], "calls/s-vs-floor")
 	}
 	b.ReportMetric(0, "ns/op") // per call figures are above
+	return p50, rate
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -41,6 +41,10 @@ const (
 	Accept Behaviour = iota // 200 and an empty ExportTraceServiceResponse
 	Hang                    // never answers (until Close)
 	Fail                    // 500
+	// Discard decodes each export as Accept does and answers it alike,
+	// but keeps only the count of spans (Received): for benchmarks, whose
+	// memory figures must not include what the receiver holds.
+	Discard
 )
 
 // Collector is a receiver on 127.0.0.1.
@@ -55,6 +59,7 @@ type Collector struct {
 	requests []*http.Request
 	bodies   [][]byte
 	errs     []string
+	received int
 }
 
 // New starts a receiver; Close it.
@@ -76,9 +81,11 @@ func (c *Collector) Close() {
 
 func (c *Collector) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	c.mu.Lock()
-	c.requests = append(c.requests, r.Clone(r.Context()))
-	c.mu.Unlock()
+	if c.mode != Discard {
+		c.mu.Lock()
+		c.requests = append(c.requests, r.Clone(r.Context()))
+		c.mu.Unlock()
+	}
 	if err != nil {
 		c.fail("reading the body: " + err.Error())
 		http.Error(w, "bad body", http.StatusBadRequest)
@@ -118,6 +125,18 @@ func (c *Collector) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.mu.Lock()
+	for _, rs := range req.GetResourceSpans() {
+		for _, ss := range rs.GetScopeSpans() {
+			c.received += len(ss.GetSpans())
+		}
+	}
+	if c.mode == Discard {
+		c.mu.Unlock()
+		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(out)
+		return
+	}
 	c.bodies = append(c.bodies, body)
 	for _, rs := range req.GetResourceSpans() {
 		service := ""
@@ -172,6 +191,14 @@ func value(v *commonpb.AnyValue) string {
 		return fmt.Sprint(x.DoubleValue)
 	}
 	return v.String()
+}
+
+// Received is the number of spans decoded so far (in every mode that
+// decodes: Accept and Discard).
+func (c *Collector) Received() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.received
 }
 
 // Spans returns the spans received so far, ordered by name then span id.
