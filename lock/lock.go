@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -304,6 +305,22 @@ func checkSource(src Source) error {
 		return errors.New("headers and transport are for a URL source")
 	case src.URL != "" && len(src.PassEnv) > 0:
 		return errors.New("pass_env is for a stdio source")
+	}
+	if src.URL != "" {
+		u, err := url.Parse(src.URL)
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			return errors.New("the url must be an absolute http or https URL")
+		case u.User != nil:
+			return errors.New("the url carries user info: a lock never stores a credential (send it as a header placeholder, \"Authorization\": \"Bearer ${env:TOKEN}\")")
+		}
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				if v != "" {
+					return errors.New("the url carries query values: a lock never stores what may be a credential (send it as a header placeholder)")
+				}
+			}
+		}
 	}
 	for k, v := range src.Headers {
 		if !HeaderTemplate(v) {

@@ -77,6 +77,9 @@ type env struct {
 	// outputs are queued by emit and written by commit when the command
 	// succeeded, so a failed run leaves nothing behind.
 	outputs []*output
+	// releases run when the run ends, after its outputs were committed or
+	// discarded (a lock's directory flock is held until its write).
+	releases []func()
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
@@ -109,6 +112,11 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			e.discard()
 			fmt.Fprintf(e.stderr, "mcpdrift: internal error: %s\n", safetext.Escape(fmt.Sprint(r)))
 			code = ExitUsage
+		}
+	}()
+	defer func() {
+		for i := len(e.releases) - 1; i >= 0; i-- {
+			e.releases[i]()
 		}
 	}()
 	root := newRoot(e)
@@ -145,8 +153,9 @@ func newRoot(e *env) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%s (see %s --help)", safetext.Escape(err.Error()), c.CommandPath())
 	})
-	root.AddCommand(newObserve(e), newPin(e), newGate(e), newDiff(e), newDrift(e), newProxy(e), newMockServer(e), newCodes(e), newDemo(e))
-	root.AddCommand(newWatch(e))
+	root.AddCommand(newObserve(e), newPin(e), newGate(e), newDiff(e), newDrift(e), newProxy(e), newMockServer(e), newCodes(e), newDemo(e), newLock(e), newReview(e), newApprove(e))
+	root.AddCommand(newWatch(e), newScan(e))
+	root.AddCommand(newHistory(e))
 	return root
 }
 

@@ -44,6 +44,10 @@ type output struct {
 	mode fs.FileMode
 	data []byte
 	tmp  string // staged temporary file (toAtomic)
+	// guard, when set, is asked once every output is staged and before
+	// any is replaced: an error refuses the whole commit (the lock's
+	// check that nobody changed it since it was read).
+	guard func() error
 }
 
 var fdPath = regexp.MustCompile(`^/(dev/fd|proc/self/fd)/[0-9]+$`)
@@ -197,6 +201,14 @@ func (e *env) commit() error {
 			return cannotWrite(o.path, safetext.Escape(errText(werr)))
 		}
 	}
+	for _, o := range outs {
+		if o.guard != nil {
+			if err := o.guard(); err != nil {
+				cleanup()
+				return err
+			}
+		}
+	}
 	for i, o := range outs {
 		var err error
 		switch o.kind {
@@ -235,6 +247,15 @@ func writeStraight(path string, data []byte) error {
 		werr = cerr
 	}
 	return werr
+}
+
+// emitGuarded is emit with a guard asked before anything is replaced.
+func (e *env) emitGuarded(path string, data []byte, guard func() error) error {
+	if err := e.emit(path, data); err != nil {
+		return err
+	}
+	e.outputs[len(e.outputs)-1].guard = guard
+	return nil
 }
 
 // discard drops the queued outputs (the run failed).

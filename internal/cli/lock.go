@@ -1,0 +1,476 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/delta"
+	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/report"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// The lock commands: lock add, profile, export, check and remove (this
+// file), review and approve (review.go). See docs/lock.md.
+
+func newLock(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lock",
+		Short: "Pin many servers in one lock (mcpdrift.lock): add, check, profile, export, remove",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErr("lock needs a subcommand: add, check, profile, export or remove (see mcpdrift lock --help)")
+		},
+	}
+	cmd.AddCommand(newLockAdd(e), newLockCheck(e), newLockProfile(e), newLockExport(e), newLockRemove(e))
+	return cmd
+}
+
+// approvalFlags say who approves and why.
+type approvalFlags struct {
+	by, note string
+}
+
+func (a *approvalFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&a.by, "by", "", "who approves (default: git config user.email)")
+	cmd.Flags().StringVar(&a.note, "note", "", "why, recorded with the approval")
+}
+
+// approval is the approval of this run: by whom (--by, else the git
+// user's email) and now.
+func (a *approvalFlags) approval(e *env) (lock.Approval, error) {
+	by := a.by
+	if by == "" {
+		by = gitEmail()
+	}
+	switch {
+	case by == "":
+		return lock.Approval{}, usageErr("say who approves: --by WHO (git config user.email is not set)")
+	case len(by) > 256 || strings.ContainsFunc(by, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return lock.Approval{}, usageErr("--by must be at most 256 characters, with no control characters")
+	case len(a.note) > 4096:
+		return lock.Approval{}, usageErr("--note must be at most 4096 bytes")
+	}
+	return lock.Approval{By: by, At: time.Now().UTC().Truncate(time.Second).Format(time.RFC3339), Note: a.note}, nil
+}
+
+// gitEmail is git config user.email, or "" (no git, not set, or slow).
+func gitEmail() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "config", "--get", "user.email").Output()
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimSpace(string(out))
+	if len(s) > 256 || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return ""
+	}
+	return s
+}
+
+func newLockAdd(e *env) *cobra.Command {
+	var (
+		lockPath, profile string
+		autoApprove       []string
+		publisherKey      string
+		rules             string
+		live              liveFlags
+		appr              approvalFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "add NAME (--url URL | --stdio -- CMD ARGS...) [--header NAME='Bearer ${env:TOKEN}']... [--pass-env NAME]... [--profile review|fail-closed] [--auto-approve notation]",
+		Short: "Observe a server and pin it in the lock under NAME (every tool approved as served)",
+		Long: `Observes the server once (read-only: initialize or server/discover, then tools/list)
+and pins it in the lock: how to reach it, its identity tuple, the Assay declared baseline, the raw
+tool definitions, the profile, and an approval of every tool (by --by, else git config user.email).
+
+A header is stored only as a placeholder, --header 'Authorization=Bearer ${env:TOKEN}', expanded
+from the environment on every observation; a literal value is sent this once and never stored. A
+URL with user info or query values is refused: a lock never holds a credential. A listing that is
+not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var argv []string
+			if n := cmd.ArgsLenAtDash(); n >= 0 {
+				argv = args[n:]
+				args = args[:n]
+			}
+			if len(args) != 1 {
+				return usageErr("lock add takes one NAME (the server's name in the lock); a stdio command goes after --")
+			}
+			name := args[0]
+			if !lock.ValidName(name) {
+				return usageErr("server name %s: use letters, digits, '.', '_' and '-' (at most 128), starting with a letter or digit", safetext.Quote(name))
+			}
+			if !lock.ValidProfile(profile) {
+				return usageErr("--profile must be review or fail-closed")
+			}
+			for _, k := range autoApprove {
+				if k != lock.AutoNotation {
+					return usageErr("--auto-approve: the only kind is notation")
+				}
+			}
+			a, err := appr.approval(e)
+			if err != nil {
+				return err
+			}
+			c, err := loadClassifier(rules)
+			if err != nil {
+				return err
+			}
+			src, err := sourceOf(e, &live, argv)
+			if err != nil {
+				return err
+			}
+			lf, err := openLockForWrite(e, lockPath, true)
+			if err != nil {
+				return err
+			}
+			if lf.lock.Server(name) != nil {
+				return usageErr("server %s is already in %s: approve its changes with mcpdrift review or approve, or remove it first", safetext.Quote(name), safetext.Quote(lockPath))
+			}
+			// This observation sends what was typed (a literal header
+			// too); the lock stores the source.
+			obsLive := live
+			obsLive.headers = nil
+			for _, h := range live.headers {
+				name, value, _ := strings.Cut(h, "=")
+				if lock.HeaderTemplate(value) {
+					v, _, err := expandPlaceholders(value, os.LookupEnv)
+					if err != nil {
+						return usageErr("--header %s: %s", safetext.Quote(name), err.Error())
+					}
+					value = v
+				}
+				obsLive.headers = append(obsLive.headers, name+"="+value)
+			}
+			o, err := observeTyped(e, &obsLive, argv, name, publisherKey, c)
+			if err != nil {
+				return err
+			}
+			if err := o.complete(); err != nil {
+				return err
+			}
+			s, err := lock.NewServer(name, src, profile, o.served.Identity, o.obs.ClientCapabilities, o.tools.Tools, c, a)
+			if err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			if len(autoApprove) > 0 {
+				if err := s.SetProfile(profile, autoApprove, a); err != nil {
+					return usageErr("%s", safetext.Escape(err.Error()))
+				}
+			}
+			if err := lf.lock.Add(s); err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			if err := lf.save(e); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "mcpdrift: pinned %s in %s: %d tools from %s, profile %s\n", safetext.Quote(name), safetext.Quote(lockPath), len(s.Tools), safetext.Quote(o.target), profile)
+			return nil
+		},
+	}
+	registerLockPath(cmd, &lockPath)
+	live.register(cmd, "url")
+	f := cmd.Flags()
+	f.StringVar(&profile, "profile", lock.ProfileReview, "the decision profile: review|fail-closed")
+	f.StringArrayVar(&autoApprove, "auto-approve", nil, "changes the profile approves by itself, each recorded as such: notation (changes of spelling that accept the same instances)")
+	f.StringVar(&rules, "rules", "", "YAML privilege rules (default: the built-in table)")
+	f.StringVar(&publisherKey, "publisher-key", "", "the publisher key (fingerprint) configured for this server, pinned in its identity")
+	appr.register(cmd)
+	return cmd
+}
+
+// observeTyped observes with what lock add was given on its command line.
+func observeTyped(e *env, l *liveFlags, argv []string, name, publisherKey string, c *classify.Classifier) (*observation, error) {
+	cfg, err := l.config(e, argv)
+	if err != nil {
+		return nil, err
+	}
+	_, target := e.targetOf(cfg)
+	ctx, cancel := context.WithTimeout(e.context(), l.timeout)
+	defer cancel()
+	obs, tl, err := listFull(ctx, cfg)
+	if err != nil {
+		return nil, liveError(target, err)
+	}
+	id := manifest.Identity{Endpoint: target, PublisherKey: publisherKey, Env: envIdentity(cfg)}
+	if obs.ServerInfo != nil {
+		id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
+	}
+	if refl := reflections(e, tl, obs); len(refl) > 0 {
+		return nil, &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server reflects credentials into its tool list (%d place(s)). Rotate the credential and fix the server", safetext.Quote(target), len(refl))}
+	}
+	o := &observation{target: target, obs: obs, tools: tl}
+	o.served = &lock.Served{Observed: manifest.BuildObserved(name, tl, manifest.Completeness(obs.Completeness), c), Tools: tl.Tools, Identity: id}
+	return o, nil
+}
+
+// context is the run's context (Background when none was given).
+func (e *env) context() context.Context {
+	if e.ctx != nil {
+		return e.ctx
+	}
+	return context.Background()
+}
+
+func newLockProfile(e *env) *cobra.Command {
+	var (
+		lockPath    string
+		autoApprove []string
+		appr        approvalFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "profile NAME review|fail-closed [--auto-approve notation]",
+		Short: "Change a server's decision profile (and what it auto-approves); recorded in its history",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageErr("lock profile takes NAME and PROFILE (review or fail-closed)")
+			}
+			if !lock.ValidProfile(args[1]) {
+				return usageErr("profile %s: must be review or fail-closed", safetext.Quote(args[1]))
+			}
+			a, err := appr.approval(e)
+			if err != nil {
+				return err
+			}
+			lf, err := openLockForWrite(e, lockPath, false)
+			if err != nil {
+				return err
+			}
+			s, err := lf.server(args[0])
+			if err != nil {
+				return err
+			}
+			aa := autoApprove
+			if !cmd.Flags().Changed("auto-approve") {
+				aa = s.AutoApprove
+			} else if len(aa) == 1 && aa[0] == "none" {
+				aa = nil
+			}
+			if err := s.SetProfile(args[1], aa, a); err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			return lf.save(e)
+		},
+	}
+	registerLockPath(cmd, &lockPath)
+	cmd.Flags().StringArrayVar(&autoApprove, "auto-approve", nil, "notation, or none (default: unchanged)")
+	appr.register(cmd)
+	return cmd
+}
+
+func newLockExport(e *env) *cobra.Command {
+	var (
+		lockPath, out string
+		assay         bool
+	)
+	cmd := &cobra.Command{
+		Use:   "export NAME --assay [-o FILE]",
+		Short: "Write a server's Assay declared baseline (assay.declared_mcp_manifest.v0) byte for byte as pinned",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("lock export takes one NAME")
+			}
+			if !assay {
+				return usageErr("say what to export: --assay (the Assay declared baseline)")
+			}
+			lf, err := openLock(lockPath, false)
+			if err != nil {
+				return err
+			}
+			s, err := lf.server(args[0])
+			if err != nil {
+				return err
+			}
+			b, err := s.ExportDeclared()
+			if err != nil {
+				return err
+			}
+			return e.emit(out, b)
+		},
+	}
+	registerLockPath(cmd, &lockPath)
+	cmd.Flags().BoolVar(&assay, "assay", false, "export the Assay declared baseline")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE (atomically) instead of stdout")
+	return cmd
+}
+
+func newLockRemove(e *env) *cobra.Command {
+	var lockPath string
+	cmd := &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Remove a server from the lock",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("lock remove takes one NAME")
+			}
+			lf, err := openLockForWrite(e, lockPath, false)
+			if err != nil {
+				return err
+			}
+			if _, err := lf.server(args[0]); err != nil {
+				return err
+			}
+			lf.lock.Remove(args[0])
+			return lf.save(e)
+		},
+	}
+	registerLockPath(cmd, &lockPath)
+	return cmd
+}
+
+// checked is one server's check with what its readable delta needs.
+type checked struct {
+	result *lock.ServerResult
+	deltas []delta.Tool
+}
+
+// checkServer observes s and gates it against its lock entry: the one
+// per-server check of lock check (and of scan over a lock). A server that
+// cannot be observed is a not-observed result, never an error of the
+// whole run; a usage error (a placeholder whose variable is not set)
+// is reported the same way, for that server alone.
+func checkServer(ctx context.Context, e *env, base *liveFlags, s *lock.Server, opt lock.CheckOptions) checked {
+	o, err := observeSource(ctx, e, base, s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, opt.Classifier)
+	target := ""
+	if o != nil {
+		target = o.target
+	}
+	if err != nil {
+		return checked{result: s.NotObserved(target, errMessage(err), opt)}
+	}
+	r, err := s.Check(o.served, opt)
+	if err != nil {
+		return checked{result: s.NotObserved(target, "the check failed: "+safetext.Escape(err.Error()), opt)}
+	}
+	r.Target = target
+	var ds []delta.Tool
+	if r.Gate != nil && len(r.Pending)+len(r.AutoApprovable) > 0 {
+		ds = changedDeltas(delta.Build(s.ToolValues(), o.served.Tools, r.Gate.StructuralChanges, r.Gate.Tools))
+	}
+	return checked{result: r, deltas: ds}
+}
+
+// changedDeltas keeps the deltas of tools that changed.
+func changedDeltas(ds []delta.Tool) []delta.Tool {
+	out := ds[:0]
+	for _, d := range ds {
+		if d.Status != "unchanged" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func newLockCheck(e *env) *cobra.Command {
+	var (
+		lockPath, format, out, color string
+		concurrency                  int
+		obs                          observeFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "check [NAME...] [--format json|text|sarif|markdown|html] [-o FILE] [--timeout 30s] [--concurrency N]",
+		Short: "Re-observe every server of the lock (or those named), concurrently, and gate each against its entry; exit 0 clean, 1 findings, 3 inconclusive, 2 bad input",
+		Long: `Each server is observed read-only, with its own deadline (--timeout), at most --concurrency at a
+time, and gated against its lock entry: the Assay gate of its declared baseline, the structural
+changes of every tool and the decision of its profile, and the identity tuple the gateway would
+enforce. The exit code aggregates: 1 when any server has findings, else 3 when any is inconclusive
+or could not be observed, else 0; a clean server never hides an inconclusive one.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !contains(report.LockCheckFormats(), format) {
+				return usageErr("--format must be one of %s", strings.Join(report.LockCheckFormats(), ", "))
+			}
+			if color != "auto" && color != "always" && color != "never" {
+				return usageErr("--color must be auto, always or never")
+			}
+			if concurrency < 1 {
+				return usageErr("--concurrency must be at least 1")
+			}
+			c, err := loadClassifier(obs.rules)
+			if err != nil {
+				return err
+			}
+			lf, err := openLock(lockPath, false)
+			if err != nil {
+				return err
+			}
+			servers := lf.lock.Servers
+			if len(args) > 0 {
+				servers = nil
+				seen := map[string]bool{}
+				for _, n := range args {
+					s, err := lf.server(n)
+					if err != nil {
+						return err
+					}
+					if !seen[n] {
+						seen[n] = true
+						servers = append(servers, s)
+					}
+				}
+			}
+			if len(servers) == 0 {
+				return usageErr("%s has no servers to check: add one with mcpdrift lock add", safetext.Quote(lockPath))
+			}
+			base := obs.live()
+			// A bound that is wrong is wrong for every server: refuse it
+			// once, before anything runs.
+			if _, err := (&liveFlags{timeout: base.timeout, maxListBytes: base.maxListBytes, maxListTools: base.maxListTools, maxResponse: base.maxResponse, caFile: base.caFile, baseURL: "http://127.0.0.1/"}).config(e, nil); err != nil {
+				return err
+			}
+			opt := lock.CheckOptions{Classifier: c, Today: today()}
+			results := make([]checked, len(servers))
+			sem := make(chan struct{}, concurrency)
+			var wg sync.WaitGroup
+			ctx := e.context()
+			for i, s := range servers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					results[i] = checkServer(ctx, e, base, s, opt)
+				}()
+			}
+			wg.Wait()
+			rs := make([]*lock.ServerResult, len(results))
+			deltas := map[string][]delta.Tool{}
+			for i, r := range results {
+				rs[i] = r.result
+				if len(r.deltas) > 0 {
+					deltas[r.result.Name] = r.deltas
+				}
+			}
+			rep := lock.NewCheckReport(lockPath, rs)
+			var buf bytes.Buffer
+			opt2 := report.Options{ToolVersion: version(), ArtifactURI: lockPath, Color: useColor(e, out, color)}
+			if err := report.RenderLockCheck(&buf, rep, deltas, format, opt2); err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			if err := e.emit(out, buf.Bytes()); err != nil {
+				return err
+			}
+			e.code = rep.ExitCode
+			return nil
+		},
+	}
+	registerLockPath(cmd, &lockPath)
+	obs.register(cmd, 30*time.Second)
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "text", "report format: "+strings.Join(report.LockCheckFormats(), "|"))
+	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
+	f.StringVar(&color, "color", "auto", "colour in text output: auto|always|never")
+	f.IntVar(&concurrency, "concurrency", 8, "how many servers are observed at once")
+	return cmd
+}

@@ -1,0 +1,360 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/mockserver"
+)
+
+var (
+	acmeV1 = filepath.Join("..", "..", "examples", "acme-github.v1.tools-list.json")
+	acmeV2 = filepath.Join("..", "..", "examples", "acme-github.v2-rugpull.tools-list.json")
+)
+
+func loadMockTools(t *testing.T, path string) []json.RawMessage {
+	t.Helper()
+	tools, err := mockserver.LoadToolsFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
+}
+
+type lockCheckJSON struct {
+	Schema   string `json:"schema"`
+	ExitCode int    `json:"exit_code"`
+	Servers  []struct {
+		Name           string   `json:"name"`
+		Status         string   `json:"status"`
+		ExitCode       int      `json:"exit_code"`
+		Error          string   `json:"error"`
+		Pending        []string `json:"pending"`
+		AutoApprovable []string `json:"auto_approvable"`
+		Withheld       bool     `json:"withheld"`
+	} `json:"servers"`
+}
+
+func lockCheck(t *testing.T, lockPath string, args ...string) (int, lockCheckJSON, string) {
+	t.Helper()
+	code, out, stderr := run(t, "", append([]string{"lock", "check", "--lock", lockPath, "--format", "json"}, args...)...)
+	var r lockCheckJSON
+	if out != "" {
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("lock check JSON: %v\n%s", err, out)
+		}
+	}
+	return code, r, stderr
+}
+
+// Two live servers in one lock; one drifts; check names it, approve one
+// tool, check names only the other.
+func TestLockAddCheckApprove(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	s1, u1 := mock(t, mockserver.Config{}, acmeV1)
+	_, u2 := mock(t, mockserver.Config{}, acmeV1)
+	for _, x := range []struct{ name, url string }{{"one", u1}, {"two", u2}} {
+		if code, _, stderr := run(t, "", "lock", "add", x.name, "--lock", lp, "--url", x.url, "--by", "alice@example.com"); code != 0 {
+			t.Fatalf("lock add %s: exit %d: %s", x.name, code, stderr)
+		}
+	}
+	// The lock parses and round-trips.
+	b, err := os.ReadFile(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lock.Parse(b, lp)
+	if err != nil || len(l.Servers) != 2 {
+		t.Fatalf("lock: %v (%d servers)", err, len(l.Servers))
+	}
+	code, r, stderr := lockCheck(t, lp)
+	if code != 0 || r.ExitCode != 0 || len(r.Servers) != 2 {
+		t.Fatalf("clean check: exit %d %+v %s", code, r, stderr)
+	}
+	if err := s1.SetTools(loadMockTools(t, acmeV2)); err != nil {
+		t.Fatal(err)
+	}
+	code, r, _ = lockCheck(t, lp)
+	if code != 1 || r.Servers[0].Name != "one" || r.Servers[0].Status != "findings" || len(r.Servers[0].Pending) < 2 || r.Servers[1].Status != "clean" {
+		t.Fatalf("drifted check: exit %d %+v", code, r)
+	}
+	pending := r.Servers[0].Pending
+	// Text shows the readable delta.
+	code, out, _ := run(t, "", "lock", "check", "--lock", lp, "--color", "never")
+	if code != 1 || !strings.Contains(out, "decision") || !strings.Contains(out, "to review:") {
+		t.Errorf("text check: exit %d\n%s", code, out)
+	}
+	// Approving a tool the profile does not deny.
+	code, _, stderr = run(t, "", "approve", "one", pending[0], "--lock", lp, "--by", "bob@example.com", "--note", "read it")
+	if code != 0 {
+		// It may be denied; then the re-consent flag is needed.
+		if !strings.Contains(stderr, "--i-reviewed-the-denied-change") {
+			t.Fatalf("approve: exit %d: %s", code, stderr)
+		}
+		if code, _, stderr = run(t, "", "approve", "one", pending[0], "--lock", lp, "--by", "bob@example.com", "--i-reviewed-the-denied-change"); code != 0 {
+			t.Fatalf("approve with re-consent: exit %d: %s", code, stderr)
+		}
+	}
+	code, r, _ = lockCheck(t, lp)
+	if code != 1 || len(r.Servers[0].Pending) != len(pending)-1 {
+		t.Fatalf("after one approval: exit %d %+v (pending before %v)", code, r, pending)
+	}
+	for _, p := range r.Servers[0].Pending {
+		if p == pending[0] {
+			t.Errorf("approved tool %q still pending", p)
+		}
+	}
+	// The history names the approval.
+	code, out, _ = run(t, "", "review", "one", "--history", "--lock", lp)
+	if code != 0 || !strings.Contains(out, "approved") || !strings.Contains(out, `"bob@example.com"`) {
+		t.Errorf("history: exit %d\n%s", code, out)
+	}
+	// --all approves the rest; the check is clean.
+	if code, _, stderr = run(t, "", "approve", "one", "--all", "--lock", lp, "--by", "bob@example.com", "--i-reviewed-the-denied-change"); code != 0 {
+		t.Fatalf("approve --all: exit %d: %s", code, stderr)
+	}
+	if code, r, _ = lockCheck(t, lp); code != 0 {
+		t.Fatalf("after --all: exit %d %+v", code, r)
+	}
+}
+
+// Interactive review: approve the first, skip the second.
+func TestReviewInteractive(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	s, u := mock(t, mockserver.Config{}, acmeV1)
+	if code, _, stderr := run(t, "", "lock", "add", "one", "--lock", lp, "--url", u, "--by", "alice@example.com"); code != 0 {
+		t.Fatalf("lock add: exit %d: %s", code, stderr)
+	}
+	if err := s.SetTools(loadMockTools(t, acmeV2)); err != nil {
+		t.Fatal(err)
+	}
+	_, r, _ := lockCheck(t, lp)
+	pending := r.Servers[0].Pending
+	if len(pending) < 2 {
+		t.Fatalf("want two pending tools, got %v", pending)
+	}
+	// Non-interactive: prints, writes nothing, exit 1.
+	before, _ := os.ReadFile(lp)
+	code, out, _ := run(t, "", "review", "one", "--lock", lp, "--color", "never")
+	if after, _ := os.ReadFile(lp); code != 1 || string(after) != string(before) || !strings.Contains(out, "approve with:") {
+		t.Fatalf("non-interactive review: exit %d, changed %v\n%s", code, string(after) != string(before), out)
+	}
+	// "?" prints help, "y" (and "yes" for a denied change), "n" for the
+	// second; the rest skipped by end of input.
+	answers := "?\ny\nn\nq\n"
+	code, out, stderr := run(t, answers, "review", "one", "--lock", lp, "--interactive", "--by", "carol@example.com", "--color", "never")
+	if code != 0 || !strings.Contains(out, "y - approve") || !strings.Contains(out, "approved 1, skipped") {
+		t.Logf("pending %v", pending)
+		t.Fatalf("interactive review: exit %d\n%s\n%s", code, out, stderr)
+	}
+	_, r, _ = lockCheck(t, lp)
+	if len(r.Servers[0].Pending) != len(pending)-1 || contains(r.Servers[0].Pending, pending[0]) {
+		t.Fatalf("after review: pending %v (before %v)", r.Servers[0].Pending, pending)
+	}
+}
+
+// Bad input: refused with exit 2 and nothing written.
+func TestLockRefusals(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	_, u := mock(t, mockserver.Config{}, acmeV1)
+	if code, _, stderr := run(t, "", "lock", "add", "one", "--lock", lp, "--url", u, "--by", "a@example.com"); code != 0 {
+		t.Fatalf("lock add: %d %s", code, stderr)
+	}
+	good, _ := os.ReadFile(lp)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"again", []string{"lock", "add", "one", "--url", u, "--by", "a@example.com"}, "already in"},
+		{"bad name", []string{"lock", "add", "-x", "--url", u, "--by", "a"}, "unknown shorthand"},
+		{"credential url", []string{"lock", "add", "two", "--url", strings.Replace(u, "http://", "http://user:pw@", 1), "--by", "a"}, "user info"},
+		{"unknown server", []string{"approve", "nope", "x", "--by", "a"}, "not in"},
+		{"unknown tool", []string{"approve", "one", "no_such_tool", "--by", "a"}, "not served"},
+		{"profile", []string{"lock", "profile", "one", "lenient", "--by", "a"}, "review or fail-closed"},
+		{"export without kind", []string{"lock", "export", "one"}, "--assay"},
+	}
+	for _, c := range cases {
+		code, _, stderr := run(t, "", append(c.args, "--lock", lp)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		if now, _ := os.ReadFile(lp); string(now) != string(good) {
+			t.Fatalf("%s: the lock changed", c.name)
+		}
+	}
+	// A tampered lock: the digest does not recompute.
+	bad := filepath.Join(dir, "bad.lock")
+	i := strings.Index(string(good), `"tool_digest":"sha256:`) + len(`"tool_digest":"sha256:`)
+	flipped := []byte(string(good))
+	flipped[i] = "01"[map[bool]int{true: 1}[flipped[i] == '0']]
+	os.WriteFile(bad, flipped, 0o644)
+	if code, _, stderr := run(t, "", "lock", "check", "--lock", bad); code != 2 || !strings.Contains(stderr, "/servers/0/") {
+		t.Errorf("tampered: exit %d: %s", code, stderr)
+	}
+	// A symlinked lock.
+	link := filepath.Join(dir, "link.lock")
+	os.Symlink(lp, link)
+	if code, _, stderr := run(t, "", "lock", "check", "--lock", link); code != 2 || !strings.Contains(stderr, "symlink") {
+		t.Errorf("symlink: exit %d: %s", code, stderr)
+	}
+	// A duplicate server.
+	dup := filepath.Join(dir, "dup.lock")
+	l, _ := lock.Parse(good, lp)
+	two := *l.Servers[0]
+	l.Servers = append(l.Servers, &two)
+	os.WriteFile(dup, l.Marshal(), 0o644)
+	if code, _, stderr := run(t, "", "lock", "check", "--lock", dup); code != 2 || !strings.Contains(stderr, "twice") && !strings.Contains(stderr, "duplicate") {
+		t.Errorf("duplicate server: exit %d: %s", code, stderr)
+	}
+}
+
+// Two writers at once: one is refused, the lock is one of theirs whole.
+func TestLockConcurrentWriters(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	_, u := mock(t, mockserver.Config{}, acmeV1)
+	release, busy, err := lockDirectory(dir)
+	if err != nil || busy {
+		t.Fatalf("flock: %v %v", err, busy)
+	}
+	code, _, stderr := run(t, "", "lock", "add", "one", "--lock", lp, "--url", u, "--by", "a@example.com")
+	release()
+	if code != 2 || !strings.Contains(stderr, "another mcpdrift is writing") {
+		t.Fatalf("writer under a held flock: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(lp); err == nil {
+		t.Fatal("a refused writer wrote the lock")
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, 4)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _, _ = run(t, "", "lock", "add", []string{"a", "b", "c", "d"}[i], "--lock", lp, "--url", u, "--by", "a@example.com")
+		}()
+	}
+	wg.Wait()
+	b, err := os.ReadFile(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lock.Parse(b, lp)
+	if err != nil {
+		t.Fatalf("the lock after racing writers: %v", err)
+	}
+	ok := 0
+	for _, c := range codes {
+		if c == 0 {
+			ok++
+		} else if c != 2 {
+			t.Errorf("a racing writer exited %d", c)
+		}
+	}
+	if ok != len(l.Servers) || ok == 0 {
+		t.Errorf("%d writers succeeded, the lock has %d servers", ok, len(l.Servers))
+	}
+}
+
+// A header is stored as its placeholder, never as its value; the value
+// is sent, and never written anywhere.
+func TestLockHeaderPlaceholder(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	const secret = "s3cr3t-token-value-0123456789"
+	t.Setenv("ACME_TOKEN", secret)
+	_, u := mock(t, mockserver.Config{RequireAuth: secret}, acmeV1)
+	code, out, stderr := run(t, "", "lock", "add", "one", "--lock", lp, "--url", u, "--header", "Authorization=Bearer ${env:ACME_TOKEN}", "--by", "a@example.com")
+	if code != 0 {
+		t.Fatalf("lock add: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(lp)
+	if !strings.Contains(string(b), `"Bearer ${env:ACME_TOKEN}"`) {
+		t.Errorf("placeholder not stored:\n%s", b)
+	}
+	code, out2, stderr2 := run(t, "", "lock", "check", "--lock", lp)
+	if code != 0 {
+		t.Errorf("check with the placeholder: exit %d: %s", code, stderr2)
+	}
+	// Without the variable: that server is not observed (exit 3), named.
+	os.Unsetenv("ACME_TOKEN")
+	code, r, _ := lockCheck(t, lp)
+	if code != 3 || r.Servers[0].Status != "not_observed" || !strings.Contains(r.Servers[0].Error, "ACME_TOKEN") {
+		t.Errorf("check without the variable: exit %d %+v", code, r)
+	}
+	// A literal header value: used, not stored, warned.
+	lp2 := filepath.Join(dir, "literal.lock")
+	code, out3, stderr3 := run(t, "", "lock", "add", "one", "--lock", lp2, "--url", u, "--header", "Authorization=Bearer "+secret, "--by", "a@example.com")
+	if code != 0 || !strings.Contains(stderr3, "not stored") {
+		t.Errorf("literal header: exit %d: %s", code, stderr3)
+	}
+	b2, _ := os.ReadFile(lp2)
+	for _, s := range []string{string(b), string(b2), out, out2, out3, stderr, stderr2, stderr3} {
+		if strings.Contains(s, secret) {
+			t.Fatalf("the secret was written: %q", s)
+		}
+	}
+}
+
+// export writes the Assay baseline byte for byte; profile changes and
+// remove.
+func TestLockExportProfileRemove(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	_, u := mock(t, mockserver.Config{}, acmeV1)
+	if code, _, stderr := run(t, "", "lock", "add", "one", "--lock", lp, "--url", u, "--by", "a@example.com"); code != 0 {
+		t.Fatalf("lock add: %d %s", code, stderr)
+	}
+	out := filepath.Join(dir, "one.declared.json")
+	if code, _, stderr := run(t, "", "lock", "export", "one", "--assay", "-o", out, "--lock", lp); code != 0 {
+		t.Fatalf("export: %d %s", code, stderr)
+	}
+	pinned := filepath.Join(dir, "pinned.json")
+	if code, _, stderr := run(t, "", "pin", "--url", u, "--server-id", "one", "-o", pinned, "--no-snapshot"); code != 0 {
+		t.Fatalf("pin: %d %s", code, stderr)
+	}
+	a, _ := os.ReadFile(out)
+	b, _ := os.ReadFile(pinned)
+	// The lock keeps tools by name, pin in served order: the same
+	// baseline (the same manifest digest and entries), and the export is
+	// Assay's own format, which the gate reads.
+	var da, db struct {
+		Schema         string            `json:"schema"`
+		ManifestDigest string            `json:"manifest_digest"`
+		Tools          []json.RawMessage `json:"tools"`
+	}
+	if json.Unmarshal(a, &da) != nil || json.Unmarshal(b, &db) != nil || da.Schema != "assay.declared_mcp_manifest.v0" || da.ManifestDigest != db.ManifestDigest || len(da.Tools) != len(db.Tools) || da.ManifestDigest == "" {
+		t.Errorf("export is not the pinned baseline:\n%s\n---\n%s", a, b)
+	}
+	obsOut := filepath.Join(dir, "obs.json")
+	if code, _, stderr := run(t, "", "observe", "--input", acmeV1, "--server-id", "one", "-o", obsOut); code != 0 {
+		t.Fatalf("observe: %d %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "", "gate", "--observed", obsOut, "--declared", out); code != 0 {
+		t.Errorf("gate against the exported baseline: %d %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "", "lock", "profile", "one", "fail-closed", "--auto-approve", "notation", "--lock", lp, "--by", "a@example.com"); code != 0 {
+		t.Fatalf("profile: %d %s", code, stderr)
+	}
+	lb, _ := os.ReadFile(lp)
+	l, err := lock.Parse(lb, lp)
+	if err != nil || l.Servers[0].Profile != "fail-closed" || !l.Servers[0].AutoApproves("notation") {
+		t.Fatalf("profile not set: %v", err)
+	}
+	if code, _, stderr := run(t, "", "lock", "remove", "one", "--lock", lp); code != 0 {
+		t.Fatalf("remove: %d %s", code, stderr)
+	}
+	lb, _ = os.ReadFile(lp)
+	if l, err = lock.Parse(lb, lp); err != nil || len(l.Servers) != 0 {
+		t.Fatalf("after remove: %v %d", err, len(l.Servers))
+	}
+}
