@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/delta"
 	"github.com/mcpdrift/mcpdrift/examples"
 	"github.com/mcpdrift/mcpdrift/gate"
 	"github.com/mcpdrift/mcpdrift/manifest"
@@ -28,7 +30,7 @@ func newDemo(e *env) *cobra.Command {
 	var keep, format, color string
 	var noLive bool
 	cmd := &cobra.Command{
-		Use:   "demo [--keep DIR] [--format text|json|markdown|sarif] [--no-live]",
+		Use:   "demo [--keep DIR] [--format text|json|markdown|sarif|html] [--no-live]",
 		Short: "Observe a bundled manifest, pin it, observe a rug-pulled version, and show what drifted (loopback only: the live part starts the bundled mock server on 127.0.0.1)",
 		Long: `Runs the whole pipeline on bundled example data: observe, pin, the coarse and
 granular gates with the structural diff, then (unless --no-live) a live part:
@@ -83,11 +85,16 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 				return err
 			}
 			// The snapshots kept beside the baseline and the observation say
-			// how each tool changed.
+			// how each tool changed, and the review profile decides on each
+			// (as gate --declared-snapshot --observed-snapshot does).
 			r.StructuralChanges = schemadiff.Compare(
 				schemadiff.Input{Side: schemadiff.Side{Completeness: string(tl1.Completeness)}, Tools: tl1.Tools},
 				schemadiff.Input{Side: schemadiff.Side{Completeness: string(tl2.Completeness)}, Tools: tl2.Tools},
 				nil, schemadiff.ToolOptions{}).Changes
+			for _, d := range decide.DecideTools(tl1.Tools, tl2.Tools, decide.Options{Profile: schemadiff.ReviewProfile}) {
+				r.Tools = append(r.Tools, d.Verdict())
+			}
+			r.DecisionProfile = schemadiff.ReviewProfile.Name
 			if keep != "" {
 				if err := os.MkdirAll(keep, 0o755); err != nil {
 					return usageErr("--keep: %s", safetext.Escape(err.Error()))
@@ -125,13 +132,25 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 				say("   artifacts will be written to %s\n", safetext.Escape(keep))
 			}
 			var live *probe.Report
+			var liveDeltas []delta.Tool
 			if !noLive {
-				if live, err = demoLive(e); err != nil {
+				if live, liveDeltas, err = demoLive(e); err != nil {
 					return err
 				}
 			}
 			var buf bytes.Buffer
-			if err := report.RenderDemo(&buf, r, live, format, report.Options{ToolVersion: version(), Color: useColor(e, "", color), ArtifactURI: "observed.v2.json"}); err != nil {
+			if format == "html" {
+				// The page of both reports, each card with its readable
+				// delta (report.RenderDemo has the reports alone).
+				sections := []report.Section{report.GateSection(r, delta.Build(tl1.Tools, tl2.Tools, r.StructuralChanges, r.Tools))}
+				if live != nil {
+					sections = append(sections, report.DriftSection(live, liveDeltas))
+				}
+				err = writeHTML(&buf, "mcpdrift demo", sections...)
+			} else {
+				err = report.RenderDemo(&buf, r, live, format, report.Options{ToolVersion: version(), Color: useColor(e, "", color), ArtifactURI: "observed.v2.json"})
+			}
+			if err != nil {
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
 			return e.emit("-", buf.Bytes())
@@ -147,24 +166,26 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 // demoLive serves the approved list from the bundled strict mock server on
 // loopback, pins it over the wire, swaps the tools while the server runs (a
 // live rug pull) and drifts the server against the pinned manifest.
-func demoLive(e *env) (*probe.Report, error) {
+// demoLive runs the live part and returns its drift report and readable
+// deltas.
+func demoLive(e *env) (*probe.Report, []delta.Tool, error) {
 	say := func(format string, a ...any) { fmt.Fprintf(e.stderr, format, a...) }
 	v1, err := mockserver.LoadTools(examples.V1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	v2, err := mockserver.LoadTools(examples.V2RugPull)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	srv, err := mockserver.New(mockserver.Config{Tools: v1, PageSize: 2, ServerName: "acme-github", ServerVersion: "1.0.0"})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer srv.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, &exitError{ExitInconclusive, "demo: cannot listen on loopback: " + safetext.Escape(err.Error())}
+		return nil, nil, &exitError{ExitInconclusive, "demo: cannot listen on loopback: " + safetext.Escape(err.Error())}
 	}
 	hs := &http.Server{Handler: srv, ConnContext: srv.ConnContext, ReadHeaderTimeout: 5 * time.Second}
 	go hs.Serve(ln)
@@ -176,12 +197,12 @@ func demoLive(e *env) (*probe.Report, error) {
 	cfg := mcpclient.Config{BaseURL: url, ClientName: "mcpdrift", ClientVersion: version()}
 	obs, tl, err := observeLive(ctx, cfg)
 	if err != nil {
-		return nil, liveError(url, err)
+		return nil, nil, liveError(url, err)
 	}
 	o := manifest.BuildObserved("acme-github", tl, manifest.Completeness(obs.Completeness), nil)
 	say("   pinned over the wire: %d tools in %d pages, %s, manifest_digest %s\n", len(tl.Tools), obs.Pages, obs.Completeness, *o.Observed.ManifestDigest)
 	if err := srv.SetTools(v2); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	say("7. the server swaps its tools while it runs (a rug pull); drift it against the approved manifest\n\n")
 	declared := schemadiff.Input{Side: schemadiff.Side{Source: "approved.tools-list.json", Form: tl.Form, Completeness: string(tl.Completeness)}, Tools: tl.Tools}
@@ -189,7 +210,7 @@ func demoLive(e *env) (*probe.Report, error) {
 	declared.ToolCount = len(tl.Tools)
 	res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: "approved.tools-list.json", declared: declared, profile: schemadiff.ReviewProfile})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res.rep, nil
+	return res.rep, driftDeltas(declared.Tools, res.served, res.rep, schemadiff.ReviewProfile, nil), nil
 }

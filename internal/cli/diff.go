@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpdrift/mcpdrift/delta"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -118,7 +119,7 @@ func newDiff(e *env) *cobra.Command {
 	var format, profile, out, color, rules string
 	var maxInput int64
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW [--format json|text|markdown] [--profile review|fail-closed] [-o FILE]",
+		Use:   "diff OLD NEW [--format json|text|markdown|html] [--profile review|fail-closed] [-o FILE]",
 		Short: "Say how tools changed between two manifests or snapshots; exit 0 nothing changed (or notation only), 1 changed, 2 bad input, 3 new list partial",
 		Long: `OLD and NEW are saved tools/list manifests in any form observe accepts,
 snapshots (mcpdrift.tool_snapshot.v1), or declared baselines (read through the
@@ -153,7 +154,12 @@ name/version and a stdio server's environment are compared too.`,
 			}
 			r := schemadiff.Compare(old, nw, prof, schemadiff.ToolOptions{Classifier: c})
 			var buf bytes.Buffer
-			if err := report.RenderDiff(&buf, r, format, report.Options{Color: useColor(e, out, color), ToolVersion: version()}); err != nil {
+			if format == "html" {
+				err = writeHTML(&buf, "mcpdrift diff", report.DiffSection(r, delta.Build(old.Tools, nw.Tools, r.Changes, r.Tools)))
+			} else {
+				err = report.RenderDiff(&buf, r, format, report.Options{Color: useColor(e, out, color), ToolVersion: version()})
+			}
+			if err != nil {
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
 			if err := e.emit(out, buf.Bytes()); err != nil {
@@ -164,7 +170,7 @@ name/version and a stdio server's environment are compared too.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "json|text|markdown")
+	f.StringVar(&format, "format", "text", "json|text|markdown|html")
 	f.StringVar(&profile, "profile", "review", "decision profile: review|fail-closed")
 	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
 	f.StringVar(&color, "color", "auto", "auto|always|never")

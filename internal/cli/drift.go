@@ -435,6 +435,9 @@ type driftRun struct {
 type driftResult struct {
 	rep      *probe.Report
 	observed func() *manifest.Observed
+	// served is the primary listing's tools (nil when none was read): the
+	// HTML report reads the readable deltas from them (driftDeltas).
+	served []manifest.Tool
 }
 
 // knownClients are the identities --cloak-check lists as. They are the
@@ -525,6 +528,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		id = defaultServerID(obs, targetText)
 	}
 	if in.Primary != nil {
+		res.served = in.Primary.Tools
 		rep.Served = &probe.Served{ManifestDigest: in.Primary.ManifestDigest, ToolCount: len(in.Primary.Tools), Pages: obs.Pages, Completeness: obs.Completeness}
 		if others.second != nil {
 			// A second, independent connection: the list MUST NOT
@@ -608,7 +612,7 @@ func newDrift(e *env) *cobra.Command {
 		otlp                               *otlpFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "drift MANIFEST (--base-url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--cloak-check] [--format json|text|sarif|markdown] [--observed-out FILE]",
+		Use:   "drift MANIFEST (--base-url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--cloak-check] [--format json|text|sarif|markdown|html] [--observed-out FILE]",
 		Short: "Compare a declared manifest with what a running server serves: drift, conformance, authentication posture",
 		Long: `MANIFEST is a saved tools/list in any form observe reads, a snapshot, or a
 declared baseline (its snapshot beside it is used).
@@ -729,7 +733,12 @@ then says so).`,
 				fmt.Fprintf(e.stderr, "mcpdrift: %s\n", rep.NotObserved)
 			}
 			var buf bytes.Buffer
-			if err := report.RenderDrift(&buf, rep, format, report.Options{Color: useColor(e, out, color), ToolVersion: version(), ArtifactURI: manifestPath}); err != nil {
+			if format == "html" {
+				err = writeHTML(&buf, "mcpdrift drift", report.DriftSection(rep, driftDeltas(declared.Tools, res.served, rep, prof, cls)))
+			} else {
+				err = report.RenderDrift(&buf, rep, format, report.Options{Color: useColor(e, out, color), ToolVersion: version(), ArtifactURI: manifestPath})
+			}
+			if err != nil {
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
 			if observedOut != "" {
@@ -751,7 +760,7 @@ then says so).`,
 	live.register(cmd, "base-url")
 	otlp = registerOTLP(cmd)
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "json|text|sarif|markdown")
+	f.StringVar(&format, "format", "text", "json|text|sarif|markdown|html")
 	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
 	f.StringVar(&observedOut, "observed-out", "", "also write the observed record (assay.mcp_manifest_observed.v0) built from the wire (not_observed when the server could not be observed)")
 	f.StringVar(&serverID, "server-id", "", "server id for --observed-out (default: the server's reported name, or the target)")

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/delta"
 	"github.com/mcpdrift/mcpdrift/gate"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/report"
@@ -32,17 +33,28 @@ type gateFlags struct {
 func newGate(e *env) *cobra.Command {
 	var g gateFlags
 	cmd := &cobra.Command{
-		Use:   "gate --observed FILE [--declared FILE] [--policy FILE] [--profile default|strict] [--format json|text|sarif|markdown] [-o FILE]",
+		Use:   "gate --observed FILE [--declared FILE] [--policy FILE] [--profile default|strict] [--format json|text|sarif|markdown|html] [-o FILE]",
 		Short: "Compare an observed record with the declared baseline and/or the policy map; exit 0 clean, 1 findings, 3 inconclusive, 2 bad input",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := runGate(e, &g)
+			r, snaps, err := runGate(e, &g)
 			if err != nil {
 				return err
 			}
 			var buf bytes.Buffer
 			opt := report.Options{ToolVersion: version(), ArtifactURI: g.observed, Color: useColor(e, g.out, g.color)}
-			if err := report.Render(&buf, r, g.format, opt); err != nil {
+			if g.format == "html" {
+				// With the snapshots, each card has what only the
+				// definitions say; without them, what the report says.
+				var deltas []delta.Tool
+				if snaps != nil {
+					deltas = delta.Build(snaps.declared, snaps.observed, r.StructuralChanges, r.Tools)
+				}
+				err = writeHTML(&buf, "mcpdrift gate", report.GateSection(r, deltas))
+			} else {
+				err = report.Render(&buf, r, g.format, opt)
+			}
+			if err != nil {
 				return usageErr("%s", safetext.Escape(err.Error()))
 			}
 			if err := e.emit(g.out, buf.Bytes()); err != nil {
@@ -85,85 +97,92 @@ func useColor(e *env, out, mode string) bool {
 	return e.tty
 }
 
-func runGate(e *env, g *gateFlags) (*gate.Report, error) {
+// gateSnapshots are the tools of the two snapshots a gate was given
+// (--declared-snapshot, --observed-snapshot).
+type gateSnapshots struct{ declared, observed []manifest.Tool }
+
+// runGate gates the artifacts; with the two snapshots it also returns
+// their tools (nil without them).
+func runGate(e *env, g *gateFlags) (*gate.Report, *gateSnapshots, error) {
 	if g.observed == "" {
-		return nil, usageErr("--observed is required")
+		return nil, nil, usageErr("--observed is required")
 	}
 	if g.declared == "" && g.policy == "" {
-		return nil, usageErr("give --declared, --policy, or both")
+		return nil, nil, usageErr("give --declared, --policy, or both")
 	}
 	if !contains(report.Formats(), g.format) {
-		return nil, usageErr("--format must be one of %s", strings.Join(report.Formats(), ", "))
+		return nil, nil, usageErr("--format must be one of %s", strings.Join(report.Formats(), ", "))
 	}
 	if g.color != "auto" && g.color != "always" && g.color != "never" {
-		return nil, usageErr("--color must be auto, always or never")
+		return nil, nil, usageErr("--color must be auto, always or never")
 	}
 	prof, err := gate.ProfileByName(g.profile)
 	if err != nil {
-		return nil, usageErr("--profile: %s", err.Error())
+		return nil, nil, usageErr("--profile: %s", err.Error())
 	}
 	c, err := loadClassifier(g.rules)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in := gate.Input{Profile: prof, Classifier: c, Today: today()}
 	if in.Suppressions, err = g.suppress.load(e); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	src, err := readInput(e, g.observed, g.maxInput)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if in.Observed, err = manifest.ParseObserved(src, g.observed); err != nil {
-		return nil, &exitError{ExitUsage, err.Error()}
+		return nil, nil, &exitError{ExitUsage, err.Error()}
 	}
 	if g.declared != "" {
 		src, err := readInput(e, g.declared, g.maxInput)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if in.Declared, err = manifest.ParseDeclared(src, g.declared); err != nil {
-			return nil, &exitError{ExitUsage, err.Error()}
+			return nil, nil, &exitError{ExitUsage, err.Error()}
 		}
 	}
 	if g.policy != "" {
 		src, err := readInput(e, g.policy, g.maxInput)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if in.Policy, err = manifest.ParsePolicy(src, g.policy); err != nil {
-			return nil, &exitError{ExitUsage, err.Error()}
+			return nil, nil, &exitError{ExitUsage, err.Error()}
 		}
 	}
 	r, err := gate.Run(in)
 	if err != nil {
 		var ie *gate.InputError
 		if errors.As(err, &ie) {
-			return nil, usageErr("%s", safetext.Escape(ie.Msg))
+			return nil, nil, usageErr("%s", safetext.Escape(ie.Msg))
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	if (g.declaredSnapshot == "") != (g.observedSnapshot == "") {
-		return nil, usageErr("structural changes need both --declared-snapshot and --observed-snapshot")
+		return nil, nil, usageErr("structural changes need both --declared-snapshot and --observed-snapshot")
 	}
 	dprof, err := schemadiff.DecisionProfileByName(g.decisionProfile)
 	if err != nil {
-		return nil, usageErr("--decision-profile: %s", safetext.Escape(err.Error()))
+		return nil, nil, usageErr("--decision-profile: %s", safetext.Escape(err.Error()))
 	}
-	if g.declaredSnapshot != "" {
-		changes, tools, err := structuralChanges(e, g, in, c, dprof)
-		if err != nil {
-			return nil, err
-		}
-		r.StructuralChanges, r.Tools, r.DecisionProfile = changes, tools, dprof.Name
+	if g.declaredSnapshot == "" {
+		return r, nil, nil
 	}
-	return r, nil
+	changes, tools, snaps, err := structuralChanges(e, g, in, c, dprof)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.StructuralChanges, r.Tools, r.DecisionProfile = changes, tools, dprof.Name
+	return r, snaps, nil
 }
 
 // structuralChanges diffs the two snapshots after checking that each one
 // belongs to the artifact it stands beside (same manifest digest), so the
 // explanation can never describe other tools than the digests judged.
-func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifier, dprof *schemadiff.DecisionProfile) ([]schemadiff.Change, []schemadiff.ToolVerdict, error) {
+func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifier, dprof *schemadiff.DecisionProfile) ([]schemadiff.Change, []schemadiff.ToolVerdict, *gateSnapshots, error) {
 	load := func(path string) (*manifest.Snapshot, error) {
 		src, err := readInput(e, path, g.maxInput)
 		if err != nil {
@@ -177,11 +196,11 @@ func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifi
 	}
 	ds, err := load(g.declaredSnapshot)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	obsSnap, err := load(g.observedSnapshot)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// Each snapshot must belong to the artifact it stands beside: the same
 	// server id and manifest digest.
@@ -193,14 +212,14 @@ func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifi
 		declaredDigest = in.Policy.DeclaredMCPManifests[in.Observed.Server.ID].ManifestDigest
 	}
 	if err := ds.CheckPair(g.declaredSnapshot, "the baseline", declaredID, declaredDigest); err != nil {
-		return nil, nil, &exitError{ExitUsage, err.Error()}
+		return nil, nil, nil, &exitError{ExitUsage, err.Error()}
 	}
 	od := ""
 	if in.Observed.Observed.ManifestDigest != nil {
 		od = *in.Observed.Observed.ManifestDigest
 	}
 	if err := obsSnap.CheckPair(g.observedSnapshot, "the observed record", in.Observed.Server.ID, od); err != nil {
-		return nil, nil, &exitError{ExitUsage, err.Error()}
+		return nil, nil, nil, &exitError{ExitUsage, err.Error()}
 	}
 	old := schemadiff.Input{Side: schemadiff.Side{Identity: &ds.Identity}, Tools: ds.Tools}
 	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &obsSnap.Identity, ServerID: obsSnap.ServerID, Completeness: string(obsSnap.Completeness)}, Tools: obsSnap.Tools}
@@ -208,7 +227,7 @@ func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifi
 	for _, d := range decide.DecideTools(ds.Tools, obsSnap.Tools, decide.Options{Profile: dprof, Classifier: c}) {
 		tools = append(tools, d.Verdict())
 	}
-	return schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c}).Changes, tools, nil
+	return schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c}).Changes, tools, &gateSnapshots{ds.Tools, obsSnap.Tools}, nil
 }
 
 func contains(list []string, s string) bool {
