@@ -2,12 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
-	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/discover"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -29,32 +30,18 @@ type configServer struct {
 	expanded []string
 }
 
-// loadConfigServer reads entry name of an MCP client configuration file.
-// The file is parsed strictly (duplicate keys are errors).
+// loadConfigServer reads entry name of an MCP client configuration file
+// in the common form (discover.LookupJSON: strict, duplicate keys are
+// errors) and expands the placeholders in its strings.
 func loadConfigServer(src []byte, file, name string) (*configServer, error) {
 	bad := func(format string, a ...any) error {
 		return usageErr("%s: %s", safetext.Escape(file), fmt.Sprintf(format, a...))
 	}
-	doc, err := jcs.Parse(src)
+	e, err := discover.LookupJSON(src, name)
 	if err != nil {
-		return nil, inputErr(file, err)
+		return nil, bad("%s", err.Error())
 	}
-	root := doc.Root()
-	var servers jcs.Value
-	for _, key := range []string{"mcpServers", "servers"} {
-		if v, ok := root.Get(key); ok && v.Kind() == jcs.Object {
-			servers = v
-			break
-		}
-	}
-	if !servers.Valid() {
-		return nil, bad(`no "mcpServers" (or "servers") object`)
-	}
-	e, ok := servers.Get(name)
-	if !ok || e.Kind() != jcs.Object {
-		return nil, bad("no server named %s (it has: %s)", safetext.Quote(name), safetext.Escape(fmt.Sprint(servers.Keys())))
-	}
-	cs := &configServer{}
+	cs := &configServer{ignored: e.Ignored}
 	// Placeholders are expanded where clients expand them; a value that
 	// came from the environment is a secret (cs.expanded) and is never
 	// recorded.
@@ -66,109 +53,57 @@ func loadConfigServer(src []byte, file, name string) (*configServer, error) {
 		cs.expanded = append(cs.expanded, vals...)
 		return out, nil
 	}
-	str := func(k string) (string, bool, error) {
-		v, ok := e.Get(k)
-		if !ok {
-			return "", false, nil
-		}
-		if v.Kind() != jcs.String {
-			return "", false, bad("%s.%s must be a string", safetext.Quote(name), k)
-		}
-		x, err := expand(k, v.Str())
-		return x, true, err
-	}
-	strMap := func(k string) (map[string]string, error) {
-		v, ok := e.Get(k)
-		if !ok {
+	strMap := func(what string, m map[string]string) (map[string]string, error) {
+		if m == nil {
 			return nil, nil
 		}
-		if v.Kind() != jcs.Object {
-			return nil, bad("%s.%s must be an object of strings", safetext.Quote(name), k)
-		}
-		m := map[string]string{}
-		for i := 0; i < v.Len(); i++ {
-			kk, vv := v.Member(i)
-			if vv.Kind() != jcs.String {
-				return nil, bad("%s.%s.%s must be a string", safetext.Quote(name), k, safetext.Quote(kk.Str()))
-			}
-			x, err := expand(k+"."+kk.Str(), vv.Str())
+		out := make(map[string]string, len(m))
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			x, err := expand(what+"."+k, m[k])
 			if err != nil {
 				return nil, err
 			}
-			m[kk.Str()] = x
+			out[k] = x
 		}
-		return m, nil
+		return out, nil
 	}
-	cmd, hasCmd, err := str("command")
-	if err != nil {
-		return nil, err
+	switch e.Transport {
+	case discover.TransportSSE:
+		cs.transport = mcpclient.TransportSSE
+	case discover.TransportStreamableHTTP:
+		cs.transport = mcpclient.TransportStreamableHTTP
 	}
-	url, hasURL, err := str("url")
-	if err != nil {
-		return nil, err
-	}
-	if hasCmd == hasURL {
-		return nil, bad("server %s must have exactly one of command and url", safetext.Quote(name))
-	}
-	if (hasCmd && cmd == "") || (hasURL && url == "") {
-		return nil, bad("server %s has an empty command or url", safetext.Quote(name))
-	}
-	if tv, ok := e.Get("type"); ok {
-		if tv.Kind() != jcs.String {
-			return nil, bad("%s.type must be a string", safetext.Quote(name))
-		}
-		switch t := tv.Str(); {
-		case t == "stdio" && hasCmd:
-		case t == "sse" && hasURL:
-			cs.transport = mcpclient.TransportSSE
-		case (t == "http" || t == "streamable-http" || t == "streamableHttp" || t == "streamable_http") && hasURL:
-			cs.transport = mcpclient.TransportStreamableHTTP
-		case t == "stdio" || t == "sse" || t == "http" || t == "streamable-http" || t == "streamableHttp" || t == "streamable_http":
-			return nil, bad("server %s has type %s and a %s", safetext.Quote(name), safetext.Quote(t), map[bool]string{true: "command", false: "url"}[hasCmd])
-		default:
-			return nil, bad("server %s has type %s, which is not stdio, http or sse", safetext.Quote(name), safetext.Quote(t))
-		}
-	}
-	if hasCmd {
-		cs.command = []string{cmd}
-		if a, ok := e.Get("args"); ok {
-			if a.Kind() != jcs.Array {
-				return nil, bad("%s.args must be an array of strings", safetext.Quote(name))
-			}
-			for i := 0; i < a.Len(); i++ {
-				if a.Index(i).Kind() != jcs.String {
-					return nil, bad("%s.args must be an array of strings", safetext.Quote(name))
-				}
-				x, err := expand(fmt.Sprintf("args[%d]", i), a.Index(i).Str())
-				if err != nil {
-					return nil, err
-				}
-				cs.command = append(cs.command, x)
-			}
-		}
-		if cs.env, err = strMap("env"); err != nil {
-			return nil, err
-		}
-	} else {
-		cs.url = url
-		h, err := strMap("headers")
+	if e.Command != "" {
+		cmd, err := expand("command", e.Command)
 		if err != nil {
 			return nil, err
 		}
-		if len(h) > 0 {
-			cs.headers = http.Header{}
-			for k, v := range h {
-				cs.headers.Set(k, v)
+		cs.command = []string{cmd}
+		for i, a := range e.Args {
+			x, err := expand(fmt.Sprintf("args[%d]", i), a)
+			if err != nil {
+				return nil, err
 			}
+			cs.command = append(cs.command, x)
+		}
+		if cs.env, err = strMap("env", e.Env); err != nil {
+			return nil, err
+		}
+		return cs, nil
+	}
+	if cs.url, err = expand("url", e.URL); err != nil {
+		return nil, err
+	}
+	h, err := strMap("headers", e.Headers)
+	if err != nil {
+		return nil, err
+	}
+	if len(h) > 0 {
+		cs.headers = http.Header{}
+		for k, v := range h {
+			cs.headers.Set(k, v)
 		}
 	}
-	known := map[string]bool{"command": true, "args": true, "env": true, "url": true, "headers": true, "type": true}
-	for _, k := range e.Keys() {
-		if !known[k] {
-			cs.ignored = append(cs.ignored, k)
-		}
-	}
-	sort.Strings(cs.ignored)
 	return cs, nil
 }
 
