@@ -156,6 +156,7 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newObserve(e), newPin(e), newGate(e), newDiff(e), newDrift(e), newProxy(e), newMockServer(e), newCodes(e), newDemo(e), newLock(e), newReview(e), newApprove(e))
 	root.AddCommand(newWatch(e), newScan(e))
 	root.AddCommand(newHistory(e))
+	root.AddCommand(newDiscover(e))
 	return root
 }
 

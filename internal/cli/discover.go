@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpdrift/mcpdrift/discover"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+func newDiscover(e *env) *cobra.Command {
+	var (
+		includeHome bool
+		format, out string
+		maxFile     int64
+	)
+	cmd := &cobra.Command{
+		Use:   "discover [--include-home] [DIR...] [--format json|text] [-o FILE]",
+		Short: "List the MCP servers that the clients' configuration files name (nothing is run)",
+		Long: `discover reads the MCP server entries of Claude Desktop, Claude Code,
+Cursor, VS Code, Windsurf, Zed, Gemini CLI, Codex and Continue: the
+project files of each DIR (the current directory when none is given) and,
+with --include-home, the user's own files at this platform's paths. It
+writes an inventory (mcpdrift.inventory.v1) that scan and lock add
+--from-inventory take.
+
+Nothing is run and nothing is sent: a stdio server is listed, never
+started. Values are never written: env and header values appear by name
+only, URLs lose their user info and query values, and args that look like
+secrets are replaced (the server is then marked redacted).
+
+A file that cannot be used (malformed, duplicate keys, too large, too
+deep, unreadable, a symlink out of its tree) is listed in errors[] and on
+stderr, one line each; the rest are still read. Exit 0 when discovery
+ran, 2 on bad usage.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "json" && format != "text" {
+				return usageErr("--format must be json or text")
+			}
+			if maxFile < 1 {
+				return usageErr("--max-file-bytes must be at least 1")
+			}
+			if len(args) == 0 {
+				args = []string{"."}
+			}
+			opt := discover.Options{Platform: runtime.GOOS, Getenv: os.Getenv, MaxFileSize: maxFile}
+			for _, a := range args {
+				abs, err := filepath.Abs(a)
+				if err != nil {
+					return usageErr("%s: %s", safetext.Quote(a), safetext.Escape(err.Error()))
+				}
+				opt.Dirs = append(opt.Dirs, abs)
+			}
+			if includeHome {
+				home, err := os.UserHomeDir()
+				if err != nil {
+					return usageErr("--include-home: %s", safetext.Escape(err.Error()))
+				}
+				opt.Home = home
+			}
+			inv, err := discover.Discover(opt)
+			if err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
+			var data []byte
+			if format == "text" {
+				data = inv.Text()
+			} else if data, err = inv.Marshal(); err != nil {
+				return err
+			}
+			if err := e.emit(out, data); err != nil {
+				return err
+			}
+			for _, fe := range inv.Errors {
+				fmt.Fprintf(e.stderr, "mcpdrift: discover: %s\n", fe.Line())
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&includeHome, "include-home", false, "also read the user's own configuration files (home directory, APPDATA, XDG_CONFIG_HOME, CODEX_HOME, CLAUDE_CONFIG_DIR)")
+	f.StringVar(&format, "format", "json", "json (the inventory) or text")
+	f.StringVarP(&out, "output", "o", "", "write the inventory to FILE (atomically) instead of stdout")
+	f.Int64Var(&maxFile, "max-file-bytes", discover.DefaultMaxFileSize, "the largest configuration file read")
+	return cmd
+}
