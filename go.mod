@@ -3,6 +3,8 @@ module github.com/mcpdrift/mcpdrift
 go 1.26.0
 
 require (
+	github.com/chromedp/cdproto v0.160.1
+	github.com/chromedp/chromedp v0.23.1
 	github.com/go-json-experiment/json v1.27.2
 	github.com/go-logr/logr v1.4.4
 	github.com/gowebpki/jcs v1.0.2
