@@ -723,14 +723,14 @@ then says so).`,
 				return err
 			}
 			rep := res.rep
+			if rep.NotObserved != "" {
+				fmt.Fprintf(e.stderr, "mcpdrift: %s\n", rep.NotObserved)
+			}
 			// The spans are exported before the report is written (at most
 			// 2 s): a report names only spans a collector has.
 			tr.after = "; the report carries no trace ids"
 			if !tr.finish() {
 				dropIDs(rep)
-			}
-			if rep.NotObserved != "" {
-				fmt.Fprintf(e.stderr, "mcpdrift: %s\n", rep.NotObserved)
 			}
 			var buf bytes.Buffer
 			if format == "html" {

@@ -243,9 +243,13 @@ func deadAddr(t *testing.T) string {
 // TestDriftCollectorBroken: a collector that hangs, answers 500 or is not
 // there never fails the run: the same exit code and report (without ids,
 // which would name spans no backend has), exactly one warning on stderr,
-// and at most 2 s added (measured against the same run untraced).
+// and at most 2 s added (measured against the same run untraced). The
+// warning names the endpoint without its query, and neither the header
+// secret nor the query's reaches any output.
 func TestDriftCollectorBroken(t *testing.T) {
 	_, url := mock(t, mockserver.Config{PageSize: 2}, exampleV2)
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key="+otlpSecret)
+	querySecret := "otlp-QUERY-secret-value-31"
 	base := []string{"drift", exampleV1, "--base-url", url, "--format", "json"}
 	start := time.Now()
 	code0, out0, _ := run(t, "", base...)
@@ -261,8 +265,9 @@ func TestDriftCollectorBroken(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
-			code, out, stderr := run(t, "", append(base, "--otlp-endpoint", c.url)...)
+			code, out, stderr := run(t, "", append(base, "--otlp-endpoint", c.url+"/?token="+querySecret)...)
 			took := time.Since(start)
+			noSecretIn(t, "the output", []byte(out+stderr), otlpSecret, querySecret)
 			t.Logf("collector %s: drift took %v, %v more than untraced (%v)", c.name, took.Round(time.Millisecond), (took - plain).Round(time.Millisecond), plain.Round(time.Millisecond))
 			if code != code0 {
 				t.Errorf("exit %d, untraced %d", code, code0)
