@@ -1,0 +1,373 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/scan"
+	"github.com/mcpdrift/mcpdrift/store"
+)
+
+// scanRun is one scan: the servers, the store, and how each is checked.
+type scanRun struct {
+	e          *env
+	fleet      *fleetFlags
+	servers    []*fleetServer
+	st         *store.Store // nil: no history
+	scanID     int64
+	classifier *classify.Classifier
+	// check observes and gates one server (checkFleetServer, or a lock
+	// entry's check when scanning a lock).
+	check func(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult)
+}
+
+func newScan(e *env) *cobra.Command {
+	var (
+		fleet             fleetFlags
+		format, storeURL  string
+		rules             string
+		concurrency       int
+		worker            workerFlags
+		noStore           bool
+		maxTableRowsFlags int
+	)
+	cmd := &cobra.Command{
+		Use:   "scan (--lock FILE | --inventory FILE | --url URL ...) [--concurrency N] [--timeout 30s] [--store URL] [--format text|json]",
+		Short: "Observe and gate every server of a fleet concurrently, each within its own deadline, and keep the history",
+		Long: `scan observes every server of a fleet at once (--concurrency at a time), each
+within its own --timeout, so a server that hangs, crashes or floods cannot
+hold the others. With a lock, each server is gated against its lock entry.
+Without one (an inventory, or --url), the first scan records the history
+and each later scan is gated against the server's last complete
+observation in the store.
+
+Every result goes into the store: --store sqlite:PATH or postgres://...
+(an inventory scan uses the default store, $XDG_STATE_HOME/mcpdrift/history.db,
+unless --no-store). The summary is a table, worst first; the exit code is 1
+when any server has findings, else 3 when any is inconclusive or could not
+be observed, else 0. A progress bar is drawn when stdout and stderr are a
+terminal and CI is not set.
+
+--worker shares the work of one fleet between processes through the
+PostgreSQL store's queue: every worker is given the same lock, inventory or
+URLs, seeds the round (idempotently) and claims servers one at a time with
+a lease; --once exits when the round is drained, --interval starts a round
+every DUR; --shard I/N claims only the servers of shard I of N.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case format != "text" && format != "json":
+				return usageErr("--format must be text or json")
+			case concurrency < 1:
+				return usageErr("--concurrency must be at least 1")
+			case fleet.timeout <= 0:
+				return usageErr("--timeout must be more than 0")
+			case noStore && storeURL != "":
+				return usageErr("--no-store and --store exclude each other")
+			}
+			c, err := loadClassifier(rules)
+			if err != nil {
+				return usageErr("--rules: %s", safetext.Escape(err.Error()))
+			}
+			src, err := fleet.selected()
+			if err != nil {
+				return err
+			}
+			if err := worker.check(storeURL); err != nil {
+				return err
+			}
+			servers, err := fleet.servers(e)
+			if err != nil {
+				return err
+			}
+			if len(servers) == 0 {
+				return usageErr("the %s lists no server", strings.TrimPrefix(src, "--"))
+			}
+			sr := &scanRun{e: e, fleet: &fleet, servers: servers, classifier: c}
+			sr.check = sr.checkFleetServer
+			if storeURL == "" && src == "--inventory" && !noStore {
+				if storeURL, err = store.DefaultURL(); err != nil {
+					return usageErr("the default store: %s", safetext.Escape(err.Error()))
+				}
+			}
+			parent := e.ctx
+			if parent == nil {
+				parent = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if storeURL != "" {
+				e.secrets.AddURL(storeURL)
+				st, err := store.Open(ctx, storeURL, store.Options{})
+				if err != nil {
+					return usageErr("--store: %s", safetext.Inert(err.Error()))
+				}
+				defer st.Close()
+				sr.st = st
+			}
+			if worker.on {
+				return sr.work(ctx, &worker, concurrency)
+			}
+			if sr.st != nil {
+				if sr.scanID, err = sr.st.BeginScan(ctx, "scan "+src); err != nil {
+					return usageErr("--store: %s", safetext.Inert(err.Error()))
+				}
+			}
+			results := sr.runAll(ctx, concurrency)
+			code := scan.ExitCode(results)
+			if sr.st != nil {
+				if err := sr.st.FinishScan(context.WithoutCancel(ctx), sr.scanID, code); err != nil {
+					fmt.Fprintf(e.stderr, "mcpdrift scan: warning: the store did not record the end of the scan: %s\n", safetext.Inert(err.Error()))
+				}
+			}
+			scan.Sort(results)
+			var out []byte
+			if format == "json" {
+				out = scanJSON(results, code)
+			} else {
+				out = scanText(results, code, maxTableRowsFlags)
+			}
+			if err := e.emit("-", out); err != nil {
+				return err
+			}
+			e.code = code
+			return nil
+		},
+	}
+	fleet.register(cmd, 30*time.Second, true)
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "text", "text (a table, worst first) or json ("+scan.SchemaID+")")
+	f.StringVar(&storeURL, "store", "", "the history store: sqlite:PATH or postgres://... (default for --inventory: $XDG_STATE_HOME/mcpdrift/history.db)")
+	f.BoolVar(&noStore, "no-store", false, "keep no history (an inventory is then observed, never gated)")
+	f.StringVar(&rules, "rules", "", "YAML privilege rules (default: the built-in table)")
+	f.IntVar(&concurrency, "concurrency", 8, "servers observed at once")
+	f.IntVar(&maxTableRowsFlags, "max-rows", 200, "rows of the text table at most (the worst ones; the JSON has every server)")
+	worker.register(cmd)
+	return cmd
+}
+
+// runAll checks every server within its deadline, recording each result
+// as it is known, with a progress bar on a terminal.
+func (sr *scanRun) runAll(ctx context.Context, concurrency int) []scan.Result {
+	var bar *mpb.Bar
+	var prog *mpb.Progress
+	if sr.e.tty && os.Getenv("CI") == "" && isTerminal(os.Stderr) {
+		prog = mpb.New(mpb.WithOutput(sr.e.stderr), mpb.WithWidth(40))
+		bar = prog.AddBar(int64(len(sr.servers)), mpb.PrependDecorators(decor.Name("scan "), decor.CountersNoUnit("%d/%d")),
+			mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
+	}
+	rs := scan.Run(ctx, len(sr.servers), scan.Options{Concurrency: concurrency, Timeout: sr.fleet.timeout, Done: func(int, scan.Result) {
+		if bar != nil {
+			bar.Increment()
+		}
+	}}, func(ctx context.Context, i int) scan.Result {
+		s := sr.servers[i]
+		r, rec := sr.check(ctx, s)
+		r.Server, r.Target = safetext.Escape(s.name), safetext.Escape(s.target)
+		if rec != nil && sr.st != nil {
+			if err := sr.st.RecordServer(context.WithoutCancel(ctx), sr.scanID, *rec); err != nil {
+				r.Status = scan.StatusInconclusive
+				r.Error = "the result could not be recorded in the store: " + safetext.Inert(err.Error())
+			}
+		}
+		return r
+	})
+	if prog != nil {
+		prog.Wait()
+	}
+	return rs
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// errorClass is a fixed class of why a server was not observed.
+func errorClass(err error) string {
+	var he *mcpclient.HTTPError
+	var pe *mcpclient.ProtocolError
+	var le *mcpclient.LimitError
+	var ue *mcpclient.UnreachableError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.As(err, &le):
+		if le.Kind == mcpclient.LimitRequestTime {
+			return "timeout"
+		}
+		return "limit"
+	case errors.As(err, &he):
+		if he.Status == 401 || he.Status == 403 {
+			return "refused"
+		}
+		return "http"
+	case errors.As(err, &pe):
+		return "protocol"
+	case errors.As(err, &ue):
+		return "unreachable"
+	case errors.As(err, new(*mcpclient.ConfigError)):
+		return "config"
+	}
+	return "other"
+}
+
+// notObserved is the result of a server that could not be observed.
+func (sr *scanRun) notObserved(s *fleetServer, class, msg string) (scan.Result, *store.ServerResult) {
+	return scan.Result{Status: scan.StatusNotObserved, Error: msg},
+		&store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: class, ErrorDetail: msg}
+}
+
+// checkFleetServer observes a server of an inventory or a --url, and
+// gates it against its last complete observation in the store (none: the
+// first record).
+func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult) {
+	obs, tl, err := listServer(ctx, sr.e, s.cfg)
+	if err != nil {
+		msg := safetext.Inert(err.Error())
+		if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
+			msg = safetext.Escape(ce.Msg)
+		}
+		return sr.notObserved(s, errorClass(err), msg)
+	}
+	rec := &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusObserved, Completeness: string(tl.Completeness),
+		ProtocolRevision: obs.ProtocolRevision, Identity: manifest.Identity{Endpoint: s.target, Env: envIdentity(s.cfg)}}
+	if obs.ServerInfo != nil {
+		rec.Identity.ServerName, rec.Identity.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
+	}
+	digest, unique := manifest.ManifestDigestOf(tl.Tools)
+	rec.Tools = make([]store.Tool, 0, len(tl.Tools))
+	for i := range tl.Tools {
+		t := &tl.Tools[i]
+		rec.Tools = append(rec.Tools, store.Tool{Name: t.Name, Digest: t.ToolDigest(), Raw: t.Value.Raw()})
+	}
+	r := scan.Result{ToolCount: len(tl.Tools)}
+	ok, why := complete(obs, tl)
+	if !unique {
+		rec.Status, ok, why = manifest.StatusAmbiguous, false, "the server lists a tool name twice"
+	}
+	if !ok {
+		if rec.Status != manifest.StatusAmbiguous {
+			rec.Completeness = string(manifest.Partial)
+		}
+		r.Status, r.Error = scan.StatusInconclusive, "the listing cannot be compared: "+safetext.Inert(why)
+		return r, rec
+	}
+	rec.ManifestDigest, r.ManifestDigest = digest, digest
+	if sr.st == nil {
+		r.Status = scan.StatusRecorded
+		return r, nil
+	}
+	last, err := sr.st.LastComplete(ctx, s.name)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		r.Status = scan.StatusRecorded
+		return r, rec
+	case err != nil:
+		r.Status, r.Error = scan.StatusInconclusive, "the store could not give the last observation: "+safetext.Inert(err.Error())
+		return r, rec
+	}
+	r.Baseline = "history"
+	if last.ManifestDigest == digest {
+		r.Status = scan.StatusClean
+		return r, rec
+	}
+	prev, err := manifest.ParseToolList(last.ToolArray())
+	if err != nil {
+		r.Status, r.Error = scan.StatusInconclusive, "the last observation in the store cannot be read: "+safetext.Inert(err.Error())
+		return r, rec
+	}
+	r.Findings = scan.Against(prev.Tools, tl.Tools, decide.Options{Classifier: sr.classifier})
+	r.Status = scan.StatusClean
+	if len(r.Findings) > 0 {
+		r.Status = scan.StatusFindings
+	}
+	for _, f := range r.Findings {
+		rec.Findings = append(rec.Findings, store.Finding{RuleID: f.Rule, Severity: f.Severity, Tool: f.Tool, Message: f.Message, ObservedDigest: f.Observed, DeclaredDigest: f.Declared})
+	}
+	return r, rec
+}
+
+// scanJSON is the summary as JSON (mcpdrift.scan.v1), worst first.
+func scanJSON(rs []scan.Result, code int) []byte {
+	doc := struct {
+		Schema   string         `json:"schema"`
+		ExitCode int            `json:"exit_code"`
+		Counts   map[string]int `json:"counts"`
+		Servers  []scan.Result  `json:"servers"`
+	}{scan.SchemaID, code, scan.Counts(rs), rs}
+	if doc.Servers == nil {
+		doc.Servers = []scan.Result{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(doc)
+	return b.Bytes()
+}
+
+// scanText is the summary table, worst first, at most maxRows rows.
+func scanText(rs []scan.Result, code, maxRows int) []byte {
+	var b strings.Builder
+	w := []int{len("STATUS"), len("SERVER"), len("FINDINGS"), len("TOOLS")}
+	rows := rs
+	if maxRows > 0 && len(rows) > maxRows {
+		rows = rows[:maxRows]
+	}
+	for _, r := range rows {
+		w[0] = max(w[0], len(r.Status))
+		w[1] = max(w[1], min(len(r.Server), 48))
+	}
+	line := func(cols ...string) {
+		for i, c := range cols[:4] {
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", max(w[i]-len(c), 0)+2))
+		}
+		b.WriteString(cols[4])
+		b.WriteByte('\n')
+	}
+	line("STATUS", "SERVER", "FINDINGS", "TOOLS", "DETAIL")
+	for _, r := range rows {
+		detail := r.Target
+		switch {
+		case r.Error != "":
+			detail = r.Error
+		case len(r.Findings) > 0:
+			var parts []string
+			for i, f := range r.Findings {
+				if i == 3 {
+					parts = append(parts, fmt.Sprintf("and %d more", len(r.Findings)-3))
+					break
+				}
+				parts = append(parts, f.Rule+" "+f.Tool)
+			}
+			detail = strings.Join(parts, "; ")
+		}
+		line(r.Status, safetext.Clip(r.Server, 48), strconv.Itoa(len(r.Findings)), strconv.Itoa(r.ToolCount), safetext.Clip(detail, 300))
+	}
+	if len(rows) < len(rs) {
+		fmt.Fprintf(&b, "... %d more servers (see --format json)\n", len(rs)-len(rows))
+	}
+	c := scan.Counts(rs)
+	fmt.Fprintf(&b, "\n%d servers: %d with findings, %d inconclusive, %d not observed, %d recorded, %d clean (exit %d)\n",
+		len(rs), c[scan.StatusFindings], c[scan.StatusInconclusive], c[scan.StatusNotObserved], c[scan.StatusRecorded], c[scan.StatusClean], code)
+	return []byte(b.String())
+}

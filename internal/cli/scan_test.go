@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpdrift/mcpdrift/mockserver"
+)
+
+type scanJSONDoc struct {
+	Schema   string         `json:"schema"`
+	ExitCode int            `json:"exit_code"`
+	Counts   map[string]int `json:"counts"`
+	Servers  []struct {
+		Server, Target, Status, Baseline, Error string
+		ToolCount                               int `json:"tool_count"`
+		Findings                                []struct {
+			Rule, Severity, Tool, Message string
+		}
+	} `json:"servers"`
+}
+
+func scanJSONOut(t *testing.T, args ...string) (int, scanJSONDoc, string) {
+	t.Helper()
+	code, out, stderr := run(t, "", append([]string{"scan", "--format", "json"}, args...)...)
+	var d scanJSONDoc
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("exit %d: not JSON: %v\n%s\n%s", code, err, out, stderr)
+	}
+	return code, d, stderr
+}
+
+// fleetMock serves one mock server at n paths (/s/0 ... /s/n-1): n
+// servers as scan sees them. extra handlers are mounted beside.
+func fleetMock(t testing.TB, n int, cfg mockserver.Config, extra map[string]http.Handler) (*mockserver.Server, []string) {
+	t.Helper()
+	s := mockserver.MustNew(cfg)
+	mux := http.NewServeMux()
+	mux.Handle("/s/", s)
+	for p, h := range extra {
+		mux.Handle(p, h)
+	}
+	ts := httptest.NewUnstartedServer(mux)
+	ts.Config.ConnContext = s.ConnContext
+	ts.Start()
+	t.Cleanup(func() { ts.Close(); s.Close() })
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("%s/s/%d", ts.URL, i)
+	}
+	return s, urls
+}
+
+func urlArgs(urls []string) []string {
+	var out []string
+	for _, u := range urls {
+		out = append(out, "--url", u)
+	}
+	return out
+}
+
+// TestScanHistory: without a baseline the first scan records (exit 0),
+// an unchanged fleet is clean (exit 0), and a rug pull on the served list
+// is a finding against the last complete observation (exit 1) naming the
+// changed tools; a server that is down is not observed (exit 3).
+func TestScanHistory(t *testing.T) {
+	s, urls := fleetMock(t, 3, mockserver.Config{Tools: mockManifest(t, exampleV1)}, nil)
+	db := "sqlite:" + filepath.Join(t.TempDir(), "history.db")
+	args := append([]string{"--store", db}, urlArgs(urls)...)
+	code, d, stderr := scanJSONOut(t, args...)
+	if code != 0 || d.Counts["recorded"] != 3 || d.Schema != "mcpdrift.scan.v1" {
+		t.Fatalf("first scan: exit %d %+v %s", code, d, stderr)
+	}
+	if code, d, _ = scanJSONOut(t, args...); code != 0 || d.Counts["clean"] != 3 {
+		t.Fatalf("second scan: exit %d %+v", code, d)
+	}
+	if err := s.SetTools(mockManifest(t, exampleV2)); err != nil {
+		t.Fatal(err)
+	}
+	code, d, _ = scanJSONOut(t, args...)
+	if code != 1 || d.Counts["findings"] != 3 || len(d.Servers[0].Findings) == 0 || d.Servers[0].Baseline != "history" {
+		t.Fatalf("after the rug pull: exit %d %+v", code, d)
+	}
+	// The rug-pulled list is now the last complete observation; the
+	// list of before is a change against it again.
+	if err := s.SetTools(mockManifest(t, exampleV1)); err != nil {
+		t.Fatal(err)
+	}
+	// The text summary: worst first, one row per server, the count line.
+	dead := "http://127.0.0.1:1/mcp"
+	code, out, _ := run(t, "", append([]string{"scan", "--store", db, "--timeout", "2s", "--url", dead}, urlArgs(urls[:1])...)...)
+	lines := strings.Split(out, "\n")
+	if code != 1 || !strings.HasPrefix(lines[1], "findings") || !strings.HasPrefix(lines[2], "not_observed") || !strings.Contains(out, "2 servers: 1 with findings, 0 inconclusive, 1 not observed") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if code, _, _ := run(t, "", "scan", "--timeout", "2s", "--url", dead); code != 3 {
+		t.Fatalf("a dead server alone: exit %d", code)
+	}
+}
+
+// TestScanUsage: bad flags are exit 2.
+func TestScanUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"scan"},
+		{"scan", "--url", "http://127.0.0.1:1/", "--format", "yaml"},
+		{"scan", "--url", "http://127.0.0.1:1/", "--concurrency", "0"},
+		{"scan", "--url", "http://127.0.0.1:1/", "--once"},
+		{"scan", "--url", "http://127.0.0.1:1/", "--worker", "--store", "sqlite:/tmp/x.db"},
+		{"scan", "--url", "http://127.0.0.1:1/", "--worker", "--store", "postgres://127.0.0.1:1/x", "--shard", "4/4"},
+		{"scan", "--url", "http://127.0.0.1:1/", "--no-store", "--store", "sqlite:/tmp/x.db"},
+	} {
+		if code, _, stderr := run(t, "", args...); code != ExitUsage {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+}
+
+// floodHandler streams a tools/list result that never ends: a JSON array
+// of tools up to total bytes.
+func floodHandler(total int64) http.Handler {
+	s := mockserver.MustNew(mockserver.Config{Tools: nil, Oversized: total})
+	return s
+}
+
+// TestScanIsolation: 50 good servers, one that hangs and one that floods
+// a 1 GB list: the good ones are observed within their deadlines, the two
+// are not observed, the run ends soon after the deadline, and the heap
+// stays bounded (the flood is cut at the client's byte bounds).
+func TestScanIsolation(t *testing.T) {
+	hang := mockserver.MustNew(mockserver.Config{Tools: mockManifest(t, exampleV1), Slow: time.Hour})
+	flood := floodHandler(1 << 30)
+	var floodBytes atomic.Int64
+	countFlood := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		flood.ServeHTTP(&countingWriter{ResponseWriter: w, n: &floodBytes}, r)
+	})
+	_, urls := fleetMock(t, 50, mockserver.Config{Tools: mockManifest(t, exampleV1)}, map[string]http.Handler{"/hang": hang, "/flood": countFlood})
+	base := strings.TrimSuffix(urls[0], "/s/0")
+	all := append([]string{base + "/hang", base + "/flood"}, urls...)
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&m)
+			if m.HeapAlloc > peak.Load() {
+				peak.Store(m.HeapAlloc)
+			}
+		}
+	}()
+	start := time.Now()
+	code, d, stderr := scanJSONOut(t, append([]string{"--timeout", "3s", "--concurrency", "16"}, urlArgs(all)...)...)
+	wall := time.Since(start)
+	close(stop)
+	<-sampled
+	hang.Close()
+	if code != 3 || d.Counts["recorded"] != 50 || d.Counts["not_observed"] != 2 {
+		t.Fatalf("exit %d %+v\n%s", code, d.Counts, stderr)
+	}
+	var floodErr string
+	for _, s := range d.Servers {
+		if strings.HasSuffix(s.Target, "/flood") {
+			floodErr = s.Error
+		}
+	}
+	if !strings.Contains(floodErr, "MiB") && !strings.Contains(floodErr, "bytes") {
+		t.Fatalf("the flood's error: %q", floodErr)
+	}
+	growth := int64(peak.Load()) - int64(before)
+	t.Logf("wall %v; heap peak %.1f MiB over %.1f MiB before; the flood sent %.1f MiB", wall, float64(growth)/(1<<20), float64(before)/(1<<20), float64(floodBytes.Load())/(1<<20))
+	if wall > 8*time.Second {
+		t.Fatalf("the scan took %v with a 3 s deadline each", wall)
+	}
+	if growth > 256<<20 {
+		t.Fatalf("the heap grew by %d MiB", growth>>20)
+	}
+	if floodBytes.Load() > 200<<20 {
+		t.Fatalf("the flood was read for %d MiB", floodBytes.Load()>>20)
+	}
+}
+
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (c *countingWriter) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
