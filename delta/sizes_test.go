@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
@@ -58,5 +59,15 @@ func TestHostileSizes(t *testing.T) {
 		if len(line) > 12<<10 {
 			t.Errorf("a line of %d bytes: %.200s…", len(line), line)
 		}
+	}
+	// The HTML page of the same deltas is bounded alike (its style sheet
+	// and markup add about 10 KB).
+	var page strings.Builder
+	if err := report.RenderHTML(&page, &report.Page{Sections: []report.Section{report.DiffSection(r, ds)}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the HTML page: %d bytes", page.Len())
+	if page.Len() > 128<<10 {
+		t.Errorf("the HTML page of long texts is %d bytes", page.Len())
 	}
 }
