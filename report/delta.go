@@ -36,6 +36,11 @@ func clipEscape(s string) string { return safetext.Escape(safetext.Clip(s, delta
 // name as QuoteASCII, other text quoted with Quote, so each one's
 // boundaries are visible and a word-diff marker can never come from the
 // server); with Options.Color the severities and decisions are coloured.
+//
+// The signature is stable: mcpdrift review calls it once per tool it asks
+// about (a slice of one), lock check once per server. tools come from
+// delta.Build(old, new, changes, verdicts); blocks are separated by an
+// empty line and every line ends in "\n".
 func RenderDelta(w io.Writer, tools []delta.Tool, opt Options) error {
 	t := &textWriter{color: opt.Color}
 	for i, d := range tools {
