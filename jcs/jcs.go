@@ -32,6 +32,7 @@
 package jcs
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -581,12 +582,44 @@ func utf16Key(r rune) rune {
 	return r
 }
 
-// sortKeys sorts key node indices in canonical order.
-func sortKeys(p *parser, ks []int32) {
+// sortKeys sorts key node indices in canonical order and returns the
+// position of the second of two equal keys, or -1 when the keys are
+// unique. An object of up to smallObject members (nearly every one) is
+// sorted by insertion beside its keys' bytes, looked up once each.
+func sortKeys(p *parser, ks []int32) int {
 	if len(ks) < 2 {
-		return
+		return -1
+	}
+	if len(ks) <= smallObject {
+		var kb [smallObject][]byte
+		for i, k := range ks {
+			kb[i] = p.keyBytes(k)
+		}
+		for i := 1; i < len(ks); i++ {
+			k, b := ks[i], kb[i]
+			j := i
+			for ; j > 0 && compareUTF16(kb[j-1], b) > 0; j-- {
+				ks[j], kb[j] = ks[j-1], kb[j-1]
+			}
+			ks[j], kb[j] = k, b
+		}
+		for j := 1; j < len(ks); j++ {
+			if bytes.Equal(kb[j-1], kb[j]) {
+				return j
+			}
+		}
+		return -1
 	}
 	slices.SortFunc(ks, func(x, y int32) int {
 		return compareUTF16(p.keyBytes(x), p.keyBytes(y))
 	})
+	for j := 1; j < len(ks); j++ {
+		if bytes.Equal(p.keyBytes(ks[j-1]), p.keyBytes(ks[j])) {
+			return j
+		}
+	}
+	return -1
 }
+
+// smallObject is the most members sortKeys sorts by insertion.
+const smallObject = 16

@@ -2,7 +2,9 @@ package jcs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -270,6 +272,36 @@ var strTable = func() (t [256]bool) {
 	return t
 }()
 
+// Eight bytes at a time (SWAR): swarLo has 1 in every byte, swarHi the
+// high bit of every byte.
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// plainRun returns the index of the first byte of src at or after i that
+// strTable marks (a quote, a backslash, a control character or a byte of
+// a multi-byte UTF-8 sequence), or len(src). It reads eight bytes at a
+// time: (x - swarLo) &^ x has the high bit set in the lowest zero byte of
+// x (and perhaps in bytes above it, never below), so the lowest high bit
+// of the combined mask is the first byte any of the four tests marks.
+func plainRun(src []byte, i int) int {
+	for i+8 <= len(src) {
+		w := binary.LittleEndian.Uint64(src[i:])
+		q := w ^ ('"' * swarLo)
+		b := w ^ ('\\' * swarLo)
+		m := ((q - swarLo) &^ q) | ((b - swarLo) &^ b) | ((w - 0x20*swarLo) &^ w) | w
+		if m &= swarHi; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(src) && !strTable[src[i]] {
+		i++
+	}
+	return i
+}
+
 // str parses a string at p.pos (which holds the opening quote).
 func (p *parser) str() (int32, *Error) {
 	n := p.newNode(String)
@@ -277,9 +309,7 @@ func (p *parser) str() (int32, *Error) {
 	i := p.pos + 1
 	bodyStart := i
 	for {
-		for i < len(src) && !strTable[src[i]] {
-			i++
-		}
+		i = plainRun(src, i)
 		if i >= len(src) {
 			return 0, p.errAt(p.pos, "unterminated string")
 		}
@@ -310,9 +340,7 @@ func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 	p.sbuf = append(p.sbuf, src[bodyStart:i]...)
 	for {
 		start := i
-		for i < len(src) && !strTable[src[i]] {
-			i++
-		}
+		i = plainRun(src, i)
 		p.sbuf = append(p.sbuf, src[start:i]...)
 		if i >= len(src) {
 			return 0, p.errAt(p.pos, "unterminated string")
@@ -509,15 +537,12 @@ func (p *parser) object(depth int) (int32, *Error) {
 		}
 	}
 	ks := p.stack[base:]
-	sortKeys(p, ks)
-	for j := 1; j < len(ks); j++ {
-		if bytes.Equal(p.keyBytes(ks[j-1]), p.keyBytes(ks[j])) {
-			later := max(ks[j-1], ks[j])
-			name := string(p.keyBytes(later))
-			e := p.errAt(int(p.nodes[later].start), "duplicate member name "+safetext.Quote(name))
-			p.stack = p.stack[:base]
-			return 0, e.push(name)
-		}
+	if j := sortKeys(p, ks); j >= 0 {
+		later := max(ks[j-1], ks[j])
+		name := string(p.keyBytes(later))
+		e := p.errAt(int(p.nodes[later].start), "duplicate member name "+safetext.Quote(name))
+		p.stack = p.stack[:base]
+		return 0, e.push(name)
 	}
 	p.nodes[n].x = int32(len(p.kids))
 	p.kids = append(p.kids, int32(len(ks)), int32(p.pos))
