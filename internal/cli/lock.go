@@ -18,6 +18,8 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/telemetry"
+	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
 // The lock commands: lock add, profile, export, check and remove (this
@@ -26,13 +28,13 @@ import (
 func newLock(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lock",
-		Short: "Pin many servers in one lock (mcpdrift.lock): add, check, profile, export, remove",
+		Short: "Pin many servers in one lock (mcpdrift.lock): add, check, profile, export, remove, sign",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErr("lock needs a subcommand: add, check, profile, export or remove (see mcpdrift lock --help)")
+			return usageErr("lock needs a subcommand: add, check, profile, export, remove or sign (see mcpdrift lock --help)")
 		},
 	}
-	cmd.AddCommand(newLockAdd(e), newLockCheck(e), newLockProfile(e), newLockExport(e), newLockRemove(e))
+	cmd.AddCommand(newLockAdd(e), newLockCheck(e), newLockProfile(e), newLockExport(e), newLockRemove(e), newLockSign(e))
 	return cmd
 }
 
@@ -341,8 +343,8 @@ type checked struct {
 // cannot be observed is a not-observed result, never an error of the
 // whole run; a usage error (a placeholder whose variable is not set)
 // is reported the same way, for that server alone.
-func checkServer(ctx context.Context, e *env, base *liveFlags, s *lock.Server, opt lock.CheckOptions) checked {
-	o, err := observeSource(ctx, e, base, s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, opt.Classifier)
+func checkServer(ctx context.Context, e *env, base *liveFlags, s *lock.Server, opt lock.CheckOptions, tr mcptrace.Tracer) checked {
+	o, err := observeSource(ctx, e, base, s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, opt.Classifier, tr)
 	target := ""
 	if o != nil {
 		target = o.target
@@ -376,8 +378,10 @@ func changedDeltas(ds []delta.Tool) []delta.Tool {
 func newLockCheck(e *env) *cobra.Command {
 	var (
 		lockPath, format, out, color string
+		allowedSigners               string
 		concurrency                  int
 		obs                          observeFlags
+		otlp                         *otlpFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "check [NAME...] [--format json|text|sarif|markdown|html] [-o FILE] [--timeout 30s] [--concurrency N]",
@@ -401,8 +405,17 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 			if err != nil {
 				return err
 			}
+			tr, err := otlp.start(e, telemetry.ModeRun)
+			if err != nil {
+				return err
+			}
 			lf, err := openLock(lockPath, false)
 			if err != nil {
+				return err
+			}
+			// The signature is over the bytes read: the lock checked is
+			// the lock signed.
+			if err := verifyLockSignature(e, lockPath, lf.data, allowedSigners); err != nil {
 				return err
 			}
 			servers := lf.lock.Servers
@@ -433,14 +446,15 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 			results := make([]checked, len(servers))
 			sem := make(chan struct{}, concurrency)
 			var wg sync.WaitGroup
-			ctx := e.context()
+			defer tr.finish()
+			ctx := tr.begin(e.context(), "lock check")
 			for i, s := range servers {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					sem <- struct{}{}
 					defer func() { <-sem }()
-					results[i] = checkServer(ctx, e, base, s, opt)
+					results[i] = checkServer(ctx, e, base, s, opt, tr.tracer())
 				}()
 			}
 			wg.Wait()
@@ -453,6 +467,12 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 				}
 			}
 			rep := lock.NewCheckReport(lockPath, rs)
+			if allowedSigners != "" {
+				rep.Signed = "verified against " + allowedSigners
+			}
+			// Spans are exported before the report is written (at most
+			// 2 s; one warning when the collector is down).
+			tr.finish()
 			var buf bytes.Buffer
 			opt2 := report.Options{ToolVersion: version(), ArtifactURI: lockPath, Color: useColor(e, out, color)}
 			if err := report.RenderLockCheck(&buf, rep, deltas, format, opt2); err != nil {
@@ -472,5 +492,7 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
 	f.StringVar(&color, "color", "auto", "colour in text output: auto|always|never")
 	f.IntVar(&concurrency, "concurrency", 8, "how many servers are observed at once")
+	registerAllowedSigners(cmd, &allowedSigners)
+	otlp = registerOTLP(cmd)
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
 // How a server of the lock is reached and observed: the lock's source
@@ -122,7 +123,7 @@ type observation struct {
 // approval reads: the observed record under the lock's server name and
 // the identity the listing established (the publisher key is the
 // configured one: a listing cannot establish it).
-func observeSource(ctx context.Context, e *env, base *liveFlags, name string, src lock.Source, clientCaps []byte, publisherKey string, c *classify.Classifier) (*observation, error) {
+func observeSource(ctx context.Context, e *env, base *liveFlags, name string, src lock.Source, clientCaps []byte, publisherKey string, c *classify.Classifier, tr mcptrace.Tracer) (*observation, error) {
 	l, argv, err := liveFor(e, base, src)
 	if err != nil {
 		return nil, err
@@ -134,6 +135,7 @@ func observeSource(ctx context.Context, e *env, base *liveFlags, name string, sr
 	if clientCaps != nil {
 		cfg.ClientCapabilities = clientCaps
 	}
+	cfg.Tracer = tr
 	_, target := e.targetOf(cfg)
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()

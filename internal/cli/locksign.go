@@ -34,10 +34,6 @@ import (
 // with ssh-keygen, or load the key into ssh-agent and give --key the
 // public key file, as ssh-keygen -Y sign -f KEY.pub does.
 
-// maxSignedLockBytes bounds the lock lock sign reads (as the lock
-// commands do).
-const maxSignedLockBytes = 1 << 30
-
 // agentTimeout bounds a signature by ssh-agent: dialling its socket and
 // the whole exchange (a key added with ssh-add -c waits for the user to
 // confirm).
@@ -210,35 +206,15 @@ func readAllowedSigners(path string) (*sshsig.AllowedSigners, error) {
 	return a, nil
 }
 
-// readLockToSign reads the lock's bytes: a regular file, not a symlink
-// (the rule of every lock command: a planted link must not redirect what
-// is trusted), bounded.
+// readLockToSign reads the lock's bytes by the rule of every lock
+// command (lockfile.go: a regular file, not a symlink, bounded).
 func readLockToSign(path string) ([]byte, error) {
-	q := safetext.Quote(path)
-	st, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, usageErr("there is no lock at %s to sign (give --lock FILE)", q)
-	case err != nil:
-		return nil, usageErr("%s: %s", q, safetext.Escape(errText(err)))
-	case st.Mode()&fs.ModeSymlink != 0:
-		return nil, usageErr("%s: the lock is a symlink: mcpdrift reads a lock only as a regular file (a planted link must not redirect it); give the real path", q)
-	case !st.Mode().IsRegular():
-		return nil, usageErr("%s: the lock is not a regular file", q)
-	case st.Size() > maxSignedLockBytes:
-		return nil, usageErr("%s: %d bytes is larger than a lock may be (%d)", q, st.Size(), maxSignedLockBytes)
-	}
-	f, err := os.Open(path)
+	b, ok, err := readLockBytes(path)
 	if err != nil {
-		return nil, usageErr("%s: %s", q, safetext.Escape(errText(err)))
+		return nil, err
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSignedLockBytes+1))
-	if err != nil {
-		return nil, usageErr("%s: %s", q, safetext.Escape(errText(err)))
-	}
-	if len(b) > maxSignedLockBytes {
-		return nil, usageErr("%s: larger than a lock may be (%d)", q, maxSignedLockBytes)
+	if !ok {
+		return nil, usageErr("there is no lock at %s to sign (give --lock FILE)", safetext.Quote(path))
 	}
 	return b, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/proxy"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -30,6 +31,7 @@ func newProxy(e *env) *cobra.Command {
 		strict, noStrict, serveStale                 bool
 		relist, listTimeout                          time.Duration
 		rules                                        string
+		lockPath, allowedSigners                     string
 		otlp                                         *otlpFlags
 	)
 	cmd := &cobra.Command{
@@ -66,20 +68,50 @@ old one stays in force.`,
 			} else if len(args) > 0 {
 				return usageErr("proxy takes no positional arguments (the upstream command goes after --)")
 			}
+			// --lock FILE --server NAME: the upstream, the baseline and the
+			// profile come from the lock (proxylock.go).
+			var locked *lock.Server
+			if lockPath != "" {
+				if declared != "" || live.baseURL != "" || live.stdio || live.mcpConfig != "" {
+					return usageErr("--lock gives the upstream and the baseline: give no --declared, --upstream-url, --upstream-stdio or --mcp-config with it")
+				}
+				if live.configServer == "" {
+					return usageErr("--lock needs --server NAME (the server of the lock to front)")
+				}
+				s, _, err := loadLockBaseline(e, lockPath, live.configServer, allowedSigners)
+				if err != nil {
+					return err
+				}
+				locked = s
+				if !cmd.Flags().Changed("profile") {
+					profile = s.Profile
+				}
+				if sid == "" {
+					sid = s.Name
+				}
+				l2, argv2, err := liveFor(e, &live, s.Source)
+				if err != nil {
+					return err
+				}
+				l2.configServer = ""
+				live, argv = *l2, argv2
+			} else if allowedSigners != "" {
+				return usageErr("--allowed-signers checks the signature of a lock: it goes with --lock FILE")
+			}
 			prof, err := schemadiff.DecisionProfileByName(profile)
 			if err != nil {
 				return usageErr("--profile: %s", safetext.Escape(err.Error()))
 			}
 			m := proxy.Mode(mode)
 			switch {
-			case mode == "" && declared != "":
+			case mode == "" && (declared != "" || locked != nil):
 				m = proxy.Enforce
 			case mode == "":
 				m = proxy.Observe
 			case m != proxy.Observe && m != proxy.Audit && m != proxy.Enforce:
 				return usageErr("--mode must be observe, audit or enforce")
 			}
-			if m != proxy.Observe && declared == "" {
+			if m != proxy.Observe && declared == "" && locked == nil {
 				return usageErr("--mode %s needs --declared FILE (the approved baseline)", m)
 			}
 			if strict && noStrict {
@@ -129,6 +161,9 @@ old one stays in force.`,
 				if baseline, serverID, err = loadBaseline(e, declared, sid); err != nil {
 					return err
 				}
+			}
+			if locked != nil {
+				baseline = lockBaseline(locked)
 			}
 			if serverID == "" {
 				serverID = target
@@ -180,8 +215,22 @@ old one stays in force.`,
 			}
 			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if declared != "" {
-				go watchBaseline(ctx, e, g, declared, sid)
+			switch {
+			case declared != "":
+				go watchBaseline(ctx, e, g, []string{declared}, func() (*decide.Baseline, error) {
+					b, _, err := loadBaseline(e, declared, sid)
+					return b, err
+				})
+			case locked != nil:
+				// A newly approved tool is served once the lock says so
+				// (and, with --allowed-signers, once it is signed again).
+				go watchBaseline(ctx, e, g, []string{lockPath, lockPath + ".sig"}, func() (*decide.Baseline, error) {
+					s, _, err := loadLockBaseline(e, lockPath, locked.Name, allowedSigners)
+					if err != nil {
+						return nil, err
+					}
+					return lockBaseline(s), nil
+				})
 			}
 			if metricsListen != "" {
 				ln, err := net.Listen("tcp", metricsListen)
@@ -237,6 +286,8 @@ old one stays in force.`,
 	f.StringVar(&metricsListen, "metrics-listen", "", "serve Prometheus metrics at ADDR/metrics")
 	f.StringVar(&sid, "server-id", "", "server id in the log and records (default: the baseline's, else the upstream)")
 	f.StringVar(&rules, "rules", "", "YAML privilege rules")
+	f.StringVar(&lockPath, "lock", "", "front server --server NAME of this lock: its upstream, approved tools and profile (reloaded when the lock changes)")
+	registerAllowedSigners(cmd, &allowedSigners)
 	return cmd
 }
 
@@ -276,28 +327,33 @@ func loadBaseline(e *env, path, sid string) (*decide.Baseline, string, error) {
 	return b, id, nil
 }
 
-// watchBaseline reloads the baseline on SIGHUP and when the file changes.
-func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, path, sid string) {
+// watchBaseline reloads the baseline on SIGHUP and when one of the files
+// changes (the baseline, or a lock and its signature).
+func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, paths []string, load func() (*decide.Baseline, error)) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	mtime := func() time.Time {
-		st, err := os.Stat(path)
-		if err != nil {
-			return time.Time{}
+	mtime := func() string {
+		var b strings.Builder
+		for _, p := range paths {
+			if st, err := os.Stat(p); err == nil {
+				fmt.Fprintf(&b, "%d/%d;", st.ModTime().UnixNano(), st.Size())
+			} else {
+				b.WriteString("-;")
+			}
 		}
-		return st.ModTime()
+		return b.String()
 	}
 	last := mtime()
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	reload := func(why string) {
-		b, _, err := loadBaseline(e, path, sid)
+		b, err := load()
 		if err == nil {
 			err = g.Reload(b)
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: the new baseline is refused, the old one stays in force: %s\n", why, err.Error())
+			fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: the new baseline is refused, the old one stays in force: %s\n", why, errMessage(err))
 			return
 		}
 		fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: baseline reloaded\n", why)
@@ -310,7 +366,7 @@ func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, path, sid stri
 			last = mtime()
 			reload("SIGHUP")
 		case <-tick.C:
-			if t := mtime(); !t.Equal(last) {
+			if t := mtime(); t != last {
 				last = t
 				reload("the baseline file changed")
 			}

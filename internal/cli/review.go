@@ -57,7 +57,7 @@ func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*
 	if err != nil {
 		return nil, err
 	}
-	o, err := observeSource(e.context(), e, obs.live(), s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, c)
+	o, err := observeSource(e.context(), e, obs.live(), s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, c, nil)
 	if err != nil {
 		return nil, err
 	}

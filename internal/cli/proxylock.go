@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// proxy --lock FILE --server NAME: the gateway fronts one server of the
+// lock. The upstream is the lock's source (read once, at start), the
+// baseline the tools the lock approves with the identity it pins, the
+// profile the server's (unless --profile is given). With
+// --allowed-signers the lock's signature is checked before anything is
+// served, and again at every reload: a gateway never serves from a lock
+// whose signature does not verify (it refuses to start; a reload is
+// refused and the old baseline stays in force).
+
+// loadLockBaseline reads and validates the lock, checks its signature
+// when asked, and returns the server.
+func loadLockBaseline(e *env, path, name, allowedSigners string) (*lock.Server, *lockFile, error) {
+	lf, err := openLock(path, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := verifyLockSignature(e, path, lf.data, allowedSigners); err != nil {
+		return nil, nil, err
+	}
+	s, err := lf.server(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b := lockBaseline(s); b.Invalid() != "" {
+		return nil, nil, usageErr("%s: server %s: %s", safetext.Quote(path), safetext.Quote(name), safetext.Escape(b.Invalid()))
+	}
+	return s, lf, nil
+}
+
+// lockBaseline is the gateway's baseline of a lock's server.
+func lockBaseline(s *lock.Server) *decide.Baseline {
+	return decide.NewBaseline(s.Name, s.Identity, s.ToolValues())
+}
