@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -97,6 +98,37 @@ func (t *Tool) setDigest() {
 	if cap(*bp) <= 1<<20 {
 		preimages.Put(bp)
 	}
+}
+
+// digestTools computes the tool digest of every tool, spread over the
+// CPUs when there are many (each tool's digest is its own work).
+func digestTools(tools []Tool) {
+	parallelRange(len(tools), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if tools[i].digest == "" {
+				tools[i].setDigest()
+			}
+		}
+	})
+}
+
+// parallelChunk is the fewest tools worth a goroutine of their own.
+const parallelChunk = 512
+
+// parallelRange calls f over [0, n) in contiguous ranges, one goroutine per
+// CPU (GOMAXPROCS) when n is large enough, else once, on this goroutine.
+func parallelRange(n int, f func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), n/parallelChunk)
+	if w <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range w {
+		lo, hi := n*k/w, n*(k+1)/w
+		wg.Go(func() { f(lo, hi) })
+	}
+	wg.Wait()
 }
 
 // Input forms recognised by ParseToolList.
@@ -224,6 +256,7 @@ func parseToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
 				return nil, err
 			}
 		}
+		digestTools(tl.Tools)
 		return tl, nil
 	}
 	return nil, inputErr(root, "", "expected a JSON-RPC response, a tools/list result or an array, found %s", root.Kind())
@@ -475,11 +508,13 @@ func (tl *ToolList) page(res jcs.Value, ptr string) error {
 	if _, _, err := cursorOf(res, ptr); err != nil {
 		return err
 	}
+	from := len(tl.Tools)
 	for i := range tools.Len() {
 		if err := tl.addTool(tools.Index(i), ptr+"/tools/"+strconv.Itoa(i)); err != nil {
 			return err
 		}
 	}
+	digestTools(tl.Tools[from:])
 	return nil
 }
 
@@ -489,7 +524,7 @@ func (tl *ToolList) addTool(v jcs.Value, ptr string) error {
 	if v.Kind() != jcs.Object {
 		err = inputErr(v, ptr, "a tools entry must be an object, found %s", v.Kind())
 	} else {
-		t, err = ToolFromValue(v, ptr)
+		t, err = toolFromValue(v, ptr) // digested by the caller: digestTools
 	}
 	if err != nil {
 		var ie *InputError
@@ -510,6 +545,15 @@ func (tl *ToolList) addTool(v jcs.Value, ptr string) error {
 // absent field projects to null. title, icons, _meta, execution and unknown
 // fields stay out of the projection.
 func ToolFromValue(v jcs.Value, ptr string) (Tool, error) {
+	t, err := toolFromValue(v, ptr)
+	if err == nil {
+		t.setDigest()
+	}
+	return t, err
+}
+
+// toolFromValue is ToolFromValue without the digest.
+func toolFromValue(v jcs.Value, ptr string) (Tool, error) {
 	name, ok := v.Get("name")
 	if !ok {
 		return Tool{}, inputErr(v, ptr, "a tool without a name")
@@ -531,7 +575,6 @@ func ToolFromValue(v jcs.Value, ptr string) (Tool, error) {
 	if t.Proj.OutputSchema, ok = v.Get("outputSchema"); !ok {
 		t.Proj.OutputSchema, _ = v.Get("output_schema")
 	}
-	t.setDigest()
 	return t, nil
 }
 

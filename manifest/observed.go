@@ -80,38 +80,44 @@ func BuildObserved(serverID string, tl *ToolList, completeness Completeness, c *
 			ToolCount:         len(tl.Tools),
 			ToolsListObserved: true,
 			ToolsListComplete: completeness,
-			ToolDigests:       make([]ToolEntry, 0, len(tl.Tools)),
 		},
 	}
-	buf := make([]byte, 0, 4096)
+	// Each tool's field digests and classification are its own work,
+	// spread over the CPUs when there are many tools.
+	entries := make([]ToolEntry, len(tl.Tools))
+	fds := make([]FieldDigests, len(tl.Tools))
+	parallelRange(len(tl.Tools), func(lo, hi int) {
+		buf := make([]byte, 0, 4096)
+		for i := lo; i < hi; i++ {
+			t := &tl.Tools[i]
+			fds[i], buf = t.Proj.FieldDigests(buf)
+			r := c.Classify(t.Name)
+			e := ToolEntry{
+				Name:                    t.Name,
+				ToolDigest:              t.ToolDigest(),
+				Privileged:              r.Privileged,
+				PrivilegeClassification: r.Classification,
+				FieldDigests:            &fds[i],
+			}
+			if r.ActionClass != "" {
+				ac := r.ActionClass
+				e.ActionClass = &ac
+			}
+			entries[i] = e
+		}
+	})
 	seen := make(map[string]struct{}, len(tl.Tools))
 	ambiguous := false
-	for i := range tl.Tools {
-		t := &tl.Tools[i]
-		var fd FieldDigests
-		td := t.ToolDigest()
-		fd, buf = t.Proj.FieldDigests(buf)
-		r := c.Classify(t.Name)
-		e := ToolEntry{
-			Name:                    t.Name,
-			ToolDigest:              td,
-			Privileged:              r.Privileged,
-			PrivilegeClassification: r.Classification,
-			FieldDigests:            &fd,
-		}
-		if r.ActionClass != "" {
-			ac := r.ActionClass
-			e.ActionClass = &ac
-		}
-		if r.Privileged {
+	for i := range entries {
+		if entries[i].Privileged {
 			o.Observed.PrivilegedToolCount++
 		}
-		if _, dup := seen[t.Name]; dup {
+		if _, dup := seen[entries[i].Name]; dup {
 			ambiguous = true
 		}
-		seen[t.Name] = struct{}{}
-		o.Observed.ToolDigests = append(o.Observed.ToolDigests, e)
+		seen[entries[i].Name] = struct{}{}
 	}
+	o.Observed.ToolDigests = entries
 	if ambiguous {
 		o.Status = StatusAmbiguous
 	} else {

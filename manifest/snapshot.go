@@ -321,12 +321,13 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 	s.Completeness = Completeness(c.Str())
 	tools, _ := root.Get("tools")
 	for i := range tools.Len() {
-		t, err := ToolFromValue(tools.Index(i), fmt.Sprintf("/tools/%d", i))
+		t, err := toolFromValue(tools.Index(i), fmt.Sprintf("/tools/%d", i))
 		if err != nil {
 			return fail(err)
 		}
 		s.Tools = append(s.Tools, t)
 	}
+	digestTools(s.Tools)
 	got, unique := ManifestDigestOf(s.Tools)
 	md, _ := root.Get("manifest_digest")
 	switch {
