@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/jcs"
@@ -96,21 +97,24 @@ func (s *session) page(req, resp *frame.Message) {
 }
 
 // auditCall logs what enforce would have decided about a forwarded call.
-func (s *session) auditCall(m *frame.Message) {
+func (s *session) auditCall(ctx context.Context, m *frame.Message) {
 	s.mu.Lock()
 	l := s.chain.last
 	s.mu.Unlock()
 	name, args := callTarget(m)
 	if l == nil {
 		s.logDecision("tools/call", name, "audit_unjudged", []string{"no_complete_list_observed"}, "")
+		spanDecision(ctx, "audit_unjudged", "no_complete_list_observed")
 		return
 	}
 	c := l.DecideCall(name, args, decide.CallOptions{Strict: s.g.cfg.StrictArguments})
 	if c.Allowed {
 		d, _ := l.Decision(name)
 		s.logDecision("tools/call", name, "audit_allow", []string{d.Reason}, d.Digest)
+		spanDecision(ctx, "audit_allow", d.Reason)
 		return
 	}
 	s.g.cfg.Metrics.refused("audit_" + c.Reason)
 	s.logDecision("tools/call", name, "audit_would_deny", []string{c.Reason}, "")
+	spanDecision(ctx, "audit_would_deny", c.Reason)
 }

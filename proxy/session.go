@@ -169,6 +169,7 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 	case mode == Observe && !observeMethods[method]:
 		s.g.cfg.Metrics.request(method, "refused")
 		s.logDecision(method, "", "deny", []string{"observe_mode"}, "")
+		spanDecision(ctx, "deny", "observe_mode")
 		if m.Kind == frame.Notification {
 			return reply{}
 		}
@@ -185,14 +186,15 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 		name, args := callTarget(m)
 		g, err := s.gated(ctx, fwd)
 		if err != nil {
-			return s.refuse(m, name, decide.Call{Reason: decide.ReasonWithheld, Message: "the upstream could not be listed: " + err.Error()})
+			return s.refuse(ctx, m, name, decide.Call{Reason: decide.ReasonWithheld, Message: "the upstream could not be listed: " + err.Error()})
 		}
 		c := g.list.DecideCall(name, args, decide.CallOptions{Strict: s.g.cfg.StrictArguments, InDoubt: s.doubt()})
 		if !c.Allowed {
-			return s.refuse(m, name, c)
+			return s.refuse(ctx, m, name, c)
 		}
 		d, _ := g.list.Decision(name)
 		s.logDecision(method, name, "allow", []string{d.Reason}, d.Digest)
+		spanDecision(ctx, "allow", d.Reason)
 		s.g.cfg.Metrics.request(method, "allow")
 	}
 	if method == "tools/call" {
@@ -215,7 +217,7 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 	s.g.cfg.Metrics.request(method, "forwarded")
 	s.learn(m, resp.Message)
 	if mode == Audit && method == "tools/call" {
-		s.auditCall(m)
+		s.auditCall(ctx, m)
 	}
 	rep := reply{body: resp.Raw, sse: resp.sse}
 	if resp.Kind == frame.ErrorResponse && resp.status >= 400 {
@@ -387,10 +389,11 @@ func (s *session) doubt() bool {
 // refuse answers a tools/call the gateway will not forward: -32602, the
 // way the specification answers an unknown tool, with mcpdrift's reason in
 // data. It never reaches the upstream.
-func (s *session) refuse(m *frame.Message, name string, c decide.Call) reply {
+func (s *session) refuse(ctx context.Context, m *frame.Message, name string, c decide.Call) reply {
 	s.g.cfg.Metrics.refused(c.Reason)
 	s.g.cfg.Metrics.request("tools/call", "deny")
 	s.logDecision("tools/call", name, "deny", []string{c.Reason}, "")
+	spanDecision(ctx, "deny", c.Reason)
 	data := map[string]string{"reason": c.Reason}
 	if c.Pointer != "" {
 		data["pointer"] = c.Pointer

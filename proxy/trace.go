@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
@@ -82,6 +83,27 @@ type serverCell struct {
 	m   *frame.Message
 	o   mcptrace.Outcome
 	set bool
+
+	// The gateway's decision about the message (a tools/call, or any
+	// method observe mode refuses), as the decision log records it.
+	mu               sync.Mutex
+	decision, reason string
+}
+
+// spanDecision puts the gateway's decision about the message being
+// handled on its SERVER span (mcpdrift.proxy.decision and
+// mcpdrift.proxy.reason: fixed codes, never server text); the first
+// decision stands. Without tracing it does nothing.
+func spanDecision(ctx context.Context, decision, reason string) {
+	cell, _ := ctx.Value(serverCellKey{}).(*serverCell)
+	if cell == nil {
+		return
+	}
+	cell.mu.Lock()
+	defer cell.mu.Unlock()
+	if cell.decision == "" {
+		cell.decision, cell.reason = decision, reason
+	}
 }
 
 type serverCellKey struct{}
@@ -116,6 +138,14 @@ func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header,
 	if !cell.set {
 		o = replyOutcome(rep)
 	}
+	cell.mu.Lock()
+	if cell.decision != "" {
+		o.Attrs = append(o.Attrs, mcptrace.String(mcptrace.KeyGatewayDecision, cell.decision))
+		if cell.reason != "" {
+			o.Attrs = append(o.Attrs, mcptrace.String(mcptrace.KeyGatewayReason, cell.reason))
+		}
+	}
+	cell.mu.Unlock()
 	sp.End(o)
 	return rep
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
@@ -185,6 +186,14 @@ func TestTraceThroughGateway(t *testing.T) {
 			if ref.Attrs[mcptrace.KeyErrorType] != "-32602" || !ref.StatusError || len(find("gateway", "CLIENT", "tools/call no_such_tool")) != 0 {
 				t.Errorf("refused call span %+v", ref)
 			}
+			// Each SERVER span of a call says what the gateway decided, as
+			// the decision log does.
+			if ref.Attrs[mcptrace.KeyGatewayDecision] != "deny" || ref.Attrs[mcptrace.KeyGatewayReason] != decide.ReasonUnknownTool {
+				t.Errorf("refused call decision %q, reason %q", ref.Attrs[mcptrace.KeyGatewayDecision], ref.Attrs[mcptrace.KeyGatewayReason])
+			}
+			if srv.Attrs[mcptrace.KeyGatewayDecision] != "allow" || srv.Attrs[mcptrace.KeyGatewayReason] == "" {
+				t.Errorf("forwarded call decision %q, reason %q", srv.Attrs[mcptrace.KeyGatewayDecision], srv.Attrs[mcptrace.KeyGatewayReason])
+			}
 			// tools/list: the downstream's page → SERVER → the gateway's
 			// listing → its pages, each page what the upstream saw.
 			lsrv := one("gateway", "SERVER", "tools/list")
@@ -349,5 +358,61 @@ func TestTraceStdioUpstream(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no CLIENT span")
+	}
+}
+
+// TestTraceDecisions: under audit, a call's SERVER span says what enforce
+// would have decided (audit_allow, audit_would_deny and its reason); under
+// observe, a refused method's says deny, observe_mode. Both are forwarded
+// or refused exactly as without tracing.
+func TestTraceDecisions(t *testing.T) {
+	for _, c := range []struct {
+		mode         proxy.Mode
+		okDecision   string
+		badDecision  string
+		badReason    string
+		badForwarded bool
+	}{
+		{proxy.Audit, "audit_allow", "audit_would_deny", decide.ReasonUnknownTool, true},
+		{proxy.Observe, "deny", "deny", "observe_mode", false},
+	} {
+		t.Run(string(c.mode), func(t *testing.T) {
+			col := otlptest.New(otlptest.Accept)
+			defer col.Close()
+			gw := provider(t, col, "gateway")
+			up, upURL := watchedUpstream(t, mockserver.Config{})
+			_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: upURL}, Mode: c.mode, Target: upURL,
+				Baseline: baselineOf(t, exampleV1, manifest.Identity{}), Tracer: gw.Tracer()})
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if _, err := mcpclient.ListTools(ctx, mcpclient.Config{BaseURL: url, Calls: []mcpclient.ToolCall{
+				{Name: "search_issues", Arguments: json.RawMessage(`{"repo":"a/b","query":"q"}`)},
+				{Name: "no_such_tool", Arguments: json.RawMessage(`{}`)},
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			if !gw.Flush() {
+				t.Fatal("export failed")
+			}
+			got := map[string]otlptest.Span{}
+			for _, s := range col.Spans() {
+				if s.Kind == "SERVER" {
+					got[s.Name] = s
+				}
+			}
+			ok, bad := got["tools/call search_issues"], got["tools/call no_such_tool"]
+			if ok.Attrs[mcptrace.KeyGatewayDecision] != c.okDecision {
+				t.Errorf("search_issues: decision %q, want %q", ok.Attrs[mcptrace.KeyGatewayDecision], c.okDecision)
+			}
+			if bad.Attrs[mcptrace.KeyGatewayDecision] != c.badDecision || bad.Attrs[mcptrace.KeyGatewayReason] != c.badReason {
+				t.Errorf("no_such_tool: decision %q, reason %q", bad.Attrs[mcptrace.KeyGatewayDecision], bad.Attrs[mcptrace.KeyGatewayReason])
+			}
+			if n := len(up.sent(t, "tools/call")); c.badForwarded && n != 2 || !c.badForwarded && n != 0 {
+				t.Errorf("%d calls reached the upstream", n)
+			}
+			if s := got["tools/list"]; s.Attrs[mcptrace.KeyGatewayDecision] != "" {
+				t.Errorf("tools/list span has a decision %q", s.Attrs[mcptrace.KeyGatewayDecision])
+			}
+		})
 	}
 }

@@ -50,7 +50,8 @@ const (
 	KeyListComplete    = "mcpdrift.tools_list.complete" // the listing ended without nextCursor
 	KeyContextDropped  = "mcpdrift.trace_context.dropped"
 	KeyGatewayMode     = "mcpdrift.proxy.mode"
-	KeyGatewayDecision = "mcpdrift.proxy.decision"
+	KeyGatewayDecision = "mcpdrift.proxy.decision" // of a SERVER span: allow, deny, audit_allow, audit_would_deny, audit_unjudged
+	KeyGatewayReason   = "mcpdrift.proxy.reason"   // the decision's reason code (decide's, or observe_mode)
 	KeyCommand         = "mcpdrift.command"
 )
 
