@@ -99,3 +99,7 @@ func equalJSON(t *testing.T, inv *Inventory, want []byte) bool {
 	}
 	return bytes.Equal(b, want)
 }
+
+func readTestdata(rel string) ([]byte, error) {
+	return os.ReadFile(filepath.Join("testdata", rel))
+}

@@ -1,7 +1,9 @@
 package discover
 
 import (
+	"bytes"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 )
@@ -29,7 +31,10 @@ func readJSONC(src []byte) (*node, error) {
 	return readJSON(std)
 }
 
-var errUnterminatedComment = errors.New("a /* comment is not closed")
+var (
+	errUnterminatedComment = errors.New("a /* comment is not closed")
+	errCommentUTF8         = errors.New("invalid UTF-8 in a comment")
+)
 
 // StripJSONC returns a copy of src with what JSONC adds to JSON replaced
 // by spaces: // and /* */ comments outside strings (a block comment's line
@@ -38,7 +43,8 @@ var errUnterminatedComment = errors.New("a /* comment is not closed")
 // Everything else is left for the JSON parser to judge: a comma after an
 // opening bracket or after another comma stays, and is refused there. It
 // runs in one pass with no recursion, so its cost is linear in any input;
-// an unterminated block comment is its only error. (tailscale/hujson's
+// an unterminated block comment and invalid UTF-8 in a comment are its
+// only errors. (tailscale/hujson's
 // Standardize, which parses recursively without a depth bound, is its
 // differential oracle in the tests.)
 func StripJSONC(src []byte) ([]byte, error) {
@@ -68,17 +74,27 @@ func StripJSONC(src []byte) ([]byte, error) {
 			}
 			i++
 		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for i < len(out) && out[i] != '\n' && out[i] != '\r' {
+			j := i
+			for j < len(out) && out[j] != '\n' && out[j] != '\r' {
+				j++
+			}
+			if !utf8.Valid(out[i:j]) {
+				return nil, errCommentUTF8
+			}
+			for ; i < j; i++ {
 				out[i] = ' '
-				i++
 			}
 		case c == '/' && i+1 < len(out) && out[i+1] == '*':
+			end := bytes.Index(out[i+2:], []byte("*/"))
+			if end < 0 {
+				return nil, errUnterminatedComment
+			}
+			if !utf8.Valid(out[i+2 : i+2+end]) {
+				return nil, errCommentUTF8
+			}
 			out[i], out[i+1] = ' ', ' '
 			i += 2
 			for {
-				if i+1 >= len(out) {
-					return nil, errUnterminatedComment
-				}
 				if out[i] == '*' && out[i+1] == '/' {
 					out[i], out[i+1] = ' ', ' '
 					i += 2

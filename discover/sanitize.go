@@ -45,7 +45,10 @@ func cleanURL(raw string) (string, bool) {
 	if u.User == nil && u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery && !strings.Contains(raw, "#") {
 		return raw, false
 	}
-	return redact.SanitizeURL(raw), true
+	if c := redact.SanitizeURL(raw); c != "" {
+		return c, true
+	}
+	return "(a URL with nothing but a fragment)", true
 }
 
 // secretWords are the parts of a flag or variable name that say its value
@@ -145,14 +148,29 @@ func cleanArgs(args []string) ([]string, bool) {
 				out[i] = next
 				set(i, redact.Placeholder)
 			}
+		case !flag && assignment(a):
+			set(i, cleanAssignment(a, false))
 		case strings.Contains(a, "://"):
 			v, _ := cleanURL(a)
 			set(i, v)
-		case !flag && strings.Contains(a, "="):
-			set(i, cleanAssignment(a, false))
 		}
 	}
 	return out, changed
+}
+
+// assignment reports whether a is NAME=value with NAME an environment
+// variable's name.
+func assignment(a string) bool {
+	name, _, ok := strings.Cut(a, "=")
+	if !ok || name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 func headerFlag(f string) bool { return f == "-H" || f == "--header" || f == "--headers" }
@@ -174,10 +192,7 @@ func cleanHeaderArg(h string) string {
 func cleanAssignment(a string, always bool) string {
 	name, val, ok := strings.Cut(a, "=")
 	if !ok {
-		if always {
-			return a // -e NAME passes the variable through: no value here
-		}
-		return a
+		return a // -e NAME passes the variable through: no value here
 	}
 	switch {
 	case always || secretName(name) || tokenShaped(val):
