@@ -17,8 +17,10 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -103,6 +105,9 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 			}
 			sr := &scanRun{e: e, fleet: &fleet, servers: servers, classifier: c}
 			sr.check = sr.checkFleetServer
+			if fleet.lockPath != "" {
+				sr.check = sr.checkLockServer
+			}
 			if storeURL == "" && src == "--inventory" && !noStore {
 				if storeURL, err = store.DefaultURL(); err != nil {
 					return usageErr("the default store: %s", safetext.Escape(err.Error()))
@@ -240,6 +245,9 @@ func (sr *scanRun) notObserved(s *fleetServer, class, msg string) (scan.Result, 
 // gates it against its last complete observation in the store (none: the
 // first record).
 func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult) {
+	if s.err != "" {
+		return sr.notObserved(s, "config", s.err)
+	}
 	obs, tl, err := listServer(ctx, sr.e, s.cfg)
 	if err != nil {
 		msg := safetext.Inert(err.Error())
@@ -370,4 +378,51 @@ func scanText(rs []scan.Result, code, maxRows int) []byte {
 	fmt.Fprintf(&b, "\n%d servers: %d with findings, %d inconclusive, %d not observed, %d recorded, %d clean (exit %d)\n",
 		len(rs), c[scan.StatusFindings], c[scan.StatusInconclusive], c[scan.StatusNotObserved], c[scan.StatusRecorded], c[scan.StatusClean], code)
 	return []byte(b.String())
+}
+
+// checkLockServer gates a lock's server against its entry with lock
+// check's own per-server check (checkServer), and records the result: the
+// observation's digest and status, and the gate's findings (the lock
+// holds the tools; the check keeps no listing to record).
+func (sr *scanRun) checkLockServer(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult) {
+	c := checkServer(ctx, sr.e, sr.fleet.base(), s.lockServer, lock.CheckOptions{Classifier: sr.classifier, Today: today()}, nil)
+	lr := c.result
+	if lr.Target != "" {
+		s.target = lr.Target
+	}
+	r := scan.Result{Baseline: "lock", Error: lr.Error}
+	rec := &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusObserved, Completeness: "unknown"}
+	switch {
+	case lr.Status == lock.StatusNotObserved:
+		r.Status = scan.StatusNotObserved
+		rec.Status, rec.ErrorClass, rec.ErrorDetail = manifest.StatusNotObserved, "observe", lr.Error
+	case lr.ExitCode == ExitFindings:
+		r.Status = scan.StatusFindings
+	case lr.ExitCode == ExitInconclusive:
+		r.Status = scan.StatusInconclusive
+	default:
+		r.Status = scan.StatusClean
+	}
+	if g := lr.Gate; g != nil {
+		r.ToolCount = g.ObservedToolCount
+		if g.ObservedManifestDigest != nil && rec.Status == manifest.StatusObserved {
+			r.ManifestDigest, rec.ManifestDigest = *g.ObservedManifestDigest, *g.ObservedManifestDigest
+		}
+		if g.ObservedStatus == manifest.StatusAmbiguous {
+			rec.Status, rec.ManifestDigest = manifest.StatusAmbiguous, ""
+		}
+		for _, f := range g.Findings {
+			sf := scan.Finding{Rule: f.ReasonCode, Severity: f.Severity, Tool: safetext.EscapeASCII(safetext.Clip(f.Name, 256)), Message: catalogTitle(f.ReasonCode), Observed: f.ObservedDigest, Declared: f.DeclaredDigest}
+			r.Findings = append(r.Findings, sf)
+			rec.Findings = append(rec.Findings, store.Finding{RuleID: sf.Rule, Severity: sf.Severity, Tool: f.Name, Message: sf.Message, ObservedDigest: sf.Observed, DeclaredDigest: sf.Declared})
+		}
+	}
+	return r, rec
+}
+
+// catalogTitle is a code's title in the catalogue ("" for a code it does
+// not know, which the gate never produces).
+func catalogTitle(code string) string {
+	c, _ := catalog.Lookup(code)
+	return c.Title
 }

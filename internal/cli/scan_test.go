@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mockserver"
+	"github.com/mcpdrift/mcpdrift/store"
 )
 
 type scanJSONDoc struct {
@@ -211,5 +214,106 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 func (c *countingWriter) Flush() {
 	if f, ok := c.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
+	}
+}
+
+// TestScanLock: each server of a lock is gated against its entry by lock
+// check's own check: clean, then a finding after the rug pull on one
+// (exit 1), a server down not observed; every result in the store.
+func TestScanLock(t *testing.T) {
+	s1, u1 := mock(t, mockserver.Config{}, exampleV1)
+	_, u2 := mock(t, mockserver.Config{}, exampleV1)
+	lp := filepath.Join(t.TempDir(), "mcpdrift.lock")
+	for name, u := range map[string]string{"one": u1, "two": u2} {
+		if code, _, stderr := run(t, "", "lock", "add", name, "--lock", lp, "--url", u, "--by", "alice@example.com"); code != 0 {
+			t.Fatalf("lock add: %d %s", code, stderr)
+		}
+	}
+	db := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
+	code, d, stderr := scanJSONOut(t, "--lock", lp, "--store", db)
+	if code != 0 || d.Counts["clean"] != 2 || d.Servers[0].Baseline != "lock" {
+		t.Fatalf("clean lock: exit %d %+v %s", code, d, stderr)
+	}
+	if err := s1.SetTools(mockManifest(t, exampleV2)); err != nil {
+		t.Fatal(err)
+	}
+	code, d, _ = scanJSONOut(t, "--lock", lp, "--store", db)
+	if code != 1 || d.Servers[0].Server != "one" || d.Servers[0].Status != "findings" || len(d.Servers[0].Findings) == 0 || d.Servers[1].Status != "clean" {
+		t.Fatalf("after the rug pull: exit %d %+v", code, d)
+	}
+	st, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	scans, err := st.Scans(context.Background(), 10)
+	if err != nil || len(scans) != 2 {
+		t.Fatalf("%d scans recorded: %v", len(scans), err)
+	}
+	for _, sc := range scans {
+		obs, err := st.Observations(context.Background(), sc.ID)
+		if err != nil || len(obs) != 2 || obs[0].ManifestDigest == "" {
+			t.Fatalf("scan %d: %+v %v", sc.ID, obs, err)
+		}
+	}
+	fs, err := st.Findings(context.Background(), scans[0].ID, "one")
+	if err != nil || len(fs) == 0 {
+		t.Fatalf("the rug pull's findings were not recorded: %v %v", fs, err)
+	}
+}
+
+// TestScanInventory: an inventory's servers are read again from their
+// configuration files (the inventory holds no value): the URL server is
+// observed with its header, whose value is never written; the stdio one
+// is not run without --allow-config-commands (a marker file proves it),
+// and with it, it runs. The first scan records into the store, the second
+// is gated against the first.
+func TestScanInventory(t *testing.T) {
+	const token = "inventory-secret-token-987654321"
+	_, u := mock(t, mockserver.Config{RequireAuth: token}, exampleV1)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	script := filepath.Join(dir, "server.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"remote": map[string]any{"type": "http", "url": u, "headers": map[string]string{"Authorization": "Bearer ${env:INV_TEST_TOKEN}"}},
+		"local":  map[string]any{"command": script},
+	}}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("INV_TEST_TOKEN", token)
+	inv := filepath.Join(t.TempDir(), "inventory.json")
+	code, out, stderr := run(t, "", "discover", dir, "--format", "json")
+	if code != 0 {
+		t.Fatalf("discover: %d %s", code, stderr)
+	}
+	if err := os.WriteFile(inv, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
+	code, d, stderr := scanJSONOut(t, "--inventory", inv, "--store", db)
+	byStatus := map[string]string{}
+	for _, s := range d.Servers {
+		byStatus[s.Server] = s.Status + " " + s.Error
+	}
+	if code != 3 || d.Counts["recorded"] != 1 || d.Counts["not_observed"] != 1 {
+		t.Fatalf("exit %d %v %s", code, byStatus, stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the stdio command ran without --allow-config-commands")
+	}
+	if code, d, _ = scanJSONOut(t, "--inventory", inv, "--store", db); d.Counts["clean"] != 1 {
+		t.Fatalf("second scan: exit %d %+v", code, d.Counts)
+	}
+	code, out, stderr = run(t, "", "scan", "--inventory", inv, "--store", db, "--allow-config-commands", "--timeout", "5s")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("with --allow-config-commands the command did not run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if strings.Contains(out+stderr, token) {
+		t.Fatal("the token was written")
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -40,6 +41,9 @@ func (f *fleetFlags) register(cmd *cobra.Command, timeout time.Duration, urls bo
 		fs.StringArrayVar(&f.urls, "url", nil, "Streamable HTTP endpoint of a server (repeatable)")
 		fs.StringArrayVar(&f.headers, "header", nil, "NAME=VALUE sent to every --url server (repeatable); names are recorded, values never, and values are redacted from every output")
 	}
+	fs.StringVar(&f.lockPath, "lock", "", "the lock (mcpdrift.lock) whose servers to observe, each gated against its entry")
+	fs.StringVar(&f.inventory, "inventory", "", "an inventory (mcpdrift discover --format json) whose servers to observe, each read again from its configuration file")
+	fs.BoolVar(&f.allowConfig, "allow-config-commands", false, "allow running the stdio commands the inventory's configuration files give (they run code on this machine)")
 	fs.DurationVar(&f.timeout, "timeout", timeout, "the deadline of each server's observation")
 	fs.Int64Var(&f.maxListBytes, "max-list-bytes", mcpclient.DefaultMaxListBytes, "refuse a listing whose tools/list responses exceed this many bytes in all")
 	fs.IntVar(&f.maxListTools, "max-list-tools", mcpclient.DefaultMaxListTools, "refuse a listing of more than this many tools in all")
@@ -60,6 +64,12 @@ type fleetServer struct {
 	// baseline is the lock entry's approved tools (hasBaseline).
 	baseline    []manifest.Tool
 	hasBaseline bool
+	// lockServer is the lock entry (--lock).
+	lockServer *lock.Server
+	// err says why the server cannot be reached (a placeholder whose
+	// variable is not set, a command not allowed to run): it is not
+	// observed, and the rest of the fleet is.
+	err string
 }
 
 // selected says which source of servers was given (exactly one).
@@ -195,9 +205,16 @@ events get 5 s, and the command exits 0.`,
 			if webhook != "" {
 				wh = watch.NewWebhook(watch.WebhookOptions{URL: webhook, Warn: warn})
 			}
-			targets := make([]*watch.Target, len(servers))
-			for i, s := range servers {
-				targets[i] = &watch.Target{Name: s.name, Config: s.cfg, Baseline: s.baseline, HasBaseline: s.hasBaseline}
+			var targets []*watch.Target
+			for _, s := range servers {
+				if s.err != "" {
+					warn("server " + safetext.Quote(s.name) + " is not watched: " + s.err)
+					continue
+				}
+				targets = append(targets, &watch.Target{Name: s.name, Config: s.cfg, Baseline: s.baseline, HasBaseline: s.hasBaseline})
+			}
+			if len(targets) == 0 {
+				return usageErr("no server can be watched")
 			}
 			var wmu sync.Mutex
 			opt := watch.Options{
