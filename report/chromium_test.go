@@ -165,16 +165,23 @@ func TestChromium(t *testing.T) {
 		chromedp.WindowSize(1280, 900), chromedp.DisableGPU,
 		// Nothing but the test's loopback server may be reached.
 		chromedp.Flag("no-proxy-server", true), chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // the sandbox refuses to run as root
+	if os.Geteuid() == 0 || os.Getenv("MCPDRIFT_CHROMIUM_NO_SANDBOX") == "1" {
+		// The sandbox refuses to run as root, and needs user namespaces a
+		// container may not have (MCPDRIFT_CHROMIUM_NO_SANDBOX=1).
+		opts = append(opts, chromedp.NoSandbox)
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	browser, cancelBrowser := chromedp.NewContext(allocCtx)
 	defer cancelBrowser()
+	// The first action starts the browser and must not have a deadline of
+	// its own (it would stop the browser): a browser that does not start
+	// within a minute is stopped.
+	stuck := time.AfterFunc(time.Minute, cancelBrowser)
 	if err := chromedp.Do(browser); err != nil {
 		t.Fatalf("starting %s: %v", path, err)
 	}
+	stuck.Stop()
 	t.Logf("started %s in %v", path, time.Since(start).Round(time.Millisecond))
 
 	// show opens the page in a tab of its own and returns what the tab
