@@ -136,9 +136,9 @@ func members(servers *node, d *dialect, project string) []found {
 	if servers == nil {
 		return nil
 	}
-	out := make([]found, 0, len(servers.keys))
-	for i, name := range servers.keys {
-		e, err := parseEntry(name, servers.vals[i], d)
+	out := make([]found, 0, len(servers.Keys()))
+	for i, name := range servers.Keys() {
+		e, err := parseEntry(name, servers.Vals()[i], d)
 		out = append(out, found{project: project, name: name, entry: e, err: err})
 	}
 	return out
@@ -170,8 +170,8 @@ func claudeCodeUser(root *node) ([]found, error) {
 	if projects == nil {
 		return out, nil
 	}
-	for i, path := range projects.keys {
-		p := projects.vals[i]
+	for i, path := range projects.Keys() {
+		p := projects.Vals()[i]
 		if p.kind != kObject {
 			continue
 		}
@@ -240,7 +240,7 @@ func continueServers(root *node) ([]found, error) {
 	}
 	var out []found
 	seen := map[string]bool{}
-	for i, it := range list.items {
+	for i, it := range list.Items() {
 		nv, ok := it.get("name")
 		if !ok || nv.kind != kString || nv.str == "" {
 			out = append(out, found{name: fmt.Sprintf("mcpServers[%d]", i), err: fmt.Errorf("mcpServers[%d] has no name", i)})
@@ -260,11 +260,11 @@ func continueServers(root *node) ([]found, error) {
 
 // without is object n less member k.
 func without(n *node, k string) *node {
-	out := &node{kind: n.kind, str: n.str, b: n.b, items: n.items}
-	for i, key := range n.keys {
+	out := &node{kind: n.kind, str: n.str, b: n.b, items: n.Items()}
+	for i, key := range n.Keys() {
 		if key != k {
 			out.keys = append(out.keys, key)
-			out.vals = append(out.vals, n.vals[i])
+			out.vals = append(out.vals, n.Vals()[i])
 		}
 	}
 	return out

@@ -20,9 +20,9 @@ func codexServers(root *node) ([]found, error) {
 	if s == nil {
 		return nil, nil
 	}
-	out := make([]found, 0, len(s.keys))
-	for i, name := range s.keys {
-		e, err := codexEntry(name, s.vals[i])
+	out := make([]found, 0, len(s.Keys()))
+	for i, name := range s.Keys() {
+		e, err := codexEntry(name, s.Vals()[i])
 		out = append(out, found{name: name, entry: e, err: err})
 	}
 	return out, nil
@@ -56,12 +56,12 @@ func codexEntry(name string, e *node) (*Entry, error) {
 		if v.kind != kObject {
 			return nil, badEntry(name, "%s.%s must be a table of strings", q, k)
 		}
-		m := make(map[string]string, len(v.keys))
-		for i, kk := range v.keys {
-			if v.vals[i].kind != kString {
+		m := make(map[string]string, len(v.Keys()))
+		for i, kk := range v.Keys() {
+			if v.Vals()[i].kind != kString {
 				return nil, badEntry(name, "%s.%s.%s must be a string", q, k, safetext.Quote(kk))
 			}
-			m[kk] = v.vals[i].str
+			m[kk] = v.Vals()[i].str
 		}
 		return m, nil
 	}
@@ -86,7 +86,7 @@ func codexEntry(name string, e *node) (*Entry, error) {
 			if a.kind != kArray {
 				return nil, badEntry(name, "%s.args must be an array of strings", q)
 			}
-			for _, it := range a.items {
+			for _, it := range a.Items() {
 				if it.kind != kString {
 					return nil, badEntry(name, "%s.args must be an array of strings", q)
 				}
@@ -100,7 +100,7 @@ func codexEntry(name string, e *node) (*Entry, error) {
 			if v.kind != kArray {
 				return nil, badEntry(name, "%s.env_vars must be an array", q)
 			}
-			for i, it := range v.items {
+			for i, it := range v.Items() {
 				switch it.kind {
 				case kString:
 					ent.EnvPass = append(ent.EnvPass, it.str)
@@ -146,7 +146,7 @@ func codexEntry(name string, e *node) (*Entry, error) {
 		}
 		ent.Disabled = !v.b
 	}
-	for _, k := range e.keys {
+	for _, k := range e.Keys() {
 		if !codexKnown[k] {
 			ent.Ignored = append(ent.Ignored, k)
 		}

@@ -132,12 +132,12 @@ func parseEntry(name string, e *node, d *dialect) (*Entry, error) {
 		if n.kind != kObject {
 			return nil, badEntry(name, "%s.%s must be an object of strings", q, what)
 		}
-		m := make(map[string]string, len(n.keys))
-		for i, k := range n.keys {
-			if n.vals[i].kind != kString {
+		m := make(map[string]string, len(n.Keys()))
+		for i, k := range n.Keys() {
+			if n.Vals()[i].kind != kString {
 				return nil, badEntry(name, "%s.%s.%s must be a string", q, what, safetext.Quote(k))
 			}
-			m[k] = n.vals[i].str
+			m[k] = n.Vals()[i].str
 		}
 		return m, nil
 	}
@@ -145,8 +145,8 @@ func parseEntry(name string, e *node, d *dialect) (*Entry, error) {
 		if n.kind != kArray {
 			return nil, badEntry(name, "%s.%s must be an array of strings", q, what)
 		}
-		out := make([]string, len(n.items))
-		for i, it := range n.items {
+		out := make([]string, len(n.Items()))
+		for i, it := range n.Items() {
 			if it.kind != kString {
 				return nil, badEntry(name, "%s.%s must be an array of strings", q, what)
 			}
@@ -296,7 +296,7 @@ func urlNames(d *dialect) []string {
 // common form (a URL entry's "args" is not reported), sorted.
 func ignored(e *node, used map[string]bool, d *dialect) []string {
 	var out []string
-	for _, k := range e.keys {
+	for _, k := range e.Keys() {
 		if !used[k] && !known[k] {
 			out = append(out, k)
 		}

@@ -247,7 +247,7 @@ func LookupJSON(src []byte, name string) (*Entry, error) {
 	}
 	e, ok := servers.get(name)
 	if !ok || e.kind != kObject {
-		return nil, fmt.Errorf("no server named %s (it has: %s)", safetext.Quote(name), safetext.Escape(fmt.Sprint(servers.keys)))
+		return nil, fmt.Errorf("no server named %s (it has: %s)", safetext.Quote(name), safetext.Escape(fmt.Sprint(servers.Keys())))
 	}
 	return parseEntry(name, e, common)
 }

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -146,7 +147,10 @@ func readIn(r *os.Root, rootDir, rel string, max int64) file {
 		f.err = errors.New("is not a regular file")
 		return f
 	}
-	b, err := io.ReadAll(io.LimitReader(h, max+1))
+	var buf bytes.Buffer
+	buf.Grow(int(min(st.Size(), max) + 1))
+	_, err = buf.ReadFrom(io.LimitReader(h, max+1))
+	b := buf.Bytes()
 	if err != nil {
 		f.err = errors.New("cannot be read: " + reason(err))
 		return f

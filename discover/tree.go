@@ -1,7 +1,6 @@
 package discover
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -47,12 +46,51 @@ type node struct {
 	keys  []string // kObject, in file order (TOML: sorted)
 	vals  []*node  // kObject
 	items []*node  // kArray
+	// lazy is the JSON value a container node is read from when its
+	// members are first asked for (pending): a file's servers are a small
+	// part of it (~/.claude.json keeps every project's history).
+	lazy    jcs.Value
+	pending bool
 }
+
+// force reads the members of a lazy container.
+func (n *node) force() {
+	if !n.pending {
+		return
+	}
+	n.pending = false
+	v := n.lazy
+	n.lazy = jcs.Value{}
+	switch n.kind {
+	case kArray:
+		n.items = make([]*node, v.Len())
+		for i := range n.items {
+			n.items[i] = fromJCS(v.Index(i))
+		}
+	case kObject:
+		n.keys, n.vals = make([]string, v.Len()), make([]*node, v.Len())
+		for i := range n.keys {
+			k, val := v.Member(i)
+			n.keys[i] = k.Str()
+			n.vals[i] = fromJCS(val)
+		}
+	}
+}
+
+// Keys are an object's member names, in order.
+func (n *node) Keys() []string { n.force(); return n.keys }
+
+// Vals are an object's member values, in the order of Keys.
+func (n *node) Vals() []*node { n.force(); return n.vals }
+
+// Items are an array's elements.
+func (n *node) Items() []*node { n.force(); return n.items }
 
 func (n *node) get(k string) (*node, bool) {
 	if n == nil || n.kind != kObject {
 		return nil, false
 	}
+	n.force()
 	for i, key := range n.keys {
 		if key == k {
 			return n.vals[i], true
@@ -61,7 +99,8 @@ func (n *node) get(k string) (*node, bool) {
 	return nil, false
 }
 
-// fromJCS converts a parsed JSON value (jcs bounds its depth).
+// fromJCS converts a parsed JSON value (jcs bounds its depth); the
+// members of an array or object are converted when first asked for.
 func fromJCS(v jcs.Value) *node {
 	switch v.Kind() {
 	case jcs.Null:
@@ -69,23 +108,13 @@ func fromJCS(v jcs.Value) *node {
 	case jcs.True, jcs.False:
 		return &node{kind: kBool, b: v.Bool()}
 	case jcs.Number:
-		return &node{kind: kNumber, str: string(v.Raw())}
+		return &node{kind: kNumber}
 	case jcs.String:
 		return &node{kind: kString, str: v.Str()}
 	case jcs.Array:
-		n := &node{kind: kArray, items: make([]*node, v.Len())}
-		for i := range n.items {
-			n.items[i] = fromJCS(v.Index(i))
-		}
-		return n
+		return &node{kind: kArray, lazy: v, pending: true}
 	case jcs.Object:
-		n := &node{kind: kObject, keys: make([]string, v.Len()), vals: make([]*node, v.Len())}
-		for i := range n.keys {
-			k, val := v.Member(i)
-			n.keys[i] = k.Str()
-			n.vals[i] = fromJCS(val)
-		}
-		return n
+		return &node{kind: kObject, lazy: v, pending: true}
 	}
 	return &node{kind: kNull}
 }
@@ -137,8 +166,6 @@ func fromGo(v any, depth int) (*node, error) {
 	// LocalDate, LocalTime, LocalDateTime and anything else a decoder adds.
 	return &node{kind: kOther}, nil
 }
-
-var errNotObject = errors.New("the top level is not an object")
 
 func sortedKeys(m map[string]any) []string {
 	return slices.Sorted(maps.Keys(m))
