@@ -362,7 +362,7 @@ func otelContext(sc mcptrace.SpanContext) trace.SpanContext {
 
 // startAttrs are the attributes a request's span starts with.
 func startAttrs(r mcptrace.Request) []attribute.KeyValue {
-	var a []attribute.KeyValue
+	a := make([]attribute.KeyValue, 0, 10+len(r.Attrs)) // every key below: one allocation
 	if r.Method != "" {
 		a = append(a, attribute.String(mcptrace.KeyMethodName, mcptrace.MethodText(r.Method)))
 	}
@@ -418,7 +418,7 @@ func (s span) Context() mcptrace.SpanContext {
 }
 
 func (s span) End(o mcptrace.Outcome) {
-	var a []attribute.KeyValue
+	a := make([]attribute.KeyValue, 0, 5+len(o.Attrs))
 	if o.HasRPCCode {
 		a = append(a, attribute.String(mcptrace.KeyResponseStatusCode, strconv.Itoa(o.RPCCode)))
 	}
