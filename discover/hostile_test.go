@@ -360,3 +360,20 @@ func TestLoadEntry(t *testing.T) {
 		t.Error("a missing server was loaded")
 	}
 }
+
+// A file the process may not read (where permissions hold: not as root).
+func TestUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	f := write(t, dir, ".mcp.json", good)
+	if err := os.Chmod(f, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(f, 0o644)
+	if _, err := os.ReadFile(f); err == nil {
+		t.Skip("this process reads a file of mode 000 (root): TestNotAFile covers read errors")
+	}
+	inv := discoverDir(t, Options{Dirs: []string{dir}})
+	if e, ok := errorFor(inv, f); !ok || !strings.Contains(e.Reason, "permission denied") {
+		t.Errorf("%+v", inv.Errors)
+	}
+}
