@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -120,7 +121,7 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if storeURL != "" {
-				e.secrets.AddURL(storeURL)
+				storeSecrets(e, storeURL)
 				st, err := store.Open(ctx, storeURL, store.Options{})
 				if err != nil {
 					return usageErr("--store: %s", safetext.Inert(err.Error()))
@@ -425,4 +426,23 @@ func (sr *scanRun) checkLockServer(ctx context.Context, s *fleetServer) (scan.Re
 func catalogTitle(code string) string {
 	c, _ := catalog.Lookup(code)
 	return c.Title
+}
+
+// storeSecrets holds the store URL's password (in its user info or its
+// password parameter) as a secret of the run; the user name, host and
+// schema are not secrets, and redacting them would garble every message
+// that names the database's user.
+func storeSecrets(e *env, raw string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return
+	}
+	if u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			warnShort(e, shortOnly(e.secrets.Add("the password of the store URL", p), "the password of the store URL"))
+		}
+	}
+	for _, p := range u.Query()["password"] {
+		warnShort(e, shortOnly(e.secrets.Add("the password of the store URL", p), "the password of the store URL"))
+	}
 }
