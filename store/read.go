@@ -161,6 +161,9 @@ type FindingRecord struct {
 	Finding
 }
 
+// maxFindingsPerVersion bounds the findings History returns per version.
+const maxFindingsPerVersion = 100
+
 // History returns tool versions, ordered by server, tool and first seen,
 // with their findings (at most 100 per version, the newest).
 func (s *Store) History(ctx context.Context, q Query) ([]Version, error) {
@@ -224,41 +227,41 @@ func (s *Store) history(ctx context.Context, q Query) ([]Version, error) {
 	if err := rows.Err(); err != nil {
 		return nil, s.wrap("read history", err)
 	}
-	// Findings per version: one indexed lookup each (findings_tool).
-	fq := s.d.q(`SELECT scan_id, rule_id, severity, message, observed_digest, declared_digest FROM findings
-		WHERE server = ? AND tool = ? AND observed_digest = ? ORDER BY scan_id DESC, id LIMIT 100`)
-	var stmt *sql.Stmt
-	if len(out) > 1 {
-		if stmt, err = tx.PrepareContext(ctx, fq); err != nil {
-			return nil, s.wrap("read history", err)
-		}
-		defer stmt.Close()
+	if len(out) == 0 {
+		return out, nil
 	}
+	// The findings of every selected version, in one query: the same
+	// selection as a row-value IN (findings_tool serves each lookup).
+	fq := `SELECT f.server, f.tool, f.observed_digest, f.scan_id, f.rule_id, f.severity, f.message, f.declared_digest FROM findings f
+		WHERE (f.server, f.tool, f.observed_digest) IN (SELECT server, tool, tool_digest FROM (` + query + `) sel)
+		ORDER BY f.server, f.tool, f.observed_digest, f.scan_id DESC, f.id`
+	fq = strings.Replace(fq, `SELECT server, tool, tool_digest, first_seen, last_seen, first_scan, last_scan FROM tool_versions`, `SELECT server, tool, tool_digest, first_seen FROM tool_versions`, 1)
+	type vkey struct{ server, tool, digest string }
+	index := make(map[vkey]int, len(out))
 	for i := range out {
-		v := &out[i]
-		var rows *sql.Rows
-		if stmt != nil {
-			rows, err = stmt.QueryContext(ctx, []byte(v.Server), []byte(v.Tool), v.Digest)
-		} else {
-			rows, err = tx.QueryContext(ctx, fq, []byte(v.Server), []byte(v.Tool), v.Digest)
-		}
-		if err != nil {
+		index[vkey{out[i].Server, out[i].Tool, out[i].Digest}] = i
+	}
+	frows, err := tx.QueryContext(ctx, s.d.q(fq), args...)
+	if err != nil {
+		return nil, s.wrap("read history", err)
+	}
+	defer frows.Close()
+	for frows.Next() {
+		var f FindingRecord
+		var server, tool, msg []byte
+		var od string
+		if err := frows.Scan(&server, &tool, &od, &f.Scan, &f.RuleID, &f.Severity, &msg, &f.DeclaredDigest); err != nil {
 			return nil, s.wrap("read history", err)
 		}
-		for rows.Next() {
-			var f FindingRecord
-			var msg []byte
-			if err := rows.Scan(&f.Scan, &f.RuleID, &f.Severity, &msg, &f.ObservedDigest, &f.DeclaredDigest); err != nil {
-				rows.Close()
-				return nil, s.wrap("read history", err)
-			}
-			f.Tool, f.Message = v.Tool, string(msg)
-			v.Findings = append(v.Findings, f)
+		i, ok := index[vkey{string(server), string(tool), od}]
+		if !ok || len(out[i].Findings) >= maxFindingsPerVersion {
+			continue
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, s.wrap("read history", err)
-		}
+		f.Tool, f.Message, f.ObservedDigest = string(tool), string(msg), od
+		out[i].Findings = append(out[i].Findings, f)
+	}
+	if err := frows.Err(); err != nil {
+		return nil, s.wrap("read history", err)
 	}
 	return out, nil
 }

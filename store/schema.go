@@ -71,7 +71,7 @@ CREATE TABLE tool_versions (
 	first_scan BIGINT NOT NULL,
 	last_scan BIGINT NOT NULL,
 	PRIMARY KEY (server, tool, tool_digest)
-);
+){{norowid}};
 CREATE INDEX tool_versions_tool ON tool_versions (tool, first_seen);
 CREATE INDEX tool_versions_seen ON tool_versions (last_seen);
 CREATE TABLE findings (

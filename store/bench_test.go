@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// benchTools are 50 tools of about 600 bytes (a typical server), with a
+// digest that changes per iteration so every insert is new history.
+func benchTools(iter int) []Tool {
+	ts := make([]Tool, 50)
+	for j := range ts {
+		ts[j] = tool(fmt.Sprintf("tool_%02d", j), fmt.Sprintf("%d: Reads and writes things in the workspace. %0500d", iter, j))
+	}
+	return ts
+}
+
+// BenchmarkRecordServer records one server of 50 tools per op (one
+// transaction: the observation, 50 definitions, 50 tool rows, 50 version
+// upserts, 2 findings). tools/s is the figure in docs/benchmarks.md.
+func BenchmarkRecordServer(b *testing.B) {
+	bs := []backend{sqliteBackend()}
+	if pb, ok := pgBackend(b); ok {
+		bs = append(bs, pb)
+	}
+	for _, be := range bs {
+		b.Run(be.name, func(b *testing.B) {
+			s, _ := be.open(b)
+			ctx := context.Background()
+			id, err := s.BeginScan(ctx, "bench")
+			if err != nil {
+				b.Fatal(err)
+			}
+			rs := make([]ServerResult, b.N)
+			for i := range rs {
+				rs[i] = result(fmt.Sprint("server-", i), benchTools(i)...)
+				rs[i].Findings = []Finding{{RuleID: "MCP-X", Severity: "high", Tool: "tool_01", ObservedDigest: rs[i].Tools[1].Digest}, {RuleID: "MCP-Y", Severity: "low"}}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				if err := s.RecordServer(ctx, id, rs[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			el := time.Since(start).Seconds()
+			b.ReportMetric(float64(b.N)/el, "servers/s")
+			b.ReportMetric(float64(b.N*50)/el, "tools/s")
+		})
+	}
+}
+
+// BenchmarkHistoryOneTool: History of one tool of one server in a store
+// holding 1,000,000 tool versions (1,000 servers × 100 tools × 10
+// digests, 100,000 findings), built by Synthesize.
+func BenchmarkHistoryOneTool(b *testing.B) {
+	bs := []backend{{"sqlite", func(t testing.TB) (*Store, string) {
+		return nil, "sqlite:" + filepath.Join(t.TempDir(), "big.db")
+	}}}
+	if needPGBench(b) {
+		bs = append(bs, backend{"postgres", func(t testing.TB) (*Store, string) {
+			u, err := pg.NewSchema(context.Background(), "b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return nil, u
+		}})
+	}
+	for _, be := range bs {
+		b.Run(be.name, func(b *testing.B) {
+			_, url := be.open(b)
+			ctx := context.Background()
+			start := time.Now()
+			if err := Synthesize(ctx, url, 1000, 100, 10); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("built 1,000,000 versions in %v", time.Since(start))
+			s, err := Open(ctx, url, Options{ReadOnly: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				vs, err := s.History(ctx, Query{Server: fmt.Sprintf("server-%04d", i%1000), Tool: fmt.Sprintf("tool-%03d", i%100)})
+				if err != nil || len(vs) != 10 {
+					b.Fatalf("%d versions, %v", len(vs), err)
+				}
+			}
+		})
+	}
+}
+
+func needPGBench(b *testing.B) bool { return pg != nil }
