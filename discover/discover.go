@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/mcpdrift/mcpdrift/redact"
 )
@@ -219,7 +220,13 @@ func toServer(client, file, scope, project string, e *Entry) Server {
 		s.URL, r1 = cleanURL(e.URL)
 	}
 	s.Args, r2 = cleanArgs(e.Args)
-	if tokenShaped(s.Command) {
+	if strings.ContainsAny(s.Command, " \t") {
+		// A command written with its arguments in one string (some clients
+		// split it) is cleaned as args are.
+		if parts, changed := cleanArgs(strings.Fields(s.Command)); changed {
+			s.Command, r1 = strings.Join(parts, " "), true
+		}
+	} else if tokenShaped(s.Command) {
 		s.Command, r1 = redact.Placeholder, true
 	}
 	s.Redacted = r1 || r2

@@ -117,3 +117,19 @@ func TestReadInventoryRefuses(t *testing.T) {
 		t.Errorf("a valid inventory: %+v %v", inv, err)
 	}
 }
+
+// A command written with its arguments in one string is cleaned as args
+// are; the env and header values of an entry are never in its Server.
+func TestToServer(t *testing.T) {
+	e := &Entry{Name: "n", Command: "npx -y server --token s3cr3t-in-command", Transport: TransportStdio, Env: map[string]string{"B": "s3cr3t-b", "A": "s3cr3t-a"}, EnvPass: []string{"C", "A"}}
+	s := toServer(ClientClaudeDesktop, "f", ScopeUser, "", e)
+	if s.Command != "npx -y server --token [REDACTED]" || !s.Redacted || strings.Join(s.EnvNames, ",") != "A,B,C" {
+		t.Errorf("%+v", s)
+	}
+	e = &Entry{Name: "n", URL: "https://h/mcp", Transport: TransportUnknown, Headers: map[string]string{"X-Key": "s3cr3t-h"}, HeadersFromEnv: map[string]string{"Authorization": "TOKEN_VAR"}}
+	s = toServer(ClientCursor, "f", ScopeUser, "", e)
+	js, _ := (&Inventory{Schema: Schema, Servers: []Server{s}}).Marshal()
+	if s.Redacted || strings.Join(s.HeaderNames, ",") != "Authorization,X-Key" || strings.Contains(string(js), "s3cr3t") || strings.Contains(string(js), "TOKEN_VAR") {
+		t.Errorf("%s", js)
+	}
+}
