@@ -131,7 +131,7 @@ func hasKind(kind, trigger string) func([]watchEvent) bool {
 	}
 }
 
-func mockManifest(t *testing.T, path string) []json.RawMessage {
+func mockManifest(t testing.TB, path string) []json.RawMessage {
 	t.Helper()
 	tools, err := mockserver.LoadToolsFile(path)
 	if err != nil {
