@@ -120,6 +120,63 @@ type Served struct {
 type Options struct {
 	Profile    *schemadiff.DecisionProfile // nil: review
 	Classifier *classify.Classifier        // nil: built-in
+
+	// PinnedRefs is the trust record of external documents: document URL
+	// (schemadiff.RefDocument's form, as the lock stores it) → the digest
+	// pinned ("sha256:…"). A lock's refs (lock.Server.RefPins); the
+	// gateway with --lock passes them too.
+	//
+	// nil: no trust record (diff, drift, a snapshot): external $refs are
+	// judged as they always were — a change that introduces or keeps one
+	// is denied under fail-closed, and a tool whose digest did not change
+	// is not judged again.
+	//
+	// Not nil (it may be empty): every external $ref of a changed or added
+	// tool is judged against it (external_ref_pinned when its document is
+	// pinned, and verified when VerifiedRefs is set; else
+	// external_ref_introduced or external_ref_present, denied under
+	// fail-closed). A tool whose digest did not change is judged on its
+	// external $refs alone: a document that changed or could not be
+	// verified makes it reviewable (denied under fail-closed), and under
+	// fail-closed so does an external $ref that is not pinned; otherwise
+	// it stays allowed as approved.
+	PinnedRefs map[string]string
+	// VerifiedRefs, when not nil, says verification was asked (lock check
+	// --verify-refs, proxy --verify-refs): document URL → the digest of
+	// the document fetched now (reffetch). A pinned URL absent from it, or
+	// mapped to "", could not be fetched (external_ref_unverified); one
+	// whose digest differs is external_ref_document_changed, the URL and
+	// both digests in the detail. Ignored without PinnedRefs.
+	VerifiedRefs map[string]string
+}
+
+// refPins is the trust record of opt (nil without one).
+func (opt Options) refPins() *schemadiff.RefPins {
+	if opt.PinnedRefs == nil {
+		return nil
+	}
+	return &schemadiff.RefPins{Pinned: opt.PinnedRefs, Verified: opt.VerifiedRefs}
+}
+
+// refDecision judges the external $refs of a tool whose digest did not
+// change: the records that count (a changed or unverified document; an
+// unpinned reference when the profile denies it), nil when none does.
+func refDecision(t *manifest.Tool, pins *schemadiff.RefPins, prof *schemadiff.DecisionProfile) []schemadiff.Change {
+	if pins == nil {
+		return nil
+	}
+	var out []schemadiff.Change
+	for _, c := range schemadiff.RefChanges(t, pins) {
+		switch c.Kind {
+		case schemadiff.ExternalRefDocumentChanged, schemadiff.ExternalRefUnverified:
+			out = append(out, c)
+		case schemadiff.ExternalRefPresent, schemadiff.ExternalRefIntroduced:
+			if _, denied := prof.Deny[c.Kind]; denied {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // Tool is the decision on one served tool.
@@ -227,6 +284,7 @@ func DecideTools(pinned, served []manifest.Tool, opt Options) []Tool {
 }
 
 func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionProfile, opt Options) []Tool {
+	pins := opt.refPins()
 	out := make([]Tool, 0, len(served))
 	seen := make(map[string]bool, len(served))
 	for i := range served {
@@ -241,9 +299,27 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 		case pt == nil:
 			d.Reason = ReasonAdded
 			d.Changes = []schemadiff.Change{{Name: st.Name, Kind: schemadiff.ToolAdded, Direction: schemadiff.Widening, Severity: "medium", Detail: "not in the approved baseline"}}
+			if pins != nil {
+				// Against a trust record, a new tool's external $refs are
+				// judged as DiffTools judges them.
+				d.Changes = append(d.Changes, schemadiff.IntroducedRefChanges(st, pins)...)
+			}
 			d.Decision, _, d.DeniedBy = prof.DecideTool(true, d.Changes)
 		case b.digests[st.Name] == d.Digest:
-			d.Pinned, d.Reason, d.Serve = d.Digest, ReasonUnchanged, true
+			d.Pinned = d.Digest
+			if cs := refDecision(st, pins, prof); len(cs) > 0 {
+				// The tool's bytes are as approved, but what its external
+				// $refs name is not pinned, or no longer what was pinned.
+				d.Changes = cs
+				d.Decision, _, d.DeniedBy = prof.DecideTool(true, cs)
+				if d.Decision == Deny {
+					d.Reason = ReasonDenied
+				} else {
+					d.Decision, d.Reason = Review, ReasonChanged
+				}
+				break
+			}
+			d.Reason, d.Serve = ReasonUnchanged, true
 			d.Decision, _, _ = prof.DecideTool(false, nil)
 		default:
 			d.Pinned = b.digests[st.Name]
@@ -254,7 +330,7 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 					d.Fields = append(d.Fields, f)
 				}
 			}
-			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier})
+			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: pins}})
 			var why string
 			d.Decision, why, d.DeniedBy = prof.DecideTool(true, d.Changes)
 			switch {

@@ -36,6 +36,35 @@ type CheckOptions struct {
 	GateProfile  *gate.Profile        // nil: default
 	Suppressions *manifest.Suppressions
 	Today        string // YYYY-MM-DD (expiry of suppressions)
+	// VerifiedRefs, when not nil, says the server's pinned refs were
+	// fetched to verify them (--verify-refs): document URL → the digest
+	// of what was fetched now ("" or absent: could not be fetched). See
+	// decide.Options.VerifiedRefs.
+	VerifiedRefs map[string]string
+}
+
+// RefPins is the server's trust record of external documents as the
+// decision core reads it (decide.Options.PinnedRefs): document URL →
+// pinned digest. Never nil, so that a server without pins still has its
+// external $refs judged as unpinned.
+func (s *Server) RefPins() map[string]string {
+	m := make(map[string]string, len(s.Refs))
+	for _, r := range s.Refs {
+		m[r.URL] = r.SHA256
+	}
+	return m
+}
+
+// DecideOptions are the options of every decision about this server: its
+// profile, the classifier, its pinned refs and, when verification was
+// asked, what was fetched (nil: not asked). The gateway with --lock
+// decides with these.
+func (s *Server) DecideOptions(c *classify.Classifier, verified map[string]string) (decide.Options, error) {
+	dprof, err := schemadiff.DecisionProfileByName(s.Profile)
+	if err != nil {
+		return decide.Options{}, err
+	}
+	return decide.Options{Profile: dprof, Classifier: c, PinnedRefs: s.RefPins(), VerifiedRefs: verified}, nil
 }
 
 // ServerResult is one server's check: the gate against its lock entry,
@@ -90,16 +119,24 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 	if c == nil {
 		c = classify.Default()
 	}
-	dprof, err := schemadiff.DecisionProfileByName(s.Profile)
+	dopt, err := s.DecideOptions(c, opt.VerifiedRefs)
 	if err != nil {
 		return nil, err
 	}
+	dprof := dopt.Profile
 	pinned := s.ToolValues()
 	res := &ServerResult{Name: s.Name, Profile: s.Profile, Pending: []string{}, AutoApprovable: []string{}}
-	decisions := decide.DecideTools(pinned, sv.Tools, decide.Options{Profile: dprof, Classifier: c})
+	decisions := decide.DecideTools(pinned, sv.Tools, dopt)
+	refFindings := false
 	for _, d := range decisions {
 		switch {
 		case d.Reason == decide.ReasonUnchanged:
+		case !d.Removed && d.Digest == d.Pinned:
+			// Unchanged bytes, but an external $ref's document is not
+			// pinned or no longer what was pinned: a finding the digest
+			// gate cannot see.
+			refFindings = true
+			res.Pending = append(res.Pending, d.Name)
 		case d.Reason == decide.ReasonNotationOnly && s.AutoApproves(AutoNotation):
 			res.AutoApprovable = append(res.AutoApprovable, d.Name)
 		default:
@@ -134,7 +171,7 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 	}
 	old := schemadiff.Input{Side: schemadiff.Side{Identity: &s.Identity, ServerID: s.Name}, Tools: pinned}
 	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &sv.Identity, ServerID: s.Name, Completeness: string(sv.Observed.Observed.ToolsListComplete)}, Tools: sv.Tools}
-	r.StructuralChanges = schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c}).Changes
+	r.StructuralChanges = schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c, Schema: schemadiff.Options{Refs: &schemadiff.RefPins{Pinned: dopt.PinnedRefs, Verified: dopt.VerifiedRefs}}}).Changes
 	r.DecisionProfile = dprof.Name
 	r.Tools = make([]schemadiff.ToolVerdict, 0, len(decisions))
 	for _, d := range decisions {
@@ -142,8 +179,11 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 	}
 	res.Gate = r
 	res.ExitCode = r.ExitCode
+	if refFindings {
+		res.ExitCode = 1
+	}
 
-	list := decide.DecideList(decide.NewBaseline(s.Name, s.Identity, pinned), &decide.Served{Tools: sv.Tools, Completeness: sv.Observed.Observed.ToolsListComplete, Identity: sv.Identity}, decide.Options{Profile: dprof, Classifier: c})
+	list := decide.DecideList(decide.NewBaseline(s.Name, s.Identity, pinned), &decide.Served{Tools: sv.Tools, Completeness: sv.Observed.Observed.ToolsListComplete, Identity: sv.Identity}, dopt)
 	if list.Withheld {
 		res.Withheld, res.WithheldReason, res.WithheldDetail = true, list.Reason, list.Detail
 		// An identity the lock did not approve is a finding even when

@@ -75,7 +75,17 @@ const (
 	CompositionNarrowed           = "composition_narrowed"
 	ExternalRefIntroduced         = "external_ref_introduced"
 	ExternalRefPresent            = "external_ref_present"
-	KeywordUnmodeled              = "keyword_unmodeled"
+	// ExternalRefPinned: an external reference whose document is pinned
+	// by hash in the trust record given (RefPins) and, when verification
+	// was asked, still has that digest. Judged like any other change.
+	ExternalRefPinned = "external_ref_pinned"
+	// ExternalRefDocumentChanged: the document of a pinned external
+	// reference, fetched to verify it, no longer has the pinned digest.
+	ExternalRefDocumentChanged = "external_ref_document_changed"
+	// ExternalRefUnverified: verification was asked and the document of
+	// a pinned external reference could not be fetched.
+	ExternalRefUnverified = "external_ref_unverified"
+	KeywordUnmodeled      = "keyword_unmodeled"
 	// SchemaAnnotationChanged: a planner-facing annotation keyword inside a
 	// schema (a parameter's description, title, default, examples ...)
 	// changed. Validation is unchanged, but what the model reads moved.

@@ -30,7 +30,7 @@ var ReviewProfile = &DecisionProfile{Name: "review", Description: "every change 
 // component mismatch that signals escalation.
 var FailClosedProfile = &DecisionProfile{
 	Name:        "fail-closed",
-	Description: "deny schema drift under a stable description, external $refs (pinning a referenced document by hash is not supported yet, so every external $ref is unpinned), endpoint or publisher churn under a stable name, and new optional parameters (never re-consented here); review everything else",
+	Description: "deny schema drift under a stable description, external $refs whose document is not pinned by hash in the lock (or whose pinned document changed), endpoint or publisher churn under a stable name, and new optional parameters (never re-consented here); review everything else",
 	// The kinds it denies are written down once, in the catalogue
 	// (Entry.FailClosed), and documented in docs/reason-codes.md.
 	Deny: catalog.FailClosedKinds(),

@@ -92,6 +92,10 @@ type Options struct {
 	Output      bool
 	MaxNodes    int
 	MaxRefDepth int
+	// Refs is the trust record external references are judged against
+	// (see RefPins); nil: none, the records are external_ref_introduced
+	// and external_ref_present as always.
+	Refs *RefPins
 }
 
 const (
@@ -2824,6 +2828,7 @@ func (d *schDiffer) externalRefs() {
 		}
 		d.emit(ExternalRefIntroduced, r.ptr, Widening, 1, false,
 			"external reference "+schQuote(r.val)+": its target is resolved by the runtime, not pinned here", "")
+		d.opt.Refs.judge(&d.out[len(d.out)-1], r)
 	}
 	if len(d.out) == 0 {
 		return
@@ -2831,6 +2836,7 @@ func (d *schDiffer) externalRefs() {
 	for _, r := range present {
 		d.emit(ExternalRefPresent, r.ptr, Neutral, 1, false,
 			"external reference "+schQuote(r.val)+" (unchanged): the effective schema also depends on its target", "")
+		d.opt.Refs.judge(&d.out[len(d.out)-1], r)
 	}
 }
 

@@ -158,7 +158,7 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 			detail = "new privileged tool (" + c.ActionClass + ")"
 		}
 		out = append(out, Change{Name: a.Name, Kind: ToolAdded, Direction: Widening, Severity: sev, Detail: detail})
-		out = append(out, externalRefs(a)...)
+		out = append(out, externalRefs(a, opt.Schema.Refs)...)
 	}
 	for _, r := range removed {
 		if matched[r] {
@@ -278,13 +278,13 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 	// Input schema.
 	inPtr := schemaPointer(n, "inputSchema", "input_schema")
 	if canonEqual(o.Proj.InputSchema, n.Proj.InputSchema) {
-		out = append(out, presentRefs(name, inPtr, n.Proj.InputSchema)...)
+		out = append(out, presentRefs(name, inPtr, n.Proj.InputSchema, opt.Schema.Refs)...)
 	} else {
 		changes := DiffSchema(name, inPtr, o.Proj.InputSchema, n.Proj.InputSchema, opt.Schema)
 		if len(changes) == 0 {
 			changes = []Change{{Name: name, Kind: KeywordUnmodeled, Pointer: inPtr, Direction: Neutral, Severity: "medium",
 				Detail: "the input schema's canonical bytes changed but no modeled keyword did"}}
-			changes = append(changes, presentRefs(name, inPtr, n.Proj.InputSchema)...)
+			changes = append(changes, presentRefs(name, inPtr, n.Proj.InputSchema, opt.Schema.Refs)...)
 		}
 		out = append(out, changes...)
 		// A schema that is only spelled differently did not drift: the
@@ -306,12 +306,12 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 	switch {
 	case !oOut && nOut:
 		out = append(out, Change{Name: name, Kind: OutputSchemaAdded, Pointer: outPtr, Direction: Neutral, Severity: "low", Detail: "the tool now declares its structured output"})
-		out = append(out, refChanges(ExternalRefIntroduced, name, outPtr, n.Proj.OutputSchema)...)
+		out = append(out, refChanges(ExternalRefIntroduced, name, outPtr, n.Proj.OutputSchema, opt.Schema.Refs)...)
 	case oOut && !nOut:
 		out = append(out, Change{Name: name, Kind: OutputSchemaRemoved, Pointer: schemaPointer(o, "outputSchema", "output_schema"), Direction: Widening, Severity: "medium",
 			Detail: "the tool no longer declares its output: it may return anything"})
 	case oOut && nOut && canonEqual(o.Proj.OutputSchema, n.Proj.OutputSchema):
-		out = append(out, presentRefs(name, outPtr, n.Proj.OutputSchema)...)
+		out = append(out, presentRefs(name, outPtr, n.Proj.OutputSchema, opt.Schema.Refs)...)
 	case oOut && nOut:
 		so := opt.Schema
 		so.Output = true
@@ -319,7 +319,7 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 		if len(changes) == 0 {
 			changes = []Change{{Name: name, Kind: OutputSchemaChanged, Pointer: outPtr, Direction: Neutral, Severity: "low",
 				Detail: "the output schema's canonical bytes changed but no modeled keyword did"}}
-			changes = append(changes, presentRefs(name, outPtr, n.Proj.OutputSchema)...)
+			changes = append(changes, presentRefs(name, outPtr, n.Proj.OutputSchema, opt.Schema.Refs)...)
 		}
 		out = append(out, changes...)
 	}
@@ -417,25 +417,27 @@ var refTemplates = map[string]Change{
 		Detail: "a $ref to a document outside the manifest: the effective schema is registry-controlled and unpinned"},
 }
 
-// refChanges reports every external $ref of schema as kind.
-func refChanges(kind, name, base string, schema jcs.Value) []Change {
+// refChanges reports every external $ref of schema as kind, judged
+// against pins (nil: no trust record).
+func refChanges(kind, name, base string, schema jcs.Value, pins *RefPins) []Change {
 	var out []Change
-	for _, p := range ExternalRefs(schema) {
+	for _, r := range newSchSide(schema).externalRefs() {
 		c := refTemplates[kind]
-		c.Name, c.Pointer = name, base+p
+		c.Name, c.Pointer = name, base+r.ptr
+		pins.judge(&c, r)
 		out = append(out, c)
 	}
 	return out
 }
 
-func presentRefs(name, base string, schema jcs.Value) []Change {
-	return refChanges(ExternalRefPresent, name, base, schema)
+func presentRefs(name, base string, schema jcs.Value, pins *RefPins) []Change {
+	return refChanges(ExternalRefPresent, name, base, schema, pins)
 }
 
 // externalRefs reports every external $ref of a tool that is new.
-func externalRefs(t *manifest.Tool) []Change {
-	out := refChanges(ExternalRefIntroduced, t.Name, schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema)
-	return append(out, refChanges(ExternalRefIntroduced, t.Name, schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema)...)
+func externalRefs(t *manifest.Tool, pins *RefPins) []Change {
+	out := refChanges(ExternalRefIntroduced, t.Name, schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema, pins)
+	return append(out, refChanges(ExternalRefIntroduced, t.Name, schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema, pins)...)
 }
 
 func diffAnnotations(name string, o, n jcs.Value) []Change {

@@ -17,7 +17,6 @@ import (
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
-	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
 // The reviewer's loop: review shows what changed, tool by tool, as the
@@ -69,12 +68,12 @@ func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*
 		return nil, usageErr("%s", safetext.Escape(err.Error()))
 	}
 	res.Target = o.target
-	dprof, err := schemadiff.DecisionProfileByName(s.Profile)
+	dopt, err := s.DecideOptions(c, nil)
 	if err != nil {
 		return nil, usageErr("%s", safetext.Escape(err.Error()))
 	}
 	st := &reviewState{lf: lf, s: s, o: o, res: res, decisions: map[string]decide.Tool{}, classifierRules: obs.rules}
-	for _, d := range decide.DecideTools(s.ToolValues(), o.served.Tools, decide.Options{Profile: dprof, Classifier: c}) {
+	for _, d := range decide.DecideTools(s.ToolValues(), o.served.Tools, dopt) {
 		st.decisions[d.Name] = d
 	}
 	st.deltas = changedDeltas(delta.Build(s.ToolValues(), o.served.Tools, res.Gate.StructuralChanges, res.Gate.Tools))
