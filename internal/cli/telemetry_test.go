@@ -303,10 +303,15 @@ func rulesOf(t *testing.T, out string) []string {
 func TestOTLPEndpointUsage(t *testing.T) {
 	s, url := mock(t, mockserver.Config{}, exampleV1)
 	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	if code, _, stderr := run(t, "", "lock", "add", "one", "--lock", lp, "--url", url, "--by", "a@example.com"); code != 0 {
+		t.Fatalf("lock add: %d %s", code, stderr)
+	}
 	cmds := map[string][]string{
-		"drift": {"drift", exampleV1, "--base-url", url},
-		"pin":   {"pin", "--url", url, "--server-id", "x", "-o", filepath.Join(dir, "d.json")},
-		"proxy": {"proxy", "--upstream-url", url, "--listen", "127.0.0.1:0"},
+		"drift":      {"drift", exampleV1, "--base-url", url},
+		"pin":        {"pin", "--url", url, "--server-id", "x", "-o", filepath.Join(dir, "d.json")},
+		"proxy":      {"proxy", "--upstream-url", url, "--listen", "127.0.0.1:0"},
+		"lock check": {"lock", "check", "--lock", lp},
 	}
 	for name, args := range cmds {
 		for _, bad := range []string{"not a url", "127.0.0.1:4318", "ftp://collector:21", "", "http://user:" + otlpSecret + "@h:4318", "http://h:4318/#x"} {
@@ -333,7 +338,7 @@ func TestOTLPEndpointUsage(t *testing.T) {
 			}
 			noSecretIn(t, "stderr", []byte(stderr), otlpSecret)
 		})
-		if _, out, _ := run(t, "", args[0], "--help"); !strings.Contains(out, "--otlp-endpoint") {
+		if _, out, _ := run(t, "", append(strings.Fields(name), "--help")...); !strings.Contains(out, "--otlp-endpoint") {
 			t.Errorf("%s --help has no --otlp-endpoint", name)
 		}
 	}
@@ -411,4 +416,64 @@ func TestProxyTraced(t *testing.T) {
 	for p, b := range everyFile(t, dir) {
 		noSecretIn(t, p, b, argumentText, otlpSecret)
 	}
+}
+
+// TestLockCheckTraced: lock check traces through the same registration:
+// one trace under "mcpdrift lock check", one listing span per server with
+// its pages, the OTLP header secret in no output, and the same exit and
+// report as an untraced check.
+func TestLockCheckTraced(t *testing.T) {
+	_, a := mock(t, mockserver.Config{PageSize: 2}, exampleV1)
+	sb, b := mock(t, mockserver.Config{PageSize: 2}, exampleV1)
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	for name, u := range map[string]string{"a": a, "b": b} {
+		if code, _, stderr := run(t, "", "lock", "add", name, "--lock", lp, "--url", u, "--by", "a@example.com"); code != 0 {
+			t.Fatalf("lock add %s: %d %s", name, code, stderr)
+		}
+	}
+	v2, _ := mockserver.LoadToolsFile(exampleV2)
+	if err := sb.SetTools(v2); err != nil {
+		t.Fatal(err)
+	}
+	col := collector(t, otlptest.Accept)
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key="+otlpSecret)
+	args := []string{"lock", "check", "--lock", lp, "--format", "json"}
+	code0, out0, _ := run(t, "", args...)
+	code, out, stderr := run(t, "", append(args, "--otlp-endpoint", col.URL())...)
+	if code != code0 || code != 1 || strings.Contains(stderr, "warning") {
+		t.Fatalf("exit %d (untraced %d): %s", code, code0, stderr)
+	}
+	if out != out0 {
+		t.Errorf("tracing changed the report:\n%s\nuntraced:\n%s", out, out0)
+	}
+	spans := col.Spans()
+	byID := otlptest.ByID(spans)
+	var root otlptest.Span
+	listings := map[string]int{}
+	for _, sp := range spans {
+		switch {
+		case sp.Name == "mcpdrift lock check":
+			root = sp
+		case sp.Kind == "INTERNAL" && sp.Name == "tools/list":
+			listings[sp.Attrs[mcptrace.KeyServerPort]]++
+		}
+	}
+	if root.SpanID == "" || root.ParentSpanID != "" {
+		t.Fatalf("root %+v", root)
+	}
+	if len(listings) != 2 {
+		t.Errorf("listing spans by server port %v, want one per server", listings)
+	}
+	for _, sp := range spans {
+		if sp.TraceID != root.TraceID {
+			t.Errorf("span %s in another trace", sp.Name)
+		}
+		if sp.Kind == "CLIENT" && sp.Name == "tools/list" {
+			if p := byID[sp.ParentSpanID]; p.Name != "tools/list" || p.Kind != "INTERNAL" {
+				t.Errorf("page span's parent %+v", p)
+			}
+		}
+	}
+	noSecretIn(t, "the output", []byte(out+stderr), otlpSecret)
 }
