@@ -13,7 +13,7 @@
 //
 //	go mod download -json k8s.io/kubernetes@v1.36.3     # prints its Dir
 //	go run ./scripts/k8sschemas -swagger DIR/api/openapi-spec/swagger.json \
-//	    -o deploy/testdata/kubernetes-v1.36.3 Deployment.apps/v1 Service.v1 ServiceAccount.v1 ConfigMap.v1
+//	    -o deploy/testdata/kubernetes-v1.36.3 Deployment.apps/v1 Service.v1 ServiceAccount.v1 ConfigMap.v1 CronJob.batch/v1 Job.batch/v1
 package main
 
 import (
