@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
@@ -81,4 +82,32 @@ func TestListenServerEnds(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("listen did not end with the server")
 	}
+}
+
+// FuzzListenStream: whatever a server sends on its list_changed stream,
+// the reader never panics, calls back at most once per event, and ends
+// with nil (the end of the stream), a ListenUnsupportedError, a
+// ProtocolError or a LimitError within its bounds.
+func FuzzListenStream(f *testing.F) {
+	f.Add([]byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{\"notifications\":{\"toolsListChanged\":true}}}\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n"))
+	f.Add([]byte("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"x\"}}\n\n"))
+	f.Add([]byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{}}\n\n"))
+	f.Add([]byte(": comment\n\nevent: other\ndata: x\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c, err := Config{BaseURL: "http://127.0.0.1:1/mcp", MaxResponseBytes: 4096, MaxSSEEvents: 64}.normalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &httpTransport{cfg: &c, obs: &Observation{}, url: c.BaseURL}
+		n := 0
+		err = readNotifications(context.Background(), tr, bytes.NewReader(body), methodListen, 1, func() { n++ })
+		if n > 64 {
+			t.Fatalf("%d callbacks for at most 64 events", n)
+		}
+		switch err.(type) {
+		case nil, *ListenUnsupportedError, *ProtocolError, *LimitError, *UnreachableError:
+		default:
+			t.Fatalf("unexpected error %T: %v", err, err)
+		}
+	})
 }
