@@ -201,11 +201,18 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 		if mt.Name != t.Name {
 			return bad(tp+"/definition/name", "the definition is of tool %s, not %s", safetext.Quote(mt.Name), safetext.Quote(t.Name))
 		}
-		var cb bytes.Buffer
-		if err := json.Compact(&cb, def.Raw()); err != nil {
-			return bad(tp+"/definition", "%s", safetext.Escape(err.Error()))
+		// A definition mcpdrift wrote is compact already: one copy of its
+		// bytes, with no second scan; one with whitespace (hand-edited) is
+		// compacted as newTool compacts it.
+		if raw := def.Raw(); bytes.IndexAny(raw, " \t\r\n") < 0 {
+			t.Definition = bytes.Clone(raw)
+		} else {
+			var cb bytes.Buffer
+			if err := json.Compact(&cb, raw); err != nil {
+				return bad(tp+"/definition", "%s", safetext.Escape(err.Error()))
+			}
+			t.Definition = cb.Bytes()
 		}
-		t.Definition = cb.Bytes()
 		t.tool = mt
 		ei, ok := entries[t.Name]
 		if !ok {

@@ -346,8 +346,12 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 	}
 	// Severity follows capability: a tool that takes a command, code, a
 	// URL, a path ... on either side has every change graded one step up.
-	RaiseForCapabilities(out, toolCapabilities(o.Proj.InputSchema, n.Proj.InputSchema,
-		schemaPointer(o, "inputSchema", "input_schema"), inPtr))
+	// An unchanged tool has nothing to grade: its capabilities (pattern
+	// matches over every parameter) are not computed.
+	if len(out) > 0 {
+		RaiseForCapabilities(out, toolCapabilities(o.Proj.InputSchema, n.Proj.InputSchema,
+			schemaPointer(o, "inputSchema", "input_schema"), inPtr))
+	}
 	return out
 }
 
