@@ -118,6 +118,8 @@ var signalKinds = map[string]bool{
 	schemadiff.SchemaDriftStableDescription: true, schemadiff.ToolRenameSuspected: true,
 	schemadiff.ToolNameUnsafe: true, schemadiff.ToolNamesAmbiguous: true, schemadiff.ToolDuplicateName: true,
 	schemadiff.NumberBeyondPrecisionChanged: true,
+	// What an external $ref names is not what the lock pinned.
+	schemadiff.ExternalRefDocumentChanged: true, schemadiff.ExternalRefUnverified: true,
 }
 
 // textWords bounds the word diffs: a few words of context, long runs
@@ -288,6 +290,8 @@ func item(c schemadiff.Change, o, n *manifest.Tool) Item {
 	}
 	switch c.Kind {
 	case schemadiff.ExternalRefIntroduced, schemadiff.ExternalRefPresent:
+		// (The records a trust record judged say their reference and
+		// document in their detail, which their sentence gives.)
 		if r, ok := schemadiff.StringAt(n, c.Pointer); ok {
 			it.Ref = r
 		}

@@ -238,9 +238,24 @@ func control(allow bool) func(network, address string, _ syscall.RawConn) error 
 func CheckURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" || u.User != nil || u.Opaque != "" {
-		return nil, fmt.Errorf("%s: %w", safetext.Quote(raw), ErrBadURL)
+		return nil, fmt.Errorf("%s: %w", safetext.Quote(Redacted(raw)), ErrBadURL)
 	}
 	return u, nil
+}
+
+// Redacted is raw with any user info removed, for a message; a string
+// that does not parse as a URL is "the URL" (it may hold a credential
+// in a form the parser does not see).
+func Redacted(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the URL"
+	}
+	if u.User != nil {
+		u.User = nil
+		return u.String()
+	}
+	return raw
 }
 
 // origin is a URL's scheme, lowercased host and port (the scheme's
@@ -261,7 +276,7 @@ func Fetch(ctx context.Context, raw string, opt Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := safetext.Quote(raw)
+	q := safetext.Quote(Redacted(raw))
 	if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && !opt.AllowPrivate {
 		if why, r := Refused(ip); r {
 			return nil, fmt.Errorf("%s: %w", q, &AddressError{Addr: ip.WithZone(""), Why: why})

@@ -228,6 +228,9 @@ func TestCheckURL(t *testing.T) {
 			t.Errorf("fetch %q: %v", u, err)
 		}
 	}
+	if _, err := CheckURL("https://user:s3cret@example.com/a"); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("user info: %v", err)
+	}
 	if _, err := CheckURL("https://schemas.example.com/a.json?v=2"); err != nil {
 		t.Error(err)
 	}

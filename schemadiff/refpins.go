@@ -41,6 +41,10 @@ type RefPins struct {
 	Verified map[string]string
 }
 
+// refNotPinned ends the detail of a reference a trust record does not pin
+// (Sentence says so).
+const refNotPinned = " is not pinned in the lock (mcpdrift lock pin-ref)"
+
 // RefDocument returns the URL of the document an external reference (as
 // RefIdentity gives it, or as written) names: the reference without its
 // fragment ("#/definitions/x" is inside the document), with the scheme and
@@ -143,7 +147,7 @@ func (p *RefPins) judge(c *Change, r schExtRef) {
 	}
 	pin, ok := p.Pinned[doc]
 	if !ok {
-		c.Detail += "; the document " + schQuote(doc) + " is not pinned in the lock (mcpdrift lock pin-ref)"
+		c.Detail += "; the document " + schQuote(doc) + refNotPinned
 		return
 	}
 	if p.Verified != nil {

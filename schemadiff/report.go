@@ -317,6 +317,15 @@ func Sentence(c Change, quote func(string) string) string {
 		s = "now refers to an external document at " + quote(c.Pointer) + detail
 	case ExternalRefPresent:
 		s = "refers to an external document at " + quote(c.Pointer)
+		if strings.HasSuffix(c.Detail, refNotPinned) {
+			s += ", not pinned in the lock (mcpdrift lock pin-ref)"
+		}
+	case ExternalRefPinned:
+		s = "refers to an external document pinned by hash at " + quote(c.Pointer) + detail
+	case ExternalRefDocumentChanged:
+		s = "the external document referred to at " + quote(c.Pointer) + " is not the one pinned" + detail
+	case ExternalRefUnverified:
+		s = "the pinned external document referred to at " + quote(c.Pointer) + " could not be verified" + detail
 	case DescriptionChanged:
 		s = "description changed: " + quote(c.Detail)
 	case TitleChanged:

@@ -34,7 +34,7 @@ func newLock(e *env) *cobra.Command {
 			return usageErr("lock needs a subcommand: add, check, profile, export, remove or sign (see mcpdrift lock --help)")
 		},
 	}
-	cmd.AddCommand(newLockAdd(e), newLockCheck(e), newLockProfile(e), newLockExport(e), newLockRemove(e), newLockSign(e))
+	cmd.AddCommand(newLockAdd(e), newLockCheck(e), newLockProfile(e), newLockExport(e), newLockRemove(e), newLockSign(e), newLockPinRef(e))
 	return cmd
 }
 
@@ -379,6 +379,7 @@ func newLockCheck(e *env) *cobra.Command {
 	var (
 		lockPath, format, out, color string
 		allowedSigners               string
+		verifyRefs, allowPrivateRefs bool
 		concurrency                  int
 		obs                          observeFlags
 		otlp                         *otlpFlags
@@ -443,6 +444,9 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 				return err
 			}
 			opt := lock.CheckOptions{Classifier: c, Today: today()}
+			if verifyRefs {
+				opt.VerifiedRefs = verifiedRefs(e.context(), e, servers, allowPrivateRefs)
+			}
 			results := make([]checked, len(servers))
 			sem := make(chan struct{}, concurrency)
 			var wg sync.WaitGroup
@@ -493,6 +497,7 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 	f.StringVar(&color, "color", "auto", "colour in text output: auto|always|never")
 	f.IntVar(&concurrency, "concurrency", 8, "how many servers are observed at once")
 	registerAllowedSigners(cmd, &allowedSigners)
+	registerVerifyRefs(cmd, &verifyRefs, &allowPrivateRefs)
 	otlp = registerOTLP(cmd)
 	return cmd
 }
