@@ -257,30 +257,14 @@ func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.R
 		}
 		return sr.notObserved(s, errorClass(err), msg)
 	}
-	rec := &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusObserved, Completeness: string(tl.Completeness),
-		ProtocolRevision: obs.ProtocolRevision, Identity: manifest.Identity{Endpoint: s.target, Env: envIdentity(s.cfg)}}
-	if obs.ServerInfo != nil {
-		rec.Identity.ServerName, rec.Identity.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
-	}
-	digest, unique := manifest.ManifestDigestOf(tl.Tools)
-	rec.Tools = make([]store.Tool, 0, len(tl.Tools))
-	for i := range tl.Tools {
-		t := &tl.Tools[i]
-		rec.Tools = append(rec.Tools, store.Tool{Name: t.Name, Digest: t.ToolDigest(), Raw: t.Value.Raw()})
-	}
+	rec, ok, why := observedRecord(s, obs, tl)
 	r := scan.Result{ToolCount: len(tl.Tools)}
-	ok, why := complete(obs, tl)
-	if !unique {
-		rec.Status, ok, why = manifest.StatusAmbiguous, false, "the server lists a tool name twice"
-	}
 	if !ok {
-		if rec.Status != manifest.StatusAmbiguous {
-			rec.Completeness = string(manifest.Partial)
-		}
 		r.Status, r.Error = scan.StatusInconclusive, "the listing cannot be compared: "+safetext.Inert(why)
 		return r, rec
 	}
-	rec.ManifestDigest, r.ManifestDigest = digest, digest
+	digest := rec.ManifestDigest
+	r.ManifestDigest = digest
 	if sr.st == nil {
 		r.Status = scan.StatusRecorded
 		return r, nil
@@ -313,6 +297,35 @@ func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.R
 		rec.Findings = append(rec.Findings, store.Finding{RuleID: f.Rule, Severity: f.Severity, Tool: f.Tool, Message: f.Message, ObservedDigest: f.Observed, DeclaredDigest: f.Declared})
 	}
 	return r, rec
+}
+
+// observedRecord is the store's record of a listing: its status,
+// completeness, identity, revision and raw tools, and the manifest digest
+// when the listing can be compared (ok; why not, otherwise).
+func observedRecord(s *fleetServer, obs *mcpclient.Observation, tl *manifest.ToolList) (rec *store.ServerResult, ok bool, why string) {
+	rec = &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusObserved, Completeness: string(tl.Completeness),
+		ProtocolRevision: obs.ProtocolRevision, Identity: manifest.Identity{Endpoint: s.target, Env: envIdentity(s.cfg)}}
+	if obs.ServerInfo != nil {
+		rec.Identity.ServerName, rec.Identity.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
+	}
+	digest, unique := manifest.ManifestDigestOf(tl.Tools)
+	rec.Tools = make([]store.Tool, 0, len(tl.Tools))
+	for i := range tl.Tools {
+		t := &tl.Tools[i]
+		rec.Tools = append(rec.Tools, store.Tool{Name: t.Name, Digest: t.ToolDigest(), Raw: t.Value.Raw()})
+	}
+	ok, why = complete(obs, tl)
+	if !unique {
+		rec.Status, ok, why = manifest.StatusAmbiguous, false, "the server lists a tool name twice"
+	}
+	if !ok {
+		if rec.Status != manifest.StatusAmbiguous {
+			rec.Completeness = string(manifest.Partial)
+		}
+		return rec, false, why
+	}
+	rec.ManifestDigest = digest
+	return rec, true, ""
 }
 
 // scanJSON is the summary as JSON (mcpdrift.scan.v1), worst first.

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/store"
 	"github.com/mcpdrift/mcpdrift/watch"
 )
 
@@ -143,14 +144,15 @@ func complete(obs *mcpclient.Observation, tl *manifest.ToolList) (bool, string) 
 func newWatch(e *env) *cobra.Command {
 	var (
 		fleet                              fleetFlags
-		events, webhook                    string
+		events, webhook, storeURL          string
+		storeEvery                         time.Duration
 		interval, minInterval, maxInterval time.Duration
 		backoffMin, backoffMax             time.Duration
 		concurrency                        int
 		noListen                           bool
 	)
 	cmd := &cobra.Command{
-		Use:   "watch (--lock FILE | --inventory FILE | --url URL ...) [--events FILE] [--webhook URL]",
+		Use:   "watch (--lock FILE | --inventory FILE | --url URL ...) [--events FILE] [--webhook URL] [--store URL]",
 		Short: "Keep a fleet observed: re-observe on ttlMs (with jitter), on list_changed, and report each change as NDJSON",
 		Long: `watch keeps every server of a fleet observed until SIGTERM or SIGINT. Each is
 observed again when the ttlMs of its last tools/list expires (held within
@@ -165,7 +167,9 @@ appended to --events FILE: observed, changed, unreachable, inconclusive,
 recovered, with the manifest digests, the tools added, removed and changed
 (names and digests) and the decision against the lock entry or the previous
 observation. --webhook URL POSTs the same event in the background: a
-webhook that is down never stops or delays the watch.
+webhook that is down never stops or delays the watch. --store records the
+observations in the history store (each change at once, an unchanged
+server at most every --store-every), which mcpdrift history reads.
 
 On SIGTERM or SIGINT the observations in flight finish, queued webhook
 events get 5 s, and the command exits 0.`,
@@ -206,20 +210,36 @@ events get 5 s, and the command exits 0.`,
 				wh = watch.NewWebhook(watch.WebhookOptions{URL: webhook, Warn: warn})
 			}
 			var targets []*watch.Target
+			byTarget := map[*watch.Target]*fleetServer{}
 			for _, s := range servers {
 				if s.err != "" {
 					warn("server " + safetext.Quote(s.name) + " is not watched: " + s.err)
 					continue
 				}
-				targets = append(targets, &watch.Target{Name: s.name, Config: s.cfg, Baseline: s.baseline, HasBaseline: s.hasBaseline})
+				t := &watch.Target{Name: s.name, Config: s.cfg, Baseline: s.baseline, HasBaseline: s.hasBaseline}
+				targets = append(targets, t)
+				byTarget[t] = s
 			}
 			if len(targets) == 0 {
 				return usageErr("no server can be watched")
 			}
+			var ws *watchStore
+			if storeURL != "" {
+				if storeEvery <= 0 {
+					return usageErr("--store-every must be more than 0")
+				}
+				storeSecrets(e, storeURL)
+				st, err := store.Open(e.context(), storeURL, store.Options{})
+				if err != nil {
+					return usageErr("--store: %s", safetext.Inert(err.Error()))
+				}
+				defer st.Close()
+				ws = &watchStore{st: st, every: storeEvery, warn: warn, last: map[string]recorded{}}
+			}
 			var wmu sync.Mutex
 			opt := watch.Options{
 				Observe: func(ctx context.Context, t *watch.Target) (*watch.Result, error) {
-					return observeTarget(ctx, e, t)
+					return observeServer(ctx, e, byTarget[t], ws)
 				},
 				Emit: func(ev *watch.Event) {
 					line := ev.Line()
@@ -269,6 +289,8 @@ events get 5 s, and the command exits 0.`,
 	fleet.register(cmd, 30*time.Second, true)
 	f := cmd.Flags()
 	f.StringVar(&events, "events", "", "append the NDJSON events to this file (default: stdout)")
+	f.StringVar(&storeURL, "store", "", "record observations in this history store (sqlite:PATH or postgres://...): each change at once, an unchanged server at most every --store-every")
+	f.DurationVar(&storeEvery, "store-every", time.Hour, "with --store: record an unchanged server's observation at most this often (its tools' last-seen times)")
 	f.StringVar(&webhook, "webhook", "", "POST each event to this URL (retried with backoff; a webhook that is down never stops the watch)")
 	f.DurationVar(&interval, "interval", watch.DefaultInterval, "re-observe after this long when a server sends no ttlMs")
 	f.DurationVar(&minInterval, "min-interval", watch.DefaultMinInterval, "never re-observe a server sooner than this on its ttlMs (ttlMs 0 means stale, not poll now)")
@@ -280,25 +302,88 @@ events get 5 s, and the command exits 0.`,
 	return cmd
 }
 
-// observeTarget is one observation of a watched server.
-func observeTarget(ctx context.Context, e *env, t *watch.Target) (*watch.Result, error) {
-	obs, tl, err := listServer(ctx, e, t.Config)
+// observeServer is one observation of a watched server, recorded in the
+// store when one is given.
+func observeServer(ctx context.Context, e *env, s *fleetServer, ws *watchStore) (*watch.Result, error) {
+	obs, tl, err := listServer(ctx, e, s.cfg)
 	if err != nil {
+		msg := safetext.Inert(err.Error())
 		if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
-			return nil, errors.New(safetext.Escape(ce.Msg))
+			msg = safetext.Escape(ce.Msg)
 		}
-		return nil, err
+		ws.record(ctx, &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: errorClass(err), ErrorDetail: msg}, ExitInconclusive)
+		return nil, errors.New(msg)
 	}
-	r := &watch.Result{Tools: tl.Tools}
-	r.Complete, r.Reason = complete(obs, tl)
-	d, unique := manifest.ManifestDigestOf(tl.Tools)
-	if !unique {
-		r.Complete, r.Reason = false, "the server lists a tool name twice"
+	rec, ok, why := observedRecord(s, obs, tl)
+	code := ExitOK
+	if !ok {
+		code = ExitInconclusive
 	}
-	r.ManifestDigest = d
+	ws.record(ctx, rec, code)
+	r := &watch.Result{Tools: tl.Tools, Complete: ok, Reason: why, ManifestDigest: rec.ManifestDigest}
 	if obs.TTLMs != nil {
 		ttl := time.Duration(min(max(*obs.TTLMs, 0), int64(watch.DefaultMaxInterval/time.Millisecond)*365)) * time.Millisecond
 		r.TTL = &ttl
 	}
 	return r, nil
+}
+
+// watchStore records a watch's observations: a server whose status or
+// manifest digest changed at once, an unchanged one at most every
+// interval. Each record is a scan of its own ("watch"), since the store
+// keeps one observation of a server per scan.
+type watchStore struct {
+	st    *store.Store
+	every time.Duration
+	warn  func(string)
+
+	mu     sync.Mutex
+	last   map[string]recorded
+	failed bool
+}
+
+type recorded struct {
+	key string
+	at  time.Time
+}
+
+func (ws *watchStore) record(ctx context.Context, rec *store.ServerResult, code int) {
+	if ws == nil {
+		return
+	}
+	key := rec.Status + " " + rec.ManifestDigest
+	now := time.Now()
+	ws.mu.Lock()
+	prev, seen := ws.last[rec.Server]
+	if seen && prev.key == key && now.Sub(prev.at) < ws.every {
+		ws.mu.Unlock()
+		return
+	}
+	ws.last[rec.Server] = recorded{key, now}
+	ws.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err := func() error {
+		id, err := ws.st.BeginScan(ctx, "watch")
+		if err != nil {
+			return err
+		}
+		if err := ws.st.RecordServer(ctx, id, *rec); err != nil {
+			return err
+		}
+		return ws.st.FinishScan(ctx, id, code)
+	}()
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	switch {
+	case err != nil:
+		delete(ws.last, rec.Server) // recorded again at the next observation
+		if !ws.failed {
+			ws.warn("the store did not record an observation (the watch goes on; said once until it records again): " + safetext.Inert(err.Error()))
+		}
+		ws.failed = true
+	case ws.failed:
+		ws.failed = false
+		ws.warn("the store records again")
+	}
 }

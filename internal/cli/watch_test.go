@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/mockserver"
 	"github.com/mcpdrift/mcpdrift/schemas"
+	"github.com/mcpdrift/mcpdrift/store"
 )
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
@@ -350,4 +352,52 @@ func TestWatchHelperProcess(t *testing.T) {
 		t.Skip("run by TestWatchSIGTERM")
 	}
 	os.Exit(Main(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
+}
+
+// TestWatchLockStore: watching a lock decides every observation against
+// the server's entry (the first one allowed, the rug pull not), and
+// --store records the first observation and the change, as scans of their
+// own.
+func TestWatchLockStore(t *testing.T) {
+	s, u := mock(t, mockserver.Config{}, exampleV1)
+	lp := filepath.Join(t.TempDir(), "mcpdrift.lock")
+	if code, _, stderr := run(t, "", "lock", "add", "acme", "--lock", lp, "--url", u, "--by", "alice@example.com"); code != 0 {
+		t.Fatalf("lock add: %d %s", code, stderr)
+	}
+	db := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
+	out, errOut, stop := startWatch(t, "--lock", lp, "--store", db, "--min-interval", "50ms", "--no-listen")
+	evs := waitFor(t, out, 5*time.Second, "observed", hasKind("observed", ""))
+	if evs[0].Server != "acme" || evs[0].Decision != "allow" {
+		t.Fatalf("first event %+v", evs[0])
+	}
+	if err := s.SetTools(mockManifest(t, exampleV2)); err != nil {
+		t.Fatal(err)
+	}
+	evs = waitFor(t, out, 5*time.Second, "changed", hasKind("changed", ""))
+	if ch := evs[len(evs)-1]; ch.Decision == "allow" || ch.Decision == "" {
+		t.Fatalf("the rug pull against the lock: %+v", ch)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	st, err := store.Open(context.Background(), db, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	scans, err := st.Scans(context.Background(), 100)
+	if err != nil || len(scans) != 2 {
+		t.Fatalf("%d scans recorded (want the first observation and the change): %v", len(scans), err)
+	}
+	var digests []string
+	for _, sc := range scans {
+		obs, err := st.Observations(context.Background(), sc.ID)
+		if err != nil || len(obs) != 1 || obs[0].Server != "acme" {
+			t.Fatalf("scan %d: %+v %v", sc.ID, obs, err)
+		}
+		digests = append(digests, obs[0].ManifestDigest)
+	}
+	if digests[0] == digests[1] {
+		t.Fatal("the change was not recorded")
+	}
 }
