@@ -554,6 +554,12 @@ func compareUTF16(a, b []byte) int {
 	if i == n {
 		return len(a) - len(b)
 	}
+	if a[i] < utf8.RuneSelf || b[i] < utf8.RuneSelf {
+		// An ASCII byte starts a rune in both (the bytes before it are
+		// equal), and an ASCII character sorts below every other in
+		// UTF-16 as in UTF-8.
+		return int(a[i]) - int(b[i])
+	}
 	// Back up to the start of the rune that differs.
 	for i > 0 && !utf8.RuneStart(a[i]) {
 		i--

@@ -2,7 +2,9 @@ package jcs
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"unicode/utf16"
 )
 
 // plainRunByTable is the byte-at-a-time scan plainRun replaces.
@@ -65,6 +67,30 @@ func TestPlainRun(t *testing.T) {
 		}
 		if got, want := plainRun(src, start), plainRunByTable(src, start); got != want {
 			t.Fatalf("%q from %d: %d, want %d", src, start, got, want)
+		}
+	}
+}
+
+// TestCompareUTF16: member names sort by their UTF-16 code units (RFC 8785
+// section 3.2.3), checked against encoding both names, for names mixing
+// ASCII, two- and three-byte characters on both sides of the surrogate
+// range and four-byte ones (which UTF-16 sorts below U+E000..U+FFFF).
+func TestCompareUTF16(t *testing.T) {
+	alphabet := []rune{'a', 'b', 'z', '~', 0x7f, 0x80, 0xe9, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfb01, 0xffff, 0x10000, 0x1f600, 0x10ffff}
+	r := rand.New(rand.NewPCG(3, 4))
+	sign := func(x int) int { return min(max(x, -1), 1) }
+	for range 200000 {
+		var ra, rb []rune
+		for range r.IntN(5) {
+			ra = append(ra, alphabet[r.IntN(len(alphabet))])
+		}
+		rb = slices.Clone(ra[:r.IntN(len(ra)+1)])
+		for range r.IntN(4) {
+			rb = append(rb, alphabet[r.IntN(len(alphabet))])
+		}
+		want := sign(slices.Compare(utf16.Encode(ra), utf16.Encode(rb)))
+		if got := sign(compareUTF16([]byte(string(ra)), []byte(string(rb)))); got != want {
+			t.Fatalf("%q vs %q: %d, want %d", string(ra), string(rb), got, want)
 		}
 	}
 }
