@@ -3,7 +3,6 @@ package lock
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -156,13 +155,11 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 		s.ClientCapabilities = cc.Canonical()
 	}
 	dv, _ := v.Get("declared")
-	d, err := manifest.ParseDeclared(dv.Raw(), "")
+	// The lock's schema validated the baseline (by reference to the
+	// declared schema): it is read from the tree, not parsed again.
+	d, err := manifest.DeclaredFromValidated(dv)
 	if err != nil {
-		var ae *manifest.ArtifactError
-		if errors.As(err, &ae) {
-			err = ae.Err
-		}
-		return bad(ptr+"/declared", "%s", err.Error())
+		return bad(ptr+"/declared", "%s", safetext.Escape(err.Error()))
 	}
 	if d.Server.ID != s.Name {
 		return bad(ptr+"/declared/server/id", "the baseline's server id %s is not the server's name %s", safetext.Quote(d.Server.ID), safetext.Quote(s.Name))

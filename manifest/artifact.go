@@ -279,6 +279,45 @@ func parseDeclaredDoc(doc *jcs.Doc, file string) (*Declared, error) {
 	return &d, nil
 }
 
+// DeclaredFromValidated reads a declared baseline from a tree the caller
+// has already validated against schemas/declared.v0.schema.json — the
+// lock's schema does, by reference, for each server's baseline — without
+// parsing or validating it a second time. Anything else must use
+// ParseDeclared.
+func DeclaredFromValidated(v jcs.Value) (*Declared, error) {
+	var dd struct {
+		Declared
+		Tools skipEntries `json:"tools"`
+	}
+	if v.Kind() != jcs.Object {
+		return nil, fmt.Errorf("expected a JSON object, found %s", v.Kind())
+	}
+	if id, ok := v.Get("schema"); !ok || !id.StrEqual(DeclaredSchemaID) {
+		return nil, fmt.Errorf(`"schema" must be the string %q`, DeclaredSchemaID)
+	}
+	tools, _ := v.Get("tools")
+	src := v.Raw()
+	if tools.Valid() && tools.Kind() == jcs.Array {
+		at := tools.Offset() - v.Offset()
+		head := make([]byte, 0, len(src)-len(tools.Raw())+2)
+		head = append(append(append(head, src[:at]...), "[]"...), src[at+len(tools.Raw()):]...)
+		src = head
+	}
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&dd); err != nil {
+		return nil, err
+	}
+	d := dd.Declared
+	d.Tools = entriesOf(tools)
+	for i, t := range d.Tools {
+		if err := checkEntry(t, fmt.Sprintf("/tools/%d", i)); err != nil {
+			return nil, err
+		}
+	}
+	return &d, nil
+}
+
 // ParsePolicy reads and validates a YAML (or JSON) policy file. Duplicate
 // keys, unknown keys, an empty document and anything the schema refuses are
 // errors.
