@@ -148,8 +148,9 @@ func stepUnit(s string) string {
 // --input, observe, gate, pin --url, drift against that pin with no
 // change), each a process of its own, at 1,000, 10,000 and 100,000 tools
 // (MCPDRIFT_COST_SIZES=1000,10000 chooses others). Per step: the median
-// wall time (-s), the largest peak RSS (-MB) and that RSS over the bytes
-// of the listing (-xlisting); drift/pin is drift's median wall over pin
+// wall time (-s) and CPU time, user and system (-cpu-s: what a shared
+// machine's load does not inflate, or much less), the largest peak RSS
+// (-MB) and that RSS over the bytes of the listing (-xlisting); drift/pin is drift's median wall over pin
 // --url's. With MCPDRIFT_COST_GOALS=1 it fails when a goal of issue 11 is
 // missed: peak RSS of pin --url and drift at most 5x the listing, drift at
 // most 1.15x pin --url, and at 100,000 tools pin --input under 2 s with a
@@ -177,13 +178,15 @@ func BenchmarkCostCurve(b *testing.B) {
 			wall := map[string]float64{}
 			rss := map[string]int64{}
 			for _, s := range costSteps {
-				var ws []float64
+				var ws, cs []float64
 				for _, p := range passes {
 					ws = append(ws, p[s].wall.Seconds())
+					cs = append(cs, p[s].cpu.Seconds())
 					rss[s] = max(rss[s], p[s].rss)
 				}
 				wall[s] = median(ws)
 				b.ReportMetric(wall[s], stepUnit(s)+"-s")
+				b.ReportMetric(median(cs), stepUnit(s)+"-cpu-s")
 				b.ReportMetric(float64(rss[s])/1e6, stepUnit(s)+"-MB")
 				b.ReportMetric(float64(rss[s])/float64(c.listing), stepUnit(s)+"-xlisting")
 			}
