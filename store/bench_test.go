@@ -22,7 +22,15 @@ func benchTools(iter int) []Tool {
 // transaction: the observation, 50 definitions, 50 tool rows, 50 version
 // upserts, 2 findings). tools/s is the figure in docs/benchmarks.md.
 func BenchmarkRecordServer(b *testing.B) {
-	bs := []backend{sqliteBackend()}
+	bs := []backend{sqliteBackend(), {"sqlite-baseline-ckpt1000", func(t testing.TB) (*Store, string) {
+		url := "sqlite:" + filepath.Join(t.TempDir(), "history.db")
+		s, err := Open(context.Background(), url, Options{walAutocheckpoint: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s, url
+	}}}
 	if pb, ok := pgBackend(b); ok {
 		bs = append(bs, pb)
 	}

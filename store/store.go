@@ -105,6 +105,9 @@ type Options struct {
 	ReadOnly bool
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
+	// walAutocheckpoint overrides the SQLite WAL checkpoint interval
+	// (benchmark baseline).
+	walAutocheckpoint int
 }
 
 // Store is an open history store. It is safe for concurrent use.
