@@ -154,7 +154,7 @@ func TestListDeadline(t *testing.T) {
 // TestDuplicateOnTheLastPage: 100,000 tools whose last page repeats a name
 // from the first: ambiguous (no manifest digest), never clean — drift
 // reports it, the observed record says ambiguous, pin refuses, from the
-// server and from the saved list.
+// server and from the saved list, and gate calls the record inconclusive.
 func TestDuplicateOnTheLastPage(t *testing.T) {
 	n := 100000
 	if testing.Short() {
@@ -194,6 +194,19 @@ func TestDuplicateOnTheLastPage(t *testing.T) {
 	code, _, stderr = run(t, "", "pin", "--input", toolsFile(t, dup), "--server-id", "big", "-o", filepath.Join(dir, "q.json"))
 	if code != 2 || !strings.Contains(stderr, "ambiguous") {
 		t.Errorf("pin --input: exit %d: %s", code, stderr)
+	}
+	// Gated against the clean list's baseline, the ambiguous record is
+	// inconclusive: never clean.
+	base := filepath.Join(dir, "base.json")
+	if code, _, stderr := run(t, "", "pin", "--input", decl, "--server-id", "big", "-o", base, "--no-snapshot"); code != 0 {
+		t.Fatalf("pin the clean list: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := run(t, "", "gate", "--observed", observed, "--declared", base, "--format", "json")
+	var g struct {
+		Verdict string `json:"verdict"`
+	}
+	if err := json.Unmarshal([]byte(out), &g); err != nil || code != 3 || g.Verdict != "inconclusive" {
+		t.Errorf("gate: exit %d, verdict %q (%v): %s", code, g.Verdict, err, stderr)
 	}
 }
 
