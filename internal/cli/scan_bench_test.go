@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/internal/pgtest"
 	"github.com/mcpdrift/mcpdrift/mockserver"
+	"github.com/mcpdrift/mcpdrift/store"
 )
 
 // BenchmarkScanFleet scans 1,000 servers on loopback (one mock serving
@@ -66,6 +70,87 @@ func BenchmarkScanFleet(b *testing.B) {
 			}
 			b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "wall-ms")
 			b.ReportMetric(float64(rss)/1024, "peak-RSS-MiB")
+		})
+	}
+}
+
+// BenchmarkScanWorkers sweeps 1,000 servers (answering each request after
+// 20 ms) through one PostgreSQL queue with one worker process, the named
+// baseline, and with four, each `scan --worker --once --concurrency 8` as
+// a process of its own; every server scanned exactly once per round.
+//
+//	go test ./internal/cli -run '^$' -bench BenchmarkScanWorkers -benchtime 1x
+func BenchmarkScanWorkers(b *testing.B) {
+	pg, err := pgtest.Start(context.Background())
+	if err != nil {
+		b.Skipf("no PostgreSQL: %v", err)
+	}
+	defer pg.Stop()
+	pgURL, err := pg.NewSchema(context.Background(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, urls := fleetMock(b, 1000, mockserver.Config{Tools: mockManifest(b, exampleV1), Slow: 20 * time.Millisecond}, nil)
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), pgURL, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	round := 0
+	for _, bc := range []struct{ workers, conc int }{{1, 8}, {4, 8}, {1, 32}} {
+		workers, conc := bc.workers, strconv.Itoa(bc.conc)
+		b.Run(fmt.Sprintf("workers-%d-c%d", workers, bc.conc), func(b *testing.B) {
+			var wall time.Duration
+			for range b.N {
+				round++
+				name := fmt.Sprintf("bench-%d", round)
+				args := append([]string{"scan", "--worker", "--once", "--round", name, "--store", pgURL, "--concurrency", conc}, urlArgs(urls)...)
+				var cmds []*exec.Cmd
+				start := time.Now()
+				for w := range workers {
+					cmd := exec.Command(exe, "-test.run=^TestWatchHelperProcess$")
+					cmd.Env = append(os.Environ(), "MCPDRIFT_TEST_WATCH_ARGS="+strings.Join(append(args, "--worker-id", fmt.Sprintf("w%d", w)), "\x1f"))
+					if err := cmd.Start(); err != nil {
+						b.Fatal(err)
+					}
+					cmds = append(cmds, cmd)
+				}
+				for _, cmd := range cmds {
+					if err := cmd.Wait(); err != nil {
+						b.Fatalf("worker: %v", err)
+					}
+				}
+				wall += time.Since(start)
+				scans, err := st.Scans(context.Background(), 1000)
+				if err != nil {
+					b.Fatal(err)
+				}
+				seen := map[string]int{}
+				for _, sc := range scans {
+					if sc.Source == "scan --worker "+name {
+						obs, err := st.Observations(context.Background(), sc.ID)
+						if err != nil {
+							b.Fatal(err)
+						}
+						for _, o := range obs {
+							seen[o.Server]++
+						}
+					}
+				}
+				for s, n := range seen {
+					if n != 1 {
+						b.Fatalf("%s scanned %d times", s, n)
+					}
+				}
+				if len(seen) != 1000 {
+					b.Fatalf("%d servers scanned", len(seen))
+				}
+			}
+			b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "wall-ms")
 		})
 	}
 }

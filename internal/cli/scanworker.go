@@ -152,7 +152,7 @@ func (sr *scanRun) workRound(ctx context.Context, w *workerFlags, round string, 
 					// lease to expire or the round to drain.
 					select {
 					case <-ctx.Done():
-					case <-time.After(min(w.lease/4, 2*time.Second)):
+					case <-time.After(min(w.lease/4, 250*time.Millisecond)):
 					}
 					continue
 				case err != nil:
