@@ -216,7 +216,7 @@ func TestDuplicateOnTheLastPage(t *testing.T) {
 // says so, and per-connection stability is still checked.
 func TestOneSessionServer(t *testing.T) {
 	tools := smallTools(200, nil)
-	url := mockTools(t, mockserver.Config{Era: mockserver.LegacyOnly, MaxSessions: 1, PageSize: 10}, tools)
+	url := mockTools(t, mockserver.Config{Era: mockserver.LegacyOnly, MaxSessions: 1, PageSize: 10, Slow: 20 * time.Millisecond}, tools)
 	decl := toolsFile(t, tools)
 	var out strings.Builder
 	code := Main([]string{"drift", decl, "--base-url", url, "--format", "json"}, strings.NewReader(""), &out, io.Discard)
