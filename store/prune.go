@@ -206,7 +206,7 @@ func (s *Store) prune(ctx context.Context, k Keep) (PruneResult, error) {
 			*st.n, _ = r.RowsAffected()
 		}
 	}
-	r, err := tx.ExecContext(ctx, `DELETE FROM definitions WHERE NOT EXISTS (SELECT 1 FROM observation_tools t WHERE t.raw_digest = definitions.raw_digest)`)
+	r, err := tx.ExecContext(ctx, `DELETE FROM definitions WHERE raw_digest NOT IN (SELECT raw_digest FROM observation_tools)`)
 	if err != nil {
 		return res, s.wrap("prune", err)
 	}

@@ -61,7 +61,6 @@ CREATE TABLE observation_tools (
 	FOREIGN KEY (scan_id, server) REFERENCES observations(scan_id, server)
 );
 CREATE INDEX observation_tools_version ON observation_tools (server, tool, tool_digest);
-CREATE INDEX observation_tools_raw ON observation_tools (raw_digest);
 CREATE TABLE tool_versions (
 	server {{blob}} NOT NULL,
 	tool {{blob}} NOT NULL,
@@ -73,7 +72,6 @@ CREATE TABLE tool_versions (
 	PRIMARY KEY (server, tool, tool_digest)
 ){{norowid}};
 CREATE INDEX tool_versions_tool ON tool_versions (tool, first_seen);
-CREATE INDEX tool_versions_seen ON tool_versions (last_seen);
 CREATE TABLE findings (
 	id {{pk}},
 	scan_id BIGINT NOT NULL,
