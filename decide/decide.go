@@ -76,6 +76,18 @@ type Baseline struct {
 	digests  map[string]string
 	invalid  string
 	compiled sync.Map // name → *compiledSchema
+	refsOut  sync.Map // name → bool: the pinned tool may refer out (schemadiff.MayReferOut)
+}
+
+// mayReferOut is schemadiff.MayReferOut of the pinned tool, once per
+// baseline: a served tool with the pinned digest has the same schemas.
+func (b *Baseline) mayReferOut(t *manifest.Tool) bool {
+	if v, ok := b.refsOut.Load(t.Name); ok {
+		return v.(bool)
+	}
+	r := schemadiff.MayReferOut(t)
+	b.refsOut.Store(t.Name, r)
+	return r
 }
 
 type compiledSchema struct {
@@ -307,7 +319,11 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 			d.Decision, _, d.DeniedBy = prof.DecideTool(true, d.Changes)
 		case b.digests[st.Name] == d.Digest:
 			d.Pinned = d.Digest
-			if cs := refDecision(st, pins, prof); len(cs) > 0 {
+			var cs []schemadiff.Change
+			if pins != nil && b.mayReferOut(pt) {
+				cs = refDecision(st, pins, prof)
+			}
+			if len(cs) > 0 {
 				// The tool's bytes are as approved, but what its external
 				// $refs name is not pinned, or no longer what was pinned.
 				d.Changes = cs

@@ -1,6 +1,7 @@
 package schemadiff
 
 import (
+	"bytes"
 	"errors"
 	"net/url"
 	"strings"
@@ -82,6 +83,62 @@ func RefDocument(ref string) (string, error) {
 	return u.String(), nil
 }
 
+// mayRefOut reports whether v holds a "$ref" or "$dynamicRef" member
+// whose value is a string that does not start with "#": the only members
+// that can leave the document. It allocates nothing, so a schema without
+// one (most) costs one walk and no side (see externalRefs).
+func mayRefOut(v jcs.Value) bool {
+	switch v.Kind() {
+	case jcs.Object:
+		for i := 0; i < v.Len(); i++ {
+			k, c := v.Member(i)
+			switch c.Kind() {
+			case jcs.String:
+				// The raw bytes first: a key without an escape is compared
+				// as written; one with an escape is decoded.
+				if kr := k.Raw(); bytes.IndexByte(kr, '\\') < 0 {
+					if n := len(kr); !(n == 6 && string(kr) == `"$ref"`) && !(n == 13 && string(kr) == `"$dynamicRef"`) {
+						continue
+					}
+				} else if !k.StrEqual("$ref") && !k.StrEqual("$dynamicRef") {
+					continue
+				}
+				if cr := c.Raw(); len(cr) > 1 && cr[1] != '\\' {
+					if cr[1] != '#' {
+						return true
+					}
+				} else if !strings.HasPrefix(c.Str(), "#") {
+					return true
+				}
+			case jcs.Object, jcs.Array:
+				if mayRefOut(c) {
+					return true
+				}
+			}
+		}
+	case jcs.Array:
+		for i := 0; i < v.Len(); i++ {
+			if c := v.Index(i); (c.Kind() == jcs.Object || c.Kind() == jcs.Array) && mayRefOut(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// MayReferOut reports whether a tool's input or output schema may hold an
+// external reference: false means RefChanges and ToolRefs find none. One
+// walk that allocates nothing; a caller that judges the same tool often
+// (the gateway's baseline) keeps the answer.
+func MayReferOut(t *manifest.Tool) bool {
+	for _, s := range []jcs.Value{t.Proj.InputSchema, t.Proj.OutputSchema} {
+		if s.Valid() && mayRefOut(s) {
+			return true
+		}
+	}
+	return false
+}
+
 // ToolRef is one external reference of a tool.
 type ToolRef struct {
 	// Pointer is where the $ref is in the tool object (RFC 6901).
@@ -106,6 +163,9 @@ func ToolRefs(t *manifest.Tool) []ToolRef {
 		{schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema},
 		{schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema},
 	} {
+		if !s.schema.Valid() || !mayRefOut(s.schema) {
+			continue
+		}
 		for _, r := range newSchSide(s.schema).externalRefs() {
 			tr := ToolRef{Pointer: s.base + r.ptr, Ref: r.val}
 			if doc, err := RefDocument(r.id); err == nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 )
 
@@ -95,6 +96,53 @@ func FuzzRefDocument(f *testing.F) {
 		}
 		if again, err := RefDocument(d); err != nil || again != d {
 			t.Fatalf("%q gave %q, which gives %q %v", s, d, again, err)
+		}
+	})
+}
+
+// mayRefOut is a filter before the external-reference walk: when it says
+// no, the walk finds none, however the keys and values are escaped.
+func TestMayRefOut(t *testing.T) {
+	for src, want := range map[string]bool{
+		`{"type":"string"}`:                            false,
+		`{"$ref":"#/$defs/x","$defs":{"x":{}}}`:        false,
+		`{"$ref":"\u0023/$defs/x","$defs":{"x":{}}}`:   false,
+		`{"$ref":"https://e.example/a.json"}`:          true,
+		`{"\u0024ref":"https://e.example/a.json"}`:     true,
+		`{"$dynamicRef":"a.json"}`:                     true,
+		`{"$ref":""}`:                                  true,
+		`{"a":[{"b":{"$ref":"x.json"}}]}`:              true,
+		`{"$refs":"x.json","$ref ":"y.json"}`:          false,
+		`{"$ref":{"not":"a string"}}`:                  false,
+		`[{"$ref":"x.json"}]`:                          true,
+		`{"enum":[{"$ref":"x.json"}],"type":"object"}`: true,
+	} {
+		v := parseSchema(t, src)
+		if got := mayRefOut(v); got != want {
+			t.Errorf("%s: %v, want %v", src, got, want)
+		}
+	}
+}
+
+func parseSchema(t testing.TB, src string) jcs.Value {
+	d, err := jcs.Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Root()
+}
+
+func FuzzMayRefOut(f *testing.F) {
+	for _, s := range []string{`{"$ref":"#/x"}`, `{"\u0024ref":"a.json"}`, `{"$id":"https://e.example/r.json","properties":{"a":{"$ref":"r.json"}}}`, `[{"$dynamicRef":"\u0023x"}]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := jcs.Parse([]byte(s))
+		if err != nil {
+			return
+		}
+		if v := d.Root(); !mayRefOut(v) && len(newSchSide(v).externalRefs()) > 0 {
+			t.Fatalf("%s: mayRefOut says no, the walk finds %v", s, newSchSide(v).externalRefs())
 		}
 	})
 }

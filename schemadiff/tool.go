@@ -424,6 +424,9 @@ var refTemplates = map[string]Change{
 // refChanges reports every external $ref of schema as kind, judged
 // against pins (nil: no trust record).
 func refChanges(kind, name, base string, schema jcs.Value, pins *RefPins) []Change {
+	if !schema.Valid() || !mayRefOut(schema) {
+		return nil
+	}
 	var out []Change
 	for _, r := range newSchSide(schema).externalRefs() {
 		c := refTemplates[kind]
