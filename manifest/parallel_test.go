@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"bytes"
+	"errors"
 	"runtime"
 	"testing"
 
@@ -64,4 +66,66 @@ func TestParallelDigestsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSnapshotWriterAgrees: WriteTo writes, byte for byte, what
+// MarshalSnapshotWith returns, Size says how many, and a failing writer's
+// error is returned: an empty list, one tool, a list with client
+// capabilities, and a large list.
+func TestSnapshotWriterAgrees(t *testing.T) {
+	one, err := ParseToolList([]byte(`[{"name":"a","inputSchema":{"type":"object"}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := ParseToolList([]byte(`{"tools":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	large, err := ParseToolList(corpus.LeanTools(300, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		tl  *ToolList
+		opt SnapshotOptions
+	}{
+		"empty": {empty, SnapshotOptions{}}, "one": {one, SnapshotOptions{}},
+		"caps":  {one, SnapshotOptions{ClientCapabilities: []byte(`{"sampling":{}, "roots":{"listChanged":true}}`)}},
+		"large": {large, SnapshotOptions{}},
+	} {
+		want, err := MarshalSnapshotWith("s", Identity{Endpoint: "e"}, c.tl, Complete, c.opt)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		sw, err := NewSnapshotWriter("s", Identity{Endpoint: "e"}, c.tl, Complete, c.opt)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		var b bytes.Buffer
+		n, err := sw.WriteTo(&b)
+		if err != nil || !bytes.Equal(b.Bytes(), want) || n != int64(len(want)) || sw.Size() != len(want) {
+			t.Errorf("%s: WriteTo %d bytes (%v), Size %d, MarshalSnapshotWith %d, equal %v", name, n, err, sw.Size(), len(want), bytes.Equal(b.Bytes(), want))
+		}
+		if _, err := ReadTools(b.Bytes(), "snap.json"); err != nil {
+			t.Errorf("%s: the written snapshot does not read back: %v", name, err)
+		}
+		if _, err := sw.WriteTo(failAfter{n: 40}); !errors.Is(err, errFailAfter) {
+			t.Errorf("%s: a failing writer gave %v", name, err)
+		}
+	}
+	if _, err := NewSnapshotWriter("s", Identity{}, one, Complete, SnapshotOptions{ClientCapabilities: []byte(`[]`)}); err == nil {
+		t.Error("client capabilities that are not an object were accepted")
+	}
+}
+
+var errFailAfter = errors.New("the writer failed")
+
+// failAfter accepts n bytes, then fails.
+type failAfter struct{ n int }
+
+func (f failAfter) Write(b []byte) (int, error) {
+	if len(b) > f.n {
+		return f.n, errFailAfter
+	}
+	return len(b), nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -90,6 +91,30 @@ func MarshalSnapshot(serverID string, id Identity, tl *ToolList, completeness Co
 
 // MarshalSnapshotWith is MarshalSnapshot with the optional members.
 func MarshalSnapshotWith(serverID string, id Identity, tl *ToolList, completeness Completeness, opt SnapshotOptions) ([]byte, error) {
+	sw, err := NewSnapshotWriter(serverID, id, tl, completeness, opt)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Grow(sw.Size()) // one buffer, never copied as it grows
+	if _, err := sw.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// SnapshotWriter writes a snapshot (the bytes MarshalSnapshotWith returns)
+// to a writer, each tool straight from the bytes it was read from, so that
+// a large snapshot is never held whole in memory.
+type SnapshotWriter struct {
+	head  []byte // the header object without its closing "\n}"
+	tools []Tool
+	size  int
+}
+
+// NewSnapshotWriter prepares the snapshot of tl: everything that can fail
+// fails here, not in WriteTo (but for the writer's own errors).
+func NewSnapshotWriter(serverID string, id Identity, tl *ToolList, completeness Completeness, opt SnapshotOptions) (*SnapshotWriter, error) {
 	var head struct {
 		Schema             string          `json:"schema"`
 		Server             Server          `json:"server"`
@@ -118,26 +143,61 @@ func MarshalSnapshotWith(serverID string, id Identity, tl *ToolList, completenes
 	if err != nil {
 		return nil, err
 	}
-	size := len(h) + 32
+	sw := &SnapshotWriter{head: h[:len(h)-2], tools: tl.Tools} // drop "\n}"
+	sw.size = len(sw.head) + len(snapToolsOpen) + len(snapToolsEnd)
+	if n := len(tl.Tools); n > 0 {
+		sw.size += len(snapFirstTool) + (n-1)*len(snapNextTool) + len(snapLastTool)
+	}
 	for i := range tl.Tools {
-		size += len(tl.Tools[i].Value.Raw()) + 6
+		sw.size += len(tl.Tools[i].Value.Raw())
 	}
-	var b bytes.Buffer
-	b.Grow(size)          // one buffer, never copied as it grows
-	b.Write(h[:len(h)-2]) // drop "\n}"
-	b.WriteString(",\n  \"tools\": [")
-	for i, t := range tl.Tools {
-		if i > 0 {
-			b.WriteByte(',')
+	return sw, nil
+}
+
+// Size is the number of bytes WriteTo writes.
+func (sw *SnapshotWriter) Size() int { return sw.size }
+
+// The snapshot's punctuation around its tools.
+var (
+	snapToolsOpen = []byte(",\n  \"tools\": [")
+	snapFirstTool = []byte("\n    ")
+	snapNextTool  = []byte(",\n    ")
+	snapLastTool  = []byte("\n  ")
+	snapToolsEnd  = []byte("]\n}\n")
+)
+
+// WriteTo writes the snapshot to w.
+func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	write := func(b []byte) error {
+		k, err := w.Write(b)
+		n += int64(k)
+		return err
+	}
+	if err := write(sw.head); err != nil {
+		return n, err
+	}
+	if err := write(snapToolsOpen); err != nil {
+		return n, err
+	}
+	for i := range sw.tools {
+		sep := snapNextTool
+		if i == 0 {
+			sep = snapFirstTool
 		}
-		b.WriteString("\n    ")
-		b.Write(t.Value.Raw())
+		if err := write(sep); err != nil {
+			return n, err
+		}
+		if err := write(sw.tools[i].Value.Raw()); err != nil {
+			return n, err
+		}
 	}
-	if len(tl.Tools) > 0 {
-		b.WriteString("\n  ")
+	if len(sw.tools) > 0 {
+		if err := write(snapLastTool); err != nil {
+			return n, err
+		}
 	}
-	b.WriteString("]\n}\n")
-	return b.Bytes(), nil
+	return n, write(snapToolsEnd)
 }
 
 // ManifestDigestOf computes the manifest_digest of a tool list without

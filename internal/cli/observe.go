@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -87,11 +88,11 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 					fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
 				}
 				if snapshot != "" {
-					sb, err := manifest.MarshalSnapshot(serverID, id.identity(), tl, comp)
+					sw, err := manifest.NewSnapshotWriter(serverID, id.identity(), tl, comp, manifest.SnapshotOptions{})
 					if err != nil {
 						return err
 					}
-					if err := e.emit(snapshot, sb); err != nil {
+					if err := e.emitStream(snapshot, func(w io.Writer) error { _, err := sw.WriteTo(w); return err }); err != nil {
 						return err
 					}
 				}
@@ -294,11 +295,11 @@ not observed, and says why.`,
 				if path == "" {
 					fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")
 				} else {
-					sb, err := manifest.MarshalSnapshotWith(o.Server.ID, ident, tl, o.Observed.ToolsListComplete, snapOpt)
+					sw, err := manifest.NewSnapshotWriter(o.Server.ID, ident, tl, o.Observed.ToolsListComplete, snapOpt)
 					if err != nil {
 						return err
 					}
-					if err := e.emit(path, sb); err != nil {
+					if err := e.emitStream(path, func(w io.Writer) error { _, err := sw.WriteTo(w); return err }); err != nil {
 						return err
 					}
 				}

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,6 +51,9 @@ type output struct {
 	// any is replaced: an error refuses the whole commit (the lock's
 	// check that nobody changed it since it was read).
 	guard func() error
+	// stream, when set, writes the output at commit instead of data
+	// (emitStream).
+	stream func(io.Writer) error
 }
 
 var fdPath = regexp.MustCompile(`^/(dev/fd|proc/self/fd)/[0-9]+$`)
@@ -168,7 +174,19 @@ func (e *env) commit() error {
 		}
 	}
 	for _, o := range outs {
-		o.data = e.secrets.Bytes(o.data)
+		if o.stream != nil && (o.kind != toAtomic || !e.secrets.Empty()) {
+			// Only a file written by a run with nothing to redact is
+			// streamed; anything else is gathered and goes as data.
+			var b bytes.Buffer
+			if err := o.stream(&b); err != nil {
+				cleanup()
+				return cannotWrite(o.path, safetext.Escape(errText(err)))
+			}
+			o.data, o.stream = b.Bytes(), nil
+		}
+		if o.stream == nil {
+			o.data = e.secrets.Bytes(o.data)
+		}
 		if o.kind != toAtomic {
 			continue
 		}
@@ -186,7 +204,15 @@ func (e *env) commit() error {
 			return cannotWrite(o.path, safetext.Escape(errText(err)))
 		}
 		o.tmp = f.Name()
-		_, werr := f.Write(o.data)
+		var werr error
+		if o.stream != nil {
+			bw := bufio.NewWriterSize(f, 1<<20)
+			if werr = o.stream(bw); werr == nil {
+				werr = bw.Flush()
+			}
+		} else {
+			_, werr = f.Write(o.data)
+		}
 		if werr == nil {
 			werr = f.Sync()
 		}
@@ -255,6 +281,19 @@ func (e *env) emitGuarded(path string, data []byte, guard func() error) error {
 		return err
 	}
 	e.outputs[len(e.outputs)-1].guard = guard
+	return nil
+}
+
+// emitStream is emit for an output too large to hold whole in memory (a
+// snapshot of 100,000 tools is 172 MB): write produces it when the outputs
+// are committed, into the staged file through a buffer. A run that has
+// secrets to redact, or a target that is not a regular file, gathers
+// write's output first and commits it as emit's data, redacted.
+func (e *env) emitStream(path string, write func(io.Writer) error) error {
+	if err := e.emit(path, nil); err != nil {
+		return err
+	}
+	e.outputs[len(e.outputs)-1].stream = write
 	return nil
 }
 
