@@ -323,3 +323,42 @@ func TestQueueNoDoubleClaim(t *testing.T) {
 		}
 	}
 }
+
+// Retention removes drained rounds only: a round still being swept keeps
+// its rows, so that no worker seeds it again and scans a server twice.
+func TestPruneKeepsLiveRounds(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Store, _ string) {
+		ctx := context.Background()
+		clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		s.opt.Now = func() time.Time { return clock }
+		s.SeedRound(ctx, "live", []string{"a", "b"})
+		s.SeedRound(ctx, "drained", []string{"c"})
+		c, err := s.ClaimNext(ctx, "drained", "w", time.Minute, Shard{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Complete(ctx, c, 0)
+		done, _ := s.ClaimNext(ctx, "live", "w", time.Minute, Shard{})
+		s.Complete(ctx, done, 0)
+		for i := 0; i < 3; i++ {
+			clock = clock.Add(time.Hour)
+			id, _ := s.BeginScan(ctx, "scan")
+			s.RecordServer(ctx, id, result("a", tool("t", fmt.Sprint(i))))
+		}
+		if _, err := s.Prune(ctx, Keep{Scans: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := s.Status(ctx, "drained"); st != (RoundStatus{}) {
+			t.Fatalf("the drained round was kept: %+v", st)
+		}
+		if st, _ := s.Status(ctx, "live"); st.Done != 1 || st.Pending != 1 {
+			t.Fatalf("the live round lost rows: %+v", st)
+		}
+		if n, _ := s.SeedRound(ctx, "live", []string{"a", "b"}); n != 0 {
+			t.Fatalf("seeding the live round again added %d", n)
+		}
+		if c, err := s.ClaimNext(ctx, "live", "w", time.Minute, Shard{}); err != nil || c.Server == done.Server {
+			t.Fatalf("claim after prune: %+v %v", c, err)
+		}
+	})
+}

@@ -143,8 +143,9 @@ type PruneResult struct {
 // keeps, their observations, tool lists and findings, the tool versions
 // not seen since, and the definitions no kept observation uses. The last
 // complete observation of each server is always kept (it is the baseline
-// of the next scan), and so is its scan. The queue rounds older than the
-// oldest kept scan are removed too. One transaction.
+// of the next scan), and so is its scan. The queue rounds created before
+// the oldest kept scan are removed too once drained (a round being swept
+// keeps its rows). One transaction.
 func (s *Store) Prune(ctx context.Context, k Keep) (PruneResult, error) {
 	var res PruneResult
 	if k.IsZero() {
@@ -216,10 +217,13 @@ func (s *Store) prune(ctx context.Context, k Keep) (PruneResult, error) {
 		return res, s.wrap("prune", err)
 	}
 	if oldest.Valid {
-		if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM queue_items WHERE round IN (SELECT round FROM queue_rounds WHERE created < ?)`), oldest.Int64); err != nil {
+		// Only drained rounds: a round still being swept keeps its rows,
+		// or its workers would seed it again and scan servers twice.
+		old := `SELECT round FROM queue_rounds r WHERE r.created < ? AND NOT EXISTS (SELECT 1 FROM queue_items q WHERE q.round = r.round AND q.state <> 'done')`
+		if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM queue_items WHERE round IN (`+old+`)`), oldest.Int64); err != nil {
 			return res, s.wrap("prune", err)
 		}
-		if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM queue_rounds WHERE created < ?`), oldest.Int64); err != nil {
+		if _, err := tx.ExecContext(ctx, s.d.q(`DELETE FROM queue_rounds WHERE round IN (`+old+`)`), oldest.Int64); err != nil {
 			return res, s.wrap("prune", err)
 		}
 	}
