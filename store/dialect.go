@@ -95,7 +95,11 @@ func retryable(err error) bool {
 		switch {
 		case strings.HasPrefix(pe.Code, "08"), // connection exception
 			pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03", // admin shutdown, crash shutdown, cannot connect now
-			pe.Code == "40001", pe.Code == "40P01": // serialization failure, deadlock
+			pe.Code == "40001", pe.Code == "40P01", // serialization failure, deadlock
+			// a unique violation: only two RecordServer of one (scan,
+			// server) at once can cause one, and the retry finds the
+			// other's record and returns
+			pe.Code == "23505":
 			return true
 		}
 		return false

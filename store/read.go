@@ -93,7 +93,7 @@ func (s *Store) LastComplete(ctx context.Context, server string) (*Last, error) 
 }
 
 func (s *Store) lastComplete(ctx context.Context, server string) (*Last, error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: s.d.pg})
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, s.wrap("read last observation", err)
 	}
@@ -201,7 +201,7 @@ func (s *Store) history(ctx context.Context, q Query) ([]Version, error) {
 	}
 	query += ` ORDER BY server, tool, first_seen, tool_digest LIMIT ?`
 	args = append(args, limit)
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: s.d.pg})
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, s.wrap("read history", err)
 	}

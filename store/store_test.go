@@ -347,3 +347,27 @@ func TestReopenKeepsData(t *testing.T) {
 		t.Fatalf("a write to a read-only store: %v", err)
 	}
 }
+
+// The same server recorded twice at once (a retry racing its first
+// attempt): one record, no error.
+func TestRecordRace(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Store, _ string) {
+		ctx := context.Background()
+		id, _ := s.BeginScan(ctx, "race")
+		r := result("a", tool("t", "d"), tool("u", "e"))
+		r.Findings = []Finding{{RuleID: "R", ObservedDigest: r.Tools[0].Digest, Tool: "t"}}
+		errs := make(chan error, 8)
+		for range 8 {
+			go func() { errs <- s.RecordServer(ctx, id, r) }()
+		}
+		for range 8 {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		fs, _ := s.Findings(ctx, id, "a")
+		if len(fs) != 1 {
+			t.Fatalf("%d findings", len(fs))
+		}
+	})
+}
