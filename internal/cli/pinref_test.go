@@ -219,3 +219,34 @@ func TestPinRefRefusals(t *testing.T) {
 		t.Errorf("404: exit %d: %s", code, stderr)
 	}
 }
+
+// A tool whose bytes are as approved but whose decision its external
+// $refs make cannot be approved: approve says what to pin (exit 2, the
+// lock unchanged), --all skips it with the same note, the interactive
+// review does not ask; after pin-ref the check is clean.
+func TestApproveRefOnly(t *testing.T) {
+	doc := newDocServer(t, `{}`)
+	lp, docURL := refLock(t, doc)
+	before := readLock(t, lp)
+	code, _, stderr := run(t, "", "approve", "refs", "lookup", "--lock", lp, "--by", "bob@example.com", "--i-reviewed-the-denied-change")
+	if code != 2 || !strings.Contains(stderr, "lock pin-ref") || !strings.Contains(stderr, docURL) || !strings.Contains(stderr, "external_ref_present") {
+		t.Fatalf("approve: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = run(t, "", "approve", "refs", "--all", "--lock", lp, "--by", "bob@example.com")
+	if code != 0 || !strings.Contains(stderr, "not approved") || !strings.Contains(stderr, docURL) {
+		t.Fatalf("approve --all: exit %d: %s", code, stderr)
+	}
+	code, out, _ := run(t, "y\ny\n", "review", "refs", "--interactive", "--lock", lp, "--by", "bob@example.com")
+	if code != 0 || !strings.Contains(out, "not asked") || strings.Contains(out, "Approve this change") {
+		t.Fatalf("review: exit %d\n%s", code, out)
+	}
+	if !bytes.Equal(before, readLock(t, lp)) {
+		t.Error("the lock changed")
+	}
+	if code, _, stderr = run(t, "", "lock", "pin-ref", "refs", docURL, "--lock", lp, "--by", "bob@example.com", "--allow-private-refs"); code != 0 {
+		t.Fatalf("pin-ref: exit %d: %s", code, stderr)
+	}
+	if code, r, stderr := lockCheck(t, lp); code != 0 {
+		t.Fatalf("after pin-ref: exit %d %+v %s", code, r, stderr)
+	}
+}

@@ -155,12 +155,15 @@ can be approved.`,
 			if all {
 				tools = slices.Clone(st.res.Pending)
 			}
-			var denied, unknown []string
+			var denied, unknown, refs []string
 			for _, t := range tools {
 				d, ok := st.decisions[t]
+				note, byRefs := refOnly(st.s, d)
 				switch {
 				case !ok:
 					unknown = append(unknown, t)
+				case byRefs:
+					refs = append(refs, note)
 				case d.Decision == decide.Deny && !reviewedDenied:
 					denied = append(denied, fmt.Sprintf("%s (denied by %s)", safetext.QuoteASCII(t), safetext.Escape(strings.Join(d.DeniedBy, ", "))))
 				}
@@ -168,6 +171,13 @@ can be approved.`,
 			if len(unknown) > 0 {
 				return usageErr("not served by %s and not in the lock: %s (nothing was approved)", safetext.Quote(name), quoteList(unknown))
 			}
+			if len(refs) > 0 && !all {
+				return usageErr("%s; an approval cannot change that (nothing was approved)", strings.Join(refs, "; "))
+			}
+			for _, r := range refs {
+				fmt.Fprintf(e.stderr, "mcpdrift: not approved: %s\n", r)
+			}
+			tools = slices.DeleteFunc(tools, func(t string) bool { _, byRefs := refOnly(st.s, st.decisions[t]); return byRefs })
 			if len(denied) > 0 {
 				return usageErr("the %s profile denies the change of %s: read it (mcpdrift review %s) and approve with --i-reviewed-the-denied-change (nothing was approved)", st.s.Profile, strings.Join(denied, ", "), safetext.QuoteASCII(name))
 			}
@@ -333,6 +343,11 @@ func askEach(e *env, st *reviewState, ropt report.Options) ([]string, error) {
 	}
 	total := len(st.res.Pending)
 	for i, name := range st.res.Pending {
+		if note, byRefs := refOnly(st.s, st.decisions[name]); byRefs {
+			// Nothing to approve: what decides it is a document to pin.
+			fmt.Fprintf(e.stdout, "\n(%d/%d) %s (not asked: an approval cannot change it)\n", i+1, total, note)
+			continue
+		}
 		var db bytes.Buffer
 		if d, ok := byName[name]; ok {
 			if err := report.RenderDelta(&db, []delta.Tool{d}, ropt); err != nil {
