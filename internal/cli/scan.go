@@ -130,7 +130,7 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 				sr.st = st
 			}
 			if worker.on {
-				return sr.work(ctx, &worker, concurrency)
+				return sr.work(ctx, &worker, concurrency, format, maxTableRowsFlags)
 			}
 			if sr.st != nil {
 				if sr.scanID, err = sr.st.BeginScan(ctx, "scan "+src); err != nil {

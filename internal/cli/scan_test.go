@@ -82,6 +82,9 @@ func TestScanHistory(t *testing.T) {
 	if code != 0 || d.Counts["recorded"] != 3 || d.Schema != "mcpdrift.scan.v1" {
 		t.Fatalf("first scan: exit %d %+v %s", code, d, stderr)
 	}
+	if stderr != "" {
+		t.Fatalf("a scan on a pipe wrote to stderr (a progress bar belongs on a terminal only): %q", stderr)
+	}
 	if code, d, _ = scanJSONOut(t, args...); code != 0 || d.Counts["clean"] != 3 {
 		t.Fatalf("second scan: exit %d %+v", code, d)
 	}

@@ -79,7 +79,7 @@ func (w *workerFlags) check(storeURL string) error {
 // record, complete; until the round is drained. With --once it then
 // prints the summary of what this worker scanned and exits with its code;
 // otherwise it waits for the next round.
-func (sr *scanRun) work(ctx context.Context, w *workerFlags, concurrency int) error {
+func (sr *scanRun) work(ctx context.Context, w *workerFlags, concurrency int, format string, maxRows int) error {
 	var sh store.Shard
 	if w.shard != "" {
 		sh, _ = store.ParseShard(w.shard)
@@ -106,7 +106,11 @@ func (sr *scanRun) work(ctx context.Context, w *workerFlags, concurrency int) er
 		fmt.Fprintf(sr.e.stderr, "mcpdrift scan: worker %s: round %s drained: %d server(s) scanned here (exit %d)\n", safetext.Quote(w.id), safetext.Quote(round), len(results), code)
 		if w.once {
 			scan.Sort(results)
-			if err := sr.e.emit("-", scanText(results, code, 200)); err != nil {
+			out := scanText(results, code, maxRows)
+			if format == "json" {
+				out = scanJSON(results, code)
+			}
+			if err := sr.e.emit("-", out); err != nil {
 				return err
 			}
 			sr.e.code = code

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,6 +87,9 @@ func TestScanWorkers(t *testing.T) {
 	for i, c := range codes {
 		if c != 0 {
 			t.Fatalf("worker %d: exit %d: %s\n%s", i, c, errs[i], outs[i])
+		}
+		if !strings.Contains(outs[i], "servers:") {
+			t.Fatalf("worker %d wrote no summary: %s", i, outs[i])
 		}
 	}
 	st, err := store.Open(context.Background(), pgURL, store.Options{})
