@@ -29,6 +29,9 @@ const (
 	TriggerInterval    = "interval"     // no ttlMs: the default interval
 	TriggerListChanged = "list_changed" // notifications/tools/list_changed
 	TriggerRetry       = "retry"        // after a failure, with backoff
+	// TriggerStreamEnded: the server's list_changed stream, which was
+	// open, ended: what it would have said since is unknown.
+	TriggerStreamEnded = "stream_ended"
 )
 
 // Baselines a decision is made against.

@@ -243,12 +243,13 @@ type state struct {
 
 func (w *watcher) loop(ctx context.Context, t *Target) {
 	changed := make(chan struct{}, 1)
+	ended := make(chan struct{}, 1)
 	var lwg sync.WaitGroup
 	if w.opt.Listen != nil {
 		lwg.Add(1)
 		go func() {
 			defer lwg.Done()
-			w.listen(ctx, t, changed)
+			w.listen(ctx, t, changed, ended)
 		}()
 	}
 	defer lwg.Wait()
@@ -289,6 +290,8 @@ func (w *watcher) loop(ctx context.Context, t *Target) {
 			return
 		case <-w.opt.Clock.After(delay):
 			trigger = next
+		case <-ended:
+			trigger = TriggerStreamEnded
 		case <-changed:
 			trigger = TriggerListChanged
 			// A flood of notifications is one observation per Debounce.
@@ -381,9 +384,15 @@ func (st *state) update(t *Target, res *Result, err error, opt *Options) *Event 
 	return ev
 }
 
+// streamOpen is how long a listener must have run to count as a stream
+// that was open (a refused connection returns at once).
+const streamOpen = 5 * time.Second
+
 // listen holds the target's list_changed stream open, again after it
-// ends (with backoff), until ctx ends or the server offers none.
-func (w *watcher) listen(ctx context.Context, t *Target, changed chan<- struct{}) {
+// ends (with backoff), until ctx ends or the server offers none. When a
+// stream that was open ends, the server is observed at once: changes
+// while no stream is open would otherwise wait for its ttl.
+func (w *watcher) listen(ctx context.Context, t *Target, changed, ended chan<- struct{}) {
 	failures := 0
 	for ctx.Err() == nil {
 		start := w.opt.Clock.Now()
@@ -400,7 +409,16 @@ func (w *watcher) listen(ctx context.Context, t *Target, changed chan<- struct{}
 			w.opt.Warn("server " + safetext.Quote(t.Name) + ": " + safetext.Inert(err.Error()) + "; it is observed on its ttlMs or the interval only")
 			return
 		}
-		if w.opt.Clock.Now().Sub(start) > w.opt.BackoffMax {
+		lasted := w.opt.Clock.Now().Sub(start)
+		if lasted >= streamOpen {
+			// A stream that was open ended: what it would have said since
+			// is unknown, so the server is observed now, not at its ttl.
+			select {
+			case ended <- struct{}{}:
+			default:
+			}
+		}
+		if lasted > w.opt.BackoffMax {
 			failures = 0 // a stream that stayed open a while was no failure
 		}
 		failures++

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -385,4 +386,59 @@ func TestCompareAndVerdict(t *testing.T) {
 	if d, vs := Verdict(old, old, Options{}.Decide); d != "allow" || len(vs) != 0 {
 		t.Fatalf("unchanged: %s %+v", d, vs)
 	}
+}
+
+// TestStreamEndObserves: when a list_changed stream that was open ends,
+// the server is observed at once (a change while no stream is open would
+// otherwise wait for the ttl); a listener that fails at once does not.
+func TestStreamEndObserves(t *testing.T) {
+	ttl := time.Hour
+	sc := &script{steps: []func() (*Result, error){ok(result(t, &ttl, toolA)), ok(result(t, &ttl, toolA2))}, calls: make(chan int, 16)}
+	clk := newFakeClock()
+	drop := make(chan struct{})
+	var calls atomic.Int32
+	listen := func(ctx context.Context, _ *Target, _ func()) error {
+		switch calls.Add(1) {
+		case 1:
+			<-drop
+			clk.Advance(10 * time.Second) // the stream was open 10 s
+			return nil
+		case 2:
+			return errors.New("connection refused") // at once: no observation
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	evs := make(chan *Event, 16)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, []*Target{{Name: "s"}}, Options{Observe: sc.observe, Listen: listen, Clock: clk, Rand: func() float64 { return 0 }, Emit: func(e *Event) { evs <- e }})
+	}()
+	<-sc.calls
+	<-evs
+	close(drop)
+	select {
+	case <-sc.calls:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the end of an open stream did not start an observation")
+	}
+	if e := <-evs; e.Kind != KindChanged || e.Trigger != TriggerStreamEnded {
+		t.Fatalf("after the stream ended: %s", e.Line())
+	}
+	// The listener backs off (2.5 s at r=0) before its second attempt,
+	// which fails at once: no observation follows it.
+	deadline := time.Now().Add(5 * time.Second)
+	for calls.Load() < 2 && time.Now().Before(deadline) {
+		clk.Advance(time.Second)
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case i := <-sc.calls:
+		t.Fatalf("observation %d after a listener that failed at once", i)
+	case <-time.After(50 * time.Millisecond):
+	}
+	cancel()
+	<-done
 }
