@@ -430,3 +430,119 @@ func TestReadOnlyStore(t *testing.T) {
 		t.Fatalf("open read-only:\n%s", out)
 	}
 }
+
+func init() {
+	childModes["worker"] = childWorker
+}
+
+// childWorker sweeps MCPDRIFT_ROUND of the store at MCPDRIFT_STORE_URL:
+// claim (lease MCPDRIFT_LEASE), print "claimed SERVER ATTEMPT", and, unless
+// MCPDRIFT_STALL=1 (a worker that hangs after its first claim until it is
+// killed), complete it and print "done SERVER", until the round is drained.
+func childWorker() int {
+	ctx := context.Background()
+	s, err := Open(ctx, os.Getenv("MCPDRIFT_STORE_URL"), Options{})
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	defer s.Close()
+	lease, _ := time.ParseDuration(os.Getenv("MCPDRIFT_LEASE"))
+	round := os.Getenv("MCPDRIFT_ROUND")
+	for {
+		c, err := s.ClaimNext(ctx, round, fmt.Sprint("pid-", os.Getpid()), lease, Shard{})
+		if errors.Is(err, ErrRoundDrained) {
+			return 0
+		}
+		if errors.Is(err, ErrNoneClaimable) {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			fmt.Println("error", err)
+			return 1
+		}
+		fmt.Println("claimed", c.Server, c.Attempt)
+		if os.Getenv("MCPDRIFT_STALL") == "1" {
+			select {}
+		}
+		time.Sleep(5 * time.Millisecond) // the scan
+		if err := s.Complete(ctx, c, 0); err != nil {
+			fmt.Println("error", err)
+			return 1
+		}
+		fmt.Println("done", c.Server)
+	}
+}
+
+// Worker processes on one PostgreSQL round, one of them killed with
+// SIGKILL while it holds a lease: its server is claimed again once the
+// lease expired, and every server is completed exactly once.
+func TestWorkerKilledMidLease(t *testing.T) {
+	needPG(t)
+	s, url := pgStore(t, Options{})
+	ctx := context.Background()
+	var servers []string
+	for i := 0; i < 60; i++ {
+		servers = append(servers, fmt.Sprintf("srv-%02d", i))
+	}
+	if _, err := s.SeedRound(ctx, "r", servers); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"MCPDRIFT_STORE_URL=" + url, "MCPDRIFT_ROUND=r", "MCPDRIFT_LEASE=700ms"}
+	stall := child(t, "worker", append(env, "MCPDRIFT_STALL=1")...)
+	out, _ := stall.StdoutPipe()
+	if err := stall.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	var held string
+	if _, err := fmt.Sscanf(line, "claimed %s 1", &held); err != nil {
+		t.Fatalf("stalled worker: %q", line)
+	}
+	stall.Process.Signal(syscall.SIGKILL)
+	stall.Wait()
+
+	var wg sync.WaitGroup
+	outs := make([]string, 3)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := child(t, "worker", env...).Output()
+			outs[i] = string(b)
+			if err != nil {
+				outs[i] += "exit: " + err.Error()
+			}
+		}()
+	}
+	wg.Wait()
+	done := map[string]int{}
+	for _, o := range outs {
+		for _, l := range strings.Split(strings.TrimSpace(o), "\n") {
+			f := strings.Fields(l)
+			switch {
+			case len(f) == 2 && f[0] == "done":
+				done[f[1]]++
+			case len(f) == 3 && f[0] == "claimed":
+				// a second attempt is possible only once the lease expired
+				if f[1] == held && f[2] != "2" {
+					t.Errorf("the killed worker's server was claimed as attempt %s", f[2])
+				}
+			default:
+				t.Fatalf("worker output %q", l)
+			}
+		}
+	}
+	if len(done) != len(servers) {
+		t.Fatalf("%d of %d servers done", len(done), len(servers))
+	}
+	for sv, n := range done {
+		if n != 1 {
+			t.Fatalf("%s done %d times", sv, n)
+		}
+	}
+	if st, _ := s.Status(ctx, "r"); st.Done != len(servers) {
+		t.Fatalf("status %+v", st)
+	}
+}
