@@ -45,7 +45,12 @@
 // timeline of tool digests (one Version per server, tool and digest: first
 // and last seen, the scans, and the findings raised against that digest).
 //
-// # Work queue (PostgreSQL only)
+// Scans, Observations and Findings list what was recorded; Check runs
+// SQLite's integrity_check. ParseURL, ParseKeep (--keep), ParseSince
+// (--since) and ParseShard (--shard) read the flags; DefaultURL is the
+// default store.
+//
+// # Work queue (PostgreSQL; SQLite too, for one machine)
 //
 // SeedRound inserts a round's servers idempotently (any worker may seed);
 // ClaimNext claims one unclaimed server (or one whose lease expired) with
@@ -53,7 +58,17 @@
 // Complete marks it done, refusing a claim whose lease was taken over
 // (ErrLeaseLost). ClaimNext returns ErrRoundDrained when every server of
 // the round is done, and ErrNoneClaimable when the rest is leased by
-// other workers.
+// other workers. Leases are timed by the database server's clock on
+// PostgreSQL. RoundKey names the round of an interval; Status counts a
+// round's servers.
+//
+// # Errors
+//
+// Every failure is an *Error naming the store (never its password) whose
+// class errors.Is finds: ErrTooNew, ErrCorrupt, ErrLocked, ErrReadOnly,
+// ErrNotFound, ErrInvalid (a ServerResult refused before anything is
+// written), ErrURL; and ErrLeaseLost, ErrRoundDrained, ErrNoneClaimable of
+// the queue. The messages are composed with safetext.
 //
 // # Text
 //
@@ -192,7 +207,7 @@ func (s *Store) wrap(op string, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	return &Error{Store: s.loc.Display, Op: op, Kind: s.d.classify(err), Err: err}
+	return &Error{Store: s.loc.Display, Op: op, Kind: s.d.classify(err), Err: scrub(err, s.loc)}
 }
 
 // Error is a store failure: which store, what was being done, and the
