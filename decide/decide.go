@@ -71,6 +71,14 @@ type Baseline struct {
 	ServerID string
 	Identity manifest.Identity
 	Tools    []manifest.Tool
+	// PinnedRefs and VerifiedRefs are the trust record of external
+	// documents that goes with these tools (a lock's refs; see
+	// Options.PinnedRefs), for a caller that keeps a baseline and replaces
+	// it whole — the gateway's Reload — so that the pins travel with the
+	// approvals. Set them before the baseline is used; Options.PinnedRefs,
+	// when set, wins.
+	PinnedRefs   map[string]string
+	VerifiedRefs map[string]string
 
 	byName   map[string]*manifest.Tool
 	digests  map[string]string
@@ -296,6 +304,9 @@ func DecideTools(pinned, served []manifest.Tool, opt Options) []Tool {
 }
 
 func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionProfile, opt Options) []Tool {
+	if opt.PinnedRefs == nil && b.PinnedRefs != nil {
+		opt.PinnedRefs, opt.VerifiedRefs = b.PinnedRefs, b.VerifiedRefs
+	}
 	pins := opt.refPins()
 	out := make([]Tool, 0, len(served))
 	seen := make(map[string]bool, len(served))

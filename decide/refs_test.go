@@ -116,6 +116,14 @@ func TestRefDecisions(t *testing.T) {
 			if ld, ok := l.Decision("lookup"); !ok || ld.Decision != d.Decision || ld.Serve != d.Serve {
 				t.Errorf("list decision %+v, tools decision %s", ld, d.Decision)
 			}
+			// And with the trust record carried by the baseline (the
+			// gateway's Reload).
+			bl := decide.NewBaseline("s", manifest.Identity{}, p)
+			bl.PinnedRefs, bl.VerifiedRefs = c.pins, c.verified
+			l = decide.DecideList(bl, &decide.Served{Tools: one(t, c.served), Completeness: manifest.Complete}, decide.Options{Profile: c.profile})
+			if ld, ok := l.Decision("lookup"); !ok || ld.Decision != d.Decision || ld.Serve != d.Serve || strings.Join(ld.DeniedBy, ",") != c.deniedBy {
+				t.Errorf("baseline's record: %+v, tools decision %s", ld, d.Decision)
+			}
 		})
 	}
 }

@@ -55,6 +55,15 @@ func (s *Server) RefPins() map[string]string {
 	return m
 }
 
+// Baseline is the server's approved tools as the gateway's baseline, with
+// its pinned refs (and, when verification was asked, what was fetched;
+// nil: not asked) carried along, so that a reload replaces both.
+func (s *Server) Baseline(verified map[string]string) *decide.Baseline {
+	b := decide.NewBaseline(s.Name, s.Identity, s.ToolValues())
+	b.PinnedRefs, b.VerifiedRefs = s.RefPins(), verified
+	return b
+}
+
 // DecideOptions are the options of every decision about this server: its
 // profile, the classifier, its pinned refs and, when verification was
 // asked, what was fetched (nil: not asked). The gateway with --lock

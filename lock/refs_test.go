@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
@@ -118,5 +119,22 @@ func TestCheckRefs(t *testing.T) {
 	s.PinRef(Ref{URL: "https://schemas.example.com/rec.json", SHA256: a, By: alice.By, At: alice.At}, alice)
 	if r := check(CheckOptions{VerifiedRefs: map[string]string{}}); r.ExitCode != 1 || !slices.Equal(r.Pending, []string{"lookup"}) {
 		t.Errorf("unverified under review: %+v", r)
+	}
+}
+
+// The gateway's baseline carries the pins: its list decision is Check's.
+func TestBaselineCarriesRefs(t *testing.T) {
+	s := refServer(t, ProfileFailClosed)
+	served := &decide.Served{Tools: s.ToolValues(), Completeness: manifest.Complete, Identity: s.Identity}
+	if d, _ := decide.DecideList(s.Baseline(nil), served, decide.Options{Profile: schemadiff.FailClosedProfile}).Decision("lookup"); d.Serve || d.Decision != decide.Deny {
+		t.Errorf("unpinned: %+v", d)
+	}
+	a := "sha256:" + strings.Repeat("a", 64)
+	s.PinRef(Ref{URL: "https://schemas.example.com/rec.json", SHA256: a, By: alice.By, At: alice.At}, alice)
+	if d, _ := decide.DecideList(s.Baseline(nil), served, decide.Options{Profile: schemadiff.FailClosedProfile}).Decision("lookup"); !d.Serve {
+		t.Errorf("pinned: %+v", d)
+	}
+	if d, _ := decide.DecideList(s.Baseline(map[string]string{}), served, decide.Options{Profile: schemadiff.FailClosedProfile}).Decision("lookup"); d.Serve || d.DeniedBy[0] != schemadiff.ExternalRefUnverified {
+		t.Errorf("unverified: %+v", d)
 	}
 }
