@@ -305,7 +305,10 @@ func Fetch(ctx context.Context, raw string, opt Options) (*Document, error) {
 				return fmt.Errorf("%w: more than %d redirects", ErrRedirect, opt.MaxRedirects)
 			}
 			if origin(req.URL) != want {
-				return fmt.Errorf("%w: a redirect to %s leaves the ref's origin %s", ErrRedirect, safetext.Quote(req.URL.Redacted()), safetext.Quote(want))
+				return fmt.Errorf("%w: a redirect to %s leaves the ref's origin %s", ErrRedirect, safetext.Quote(Redacted(req.URL.String())), safetext.Quote(want))
+			}
+			if req.URL.User != nil {
+				return fmt.Errorf("%w: a redirect to a URL with user info", ErrRedirect)
 			}
 			final = req.URL.String()
 			return nil

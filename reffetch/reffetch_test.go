@@ -116,6 +116,8 @@ func TestFetchRedirects(t *testing.T) {
 			http.Redirect(w, r, "http://localhost:"+u.Port()+"/doc.json", http.StatusFound)
 		case "/scheme":
 			http.Redirect(w, r, "https://"+r.Host+"/doc.json", http.StatusFound)
+		case "/userinfo":
+			http.Redirect(w, r, "http://user:s3cret@"+r.Host+"/doc.json", http.StatusFound)
 		case "/loop":
 			http.Redirect(w, r, "/loop", http.StatusFound)
 		case "/doc.json":
@@ -126,9 +128,9 @@ func TestFetchRedirects(t *testing.T) {
 	if err != nil || d.Final != s.URL+"/doc.json" || d.SHA256 != Digest([]byte("{}")) {
 		t.Fatalf("same-origin redirect: %+v %v", d, err)
 	}
-	for _, p := range []string{"/port", "/host", "/scheme", "/loop"} {
+	for _, p := range []string{"/port", "/host", "/scheme", "/loop", "/userinfo"} {
 		_, err := Fetch(context.Background(), s.URL+p, loopback)
-		if !errors.Is(err, ErrRedirect) {
+		if !errors.Is(err, ErrRedirect) || strings.Contains(fmt.Sprint(err), "s3cret") {
 			t.Errorf("%s: %v, want ErrRedirect", p, err)
 		}
 	}
