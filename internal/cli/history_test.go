@@ -24,7 +24,11 @@ func historyTool(name, desc string) store.Tool {
 // against the changed digest; a hostile tool name rides along.
 func seedHistory(t *testing.T) (url string, v1, v2 store.Tool) {
 	t.Helper()
-	url = "sqlite:" + filepath.Join(t.TempDir(), "h.db")
+	return seedHistoryAt(t, "sqlite:"+filepath.Join(t.TempDir(), "h.db"))
+}
+
+func seedHistoryAt(t *testing.T, url string) (_ string, v1, v2 store.Tool) {
+	t.Helper()
 	clock := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	s, err := store.Open(context.Background(), url, store.Options{Now: func() time.Time { return clock }})
 	if err != nil {
@@ -54,6 +58,16 @@ func seedHistory(t *testing.T) (url string, v1, v2 store.Tool) {
 
 func TestHistoryCommand(t *testing.T) {
 	url, v1, v2 := seedHistory(t)
+	checkHistoryCommand(t, url, v1, v2)
+}
+
+// The same timeline from a PostgreSQL store (names and messages as bytea).
+func TestHistoryCommandPostgres(t *testing.T) {
+	url, v1, v2 := seedHistoryAt(t, startPG(t))
+	checkHistoryCommand(t, url, v1, v2)
+}
+
+func checkHistoryCommand(t *testing.T, url string, v1, v2 store.Tool) {
 	code, out, errs := run(t, "", "history", "ci\x1b]0;pwn\x07", "--tool", "deploy", "--store", url)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
