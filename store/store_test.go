@@ -371,3 +371,62 @@ func TestRecordRace(t *testing.T) {
 		}
 	})
 }
+
+// A migration that fails part-way changes nothing: its statements run in
+// one transaction with the version update.
+func TestMigrationIsAtomic(t *testing.T) {
+	forEach(t, func(t *testing.T, s *Store, url string) {
+		ctx := context.Background()
+		saved, savedV := migrations, SchemaVersion
+		defer func() { migrations, SchemaVersion = saved, savedV }()
+		migrations = append(append([]string(nil), saved...), `CREATE TABLE half_done (a INTEGER); CREATE TABLE broken (`)
+		SchemaVersion = len(migrations)
+		if _, err := Open(ctx, url, Options{RetryFor: -1}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("migrate to version %d", SchemaVersion)) {
+			t.Fatalf("a broken migration: %v", err)
+		}
+		migrations, SchemaVersion = saved, savedV
+		s2, err := Open(ctx, url, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s2.Close()
+		if s2.SchemaVersion() != savedV {
+			t.Fatalf("version %d", s2.SchemaVersion())
+		}
+		if _, err := s2.db.Exec(`SELECT count(*) FROM half_done`); err == nil {
+			t.Fatal("the failed migration's first statement stayed")
+		}
+	})
+}
+
+// Many processes opening a new store at once: one migrates, the others
+// wait for it and find it done.
+func TestConcurrentFirstOpen(t *testing.T) {
+	var urls []string
+	urls = append(urls, "sqlite:"+filepath.Join(t.TempDir(), "new.db"))
+	if pg != nil {
+		u, err := pg.NewSchema(context.Background(), "open")
+		if err != nil {
+			t.Fatal(err)
+		}
+		urls = append(urls, u)
+	}
+	for _, url := range urls {
+		errs := make(chan error, 8)
+		for range 8 {
+			go func() {
+				s, err := Open(context.Background(), url, Options{BusyTimeout: 20 * time.Second})
+				if err == nil {
+					_, err = s.BeginScan(context.Background(), "x")
+					s.Close()
+				}
+				errs <- err
+			}()
+		}
+		for range 8 {
+			if err := <-errs; err != nil {
+				t.Fatalf("%s: %v", url[:6], err)
+			}
+		}
+	}
+}
