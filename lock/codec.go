@@ -10,6 +10,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
 	"github.com/mcpdrift/mcpdrift/schemas"
 )
 
@@ -238,12 +239,21 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 		if err := decodeInto(rv, &s.Refs); err != nil {
 			return bad(ptr+"/refs", "%s", safetext.Escape(err.Error()))
 		}
-		for i := 1; i < len(s.Refs); i++ {
-			for j := range i {
-				if s.Refs[j].URL == s.Refs[i].URL {
-					return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "ref %s is pinned twice", safetext.Quote(s.Refs[i].URL))
-				}
+		urls := make(map[string]bool, len(s.Refs))
+		for i, r := range s.Refs {
+			// A pin is of a document URL in the one form a $ref is
+			// matched in; another spelling would never match.
+			switch doc, err := schemadiff.RefDocument(r.URL); {
+			case err != nil:
+				// Not quoted: it may carry user info.
+				return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "the ref's URL cannot be pinned: %s", safetext.Escape(err.Error()))
+			case doc != r.URL:
+				return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "ref %s is not in its normal form (%s), so no $ref would match it; pin it with mcpdrift lock pin-ref", safetext.Quote(r.URL), safetext.Quote(doc))
 			}
+			if urls[r.URL] {
+				return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "ref %s is pinned twice", safetext.Quote(r.URL))
+			}
+			urls[r.URL] = true
 		}
 		slices.SortFunc(s.Refs, func(a, b Ref) int { return strings.Compare(a.URL, b.URL) })
 	}

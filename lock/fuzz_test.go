@@ -2,6 +2,7 @@ package lock
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -14,6 +15,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"schema":"mcpdrift.lock.v1","servers":[]}`))
 	f.Add(bytes.Replace(good, []byte(`"review"`), []byte(`"fail-closed"`), 1))
 	f.Add(bytes.Replace(good, []byte(`"acme"`), []byte(`"zeta"`), -1))
+	withRef := sampleLock(f)
+	withRef.Servers[0].PinRef(Ref{URL: "https://schemas.example.com/a.json", SHA256: "sha256:" + strings.Repeat("a", 64), By: "alice", At: alice.At}, alice)
+	f.Add(withRef.Marshal())
 	f.Fuzz(func(t *testing.T, src []byte) {
 		l, err := Parse(src, "fuzz.lock")
 		if err != nil {

@@ -64,6 +64,20 @@ func TestRefsRoundTrip(t *testing.T) {
 	if _, err := Parse(dup, "x"); err == nil || !strings.Contains(err.Error(), "/refs/1/url") {
 		t.Errorf("duplicate ref: %v", err)
 	}
+	// A URL not in the form a $ref is matched in is refused with its
+	// pointer: it would never match.
+	for bad, want := range map[string]string{
+		"https://Schemas.Example.com/other.json":     "normal form",
+		"https://schemas.example.com/other.json#/x":  "normal form",
+		"https://schemas.example.com:443/other.json": "normal form",
+		"other.json": "relative",
+		"https://u:p@schemas.example.com/other.json": "user info",
+	} {
+		b := bytes.Replace(out, []byte(`"url":"https://schemas.example.com/other.json"`), []byte(`"url":"`+bad+`"`), 1)
+		if _, err := Parse(b, "x"); err == nil || !strings.Contains(err.Error(), "/refs/") || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "u:p@") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
 }
 
 // Check judges the tools' external $refs against the server's pins: an
