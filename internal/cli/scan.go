@@ -27,6 +27,8 @@ import (
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/scan"
 	"github.com/mcpdrift/mcpdrift/store"
+	"github.com/mcpdrift/mcpdrift/telemetry"
+	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
 // scanRun is one scan: the servers, the store, and how each is checked.
@@ -40,6 +42,8 @@ type scanRun struct {
 	// check observes and gates one server (checkFleetServer, or a lock
 	// entry's check when scanning a lock).
 	check func(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult)
+	// tracer traces every listing (nil: --otlp-endpoint not given).
+	tracer mcptrace.Tracer
 }
 
 func newScan(e *env) *cobra.Command {
@@ -51,6 +55,7 @@ func newScan(e *env) *cobra.Command {
 		worker            workerFlags
 		noStore           bool
 		maxTableRowsFlags int
+		otlp              *otlpFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "scan (--lock FILE | --inventory FILE | --url URL ...) [--concurrency N] [--timeout 30s] [--store URL] [--format text|json]",
@@ -86,6 +91,13 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 			case noStore && storeURL != "":
 				return usageErr("--no-store and --store exclude each other")
 			}
+			// A bad --otlp-endpoint is a usage error before anything runs;
+			// the spans are exported when the scan ends (at most 2 s).
+			tr, err := otlp.start(e, telemetry.ModeRun)
+			if err != nil {
+				return err
+			}
+			defer tr.finish()
 			c, err := loadClassifier(rules)
 			if err != nil {
 				return usageErr("--rules: %s", safetext.Escape(err.Error()))
@@ -104,7 +116,10 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 			if len(servers) == 0 {
 				return usageErr("the %s lists no server", strings.TrimPrefix(src, "--"))
 			}
-			sr := &scanRun{e: e, fleet: &fleet, servers: servers, classifier: c}
+			sr := &scanRun{e: e, fleet: &fleet, servers: servers, classifier: c, tracer: tr.tracer()}
+			for _, s := range servers {
+				s.cfg.Tracer = sr.tracer
+			}
 			sr.check = sr.checkFleetServer
 			if fleet.lockPath != "" {
 				sr.check = sr.checkLockServer
@@ -118,7 +133,7 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 			if parent == nil {
 				parent = context.Background()
 			}
-			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(tr.begin(parent, "scan"), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if storeURL != "" {
 				storeSecrets(e, storeURL)
@@ -167,6 +182,7 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 	f.IntVar(&concurrency, "concurrency", 8, "servers observed at once")
 	f.IntVar(&maxTableRowsFlags, "max-rows", 200, "rows of the text table at most (the worst ones; the JSON has every server)")
 	worker.register(cmd)
+	otlp = registerOTLP(cmd)
 	return cmd
 }
 
@@ -399,7 +415,7 @@ func scanText(rs []scan.Result, code, maxRows int) []byte {
 // observation's digest and status, and the gate's findings (the lock
 // holds the tools; the check keeps no listing to record).
 func (sr *scanRun) checkLockServer(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult) {
-	c := checkServer(ctx, sr.e, sr.fleet.base(), s.lockServer, lock.CheckOptions{Classifier: sr.classifier, Today: today()}, nil)
+	c := checkServer(ctx, sr.e, sr.fleet.base(), s.lockServer, lock.CheckOptions{Classifier: sr.classifier, Today: today()}, sr.tracer)
 	lr := c.result
 	if lr.Target != "" {
 		s.target = lr.Target

@@ -312,6 +312,8 @@ func TestOTLPEndpointUsage(t *testing.T) {
 		"pin":        {"pin", "--url", url, "--server-id", "x", "-o", filepath.Join(dir, "d.json")},
 		"proxy":      {"proxy", "--upstream-url", url, "--listen", "127.0.0.1:0"},
 		"lock check": {"lock", "check", "--lock", lp},
+		"scan":       {"scan", "--url", url, "--no-store"},
+		"watch":      {"watch", "--url", url},
 	}
 	for name, args := range cmds {
 		for _, bad := range []string{"not a url", "127.0.0.1:4318", "ftp://collector:21", "", "http://user:" + otlpSecret + "@h:4318", "http://h:4318/#x"} {
@@ -476,4 +478,39 @@ func TestLockCheckTraced(t *testing.T) {
 		}
 	}
 	noSecretIn(t, "the output", []byte(out+stderr), otlpSecret)
+}
+
+// TestScanTraced: a traced scan exports one root span and each server's
+// listing under it, for a list of URLs and for a lock (through lock
+// check's per-server check).
+func TestScanTraced(t *testing.T) {
+	_, u1 := mock(t, mockserver.Config{PageSize: 2}, exampleV1)
+	_, u2 := mock(t, mockserver.Config{}, exampleV1)
+	col := collector(t, otlptest.Accept)
+	if code, _, stderr := run(t, "", "scan", "--url", u1, "--url", u2, "--no-store", "--otlp-endpoint", col.URL()); code != 0 {
+		t.Fatalf("scan: %d %s", code, stderr)
+	}
+	names := map[string]int{}
+	for _, sp := range col.Spans() {
+		names[sp.Kind+" "+sp.Name]++
+	}
+	if names["INTERNAL mcpdrift scan"] != 1 || names["INTERNAL tools/list"] != 2 || names["CLIENT tools/list"] != 4 {
+		t.Errorf("scan spans %v", names)
+	}
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	if code, _, stderr := run(t, "", "lock", "add", "one", "--lock", lp, "--url", u1, "--by", "a@example.com"); code != 0 {
+		t.Fatalf("lock add: %d %s", code, stderr)
+	}
+	col2 := collector(t, otlptest.Accept)
+	if code, _, stderr := run(t, "", "scan", "--lock", lp, "--no-store", "--otlp-endpoint", col2.URL()); code != 0 {
+		t.Fatalf("scan --lock: %d %s", code, stderr)
+	}
+	names = map[string]int{}
+	for _, sp := range col2.Spans() {
+		names[sp.Kind+" "+sp.Name]++
+	}
+	if names["INTERNAL mcpdrift scan"] != 1 || names["INTERNAL tools/list"] != 1 || names["CLIENT tools/list"] != 3 {
+		t.Errorf("scan --lock spans %v", names)
+	}
 }

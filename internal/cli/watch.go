@@ -19,6 +19,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/store"
+	"github.com/mcpdrift/mcpdrift/telemetry"
 	"github.com/mcpdrift/mcpdrift/watch"
 )
 
@@ -150,6 +151,7 @@ func newWatch(e *env) *cobra.Command {
 		backoffMin, backoffMax             time.Duration
 		concurrency                        int
 		noListen                           bool
+		otlp                               *otlpFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "watch (--lock FILE | --inventory FILE | --url URL ...) [--events FILE] [--webhook URL] [--store URL]",
@@ -175,6 +177,13 @@ On SIGTERM or SIGINT the observations in flight finish, queued webhook
 events get 5 s, and the command exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Spans go out in bounded batches while the watch runs (the
+			// gateway's mode), the last ones when it stops.
+			tr, err := otlp.start(e, telemetry.ModeService)
+			if err != nil {
+				return err
+			}
+			defer tr.finish()
 			servers, err := fleet.servers(e)
 			if err != nil {
 				return err
@@ -216,7 +225,9 @@ events get 5 s, and the command exits 0.`,
 					warn("server " + safetext.Quote(s.name) + " is not watched: " + s.err)
 					continue
 				}
-				t := &watch.Target{Name: s.name, Config: s.cfg, Baseline: s.baseline, HasBaseline: s.hasBaseline}
+				cfg := s.cfg
+				cfg.Tracer = tr.tracer()
+				t := &watch.Target{Name: s.name, Config: cfg, Baseline: s.baseline, HasBaseline: s.hasBaseline}
 				targets = append(targets, t)
 				byTarget[t] = s
 			}
@@ -299,6 +310,7 @@ events get 5 s, and the command exits 0.`,
 	f.DurationVar(&backoffMax, "backoff-max", watch.DefaultBackoffMax, "the longest delay after failed observations")
 	f.IntVar(&concurrency, "concurrency", watch.DefaultConcurrency, "observations in flight at most")
 	f.BoolVar(&noListen, "no-listen", false, "do not hold list_changed streams open; observe on ttlMs and the interval only")
+	otlp = registerOTLP(cmd)
 	return cmd
 }
 
