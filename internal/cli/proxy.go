@@ -32,6 +32,7 @@ func newProxy(e *env) *cobra.Command {
 		relist, listTimeout                          time.Duration
 		rules                                        string
 		lockPath, allowedSigners                     string
+		verifyRefs, allowPrivateRefs                 bool
 		otlp                                         *otlpFlags
 	)
 	cmd := &cobra.Command{
@@ -95,8 +96,8 @@ old one stays in force.`,
 				}
 				l2.configServer = ""
 				live, argv = *l2, argv2
-			} else if allowedSigners != "" {
-				return usageErr("--allowed-signers checks the signature of a lock: it goes with --lock FILE")
+			} else if allowedSigners != "" || verifyRefs {
+				return usageErr("--allowed-signers and --verify-refs check a lock: they go with --lock FILE")
 			}
 			prof, err := schemadiff.DecisionProfileByName(profile)
 			if err != nil {
@@ -162,8 +163,16 @@ old one stays in force.`,
 					return err
 				}
 			}
+			// With --verify-refs the pinned documents are fetched (bounded)
+			// at start and at every reload; nothing is fetched otherwise.
+			verify := func(s *lock.Server) map[string]string {
+				if !verifyRefs {
+					return nil
+				}
+				return verifiedRefs(e.context(), e, []*lock.Server{s}, allowPrivateRefs)
+			}
 			if locked != nil {
-				baseline = lockBaseline(locked)
+				baseline = lockBaseline(locked, verify(locked))
 			}
 			if serverID == "" {
 				serverID = target
@@ -229,7 +238,7 @@ old one stays in force.`,
 					if err != nil {
 						return nil, err
 					}
-					return lockBaseline(s), nil
+					return lockBaseline(s, verify(s)), nil
 				})
 			}
 			if metricsListen != "" {
@@ -288,6 +297,7 @@ old one stays in force.`,
 	f.StringVar(&rules, "rules", "", "YAML privilege rules")
 	f.StringVar(&lockPath, "lock", "", "front server --server NAME of this lock: its upstream, approved tools and profile (reloaded when the lock changes)")
 	registerAllowedSigners(cmd, &allowedSigners)
+	registerVerifyRefs(cmd, &verifyRefs, &allowPrivateRefs)
 	return cmd
 }
 
