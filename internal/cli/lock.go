@@ -28,10 +28,10 @@ import (
 func newLock(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lock",
-		Short: "Pin many servers in one lock (mcpdrift.lock): add, check, profile, export, remove, sign",
+		Short: "Pin many servers in one lock (mcpdrift.lock): add, check, profile, export, remove, sign, pin-ref",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErr("lock needs a subcommand: add, check, profile, export, remove or sign (see mcpdrift lock --help)")
+			return usageErr("lock needs a subcommand: add, check, profile, export, remove, sign or pin-ref (see mcpdrift lock --help)")
 		},
 	}
 	cmd.AddCommand(newLockAdd(e), newLockCheck(e), newLockProfile(e), newLockExport(e), newLockRemove(e), newLockSign(e), newLockPinRef(e))

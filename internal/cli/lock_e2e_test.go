@@ -108,7 +108,7 @@ func TestLockEndToEnd(t *testing.T) {
 	// 4. review in a tmux terminal: approve read_file, skip write_file.
 	sock := filepath.Join(dir, "tmux.sock")
 	done := filepath.Join(dir, "review.exit")
-	cmdline := "env MCPDRIFT_TEST_AS_CLI=1 " + shellQuote(exe) + " review files --lock " + shellQuote(lp) + " --by carol@example.com --color never; echo $? > " + shellQuote(done) + "; sleep 60"
+	cmdline := "env MCPDRIFT_TEST_AS_CLI=1 " + shellQuote(exe) + " review files --lock " + shellQuote(lp) + " --by carol@example.com --color never; echo $? > " + shellQuote(done+".tmp") + " && mv " + shellQuote(done+".tmp") + " " + shellQuote(done) + "; sleep 60"
 	tm := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
