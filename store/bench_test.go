@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -115,4 +117,112 @@ func BenchmarkHistoryOneTool(b *testing.B) {
 		})
 		s.Close()
 	}
+}
+
+// BenchmarkClaimComplete: one ClaimNext and one Complete per op from 4
+// goroutines (each a pool of its own, as worker processes have) on one
+// round: the queue's cost per server, against the named baseline of the
+// same two statements without the queue (an UPDATE of a row by key).
+func BenchmarkClaimComplete(b *testing.B) {
+	if pg == nil {
+		b.Skip("no PostgreSQL")
+	}
+	ctx := context.Background()
+	b.Run("queue", func(b *testing.B) {
+		url, err := pg.NewSchema(ctx, "q")
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := Open(ctx, url, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		servers := make([]string, b.N)
+		for i := range servers {
+			servers[i] = fmt.Sprintf("server-%07d", i)
+		}
+		if _, err := s.SeedRound(ctx, "r", servers); err != nil {
+			b.Fatal(err)
+		}
+		var stores []*Store
+		for range 4 {
+			w, err := Open(ctx, url, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			stores = append(stores, w)
+		}
+		b.ResetTimer()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for _, w := range stores {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					c, err := w.ClaimNext(ctx, "r", "w", time.Minute, Shard{})
+					if errors.Is(err, ErrRoundDrained) {
+						return
+					}
+					if errors.Is(err, ErrNoneClaimable) {
+						continue
+					}
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if err := w.Complete(ctx, c, 0); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "servers/s")
+	})
+	b.Run("baseline-update-by-key", func(b *testing.B) {
+		url, err := pg.NewSchema(ctx, "q")
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := Open(ctx, url, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		servers := make([]string, b.N)
+		for i := range servers {
+			servers[i] = fmt.Sprintf("server-%07d", i)
+		}
+		s.SeedRound(ctx, "r", servers)
+		next := make(chan string, b.N)
+		for _, sv := range servers {
+			next <- sv
+		}
+		close(next)
+		b.ResetTimer()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for sv := range next {
+					if _, err := s.db.ExecContext(ctx, `UPDATE queue_items SET state = 'claimed', token = token + 1 WHERE round = 'r' AND server = $1`, []byte(sv)); err != nil {
+						b.Error(err)
+						return
+					}
+					if _, err := s.db.ExecContext(ctx, `UPDATE queue_items SET state = 'done' WHERE round = 'r' AND server = $1`, []byte(sv)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "servers/s")
+	})
 }

@@ -129,7 +129,19 @@ func (s *Store) SeedRound(ctx context.Context, round string, servers []string) (
 			n, _ := r.RowsAffected()
 			added += int(n)
 		}
-		return s.wrap("seed round (commit)", tx.Commit())
+		if err := tx.Commit(); err != nil {
+			return s.wrap("seed round (commit)", err)
+		}
+		if s.d.pg && added > 0 {
+			// Fresh statistics, or the planner, believing the table
+			// nearly empty, plans each claim as a sort of every open row
+			// (a claim then costs O(round); with them it reads the
+			// partial index in order and stops at the first row).
+			if _, err := s.db.ExecContext(ctx, `ANALYZE queue_items`); err != nil {
+				return s.wrap("seed round (analyze)", err)
+			}
+		}
+		return nil
 	})
 	return added, err
 }
@@ -206,7 +218,9 @@ func (s *Store) claimNext(ctx context.Context, round, worker string, lease time.
 	args = append(args, s.clockArgs()...)
 	args = append(args, shardArgs...)
 	var server []byte
-	err = tx.QueryRowContext(ctx, s.d.q(`SELECT server FROM queue_items WHERE round = ? AND (state = 'pending' OR (state = 'claimed' AND expires_at < `+now+`))`+shardCond+` ORDER BY server LIMIT 1`+lock), args...).Scan(&server)
+	// state <> 'done' selects the partial index of open rows, so a claim
+	// never walks the servers already done (it did: quadratic in a round).
+	err = tx.QueryRowContext(ctx, s.d.q(`SELECT server FROM queue_items WHERE round = ? AND state <> 'done' AND (state = 'pending' OR (state = 'claimed' AND expires_at < `+now+`))`+shardCond+` ORDER BY server LIMIT 1`+lock), args...).Scan(&server)
 	if errors.Is(err, sql.ErrNoRows) {
 		var left int
 		a := append([]any{round}, shardArgs...)

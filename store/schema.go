@@ -103,7 +103,7 @@ CREATE TABLE queue_items (
 	scan_id BIGINT,
 	PRIMARY KEY (round, server)
 );
-CREATE INDEX queue_items_state ON queue_items (round, state, expires_at);
+CREATE INDEX queue_items_open ON queue_items (round, server) WHERE state <> 'done';
 `,
 }
 
