@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -20,6 +21,15 @@ func TestMain(m *testing.M) {
 	// tests): run the child's part and exit.
 	if mode := os.Getenv("MCPDRIFT_STORE_CHILD"); mode != "" {
 		os.Exit(childMain(mode))
+	}
+	// A fuzzing run (the coordinator and each worker run TestMain) needs
+	// no PostgreSQL: the fuzz targets are parsers.
+	flag.Parse()
+	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
+		os.Exit(m.Run())
+	}
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		os.Exit(m.Run())
 	}
 	pg, pgErr = pgtest.Start(context.Background())
 	if pgErr != nil {
