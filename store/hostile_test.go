@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpdrift/mcpdrift/redact"
 )
 
 // child starts the test binary again in a child mode (see childMain).
@@ -544,5 +546,61 @@ func TestWorkerKilledMidLease(t *testing.T) {
 	}
 	if st, _ := s.Status(ctx, "r"); st.Done != len(servers) {
 		t.Fatalf("status %+v", st)
+	}
+}
+
+// A record that holds a secret of the run — a server reflecting the
+// Authorization header it was sent into a tool, escaped or not, or a
+// target or message that carries one — is refused and nothing is written:
+// no byte of the store's files holds the secret.
+func TestSecretsNeverStored(t *testing.T) {
+	const secret = "sk-live-9f8e7d6c5b4a"
+	set := &redact.Set{}
+	set.AddHeader("Authorization", "Bearer "+secret)
+	dir := t.TempDir()
+	url := "sqlite:" + filepath.Join(dir, "h.db")
+	s, err := Open(context.Background(), url, Options{Secrets: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := s.BeginScan(ctx, "scan --header Authorization=Bearer "+secret); !errors.Is(err, ErrSecret) {
+		t.Fatalf("source: %v", err)
+	}
+	id, err := s.BeginScan(ctx, "scan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	escaped := `sk-live-9f8e7d6c5b4\u0061`
+	for name, mut := range map[string]func(r *ServerResult){
+		"raw":          func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","description":"token ` + secret + `"}`) },
+		"escaped raw":  func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","description":"token ` + escaped + `"}`) },
+		"member name":  func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","x` + escaped + `":1}`) },
+		"tool name":    func(r *ServerResult) { r.Tools[0].Name = "t" + secret },
+		"target path":  func(r *ServerResult) { r.Target = "https://example.test/" + secret + "/mcp" },
+		"error detail": func(r *ServerResult) { r.ErrorDetail = "401 for Bearer " + secret },
+		"server info":  func(r *ServerResult) { r.Identity.ServerName = secret },
+		"finding":      func(r *ServerResult) { r.Findings = []Finding{{RuleID: "R", Message: "saw " + secret}} },
+	} {
+		r := result("srv", tool("t", "d"))
+		mut(&r)
+		err := s.RecordServer(ctx, id, r)
+		if !errors.Is(err, ErrSecret) || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "header Authorization") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// a URL credential is removed, not refused
+	r := result("srv", tool("t", "d"))
+	r.Target = "https://u:" + secret + "@example.test/mcp?key=" + secret
+	if err := s.RecordServer(ctx, id, r); err != nil {
+		t.Fatalf("a credential the store removes: %v", err)
+	}
+	s.Close()
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if strings.Contains(string(b), secret) || strings.Contains(string(b), "9f8e7d6c5b4") {
+			t.Fatalf("%s holds the secret", f)
+		}
 	}
 }

@@ -89,6 +89,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -105,6 +106,7 @@ var (
 	ErrRoundDrained  = errors.New("every server of the round is done")
 	ErrNoneClaimable = errors.New("no server can be claimed now: the rest are leased by other workers")
 	ErrURL           = errors.New("bad store URL")
+	ErrSecret        = errors.New("the record holds a secret of this run; nothing was recorded")
 )
 
 // Options tune Open. The zero value is the default.
@@ -118,6 +120,13 @@ type Options struct {
 	// ReadOnly opens the store for reading only: no migration, no write,
 	// and the SQLite file and its directory are never created.
 	ReadOnly bool
+	// Secrets are the secrets of the run (header values, URL credentials,
+	// env values). With them, RecordServer and BeginScan refuse
+	// (ErrSecret) a record that holds one anywhere — a target, a message,
+	// a name, the identity, or a raw tool definition that reflects it,
+	// escaped or not — and write nothing: the store is a file, and no
+	// secret is ever written.
+	Secrets *redact.Set
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 	// walAutocheckpoint overrides the SQLite WAL checkpoint interval

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -160,6 +162,9 @@ func (s *Store) BeginScan(ctx context.Context, source string) (int64, error) {
 	if len(source) > maxText {
 		return 0, invalid("source longer than %d bytes", maxText)
 	}
+	if label := s.opt.Secrets.Find(source); label != "" {
+		return 0, &Error{Store: s.loc.Display, Op: "begin scan", Kind: ErrSecret, Err: fmt.Errorf("%s is in the source", label)}
+	}
 	var id int64
 	err := s.retry(ctx, func() error {
 		return s.wrap("begin scan", s.db.QueryRowContext(ctx, s.d.q(`INSERT INTO scans (started, source) VALUES (?, ?) RETURNING id`),
@@ -201,6 +206,9 @@ func RawDigest(raw []byte) string {
 // (so a retry after a lost connection is safe).
 func (s *Store) RecordServer(ctx context.Context, scan int64, r ServerResult) error {
 	if err := r.validate(); err != nil {
+		return err
+	}
+	if err := s.refuseSecrets(&r); err != nil {
 		return err
 	}
 	if r.ObservedAt.IsZero() {
@@ -386,6 +394,51 @@ func (b *batch) flush(ctx context.Context, x execer) error {
 	b.rows = 0
 	if err != nil {
 		return b.s.wrap("record server", err)
+	}
+	return nil
+}
+
+// refuseSecrets refuses a result that holds a secret of the run anywhere
+// it would be stored. A raw definition is searched as bytes and, when it
+// holds an escape, as the JSON values it decodes to.
+func (s *Store) refuseSecrets(r *ServerResult) error {
+	set := s.opt.Secrets
+	if set.Empty() {
+		return nil
+	}
+	hit := func(field, label string) error {
+		return &Error{Store: s.loc.Display, Op: "record server", Kind: ErrSecret, Err: fmt.Errorf("%s is in %s", label, field)}
+	}
+	for _, f := range []struct{ name, text string }{
+		{"the server name", r.Server}, {"the target", sanitizeTarget(r.Target)}, {"the error detail", r.ErrorDetail},
+		{"the protocol revision", r.ProtocolRevision}, {"the endpoint", sanitizeTarget(r.Identity.Endpoint)},
+		{"the publisher key", r.Identity.PublisherKey}, {"the server's name", r.Identity.ServerName}, {"the server's version", r.Identity.ServerVersion},
+	} {
+		if label := set.Find(f.text); label != "" {
+			return hit(f.name, label)
+		}
+	}
+	for i, t := range r.Tools {
+		if label := set.Find(t.Name); label != "" {
+			return hit(fmt.Sprintf("the name of tool %d", i), label)
+		}
+		if label := set.Find(string(t.Raw)); label != "" {
+			return hit(fmt.Sprintf("the definition of tool %d", i), label)
+		}
+		if bytes.IndexByte(t.Raw, '\\') >= 0 {
+			doc, err := jcs.Parse(t.Raw)
+			if err != nil {
+				return invalid("tool %d: the raw definition is not JSON", i)
+			}
+			if label, ptr := set.FindInValue(doc.Root()); label != "" {
+				return hit(fmt.Sprintf("the definition of tool %d at %s", i, safetext.Quote(set.String(ptr))), label)
+			}
+		}
+	}
+	for i, f := range r.Findings {
+		if label := set.Find(f.Tool + "\x00" + f.Message); label != "" {
+			return hit(fmt.Sprintf("finding %d", i), label)
+		}
 	}
 	return nil
 }
