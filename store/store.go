@@ -155,10 +155,6 @@ func (s *Store) String() string { return s.loc.Display }
 // SchemaVersion is the schema version of the open store.
 func (s *Store) SchemaVersion() int { return s.version }
 
-// DB exposes the database handle for tests and benchmarks in other
-// packages of this module. It is not part of the stable API.
-func (s *Store) DB() *sql.DB { return s.db }
-
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
