@@ -321,7 +321,13 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 		switch {
 		case pt == nil:
 			d.Reason = ReasonAdded
-			d.Changes = []schemadiff.Change{{Name: st.Name, Kind: schemadiff.ToolAdded, Direction: schemadiff.Widening, Severity: "medium", Detail: "not in the approved baseline"}}
+			// Graded as DiffTools grades an added tool: a privileged one
+			// is HIGH, so the decision's severity is the diff's.
+			sev, detail := "medium", "not in the approved baseline"
+			if c := opt.Classifier.Classify(st.Name); c.Privileged {
+				sev, detail = "high", "not in the approved baseline: a new privileged tool ("+c.ActionClass+")"
+			}
+			d.Changes = []schemadiff.Change{{Name: st.Name, Kind: schemadiff.ToolAdded, Direction: schemadiff.Widening, Severity: sev, Detail: detail}}
 			if pins != nil {
 				// Against a trust record, a new tool's external $refs are
 				// judged as DiffTools judges them.
@@ -379,7 +385,11 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 		seen[pt.Name] = true
 		d := Tool{Name: pt.Name, Pinned: b.digests[pt.Name], Removed: true, Reason: ReasonRemoved,
 			Privileged: opt.Classifier.Classify(pt.Name).Privileged}
-		d.Changes = []schemadiff.Change{{Name: pt.Name, Kind: schemadiff.ToolRemoved, Direction: schemadiff.Narrowing, Severity: "low", Detail: "tool no longer served"}}
+		sev := "low"
+		if d.Privileged {
+			sev = "medium"
+		}
+		d.Changes = []schemadiff.Change{{Name: pt.Name, Kind: schemadiff.ToolRemoved, Direction: schemadiff.Narrowing, Severity: sev, Detail: "tool no longer served"}}
 		d.Decision, _, d.DeniedBy = prof.DecideTool(true, d.Changes)
 		out = append(out, d)
 	}
