@@ -240,3 +240,22 @@ func TestReasonsCatalogued(t *testing.T) {
 		}
 	}
 }
+
+// An added or removed tool is graded as the structural diff grades it:
+// privileged ones a step up, the same severity the readable delta shows.
+func TestAddedRemovedSeverity(t *testing.T) {
+	pinned := tools(t, `[{"name":"list_items","inputSchema":{"type":"object"}},{"name":"delete_repository","inputSchema":{"type":"object"}}]`)
+	served := tools(t, `[{"name":"list_items","inputSchema":{"type":"object"}},{"name":"get_notes","inputSchema":{"type":"object"}},{"name":"run_shell_command","inputSchema":{"type":"object"}}]`)
+	want := map[string]string{"get_notes": "medium", "run_shell_command": "high", "delete_repository": "medium"}
+	got := map[string]string{}
+	for _, d := range decide.DecideTools(pinned, served, decide.Options{}) {
+		if len(d.Changes) > 0 {
+			got[d.Name] = d.Changes[0].Severity
+		}
+	}
+	for n, sev := range want {
+		if got[n] != sev {
+			t.Errorf("%s: severity %q, want %q (all: %v)", n, got[n], sev, got)
+		}
+	}
+}
