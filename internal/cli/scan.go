@@ -55,6 +55,7 @@ func newScan(e *env) *cobra.Command {
 		worker            workerFlags
 		noStore           bool
 		maxTableRowsFlags int
+		keep              string
 		otlp              *otlpFlags
 	)
 	cmd := &cobra.Command{
@@ -90,6 +91,15 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 				return usageErr("--timeout must be more than 0")
 			case noStore && storeURL != "":
 				return usageErr("--no-store and --store exclude each other")
+			case keep != "" && noStore:
+				return usageErr("--keep is the store's retention: it does not go with --no-store")
+			}
+			var keepFor store.Keep
+			if keep != "" {
+				var err error
+				if keepFor, err = store.ParseKeep(keep); err != nil {
+					return usageErr("%s", err.Error())
+				}
 			}
 			// A bad --otlp-endpoint is a usage error before anything runs;
 			// the spans are exported when the scan ends (at most 2 s).
@@ -137,7 +147,7 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 			defer stop()
 			if storeURL != "" {
 				storeSecrets(e, storeURL)
-				st, err := store.Open(ctx, storeURL, store.Options{})
+				st, err := store.Open(ctx, storeURL, store.Options{Secrets: e.secrets})
 				if err != nil {
 					return usageErr("--store: %s", safetext.Inert(err.Error()))
 				}
@@ -157,6 +167,18 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 			if sr.st != nil {
 				if err := sr.st.FinishScan(context.WithoutCancel(ctx), sr.scanID, code); err != nil {
 					fmt.Fprintf(e.stderr, "mcpdrift scan: warning: the store did not record the end of the scan: %s\n", safetext.Inert(err.Error()))
+				}
+				// Retention after the scan is recorded: each server's last
+				// complete observation (the next scan's baseline) is kept
+				// whatever --keep says.
+				if keep != "" {
+					res, err := sr.st.Prune(context.WithoutCancel(ctx), keepFor)
+					if err != nil {
+						fmt.Fprintf(e.stderr, "mcpdrift scan: warning: retention (--keep) failed: %s\n", safetext.Inert(err.Error()))
+					} else if res.Scans > 0 {
+						fmt.Fprintf(e.stderr, "mcpdrift scan: kept %s: removed %d scans, %d observations, %d tool versions, %d definitions\n",
+							keepFor, res.Scans, res.Observations, res.Versions, res.Definitions)
+					}
 				}
 			}
 			scan.Sort(results)
@@ -180,6 +202,7 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 	f.BoolVar(&noStore, "no-store", false, "keep no history (an inventory is then observed, never gated)")
 	f.StringVar(&rules, "rules", "", "YAML privilege rules (default: the built-in table)")
 	f.IntVar(&concurrency, "concurrency", 8, "servers observed at once")
+	f.StringVar(&keep, "keep", "", "with a store: after the scan, keep the newest N scans, or those within an age (90d, 12w, 720h); each server's last complete observation is always kept")
 	f.IntVar(&maxTableRowsFlags, "max-rows", 200, "rows of the text table at most (the worst ones; the JSON has every server)")
 	worker.register(cmd)
 	otlp = registerOTLP(cmd)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -318,5 +319,58 @@ func TestScanInventory(t *testing.T) {
 	}
 	if strings.Contains(out+stderr, token) {
 		t.Fatal("the token was written")
+	}
+}
+
+// A server that reflects the credential it was sent into its tool list:
+// the listing is not trusted (not observed), and no byte of the store
+// holds the credential — the store refuses secrets of the run too.
+func TestScanStoreNoSecret(t *testing.T) {
+	const secret = "scan-secret-token-0123456789abcdef"
+	tools := []json.RawMessage{json.RawMessage(`{"name":"echo","description":"token ` + secret + `","inputSchema":{"type":"object"}}`)}
+	_, urls := fleetMock(t, 1, mockserver.Config{Tools: tools, RequireAuth: secret}, nil)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "history.db")
+	code, out, stderr := run(t, "", "scan", "--store", "sqlite:"+path, "--url", urls[0], "--header", "Authorization=Bearer "+secret, "--format", "json")
+	if code != 3 || !strings.Contains(out, "not_observed") {
+		t.Errorf("a reflecting server: exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, f := range []string{path, path + "-wal"} {
+		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the credential", f)
+		}
+	}
+	if strings.Contains(out+stderr, secret) {
+		t.Error("the credential reached an output")
+	}
+}
+
+// scan --keep N applies retention after each scan: the store keeps the
+// newest N scans (and each server's last complete observation).
+func TestScanKeep(t *testing.T) {
+	_, urls := fleetMock(t, 1, mockserver.Config{Tools: mockManifest(t, exampleV1)}, nil)
+	path := filepath.Join(t.TempDir(), "history.db")
+	for range 4 {
+		if code, _, stderr := run(t, "", "scan", "--store", "sqlite:"+path, "--url", urls[0], "--keep", "2"); code != 0 {
+			t.Fatalf("scan: exit %d: %s", code, stderr)
+		}
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+path, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	scans, err := st.Scans(context.Background(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scans) != 2 {
+		t.Errorf("after 4 scans with --keep 2 the store holds %d scans", len(scans))
+	}
+	if code, _, stderr := run(t, "", "scan", "--no-store", "--url", urls[0], "--keep", "2"); code != 2 || !strings.Contains(stderr, "--no-store") {
+		t.Errorf("--keep with --no-store: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "", "scan", "--store", "sqlite:"+path, "--url", urls[0], "--keep", "soon"); code != 2 || !strings.Contains(stderr, "--keep") {
+		t.Errorf("a bad --keep: exit %d: %s", code, stderr)
 	}
 }

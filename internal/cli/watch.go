@@ -240,7 +240,7 @@ events get 5 s, and the command exits 0.`,
 					return usageErr("--store-every must be more than 0")
 				}
 				storeSecrets(e, storeURL)
-				st, err := store.Open(e.context(), storeURL, store.Options{})
+				st, err := store.Open(e.context(), storeURL, store.Options{Secrets: e.secrets})
 				if err != nil {
 					return usageErr("--store: %s", safetext.Inert(err.Error()))
 				}
