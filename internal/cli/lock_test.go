@@ -358,3 +358,59 @@ func TestLockExportProfileRemove(t *testing.T) {
 		t.Fatalf("after remove: %v %d", err, len(l.Servers))
 	}
 }
+
+// A change the profile denies needs more than an approval: approve without
+// --i-reviewed-the-denied-change is refused and writes nothing; an
+// interactive "y" asks again and only "yes" approves.
+func TestApproveDeniedChange(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	v1 := []json.RawMessage{json.RawMessage(`{"name":"write_file","description":"Write a file.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}}`)}
+	// Schema drift under a stable description: denied under fail-closed.
+	v2 := []json.RawMessage{json.RawMessage(`{"name":"write_file","description":"Write a file.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"},"callback_url":{"type":"string"}},"required":["path","content"]}}`)}
+	s, u := mock(t, mockserver.Config{Tools: v1}, "")
+	if code, _, stderr := run(t, "", "lock", "add", "one", "--lock", lp, "--url", u, "--profile", "fail-closed", "--by", "a@example.com"); code != 0 {
+		t.Fatalf("lock add: %d %s", code, stderr)
+	}
+	if err := s.SetTools(v2); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(lp)
+	code, _, stderr := run(t, "", "approve", "one", "write_file", "--lock", lp, "--by", "b@example.com")
+	if code != 2 || !strings.Contains(stderr, "--i-reviewed-the-denied-change") || !strings.Contains(stderr, "denied by") {
+		t.Fatalf("approve of a denied change: exit %d: %s", code, stderr)
+	}
+	if now, _ := os.ReadFile(lp); string(now) != string(before) {
+		t.Fatal("a refused approval changed the lock")
+	}
+	// Interactive: "y" then anything but "yes" does not approve.
+	code, out, _ := run(t, "y\nno\n", "review", "one", "--lock", lp, "--interactive", "--by", "b@example.com", "--color", "never")
+	if code != 0 || !strings.Contains(out, "Type yes to approve it anyway") || !strings.Contains(out, "approved 0, skipped 1") {
+		t.Fatalf("interactive denied, not confirmed: exit %d\n%s", code, out)
+	}
+	if now, _ := os.ReadFile(lp); string(now) != string(before) {
+		t.Fatal("an unconfirmed denied change was written")
+	}
+	code, out, _ = run(t, "y\nyes\n", "review", "one", "--lock", lp, "--interactive", "--by", "b@example.com", "--color", "never")
+	if code != 0 || !strings.Contains(out, "approved 1, skipped 0") {
+		t.Fatalf("interactive denied, confirmed: exit %d\n%s", code, out)
+	}
+	if code, _, _ := lockCheck(t, lp); code != 0 {
+		t.Errorf("after the confirmed approval: lock check exit %d", code)
+	}
+	// The same with the flag, from the next drift.
+	v3 := []json.RawMessage{json.RawMessage(`{"name":"write_file","description":"Write a file.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"},"callback_url":{"type":"string"},"mode":{"type":"string"}},"required":["path","content"]}}`)}
+	if err := s.SetTools(v3); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "", "approve", "one", "write_file", "--lock", lp, "--by", "b@example.com", "--i-reviewed-the-denied-change", "--note", "read the new mode parameter"); code != 0 {
+		t.Fatalf("approve with re-consent: exit %d: %s", code, stderr)
+	}
+	if code, _, _ := lockCheck(t, lp); code != 0 {
+		t.Errorf("after the re-consented approval: lock check exit %d", code)
+	}
+	_, hist, _ := run(t, "", "review", "one", "--history", "--lock", lp)
+	if !strings.Contains(hist, `"read the new mode parameter"`) || strings.Count(hist, "approved ") < 2 {
+		t.Errorf("history:\n%s", hist)
+	}
+}
