@@ -332,6 +332,12 @@ func (v Value) Get(key string) (Value, bool) {
 	if d.kind(v.i) != Object {
 		return Value{}, false
 	}
+	// A member name is valid UTF-8 (Parse refuses anything else); a key
+	// that is not names no member, though the comparison below, which
+	// decodes an invalid byte as U+FFFD, would call it equal to "\ufffd".
+	if !utf8.ValidString(key) {
+		return Value{}, false
+	}
 	ks := d.children(v.i)
 	kb := unsafe.Slice(unsafe.StringData(key), len(key))
 	// Members are sorted by UTF-16 order; binary search with that order.
