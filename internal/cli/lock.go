@@ -87,11 +87,13 @@ func newLockAdd(e *env) *cobra.Command {
 		autoApprove       []string
 		publisherKey      string
 		rules             string
+		fromInventory     string
+		all               bool
 		live              liveFlags
 		appr              approvalFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "add NAME (--url URL | --stdio -- CMD ARGS...) [--header NAME='Bearer ${env:TOKEN}']... [--pass-env NAME]... [--profile review|fail-closed] [--auto-approve notation]",
+		Use:   "add (NAME (--url URL | --stdio -- CMD ARGS...) | --from-inventory FILE (SERVER... | --all)) [--header NAME='Bearer ${env:TOKEN}']... [--pass-env NAME]... [--profile review|fail-closed] [--auto-approve notation]",
 		Short: "Observe a server and pin it in the lock under NAME (every tool approved as served)",
 		Long: `Observes the server once (read-only: initialize or server/discover, then tools/list)
 and pins it in the lock: how to reach it, its identity tuple, the Assay declared baseline, the raw
@@ -106,6 +108,35 @@ not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
 			if n := cmd.ArgsLenAtDash(); n >= 0 {
 				argv = args[n:]
 				args = args[:n]
+			}
+			if fromInventory != "" || all {
+				// The servers of an inventory (lockinventory.go).
+				switch {
+				case fromInventory == "":
+					return usageErr("--all goes with --from-inventory FILE")
+				case live.baseURL != "" || live.stdio || live.mcpConfig != "" || len(argv) > 0 || len(live.headers) > 0:
+					return usageErr("--from-inventory reads each server from its configuration file: give no --url, --stdio, --mcp-config or --header with it")
+				case !lock.ValidProfile(profile):
+					return usageErr("--profile must be review or fail-closed")
+				}
+				for _, k := range autoApprove {
+					if k != lock.AutoNotation {
+						return usageErr("--auto-approve: the only kind is notation")
+					}
+				}
+				a, err := appr.approval(e)
+				if err != nil {
+					return err
+				}
+				c, err := loadClassifier(rules)
+				if err != nil {
+					return err
+				}
+				lf, err := openLockForWrite(e, lockPath, true)
+				if err != nil {
+					return err
+				}
+				return addFromInventory(e, lf, fromInventory, args, all, live.allowConfig, &live, profile, autoApprove, c, a)
 			}
 			if len(args) != 1 {
 				return usageErr("lock add takes one NAME (the server's name in the lock); a stdio command goes after --")
@@ -188,6 +219,8 @@ not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
 	f.StringVar(&profile, "profile", lock.ProfileReview, "the decision profile: review|fail-closed")
 	f.StringArrayVar(&autoApprove, "auto-approve", nil, "changes the profile approves by itself, each recorded as such: notation (changes of spelling that accept the same instances)")
 	f.StringVar(&rules, "rules", "", "YAML privilege rules (default: the built-in table)")
+	f.StringVar(&fromInventory, "from-inventory", "", "add the servers named (or --all) of this inventory (mcpdrift discover --format json), each read again from its configuration file; a stdio one only with --allow-config-commands")
+	f.BoolVar(&all, "all", false, "with --from-inventory: every server of the inventory")
 	f.StringVar(&publisherKey, "publisher-key", "", "the publisher key (fingerprint) configured for this server, pinned in its identity")
 	appr.register(cmd)
 	return cmd
