@@ -388,11 +388,30 @@ func foldRune(r rune) string {
 	if v, ok := foldCache.Load(r); ok {
 		return v.(string)
 	}
-	f := foldSlow(string(r))
+	f := foldSlow(caseOrbitMin(string(r)))
 	if foldCacheLen.Add(1) <= maxFoldCache {
 		foldCache.Store(r, f)
 	}
 	return f
+}
+
+// caseOrbitMin is the smallest string of s's orbit under CaseKey. Case
+// folding is idempotent for nearly every code point (the orbit is s and
+// its key, which fold alike), but not for Cherokee: x/text's full folding
+// maps a capital to the small letter and that small letter back to the
+// capital (CaseKey("Ꭲ") = "ꭲ", CaseKey("ꭲ") = "Ꭲ"). A case key's code
+// points are folded one by one, so each must fold as every member of its
+// orbit does, or Fold(CaseKey(s)) would differ from Fold(s).
+func caseOrbitMin(s string) string {
+	m, prev := s, s
+	for range maxFoldRounds {
+		x := CaseKey(prev)
+		if x == s || x == prev {
+			break
+		}
+		m, prev = min(m, x), x
+	}
+	return m
 }
 
 func foldSlow(s string) string {
