@@ -64,10 +64,16 @@ func DeriveHeaders(m *Message, sessionVersion string) (Headers, error) {
 		return Headers{}, errors.New("request body without a method")
 	}
 	hs := Headers{Method: mv.Str(), ProtocolVersion: sessionVersion, request: true}
+	if !headerValue(hs.Method) {
+		return Headers{}, errors.New("the method cannot be sent as the Mcp-Method header (a control or non-ASCII character, or spaces around it)")
+	}
 	if params, ok := root.Get("params"); ok && params.Kind() == jcs.Object {
 		if meta, ok := params.Get("_meta"); ok {
 			if v, ok := meta.Get(mcpwire.MetaProtocolVersion); ok && v.Kind() == jcs.String {
 				hs.ProtocolVersion = v.Str()
+				if !headerValue(hs.ProtocolVersion) {
+					return Headers{}, errors.New("params._meta's protocolVersion cannot be sent as the MCP-Protocol-Version header (a control or non-ASCII character, or spaces around it)")
+				}
 			}
 		}
 		if key := NameKey(hs.Method); key != "" {
@@ -77,6 +83,22 @@ func DeriveHeaders(m *Message, sessionVersion string) (Headers, error) {
 		}
 	}
 	return hs, nil
+}
+
+// headerValue reports whether s survives as an HTTP header value as it
+// is: visible ASCII, with spaces and tabs only inside (a receiver trims
+// them at the ends, so a body value with them there could never match its
+// header, and a control character cannot be sent at all).
+func headerValue(s string) bool {
+	if s != strings.Trim(s, " \t") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x21 || c > 0x7e) && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // Set sets the headers on h: Mcp-Method for a request or notification,

@@ -220,3 +220,31 @@ func TestDeriveThenCheck(t *testing.T) {
 		}
 	}
 }
+
+// A body whose method or protocol version cannot travel as a header value
+// as it is (spaces around it, which a receiver trims; a control or
+// non-ASCII character) has no headers: DeriveHeaders refuses it and
+// CheckHeaders answers -32600, whatever headers come with it.
+func TestDeriveHeadersUnsendable(t *testing.T) {
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":" "}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28 "}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":" tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list\r\nX-Injected: 1","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28\u00e9"}}}`,
+	} {
+		m, err := Parse([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if _, err := DeriveHeaders(m, ""); err == nil {
+			t.Errorf("%s: headers derived", body)
+		}
+		h := http.Header{}
+		h.Set("MCP-Protocol-Version", "2026-07-28")
+		h.Set("Mcp-Method", "tools/list")
+		if e := CheckHeaders(h, m, nil); e == nil || e.Code != mcpwire.CodeInvalidRequest {
+			t.Errorf("%s: CheckHeaders %v", body, e)
+		}
+	}
+}
