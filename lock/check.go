@@ -103,6 +103,9 @@ type ServerResult struct {
 	// in the lock as auto-approved.
 	AutoApprovable []string     `json:"auto_approvable"`
 	Gate           *gate.Report `json:"gate,omitempty"`
+	// Decisions are the profile's decisions on every tool (the gate
+	// report's Tools are their verdicts), for review and approve.
+	Decisions []decide.Tool `json:"-"`
 }
 
 // NotObserved is the result of a server that could not be observed: the
@@ -186,7 +189,7 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 	for _, d := range decisions {
 		r.Tools = append(r.Tools, d.Verdict())
 	}
-	res.Gate = r
+	res.Gate, res.Decisions = r, decisions
 	res.ExitCode = r.ExitCode
 	if refFindings {
 		res.ExitCode = 1

@@ -20,9 +20,7 @@ func (f *fleetFlags) servers(e *env) ([]*fleetServer, error) {
 		return nil, err
 	}
 	// A bound that is wrong is wrong for every server: refuse it once.
-	probe := f.base()
-	probe.baseURL = "http://127.0.0.1/"
-	if _, err := probe.config(e, nil); err != nil {
+	if err := checkBounds(e, f.base()); err != nil {
 		return nil, err
 	}
 	switch src {

@@ -15,7 +15,6 @@ import (
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/delta"
 	"github.com/mcpdrift/mcpdrift/lock"
-	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/telemetry"
@@ -109,6 +108,23 @@ not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
 				argv = args[n:]
 				args = args[:n]
 			}
+			// What either form checks before it observes anything.
+			prepare := func() (lock.Approval, *classify.Classifier, error) {
+				if !lock.ValidProfile(profile) {
+					return lock.Approval{}, nil, usageErr("--profile must be review or fail-closed")
+				}
+				for _, k := range autoApprove {
+					if k != lock.AutoNotation {
+						return lock.Approval{}, nil, usageErr("--auto-approve: the only kind is notation")
+					}
+				}
+				a, err := appr.approval(e)
+				if err != nil {
+					return a, nil, err
+				}
+				c, err := loadClassifier(rules)
+				return a, c, err
+			}
 			if fromInventory != "" || all {
 				// The servers of an inventory (lockinventory.go).
 				switch {
@@ -116,19 +132,8 @@ not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
 					return usageErr("--all goes with --from-inventory FILE")
 				case live.baseURL != "" || live.stdio || live.mcpConfig != "" || len(argv) > 0 || len(live.headers) > 0:
 					return usageErr("--from-inventory reads each server from its configuration file: give no --url, --stdio, --mcp-config or --header with it")
-				case !lock.ValidProfile(profile):
-					return usageErr("--profile must be review or fail-closed")
 				}
-				for _, k := range autoApprove {
-					if k != lock.AutoNotation {
-						return usageErr("--auto-approve: the only kind is notation")
-					}
-				}
-				a, err := appr.approval(e)
-				if err != nil {
-					return err
-				}
-				c, err := loadClassifier(rules)
+				a, c, err := prepare()
 				if err != nil {
 					return err
 				}
@@ -145,19 +150,7 @@ not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
 			if !lock.ValidName(name) {
 				return usageErr("server name %s: use letters, digits, '.', '_' and '-' (at most 128), starting with a letter or digit", safetext.Quote(name))
 			}
-			if !lock.ValidProfile(profile) {
-				return usageErr("--profile must be review or fail-closed")
-			}
-			for _, k := range autoApprove {
-				if k != lock.AutoNotation {
-					return usageErr("--auto-approve: the only kind is notation")
-				}
-			}
-			a, err := appr.approval(e)
-			if err != nil {
-				return err
-			}
-			c, err := loadClassifier(rules)
+			a, c, err := prepare()
 			if err != nil {
 				return err
 			}
@@ -232,22 +225,13 @@ func observeTyped(e *env, l *liveFlags, argv []string, name, publisherKey string
 	if err != nil {
 		return nil, err
 	}
-	_, target := e.targetOf(cfg)
-	ctx, cancel := context.WithTimeout(e.context(), l.timeout)
-	defer cancel()
-	obs, tl, err := listFull(ctx, cfg)
+	o, reflected, err := observeConfig(e.context(), e, cfg, l.timeout, name, publisherKey, c)
 	if err != nil {
-		return nil, liveError(target, err)
+		return nil, err
 	}
-	id := manifest.Identity{Endpoint: target, PublisherKey: publisherKey, Env: envIdentity(cfg)}
-	if obs.ServerInfo != nil {
-		id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
+	if reflected > 0 {
+		return nil, &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server reflects credentials into its tool list (%d place(s)). Rotate the credential and fix the server", safetext.Quote(o.target), reflected)}
 	}
-	if refl := reflections(e, tl, obs); len(refl) > 0 {
-		return nil, &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server reflects credentials into its tool list (%d place(s)). Rotate the credential and fix the server", safetext.Quote(target), len(refl))}
-	}
-	o := &observation{target: target, obs: obs, tools: tl}
-	o.served = &lock.Served{Observed: manifest.BuildObserved(name, tl, manifest.Completeness(obs.Completeness), c), Tools: tl.Tools, Identity: id}
 	return o, nil
 }
 
@@ -473,7 +457,7 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 			base := obs.live()
 			// A bound that is wrong is wrong for every server: refuse it
 			// once, before anything runs.
-			if _, err := (&liveFlags{timeout: base.timeout, maxListBytes: base.maxListBytes, maxListTools: base.maxListTools, maxResponse: base.maxResponse, caFile: base.caFile, baseURL: "http://127.0.0.1/"}).config(e, nil); err != nil {
+			if err := checkBounds(e, base); err != nil {
 				return err
 			}
 			opt := lock.CheckOptions{Classifier: c, Today: today()}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/discover"
 	"github.com/mcpdrift/mcpdrift/lock"
-	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -177,29 +175,21 @@ func addFromInventory(e *env, lf *lockFile, invPath string, names []string, all,
 			fail(s.Name, errMessage(err))
 			continue
 		}
-		_, target := e.targetOf(cfg)
-		ctx, cancel := context.WithTimeout(e.context(), base.timeout)
-		obs, tl, err := listFull(ctx, cfg)
-		cancel()
+		o, reflected, err := observeConfig(e.context(), e, cfg, base.timeout, s.Name, "", c)
 		if err != nil {
-			le := liveError(target, err)
-			failCode(s.Name, errMessage(le), exitCodeOf(le))
+			failCode(s.Name, errMessage(err), exitCodeOf(err))
 			continue
 		}
-		if refl := reflections(e, tl, obs); len(refl) > 0 {
-			fail(s.Name, fmt.Sprintf("it reflects credentials into its tool list (%d place(s))", len(refl)))
+		if reflected > 0 {
+			fail(s.Name, fmt.Sprintf("it reflects credentials into its tool list (%d place(s))", reflected))
 			continue
 		}
-		o := &observation{target: target, obs: obs, tools: tl}
 		if err := o.complete(); err != nil {
 			failCode(s.Name, errMessage(err), exitCodeOf(err))
 			continue
 		}
-		id := manifest.Identity{Endpoint: target, Env: envIdentity(cfg)}
-		if obs.ServerInfo != nil {
-			id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
-		}
-		srv, err := lock.NewServer(s.Name, source, profile, id, obs.ClientCapabilities, tl.Tools, c, a)
+		target := o.target
+		srv, err := lock.NewServer(s.Name, source, profile, o.served.Identity, o.obs.ClientCapabilities, o.tools.Tools, c, a)
 		if err == nil && len(autoApprove) > 0 {
 			err = srv.SetProfile(profile, autoApprove, a)
 		}

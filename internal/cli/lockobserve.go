@@ -48,6 +48,16 @@ func (o *observeFlags) live() *liveFlags {
 	return &liveFlags{timeout: o.timeout, maxListBytes: o.maxListBytes, maxListTools: o.maxListTools, maxResponse: o.maxResponse, caFile: o.caFile}
 }
 
+// checkBounds refuses, once and before anything runs, bounds that are
+// wrong for every server of a run (the checks of liveFlags.config, asked
+// of a placeholder URL that is never contacted).
+func checkBounds(e *env, base *liveFlags) error {
+	probe := *base
+	probe.baseURL = "http://127.0.0.1/"
+	_, err := probe.config(e, nil)
+	return err
+}
+
 // sourceOf turns lock add's flags into the lock's source: header values
 // that are ${env:NAME} placeholders are stored as written; a literal
 // value is sent for this observation but never stored (warned).
@@ -136,24 +146,39 @@ func observeSource(ctx context.Context, e *env, base *liveFlags, name string, sr
 		cfg.ClientCapabilities = clientCaps
 	}
 	cfg.Tracer = tr
+	o, reflected, err := observeConfig(ctx, e, cfg, l.timeout, name, publisherKey, c)
+	if err != nil {
+		return o, err
+	}
+	if reflected > 0 {
+		return o, &exitError{ExitInconclusive, fmt.Sprintf("%s reflects a credential this run sent into its tool list (%d place(s)): it is redacted from every output, and nothing from this listing is approved or trusted. Rotate the credential and fix the server", safetext.Quote(o.target), reflected)}
+	}
+	return o, nil
+}
+
+// observeConfig is the one listing of every lock command (check, review,
+// approve, add, add --from-inventory): it lists the server cfg reaches
+// within timeout and builds the observed record under the lock's server
+// name and the identity the listing established (the publisher key is
+// the configured one: a listing cannot establish it). reflected is how
+// many places of the list carry a secret this run sent; the caller says
+// what that means (a pin refuses, a check does not trust it). On an error
+// the observation holds the target alone.
+func observeConfig(ctx context.Context, e *env, cfg mcpclient.Config, timeout time.Duration, name, publisherKey string, c *classify.Classifier) (*observation, int, error) {
 	_, target := e.targetOf(cfg)
-	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	obs, tl, err := listFull(ctx, cfg)
 	if err != nil {
-		return &observation{target: target}, liveError(target, err)
+		return &observation{target: target}, 0, liveError(target, err)
 	}
 	id := manifest.Identity{Endpoint: target, PublisherKey: publisherKey, Env: envIdentity(cfg)}
 	if obs.ServerInfo != nil {
 		id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
 	}
-	comp := manifest.Completeness(obs.Completeness)
 	o := &observation{target: target, obs: obs, tools: tl}
-	o.served = &lock.Served{Observed: manifest.BuildObserved(name, tl, comp, c), Tools: tl.Tools, Identity: id}
-	if refl := reflections(e, tl, obs); len(refl) > 0 {
-		return o, &exitError{ExitInconclusive, fmt.Sprintf("%s reflects a credential this run sent into its tool list (%d place(s)): it is redacted from every output, and nothing from this listing is approved or trusted. Rotate the credential and fix the server", safetext.Quote(target), len(refl))}
-	}
-	return o, nil
+	o.served = &lock.Served{Observed: manifest.BuildObserved(name, tl, manifest.Completeness(obs.Completeness), c), Tools: tl.Tools, Identity: id}
+	return o, len(reflections(e, tl, obs)), nil
 }
 
 // complete refuses a listing that cannot be approved: a tool that was

@@ -172,7 +172,7 @@ old one stays in force.`,
 				return verifiedRefs(e.context(), e, []*lock.Server{s}, allowPrivateRefs)
 			}
 			if locked != nil {
-				baseline = lockBaseline(locked, verify(locked))
+				baseline = locked.Baseline(verify(locked))
 			}
 			if serverID == "" {
 				serverID = target
@@ -238,7 +238,7 @@ old one stays in force.`,
 					if err != nil {
 						return nil, err
 					}
-					return lockBaseline(s, verify(s)), nil
+					return s.Baseline(verify(s)), nil
 				})
 			}
 			if metricsListen != "" {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -29,16 +28,8 @@ func loadLockBaseline(e *env, path, name, allowedSigners string) (*lock.Server, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if b := lockBaseline(s, nil); b.Invalid() != "" {
+	if b := s.Baseline(nil); b.Invalid() != "" {
 		return nil, nil, usageErr("%s: server %s: %s", safetext.Quote(path), safetext.Quote(name), safetext.Escape(b.Invalid()))
 	}
 	return s, lf, nil
-}
-
-// lockBaseline is the gateway's baseline of a lock's server: its approved
-// tools and identity, with the external documents it pins by hash (and,
-// with --verify-refs, what was fetched of them: a changed document is
-// denied under fail-closed).
-func lockBaseline(s *lock.Server, verified map[string]string) *decide.Baseline {
-	return s.Baseline(verified)
 }

@@ -68,12 +68,9 @@ func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*
 		return nil, usageErr("%s", safetext.Escape(err.Error()))
 	}
 	res.Target = o.target
-	dopt, err := s.DecideOptions(c, nil)
-	if err != nil {
-		return nil, usageErr("%s", safetext.Escape(err.Error()))
-	}
+	// The check's own decisions: each tool's is made once.
 	st := &reviewState{lf: lf, s: s, o: o, res: res, decisions: map[string]decide.Tool{}, classifierRules: obs.rules}
-	for _, d := range decide.DecideTools(s.ToolValues(), o.served.Tools, dopt) {
+	for _, d := range res.Decisions {
 		st.decisions[d.Name] = d
 	}
 	st.deltas = changedDeltas(delta.Build(s.ToolValues(), o.served.Tools, res.Gate.StructuralChanges, res.Gate.Tools))
