@@ -15,6 +15,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/delta"
 	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/telemetry"
@@ -353,6 +354,9 @@ func newLockRemove(e *env) *cobra.Command {
 type checked struct {
 	result *lock.ServerResult
 	deltas []delta.Tool
+	// observed is the observed record of the listing (nil when nothing
+	// was observed).
+	observed *manifest.Observed
 }
 
 // checkServer observes s and gates it against its lock entry: the one
@@ -378,7 +382,7 @@ func checkServer(ctx context.Context, e *env, base *liveFlags, s *lock.Server, o
 	if r.Gate != nil && len(r.Pending)+len(r.AutoApprovable) > 0 {
 		ds = changedDeltas(delta.Build(s.ToolValues(), o.served.Tools, r.Gate.StructuralChanges, r.Gate.Tools))
 	}
-	return checked{result: r, deltas: ds}
+	return checked{result: r, deltas: ds, observed: o.served.Observed}
 }
 
 // changedDeltas keeps the deltas of tools that changed.

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,6 +57,7 @@ func newScan(e *env) *cobra.Command {
 		noStore           bool
 		maxTableRowsFlags int
 		keep              string
+		observedDir       string
 		otlp              *otlpFlags
 	)
 	cmd := &cobra.Command{
@@ -93,6 +95,13 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 				return usageErr("--no-store and --store exclude each other")
 			case keep != "" && noStore:
 				return usageErr("--keep is the store's retention: it does not go with --no-store")
+			case observedDir != "" && worker.on:
+				return usageErr("--observed-dir writes one scan's evidence: it does not go with --worker")
+			}
+			if observedDir != "" {
+				if st, err := os.Stat(observedDir); err != nil || !st.IsDir() {
+					return usageErr("--observed-dir %s is not a directory", safetext.Quote(observedDir))
+				}
 			}
 			var keepFor store.Keep
 			if keep != "" {
@@ -181,6 +190,11 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 					}
 				}
 			}
+			if observedDir != "" {
+				if err := emitObserved(e, observedDir, servers); err != nil {
+					return err
+				}
+			}
 			scan.Sort(results)
 			var out []byte
 			if format == "json" {
@@ -202,6 +216,7 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 	f.BoolVar(&noStore, "no-store", false, "keep no history (an inventory is then observed, never gated)")
 	f.StringVar(&rules, "rules", "", "YAML privilege rules (default: the built-in table)")
 	f.IntVar(&concurrency, "concurrency", 8, "servers observed at once")
+	f.StringVar(&observedDir, "observed-dir", "", "also write each server's evidence into DIR: its observed record (assay.mcp_manifest_observed.v0), or the not-observed one, as NAME.observed.json")
 	f.StringVar(&keep, "keep", "", "with a store: after the scan, keep the newest N scans, or those within an age (90d, 12w, 720h); each server's last complete observation is always kept")
 	f.IntVar(&maxTableRowsFlags, "max-rows", 200, "rows of the text table at most (the worst ones; the JSON has every server)")
 	worker.register(cmd)
@@ -296,6 +311,7 @@ func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.R
 		}
 		return sr.notObserved(s, errorClass(err), msg)
 	}
+	s.observed = manifest.BuildObserved(s.name, tl, manifest.Completeness(obs.Completeness), sr.classifier)
 	rec, ok, why := observedRecord(s, obs, tl)
 	r := scan.Result{ToolCount: len(tl.Tools)}
 	if !ok {
@@ -440,6 +456,7 @@ func scanText(rs []scan.Result, code, maxRows int) []byte {
 func (sr *scanRun) checkLockServer(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult) {
 	c := checkServer(ctx, sr.e, sr.fleet.base(), s.lockServer, lock.CheckOptions{Classifier: sr.classifier, Today: today()}, sr.tracer)
 	lr := c.result
+	s.observed = c.observed
 	if lr.Target != "" {
 		s.target = lr.Target
 	}
@@ -497,4 +514,43 @@ func storeSecrets(e *env, raw string) {
 	for _, p := range u.Query()["password"] {
 		warnShort(e, shortOnly(e.secrets.Add("the password of the store URL", p), "the password of the store URL"))
 	}
+}
+
+// emitObserved queues each server's observed record (the not-observed
+// record when nothing was observed) as DIR/NAME.observed.json, the name
+// reduced to letters, digits, '.', '_' and '-' (an inventory name holds
+// ':' and '@'), a repeat numbered. They are written with the report, only
+// when the scan succeeded, redacted like every output.
+func emitObserved(e *env, dir string, servers []*fleetServer) error {
+	used := map[string]int{}
+	for _, s := range servers {
+		o := s.observed
+		if o == nil {
+			o = manifest.NotObserved(s.name)
+		}
+		b, err := manifest.MarshalArtifact(o)
+		if err != nil {
+			return err
+		}
+		base := strings.Map(func(r rune) rune {
+			if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+				return r
+			}
+			return '_'
+		}, s.name)
+		base = strings.TrimLeft(base, ".")
+		if base == "" {
+			base = "server"
+		}
+		name := base
+		for i := 2; used[name] > 0; i++ {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		used[name]++
+		base = name
+		if err := e.emit(filepath.Join(dir, base+".observed.json"), b); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mockserver"
 	"github.com/mcpdrift/mcpdrift/store"
 )
@@ -372,5 +373,55 @@ func TestScanKeep(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "", "scan", "--store", "sqlite:"+path, "--url", urls[0], "--keep", "soon"); code != 2 || !strings.Contains(stderr, "--keep") {
 		t.Errorf("a bad --keep: exit %d: %s", code, stderr)
+	}
+}
+
+// scan --observed-dir writes each server's evidence: the observed record
+// of a server that answered (its manifest digest the one the scan
+// reports), the not-observed record of one that did not; names reduced
+// to a file name; never with --worker.
+func TestScanObservedDir(t *testing.T) {
+	_, urls := fleetMock(t, 1, mockserver.Config{Tools: mockManifest(t, exampleV1)}, nil)
+	dir := t.TempDir()
+	code, out, stderr := run(t, "", "scan", "--format", "json", "--no-store", "--observed-dir", dir, "--timeout", "2s", "--url", urls[0], "--url", "http://127.0.0.1:1/mcp")
+	var d struct {
+		Servers []struct {
+			ManifestDigest string `json:"manifest_digest"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); code != 3 || err != nil {
+		t.Fatalf("exit %d: %v %s %s", code, err, out, stderr)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Fatalf("%d files in --observed-dir: %v", len(ents), ents)
+	}
+	seen := map[string]bool{}
+	for _, ent := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, ent.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := manifest.ParseObserved(b, ent.Name())
+		if err != nil {
+			t.Fatalf("%s: %v", ent.Name(), err)
+		}
+		seen[string(o.Status)] = true
+		if strings.ContainsAny(ent.Name(), ":/@") || !strings.HasSuffix(ent.Name(), ".observed.json") {
+			t.Errorf("file name %q", ent.Name())
+		}
+		if o.Status == manifest.StatusObserved {
+			for _, s := range d.Servers {
+				if s.ManifestDigest != "" && (o.Observed.ManifestDigest == nil || *o.Observed.ManifestDigest != s.ManifestDigest) {
+					t.Errorf("the record's digest is not the scan's %s", s.ManifestDigest)
+				}
+			}
+		}
+	}
+	if !seen[string(manifest.StatusObserved)] || !seen[string(manifest.StatusNotObserved)] {
+		t.Errorf("statuses %v", seen)
+	}
+	if code, _, stderr := run(t, "", "scan", "--no-store", "--observed-dir", filepath.Join(dir, "nope"), "--url", urls[0]); code != 2 || !strings.Contains(stderr, "not a directory") {
+		t.Errorf("a missing dir: exit %d: %s", code, stderr)
 	}
 }

@@ -72,6 +72,9 @@ type fleetServer struct {
 	// variable is not set, a command not allowed to run): it is not
 	// observed, and the rest of the fleet is.
 	err string
+	// observed is the evidence of this scan's observation of it (scan
+	// --observed-dir): the observed record, or the not-observed one.
+	observed *manifest.Observed
 }
 
 // selected says which source of servers was given (exactly one).
