@@ -356,8 +356,7 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 			d.Decision, _, _ = prof.DecideTool(false, nil)
 		default:
 			d.Pinned = b.digests[st.Name]
-			_, of, _ := pt.Proj.Digests(nil)
-			_, nf, _ := st.Proj.Digests(nil)
+			of, nf := pt.FieldDigests(), st.FieldDigests()
 			for _, f := range manifest.FieldNames {
 				if of.Get(f) != nf.Get(f) {
 					d.Fields = append(d.Fields, f)

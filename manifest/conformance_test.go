@@ -57,9 +57,20 @@ func TestCanonicalizationExample(t *testing.T) {
 	if td != ex.PerTool.ExpectedToolDigest {
 		t.Errorf("tool_digest = %s, want %s", td, ex.PerTool.ExpectedToolDigest)
 	}
+	// The field digests kept from the tool's reading (one canonicalization
+	// for the tool digest and its fields), and those computed alone.
+	kept := tool.FieldDigests()
+	alone, _ := tool.Proj.FieldDigests(nil)
 	for _, f := range manifest.FieldNames {
-		if got, want := fd.Get(f), ex.PerTool.ExpectedFieldDigests[f]; got != want {
+		want := ex.PerTool.ExpectedFieldDigests[f]
+		if got := fd.Get(f); got != want {
 			t.Errorf("field_digests.%s = %s, want %s", f, got, want)
+		}
+		if got := kept.Get(f); got != want {
+			t.Errorf("field_digests.%s kept from the reading = %s, want %s", f, got, want)
+		}
+		if got := alone.Get(f); got != want {
+			t.Errorf("field_digests.%s computed alone = %s, want %s", f, got, want)
 		}
 	}
 	if ex.Manifest.ProjectionID != manifest.ProjectionID {

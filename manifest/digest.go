@@ -101,7 +101,11 @@ func AppendFieldPreimage(dst []byte, field string, v jcs.Value) []byte {
 
 // Digest formats sha256(b) as "sha256:<64 lowercase hex>".
 func Digest(b []byte) string {
-	sum := sha256.Sum256(b)
+	return formatDigest(sha256.Sum256(b))
+}
+
+// formatDigest formats a SHA-256 sum as "sha256:<64 lowercase hex>".
+func formatDigest(sum [sha256.Size]byte) string {
 	var out [7 + 64]byte
 	copy(out[:], "sha256:")
 	hex.Encode(out[7:], sum[:])
@@ -111,10 +115,73 @@ func Digest(b []byte) string {
 // Digests computes the tool digest and the four field digests of p, reusing
 // buf as scratch space. It returns the (possibly grown) buffer.
 func (p Projection) Digests(buf []byte) (tool string, fields FieldDigests, out []byte) {
-	buf = p.AppendToolPreimage(buf[:0])
-	tool = Digest(buf)
-	fields, buf = p.FieldDigests(buf)
-	return tool, fields, buf
+	var s digestSums
+	s, buf, _ = p.sums(buf, nil)
+	return s.tool(), s.fields(), buf
+}
+
+// digestSums are the SHA-256 sums of a tool's projection (the tool digest)
+// and of its four field projections, in FieldNames order.
+type digestSums struct {
+	toolSum  [sha256.Size]byte
+	fieldSum [4][sha256.Size]byte
+}
+
+func (s *digestSums) tool() string { return formatDigest(s.toolSum) }
+
+func (s *digestSums) fields() FieldDigests {
+	var f FieldDigests
+	for i := range FieldNames {
+		f.set(i, formatDigest(s.fieldSum[i]))
+	}
+	return f
+}
+
+// fieldPrefixes are the bytes of each field projection before its value:
+// {"field":F,"projection":"assay.mcp_tool_field.v0","value": (as
+// AppendFieldPreimage writes them).
+var fieldPrefixes = func() (out [4][]byte) {
+	for i, f := range FieldNames {
+		b := AppendFieldPreimage(nil, f, jcs.Value{})
+		out[i] = b[:len(b)-len("null}")]
+	}
+	return out
+}()
+
+// sums computes the tool digest and the four field digests of p with one
+// canonicalization of each value: the canonical bytes of a field inside
+// the tool projection are the bytes its field projection holds, so the
+// field preimages are assembled from the tool preimage rather than
+// canonicalized again. buf and fb are scratch space, returned grown.
+func (p Projection) sums(buf, fb []byte) (s digestSums, _, _ []byte) {
+	// The tool preimage, as AppendToolPreimage writes it, with where each
+	// field's canonical bytes lie.
+	var at [4][2]int // FieldNames order: description, input_schema, output_schema, annotations
+	buf = append(buf[:0], `{"annotations":`...)
+	at[3][0] = len(buf)
+	buf = appendOrNull(buf, p.Annotations)
+	at[3][1] = len(buf)
+	buf = append(buf, `,"description":`...)
+	at[0][0] = len(buf)
+	buf = appendOrNull(buf, p.Description)
+	at[0][1] = len(buf)
+	buf = append(buf, `,"input_schema":`...)
+	at[1][0] = len(buf)
+	buf = appendOrNull(buf, p.InputSchema)
+	at[1][1] = len(buf)
+	buf = append(buf, `,"name":`...)
+	buf = appendOrNull(buf, p.Name)
+	buf = append(buf, `,"output_schema":`...)
+	at[2][0] = len(buf)
+	buf = appendOrNull(buf, p.OutputSchema)
+	at[2][1] = len(buf)
+	buf = append(buf, '}')
+	s.toolSum = sha256.Sum256(buf)
+	for i := range FieldNames {
+		fb = append(append(append(fb[:0], fieldPrefixes[i]...), buf[at[i][0]:at[i][1]]...), '}')
+		s.fieldSum[i] = sha256.Sum256(fb)
+	}
+	return s, buf, fb
 }
 
 // FieldDigests computes the four field digests of p, reusing buf as

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,6 +76,21 @@ type Tool struct {
 	Proj    Projection
 
 	digest string // tool_digest, computed by ToolFromValue
+	// fieldSums are the sums of the four field digests (FieldNames
+	// order), computed with the tool digest when hasFields.
+	fieldSums [4][32]byte
+	hasFields bool
+}
+
+// FieldDigests are the tool's four field digests: computed with its tool
+// digest when it was read (one canonicalization serves both), else now.
+func (t *Tool) FieldDigests() FieldDigests {
+	if t.hasFields {
+		s := digestSums{fieldSum: t.fieldSums}
+		return s.fields()
+	}
+	f, _ := t.Proj.FieldDigests(nil)
+	return f
 }
 
 // ToolDigest is the tool's tool_digest: the SHA-256 of the JCS bytes of its
@@ -88,14 +104,17 @@ func (t *Tool) ToolDigest() string {
 	return Digest(t.Proj.AppendToolPreimage(nil))
 }
 
-// preimages are scratch buffers for tool preimages.
-var preimages = sync.Pool{New: func() any { return new([]byte) }}
+// preimages are scratch buffers for tool and field preimages.
+var preimages = sync.Pool{New: func() any { return new([2][]byte) }}
 
+// setDigest computes the tool digest and the four field digests.
 func (t *Tool) setDigest() {
-	bp := preimages.Get().(*[]byte)
-	*bp = t.Proj.AppendToolPreimage((*bp)[:0])
-	t.digest = Digest(*bp)
-	if cap(*bp) <= 1<<20 {
+	bp := preimages.Get().(*[2][]byte)
+	var s digestSums
+	s, bp[0], bp[1] = t.Proj.sums(bp[0], bp[1])
+	t.digest = s.tool()
+	t.fieldSums, t.hasFields = s.fieldSum, true
+	if cap(bp[0]) <= 1<<20 && cap(bp[1]) <= 1<<20 {
 		preimages.Put(bp)
 	}
 }
@@ -509,6 +528,7 @@ func (tl *ToolList) page(res jcs.Value, ptr string) error {
 		return err
 	}
 	from := len(tl.Tools)
+	tl.Tools = slices.Grow(tl.Tools, tools.Len()) // once, not by doubling
 	for i := range tools.Len() {
 		if err := tl.addTool(tools.Index(i), ptr+"/tools/"+strconv.Itoa(i)); err != nil {
 			return err

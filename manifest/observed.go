@@ -87,10 +87,9 @@ func BuildObserved(serverID string, tl *ToolList, completeness Completeness, c *
 	entries := make([]ToolEntry, len(tl.Tools))
 	fds := make([]FieldDigests, len(tl.Tools))
 	parallelRange(len(tl.Tools), func(lo, hi int) {
-		buf := make([]byte, 0, 4096)
 		for i := lo; i < hi; i++ {
 			t := &tl.Tools[i]
-			fds[i], buf = t.Proj.FieldDigests(buf)
+			fds[i] = t.FieldDigests()
 			r := c.Classify(t.Name)
 			e := ToolEntry{
 				Name:                    t.Name,

@@ -3,7 +3,10 @@ package manifest
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/classify"
@@ -128,4 +131,43 @@ func (f failAfter) Write(b []byte) (int, error) {
 		return f.n, errFailAfter
 	}
 	return len(b), nil
+}
+
+// ImpreciseNumbers over many tools (spread over the CPUs) finds what one
+// walk in tool order finds: the same first numbers up to the limit, in
+// the same order, and the same total.
+func TestImpreciseNumbersParallel(t *testing.T) {
+	prev := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(prev)
+	var b strings.Builder
+	b.WriteString(`{"tools":[`)
+	const n = 4 * parallelChunk
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"t%d","inputSchema":{"type":"object"`, i)
+		if i%7 == 3 {
+			fmt.Fprintf(&b, `,"properties":{"id":{"maximum":%d}}`, int64(9007199254740993)+int64(2*i))
+		}
+		if i%11 == 5 {
+			b.WriteString(`,"x":{"y":[1,12345678901234567890.5e3]}`)
+		}
+		b.WriteString(`}}`)
+	}
+	b.WriteString(`]}`)
+	tl, err := ParseToolList([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{-1, 0, 1, 50, 500} {
+		got, gotTotal := ImpreciseNumbers(tl.Tools, limit)
+		want, wantTotal := impreciseNumbers(tl.Tools, limit)
+		if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+			t.Fatalf("limit %d: %d numbers (total %d), want %d (total %d)", limit, len(got), gotTotal, len(want), wantTotal)
+		}
+		if limit < 0 && wantTotal < n/7 {
+			t.Fatalf("only %d numbers found", wantTotal)
+		}
+	}
 }

@@ -2,6 +2,9 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -38,6 +41,40 @@ var digestedMembers = []string{"description", "inputSchema", "input_schema", "ou
 // not part of BuildObserved, so digests cost the same whether or not a
 // caller asks.
 func ImpreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
+	// Each tool is its own work, spread over the CPUs when there are
+	// many; the ranges' findings are joined in tool order, so the first
+	// limit are those a walk in order finds.
+	type part struct {
+		found []ImpreciseNumber
+		total int
+	}
+	var (
+		mu    sync.Mutex
+		parts = map[int]part{}
+	)
+	parallelRange(len(tools), func(lo, hi int) {
+		found, total := impreciseNumbers(tools[lo:hi], limit)
+		mu.Lock()
+		parts[lo] = part{found, total}
+		mu.Unlock()
+	})
+	los := slices.Sorted(maps.Keys(parts))
+	var out []ImpreciseNumber
+	total := 0
+	for _, lo := range los {
+		p := parts[lo]
+		total += p.total
+		if limit >= 0 {
+			p.found = p.found[:min(len(p.found), max(limit-len(out), 0))]
+		}
+		out = append(out, p.found...)
+	}
+	return out, total
+}
+
+// impreciseNumbers is ImpreciseNumbers over tools, in order, on this
+// goroutine.
+func impreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 	var out []ImpreciseNumber
 	total := 0
 	for i := range tools {
@@ -62,8 +99,6 @@ func ImpreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 	return out, total
 }
 
-// projected reports whether member m (value v) of t is what its projection
-// holds (input_schema is read only when inputSchema is absent).
 func projected(t *Tool, m string, v jcs.Value) bool {
 	var p jcs.Value
 	switch m {

@@ -80,6 +80,11 @@ type SnapshotOptions struct {
 	// may list some tools only to clients declaring sampling, elicitation
 	// or roots, so it is part of what was pinned.
 	ClientCapabilities []byte
+	// ManifestDigest is the manifest digest of the list's tools when the
+	// caller has it (the observed record built from the same list); empty,
+	// it is computed here. A reader recomputes it from the tools and
+	// refuses a snapshot it does not match.
+	ManifestDigest string
 }
 
 // MarshalSnapshot writes the snapshot of a tool list. Each tool object is
@@ -136,7 +141,9 @@ func NewSnapshotWriter(serverID string, id Identity, tl *ToolList, completeness 
 	}
 	head.Canonicalization = ProjectionID
 	head.Complete = completeness
-	if d, ok := ManifestDigestOf(tl.Tools); ok {
+	if d := opt.ManifestDigest; d != "" {
+		head.ManifestDigest = &d
+	} else if d, ok := ManifestDigestOf(tl.Tools); ok {
 		head.ManifestDigest = &d
 	}
 	h, err := json.MarshalIndent(head, "", "  ")

@@ -47,7 +47,9 @@ const (
 
 func TestMain(m *testing.M) {
 	if os.Getenv(envAsCLI) == "1" {
+		stop := startProfiles()
 		code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
 		if p := os.Getenv(envPeakRSS); p != "" {
 			writePeakRSS(p)
 		}

@@ -88,7 +88,11 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 					fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
 				}
 				if snapshot != "" {
-					sw, err := manifest.NewSnapshotWriter(serverID, id.identity(), tl, comp, manifest.SnapshotOptions{})
+					var opt manifest.SnapshotOptions
+					if rec.Observed.ManifestDigest != nil {
+						opt.ManifestDigest = *rec.Observed.ManifestDigest // BuildObserved's, of tl's tools
+					}
+					sw, err := manifest.NewSnapshotWriter(serverID, id.identity(), tl, comp, opt)
 					if err != nil {
 						return err
 					}
@@ -295,6 +299,9 @@ not observed, and says why.`,
 				if path == "" {
 					fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")
 				} else {
+					// Pin refused a record without one: the digest of tl's
+					// tools, which BuildObserved computed.
+					snapOpt.ManifestDigest = d.ManifestDigest
 					sw, err := manifest.NewSnapshotWriter(o.Server.ID, ident, tl, o.Observed.ToolsListComplete, snapOpt)
 					if err != nil {
 						return err
