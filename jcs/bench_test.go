@@ -187,3 +187,32 @@ func BenchmarkDigestVsJSONText(b *testing.B) {
 	b.ReportMetric(mb/theirs.Seconds(), "jsontext-MB/s")
 	b.ReportMetric(ratios[len(ratios)/2], "ratio")
 }
+
+// BenchmarkParseParallel is the parse of a large tools/list response
+// (LeanTools(20000, 1), ~34 MB, in a JSON-RPC response) on one CPU, the
+// named baseline, and on every CPU (GOMAXPROCS parts, the default for a
+// text this size), in one run. Both give the same tree; the parallel
+// parse allocates the same arrays plus a few small ones per helper.
+func BenchmarkParseParallel(b *testing.B) {
+	doc := append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":`), corpus.LeanTools(20000, 1)...)
+	doc = append(doc, "}}"...)
+	for _, c := range []struct {
+		name string
+		min  int
+	}{{"serial", 1 << 62}, {"parallel", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			defer jcs.SetParallelMin(c.min)()
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := jcs.Parse(doc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d.Root().Len() != 3 {
+					b.Fatal("wrong tree")
+				}
+			}
+		})
+	}
+}

@@ -191,7 +191,11 @@ func Parse(src []byte) (*Doc, error) {
 
 func parse(src []byte) (*Doc, *Error) {
 	p := parser{src: src}
-	p.presize()
+	if len(src) >= parallelMin && p.startSplit() {
+		defer p.stopSplit()
+	} else {
+		p.presize()
+	}
 	return p.run()
 }
 

@@ -86,6 +86,10 @@ type parser struct {
 	floats []floatInfo
 	stack  []int32
 	sbuf   []byte
+
+	deep    int       // the deepest array or object read (for a helper: below its array)
+	sp      *splitter // helpers of a parallel parse (split.go), or nil
+	splitAt int       // with sp: the array loop calls splice once pos reaches it
 }
 
 func (p *parser) errAt(off int, msg string) *Error {
@@ -439,6 +443,7 @@ func (p *parser) array(depth int) (int32, *Error) {
 	if depth > MaxDepth {
 		return 0, p.errAt(p.pos, "nesting deeper than "+strconv.Itoa(MaxDepth)+" levels")
 	}
+	p.deep = max(p.deep, depth)
 	n := p.newNode(Array)
 	p.pos++
 	base := len(p.stack)
@@ -448,6 +453,13 @@ func (p *parser) array(depth int) (int32, *Error) {
 	} else {
 		for idx := 0; ; idx++ {
 			p.skipWS()
+			if p.sp != nil && p.pos >= p.splitAt {
+				added, closed := p.splice(depth)
+				if closed {
+					break
+				}
+				idx += added
+			}
 			c, err := p.value(depth)
 			if err != nil {
 				p.stack = p.stack[:base]
@@ -482,6 +494,7 @@ func (p *parser) object(depth int) (int32, *Error) {
 	if depth > MaxDepth {
 		return 0, p.errAt(p.pos, "nesting deeper than "+strconv.Itoa(MaxDepth)+" levels")
 	}
+	p.deep = max(p.deep, depth)
 	n := p.newNode(Object)
 	p.pos++
 	base := len(p.stack)
