@@ -161,3 +161,51 @@ func FuzzParseSnapshot(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPeekHead: PeekHead never fails on any input, and what it says
+// agrees with ReadTools: a schema it reads is the document's, and
+// client capabilities it reads are those ReadTools reads from the
+// snapshot. The input is also taken as a client capabilities object: a
+// snapshot written with it is peeked exactly.
+func FuzzPeekHead(f *testing.F) {
+	tl, err := manifest.ParseToolList([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","description":"\u00e9"}]}`))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, caps := range []string{`{}`, `{"sampling":{}}`, `{ "roots" : {"listChanged":true}, "x":[1.0,2e3] }`} {
+		snap, err := manifest.MarshalSnapshotWith("s", manifest.Identity{Endpoint: "e"}, tl, manifest.Complete, manifest.SnapshotOptions{ClientCapabilities: []byte(caps)})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(snap)
+		f.Add([]byte(caps))
+	}
+	f.Add([]byte(`{"schema":"mcpdrift.tool_snapshot.v1","tools":[],"client_capabilities":{"a":{}}}`))
+	f.Add([]byte(`{"schema":"assay.declared_mcp_manifest.v0","tools":[]}`))
+	f.Add([]byte(`{"client_capabilities":{},"client_capabilities":{"a":1},"schema":"x"}`))
+	f.Add([]byte(`[{"name":"a"}]`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		h := manifest.PeekHead(src)
+		if got, err := manifest.ReadTools(src, "f"); err == nil {
+			if h.Schema != "" {
+				doc, _ := jcs.Parse(src)
+				if s, ok := doc.Root().Get("schema"); !ok || !s.StrEqual(h.Schema) {
+					t.Fatalf("peeked schema %q, the document's is not", h.Schema)
+				}
+			}
+			if h.ClientCapabilities != nil && (got.Snapshot == nil || !bytes.Equal(h.ClientCapabilities, got.Snapshot.ClientCapabilities)) {
+				t.Fatalf("peeked capabilities %s, read %+v", h.ClientCapabilities, got.Snapshot)
+			}
+		}
+		if doc, err := jcs.Parse(src); err == nil && doc.Root().Kind() == jcs.Object {
+			snap, err := manifest.MarshalSnapshotWith("s", manifest.Identity{Endpoint: "e"}, tl, manifest.Complete, manifest.SnapshotOptions{ClientCapabilities: src})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ph := manifest.PeekHead(snap)
+			if ph.Schema != manifest.SnapshotSchemaID || !bytes.Equal(ph.ClientCapabilities, doc.Root().Canonical()) {
+				t.Fatalf("a snapshot written with capabilities %s peeked as %+v", src, ph)
+			}
+		}
+	})
+}

@@ -22,7 +22,12 @@ import (
 // digest). The result holds a List or a Snapshot; viaBaseline says the
 // snapshot was found through a baseline.
 func resolveTools(e *env, path string, max int64) (tools *manifest.Tools, viaBaseline bool, err error) {
-	tools, err = readTools(e, path, max)
+	return resolveToolsWith(path, func(p string) ([]byte, error) { return readInput(e, p, max) })
+}
+
+// resolveToolsWith is resolveTools reading each file with read.
+func resolveToolsWith(path string, read func(string) ([]byte, error)) (tools *manifest.Tools, viaBaseline bool, err error) {
+	tools, err = readToolsWith(read, path)
 	if err != nil {
 		return nil, false, err
 	}
@@ -37,7 +42,7 @@ func resolveTools(e *env, path string, max int64) (tools *manifest.Tools, viaBas
 	if _, err := os.Stat(snapPath); err != nil {
 		return nil, false, usageErr("%s is a declared baseline: it holds digests, not tool definitions, and the snapshot pinned beside it (%s) is not there. Pass the snapshot, or pin again with --input, --url or --stdio (without --no-snapshot) to write one", safetext.Quote(path), safetext.Quote(snapPath))
 	}
-	st, err := readTools(e, snapPath, max)
+	st, err := readToolsWith(read, snapPath)
 	if err != nil {
 		return nil, false, err
 	}
@@ -68,8 +73,13 @@ func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
 // loadToolsCaps is loadTools that also returns the client capabilities a
 // snapshot records the tools were observed with (nil when not recorded).
 func loadToolsCaps(e *env, path string, max int64) (in schemadiff.Input, caps []byte, err error) {
+	return loadToolsCapsWith(path, func(p string) ([]byte, error) { return readInput(e, p, max) })
+}
+
+// loadToolsCapsWith is loadToolsCaps reading each file with read.
+func loadToolsCapsWith(path string, read func(string) ([]byte, error)) (in schemadiff.Input, caps []byte, err error) {
 	in = schemadiff.Input{Side: schemadiff.Side{Source: path}}
-	tools, viaBaseline, err := resolveTools(e, path, max)
+	tools, viaBaseline, err := resolveToolsWith(path, read)
 	if err != nil {
 		return in, nil, err
 	}
@@ -100,7 +110,12 @@ func loadToolsCaps(e *env, path string, max int64) (in schemadiff.Input, caps []
 
 // readTools reads path and parses it with manifest.ReadTools.
 func readTools(e *env, path string, max int64) (*manifest.Tools, error) {
-	src, err := readInput(e, path, max)
+	return readToolsWith(func(p string) ([]byte, error) { return readInput(e, p, max) }, path)
+}
+
+// readToolsWith is readTools reading path with read.
+func readToolsWith(read func(string) ([]byte, error), path string) (*manifest.Tools, error) {
+	src, err := read(path)
 	if err != nil {
 		return nil, err
 	}

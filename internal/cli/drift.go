@@ -414,6 +414,10 @@ type driftRun struct {
 	cfg          mcpclient.Config
 	manifestPath string
 	declared     schemadiff.Input
+	// declaredRead, when set, is the declared side being read while the
+	// server is listed: declared is what it reads, once the primary
+	// listing is done.
+	declaredRead *declaredRead
 	plan         []probe.PlannedCall
 	seed         int64
 	execute      bool
@@ -490,6 +494,17 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	defer others.stop()
 
 	obs, tl, warning, err := others.primary(ctx, cfg)
+	if d.declaredRead != nil {
+		// Whatever the listing found, a declared side that cannot be read
+		// is the run's error (exit 2).
+		declared, _, derr := d.declaredRead.wait()
+		if derr != nil {
+			return nil, derr
+		}
+		d.declared = declared
+		in.Declared = declared.Tools
+		rep.Declared = probe.Declared{Source: d.manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}
+	}
 	if warning != "" {
 		rep.Warnings = append(rep.Warnings, warning)
 	}
@@ -670,23 +685,39 @@ then says so).`,
 			} else if cloakCheck {
 				cloakAs = cloakIdentity(cfg.ClientName)
 			}
-			declared, pinnedCaps, err := loadToolsCaps(e, manifestPath, DefaultMaxInput)
-			if err != nil {
-				return err
-			}
-			capsNote := ""
-			switch {
-			case pinnedCaps == nil:
-			case live.clientCaps == "":
-				// What was pinned was listed to a client declaring these:
-				// observe as that client, or its tools look removed.
-				cfg.ClientCapabilities = pinnedCaps
-				if string(pinnedCaps) != "{}" {
-					fmt.Fprintf(e.stderr, "mcpdrift: %s was pinned declaring client capabilities %s; this run declares them too (--client-capabilities overrides)\n", safetext.Quote(manifestPath), safetext.Escape(string(pinnedCaps)))
+			// The declared side is read while the server is listed
+			// (declared.go), unless a call plan needs its schemas first.
+			var (
+				declared   schemadiff.Input
+				pinnedCaps []byte
+				dr         *declaredRead
+			)
+			if len(invoke) > 0 || execute {
+				if declared, pinnedCaps, err = loadToolsCaps(e, manifestPath, DefaultMaxInput); err != nil {
+					return err
 				}
-			case !bytes.Equal(cfg.ClientCapabilities, pinnedCaps):
-				capsNote = "the declared tools were pinned declaring client capabilities " + safetext.Escape(string(pinnedCaps)) + " and this run declared " + safetext.Escape(string(cfg.ClientCapabilities)) + ": tools a server lists only to clients with some capability can look added or removed"
+			} else {
+				dr = startDeclared(e, manifestPath, DefaultMaxInput)
+				pinnedCaps = dr.predicted
 			}
+			ownCaps := cfg.ClientCapabilities
+			capsNote := ""
+			applyCaps := func(pinnedCaps []byte) {
+				cfg.ClientCapabilities, capsNote = ownCaps, ""
+				switch {
+				case pinnedCaps == nil:
+				case live.clientCaps == "":
+					// What was pinned was listed to a client declaring these:
+					// observe as that client, or its tools look removed.
+					cfg.ClientCapabilities = pinnedCaps
+					if string(pinnedCaps) != "{}" {
+						fmt.Fprintf(e.stderr, "mcpdrift: %s was pinned declaring client capabilities %s; this run declares them too (--client-capabilities overrides)\n", safetext.Quote(manifestPath), safetext.Escape(string(pinnedCaps)))
+					}
+				case !bytes.Equal(cfg.ClientCapabilities, pinnedCaps):
+					capsNote = "the declared tools were pinned declaring client capabilities " + safetext.Escape(string(pinnedCaps)) + " and this run declared " + safetext.Escape(string(cfg.ClientCapabilities)) + ": tools a server lists only to clients with some capability can look added or removed"
+				}
+			}
+			applyCaps(pinnedCaps)
 			sup, err := suppress.load(e)
 			if err != nil {
 				return err
@@ -716,11 +747,27 @@ then says so).`,
 			ctx, cancel := context.WithTimeout(ctx, live.timeout)
 			defer cancel()
 			ctx = tr.begin(ctx, "drift")
-			res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: manifestPath, declared: declared, plan: plan, seed: seed, execute: execute,
-				skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote, profile: prof, classifier: cls,
-				spans: newDriftSpans(tr)})
+			run := func() (*driftResult, error) {
+				return liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: manifestPath, declared: declared, declaredRead: dr, plan: plan, seed: seed, execute: execute,
+					skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote, profile: prof, classifier: cls,
+					spans: newDriftSpans(tr)})
+			}
+			res, err := run()
 			if err != nil {
 				return err
+			}
+			if dr != nil {
+				declared, pinnedCaps, _ = dr.wait() // liveDrift returned no error: read
+				if dr.mispredicted() {
+					// The snapshot's capabilities were not in its head: the
+					// listing was made declaring others. List again,
+					// declaring those read.
+					dr = nil
+					applyCaps(pinnedCaps)
+					if res, err = run(); err != nil {
+						return err
+					}
+				}
 			}
 			rep := res.rep
 			if rep.NotObserved != "" {

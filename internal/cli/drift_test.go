@@ -519,3 +519,54 @@ func TestDriftToolCallOutputSchema(t *testing.T) {
 		t.Error("a returned value reached the report")
 	}
 }
+
+// The declared side of a drift is read while the server is listed
+// (declared.go): a declared side that cannot be read is still the run's
+// error, exit 2 with what is wrong and nothing written, though the server
+// answered; a manifest on stdin and a baseline beside its snapshot still
+// drift clean.
+func TestDriftDeclaredReadBesideListing(t *testing.T) {
+	_, base := mockSSE(t, mockserver.Config{Era: mockserver.DualEra}, exampleV1)
+	url := base + "/mcp"
+	dir := t.TempDir()
+	decl := filepath.Join(dir, "declared.json")
+	if code, _, stderr := run(t, "", "pin", "--url", url, "--server-id", "s", "-o", decl); code != 0 {
+		t.Fatalf("pin: %d %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "", "drift", decl, "--base-url", url); code != 0 {
+		t.Fatalf("drift against the baseline: %d %s", code, stderr)
+	}
+	if code, _, stderr := run(t, string(mustRead(t, exampleV1)), "drift", "-", "--base-url", url); code != 0 {
+		t.Fatalf("drift of a manifest on stdin: %d %s", code, stderr)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	snap := mustRead(t, snapshotPathFor(decl))
+	tampered := bytes.Replace(snap, []byte(`"search_issues"`), []byte(`"search_issuez"`), 1)
+	if bytes.Equal(tampered, snap) {
+		t.Fatal("the snapshot does not name search_issues")
+	}
+	write("tampered.snapshot.json", tampered)
+	write("tampered.json", mustRead(t, decl))
+	write("orphan.json", mustRead(t, decl))
+	for _, c := range []struct{ name, path, want string }{
+		{"a snapshot that is not the baseline's", filepath.Join(dir, "tampered.json"), "does not recompute"},
+		{"a baseline without its snapshot", filepath.Join(dir, "orphan.json"), "is not there"},
+		{"a file that is not there", filepath.Join(dir, "absent.json"), "absent.json"},
+		{"a file that is not JSON", write("garbage.json", []byte("{\"tools\": [")), "garbage.json"},
+	} {
+		out := filepath.Join(dir, "report.json")
+		code, _, stderr := run(t, "", "drift", c.path, "--base-url", url, "--format", "json", "-o", out)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, want 2 saying %q: %s", c.name, code, c.want, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: a report was written", c.name)
+		}
+	}
+}

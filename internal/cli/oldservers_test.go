@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -190,6 +191,18 @@ func TestClientCapabilitiesPinAndDrift(t *testing.T) {
 			if code != 0 || slices.Contains(d.rules(), "MCP-DRIFT-TOOL-MISSING trigger-sampling-request") || !strings.Contains(stderr, "pinned declaring client capabilities") {
 				t.Fatalf("drift with the pinned capabilities: exit %d %v %s", code, d.rules(), stderr)
 			}
+			// A snapshot with its capabilities after its tools (a member
+			// order mcpdrift does not write): the head read before listing
+			// (manifest.PeekHead) does not see them, the whole reading
+			// does, and the server is listed again declaring them.
+			reorderSnapshot(t, snapshotPathFor(decl), filepath.Join(dir, "late.snapshot.json"))
+			if err := os.WriteFile(filepath.Join(dir, "late.json"), mustRead(t, decl), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, d, stderr = drift(t, filepath.Join(dir, "late.json"), "--base-url", url)
+			if code != 0 || slices.Contains(d.rules(), "MCP-DRIFT-TOOL-MISSING trigger-sampling-request") || !strings.Contains(stderr, "pinned declaring client capabilities") {
+				t.Fatalf("drift with the capabilities after the tools: exit %d %v %s", code, d.rules(), stderr)
+			}
 			// Explicitly without them, the tool is missing, and the report
 			// says why it may be.
 			code, out, _ := run(t, "", "drift", decl, "--base-url", url, "--client-capabilities", "{}", "--format", "json")
@@ -205,6 +218,42 @@ func TestClientCapabilitiesPinAndDrift(t *testing.T) {
 				t.Fatalf("declared %s", p.Client.Capabilities)
 			}
 		})
+	}
+}
+
+// reorderSnapshot writes the snapshot at src to dst with its
+// client_capabilities member moved after its tools (every member's bytes
+// kept, so every digest still recomputes).
+func reorderSnapshot(t *testing.T, src, dst string) {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(mustRead(t, src), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["client_capabilities"] == nil || m["tools"] == nil {
+		t.Fatalf("%s has no client_capabilities or tools", src)
+	}
+	var b bytes.Buffer
+	b.WriteString("{")
+	keys := []string{}
+	for k := range m {
+		if k != "client_capabilities" && k != "tools" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range append(keys, "tools", "client_capabilities") {
+		if b.Len() > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "%q:%s", k, m[k])
+	}
+	b.WriteString("}")
+	if h := manifest.PeekHead(b.Bytes()); h.Schema != manifest.SnapshotSchemaID || h.ClientCapabilities != nil {
+		t.Fatalf("the reordered snapshot's head: %+v", h)
+	}
+	if err := os.WriteFile(dst, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

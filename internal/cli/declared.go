@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"bytes"
+
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
+
+// The declared side of a drift is read while the server is listed: the
+// listing needs of it only the client capabilities the tools were pinned
+// with (they go into initialize), and those are in the head of the
+// snapshot, before its tools. startDeclared reads the files' bytes and
+// their heads (manifest.PeekHead) at once, and reads and checks the whole
+// of them (loadToolsCaps: every digest recomputed, the artifact validated)
+// on another goroutine, from the same bytes. Once the listing is done the
+// run waits for that reading and goes by it alone: an error is the run's
+// error (exit 2, as before, whatever the listing found), and when the
+// capabilities it reads are not those the head predicted (members after
+// the tools, in a snapshot not written by mcpdrift), the listing is made
+// again with the capabilities read (driftDeclared.redo).
+
+// declaredRead is the declared side being read.
+type declaredRead struct {
+	done chan struct{}
+	in   schemadiff.Input
+	caps []byte
+	err  error
+	// predicted are the client capabilities the heads gave (nil: none).
+	predicted []byte
+}
+
+// startDeclared reads path (and, for a declared baseline, the snapshot
+// beside it) and starts reading the declared tools from those bytes. A
+// file that cannot be read is left for that reading, which reports it as
+// resolveTools does.
+func startDeclared(e *env, path string, max int64) *declaredRead {
+	pre := map[string][]byte{}
+	var preErr error
+	if src, err := readInput(e, path, max); err != nil {
+		preErr = err
+	} else {
+		pre[path] = src
+	}
+	d := &declaredRead{done: make(chan struct{})}
+	if src, ok := pre[path]; ok {
+		h := manifest.PeekHead(src)
+		switch h.Schema {
+		case manifest.SnapshotSchemaID:
+			d.predicted = h.ClientCapabilities
+		case manifest.DeclaredSchemaID:
+			if path != "-" {
+				sp := snapshotPathFor(path)
+				if b, err := readInput(e, sp, max); err == nil {
+					pre[sp] = b
+					if sh := manifest.PeekHead(b); sh.Schema == manifest.SnapshotSchemaID {
+						d.predicted = sh.ClientCapabilities
+					}
+				}
+			}
+		}
+	}
+	read := func(p string) ([]byte, error) {
+		if b, ok := pre[p]; ok {
+			return b, nil
+		}
+		if p == path && preErr != nil {
+			return nil, preErr
+		}
+		return readInput(e, p, max) // a regular file, never stdin
+	}
+	go func() {
+		defer close(d.done)
+		d.in, d.caps, d.err = loadToolsCapsWith(path, read)
+	}()
+	return d
+}
+
+// wait returns what the reading found.
+func (d *declaredRead) wait() (schemadiff.Input, []byte, error) {
+	<-d.done
+	return d.in, d.caps, d.err
+}
+
+// mispredicted reports whether the capabilities read are not those the
+// listing was started with.
+func (d *declaredRead) mispredicted() bool {
+	<-d.done
+	return d.err == nil && !bytes.Equal(d.caps, d.predicted)
+}
