@@ -52,21 +52,29 @@ var parallelMin = 8 << 20
 var parallelGroups = 0
 
 // splitWait makes the main parser wait for a helper's guess rather than
-// go on without it, so that tests of small texts do use the helpers.
+// go on without it, each helper wait for the next one's guess (its stop),
+// and no helper be cancelled: tests of small texts then use the helpers,
+// and a fuzzed input covers the same code every time it runs.
 var splitWait = false
 
-// splices counts the helpers' results taken (tests check that the
-// parallel path ran).
-var splices atomic.Int64
+// splitSync makes the helpers do their work one after the other before
+// the main parser starts, with no goroutine: what the fuzz target runs,
+// so that an input covers the same code every time (the fuzzer's
+// minimizer needs that) while the tests above cover the concurrency.
+var splitSync = false
+
+// splices counts the helpers' results taken, passes the helpers passed
+// over (tests check that the parallel path ran).
+var splices, passes atomic.Int64
 
 // maxGroups bounds the helpers of one parse.
 const maxGroups = 8
 
-// splitWindow is how far past its guess a helper looks for an array's
+// splitWindow is how far past its point a helper looks for an array's
 // comma. Elements of the arrays worth splitting (the tools of a listing)
 // are a few kilobytes; the window bounds the serial look-ahead on a text
-// with none.
-const splitWindow = 1 << 20
+// with none. Tests shrink it.
+var splitWindow = 1 << 20
 
 // Values of group.q before and without a guess.
 const (
@@ -119,7 +127,7 @@ func (p *parser) startSplit() bool {
 		k = runtime.GOMAXPROCS(0)
 	}
 	k = min(k, maxGroups)
-	if k < 2 {
+	if k < 2 || len(p.src) == 0 {
 		return false
 	}
 	sp := &splitter{groups: make([]*group, k-1)}
@@ -131,8 +139,15 @@ func (p *parser) startSplit() bool {
 	sp.kinds = make([]uint8, cn)
 	sp.kids = make([]int32, cn)
 	for i := range sp.groups {
-		g := &group{done: make(chan struct{}), guessed: make(chan struct{}), from: (i + 1) * n / k, to: (i + 2) * n / k}
-		g.nodeBase, g.nodeEnd = (i+1)*cn/k, (i+2)*cn/k
+		// Helpers start late (the quote count): each guesses 4% of a
+		// part further on than an equal split, so that the main parser,
+		// which also splices, does not wait for them.
+		g := &group{done: make(chan struct{}), guessed: make(chan struct{}), from: (i+1)*n/k + n/(25*k), to: (i+2)*n/k + n/(25*k)}
+		// Its stretch of the arrays is its share of the text.
+		g.nodeBase, g.nodeEnd = int(int64(cn)*int64(g.from)/int64(n)), min(int(int64(cn)*int64(g.to)/int64(n)), cn)
+		if i == k-2 {
+			g.nodeEnd = cn
+		}
 		g.kidsBase, g.kidsEnd = g.nodeBase, g.nodeEnd
 		g.q.Store(qUnknown)
 		sp.groups[i] = g
@@ -141,6 +156,10 @@ func (p *parser) startSplit() bool {
 	p.nodes, p.kinds, p.kids = sp.nodes[:0:first], sp.kinds[:0:first], sp.kids[:0:first]
 	p.sp = sp
 	p.splitAt = 0
+	if splitSync {
+		sp.runInOrder(p.src)
+		return true
+	}
 	sp.wg.Add(1)
 	go sp.run(p.src, 0, 0, false, false)
 	return true
@@ -154,7 +173,7 @@ func (p *parser) stopSplit() {
 		return
 	}
 	for _, g := range sp.groups {
-		g.cancel.Store(true)
+		g.cancel.Store(!splitWait)
 	}
 	sp.wg.Wait()
 	p.sp = nil
@@ -167,24 +186,53 @@ func (sp *splitter) run(src []byte, i, pos int, in, esc bool) {
 	defer sp.wg.Done()
 	g := sp.groups[i]
 	defer close(g.done)
-	var ok bool
-	if in, esc, ok = quoteState(src, pos, g.from, in, esc, &g.cancel); !ok {
-		g.q.Store(qNone)
-		close(g.guessed)
-		return
-	}
-	if i+1 < len(sp.groups) {
+	in, esc, ok := quoteState(src, pos, g.from, in, esc, &g.cancel)
+	if ok && i+1 < len(sp.groups) {
 		sp.wg.Add(1)
 		go sp.run(src, i+1, g.from, in, esc)
 	}
-	q := guess(src, g.from, in, esc)
-	if q < 0 {
-		g.q.Store(qNone)
-		close(g.guessed)
-		return
+	if q := sp.guess(src, i, in, esc, ok); q >= 0 {
+		if splitWait && i+1 < len(sp.groups) {
+			<-sp.groups[i+1].guessed
+		}
+		sp.parse(src, i, q)
+	}
+}
+
+// runInOrder does the helpers' work one after the other, before the main
+// parser starts (splitSync).
+func (sp *splitter) runInOrder(src []byte) {
+	in, esc, pos := false, false, 0
+	qs := make([]int, len(sp.groups))
+	for i, g := range sp.groups {
+		var ok bool
+		in, esc, ok = quoteState(src, pos, g.from, in, esc, &g.cancel)
+		qs[i], pos = sp.guess(src, i, in, esc, ok), g.from
+	}
+	for i, g := range sp.groups {
+		if qs[i] >= 0 {
+			sp.parse(src, i, qs[i])
+		}
+		close(g.done)
+	}
+}
+
+// guess publishes group i's guess from its from with the string state
+// there, and returns it (-1 for none, or when !ok: cancelled).
+func (sp *splitter) guess(src []byte, i int, in, esc, ok bool) int {
+	g := sp.groups[i]
+	q := qNone
+	if ok {
+		q = guess(src, g.from, in, esc)
 	}
 	g.q.Store(int64(q))
 	close(g.guessed)
+	return q
+}
+
+// parse is group i's parse from q into its stretch of the arrays.
+func (sp *splitter) parse(src []byte, i, q int) {
+	g := sp.groups[i]
 	var stop *group
 	if i+1 < len(sp.groups) {
 		stop = sp.groups[i+1]
@@ -326,8 +374,13 @@ func (p *parser) splice(depth int) (added int, closed bool) {
 			}
 			p.splitAt = p.pos + 1 // look again further on
 			return added, false
-		case q < p.pos: // passed (or none): not needed
-			g.cancel.Store(true)
+		case q < p.pos:
+			passes.Add(1)
+			// Passed (or none): not needed. It is waited for, cancelled,
+			// because taking a later group's trees may move them over
+			// its stretch of the arrays.
+			g.cancel.Store(!splitWait)
+			<-g.done
 			sp.next++
 			continue
 		case q > p.pos:
@@ -374,11 +427,18 @@ func (p *parser) appendTrees(g *group) {
 	if i := slices.Index(sp.groups, g); i+1 < len(sp.groups) {
 		nodeCap, kidsCap = sp.groups[i+1].nodeBase, sp.groups[i+1].kidsBase
 	}
-	p.nodes = join(p.nodes, gp.nodes, sp.nodes, nodeCap)
+	nn := len(gp.nodes)
+	var wg sync.WaitGroup
+	big := nn >= 1<<16
+	if big {
+		wg.Go(func() { p.nodes = join(p.nodes, gp.nodes, sp.nodes, nodeCap) })
+	} else {
+		p.nodes = join(p.nodes, gp.nodes, sp.nodes, nodeCap)
+	}
 	p.kinds = join(p.kinds, gp.kinds, sp.kinds, nodeCap)
 	p.kids = join(p.kids, gp.kids, sp.kids, kidsCap)
+	wg.Wait()
 
-	nn := len(gp.nodes)
 	fix := func(lo, hi int) {
 		ns, ks := p.nodes[nodeOff+lo:nodeOff+hi], p.kinds[nodeOff+lo:nodeOff+hi]
 		for i, k := range ks {
@@ -401,9 +461,8 @@ func (p *parser) appendTrees(g *group) {
 			}
 		}
 	}
-	var wg sync.WaitGroup
 	half := 0
-	if nn >= 1<<16 {
+	if big {
 		half = nn / 2
 		wg.Go(func() { fix(0, half) })
 	}

@@ -228,6 +228,26 @@ func TestParallelParseRandom(t *testing.T) {
 	}
 }
 
+// TestParallelParseLevels: with a small window the helpers' guesses fall
+// at different levels (the pages of a list of responses, the tools of
+// one page), so that one helper's elements cover the next one's guess:
+// the main parser passes that helper over (and waits for it, since a
+// later helper's trees are moved over its stretch of the arrays).
+func TestParallelParseLevels(t *testing.T) {
+	old := splitWindow
+	defer func() { splitWindow = old }()
+	splitWindow = 2048
+	before := passes.Load()
+	for _, doc := range [][]byte{corpus.Pages(120, 12, 9), corpus.Pages(80, 30, 10), indent(t, corpus.Pages(40, 9, 11))} {
+		for groups := 2; groups <= 6; groups++ {
+			sameParse(t, fmt.Sprintf("Pages, %d groups", groups), doc, groups)
+		}
+	}
+	if passes.Load() == before {
+		t.Error("no helper was passed over")
+	}
+}
+
 // TestQuoteState: the eight-bytes-at-a-time quote count agrees with a
 // byte loop at every cut of texts full of quotes and backslashes.
 func TestQuoteState(t *testing.T) {
@@ -259,17 +279,25 @@ func TestQuoteState(t *testing.T) {
 }
 
 // FuzzParallelParse: any input parses in parts (threshold 0, 2 to 4
-// parts) as it parses serially: the same Doc or the same error.
+// parts, the helpers' work done in order: splitSync) as it parses
+// serially: the same Doc or the same error.
 func FuzzParallelParse(f *testing.F) {
+	// Small seeds: the fuzzer minimizes every new input it finds, and
+	// minimizing a large one (each step two parses) stalls a short run.
 	for _, doc := range splitDocs(f) {
-		if len(doc) < 40000 {
+		if len(doc) < 2500 {
 			f.Add(doc, uint8(2))
 		}
 	}
+	f.Add(corpus.LeanTools(1, 1), uint8(2))
+	f.Add([]byte(`[`+strings.Repeat(`"],[1,2],{\"a\":[3,4]}\\",`, 5)+`"end"]`), uint8(3))
+	f.Add([]byte(`{"a":[`+strings.Repeat(`1.5e3, -0, 12345678901234567890, 0.1,`, 5)+`7]}`), uint8(2))
 	f.Add([]byte(`[1,[2,3],{"a":[4,5]},"x\"],[",6]`), uint8(3))
 	f.Add([]byte(`{"tools":[{"a":1},{"a":2,"a":3},{"b":[]}]}`), uint8(2))
 	f.Add([]byte(`[[[[[[1,2],[3,4]]]]],[5]]`), uint8(4))
 	f.Fuzz(func(t *testing.T, src []byte, groups uint8) {
+		splitSync = true
+		defer func() { splitSync = false }()
 		sameParse(t, "fuzz", src, 2+int(groups%3))
 	})
 }
