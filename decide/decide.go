@@ -109,6 +109,7 @@ type compiledSchema struct {
 // is withheld with the reason (the gateway then serves nothing and says
 // why, instead of failing to start with a half-read baseline).
 func NewBaseline(serverID string, id manifest.Identity, tools []manifest.Tool) *Baseline {
+	manifest.MustNotBeLean(tools, "decide.NewBaseline")
 	b := &Baseline{ServerID: serverID, Identity: id, Tools: tools, byName: map[string]*manifest.Tool{}, digests: map[string]string{}}
 	for i := range tools {
 		t := &tools[i]
@@ -304,6 +305,7 @@ func DecideTools(pinned, served []manifest.Tool, opt Options) []Tool {
 }
 
 func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionProfile, opt Options) []Tool {
+	manifest.MustNotBeLean(served, "decide")
 	if opt.PinnedRefs == nil && b.PinnedRefs != nil {
 		opt.PinnedRefs, opt.VerifiedRefs = b.PinnedRefs, b.VerifiedRefs
 	}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"runtime"
@@ -80,6 +81,79 @@ type Tool struct {
 	// order), computed with the tool digest when hasFields.
 	fieldSums [4][32]byte
 	hasFields bool
+	// raw is a lean tool's bytes (Lean): its Value and Proj are gone.
+	raw []byte
+}
+
+// Raw is the tool object's bytes as the server sent them.
+func (t *Tool) Raw() []byte {
+	if t.raw != nil {
+		return t.raw
+	}
+	return t.Value.Raw()
+}
+
+// Lean drops the tool's parse (Value and Proj) and keeps what a baseline
+// and a snapshot are written from: its name, pointer, tool digest, field
+// digests and bytes (Raw, which keep the page's bytes alive but not its
+// parse tree, the larger part). It is for a producer that has read all it
+// needs of the tree — pin, which checks each page as it arrives — so that
+// a large listing is held as its bytes, not twice that. A lean tool's
+// zero Value and Proj read as absent fields: it must not be compared,
+// diffed or decided (IsLean says which tools are lean).
+func (t *Tool) Lean() {
+	if t.raw != nil {
+		return
+	}
+	if t.digest == "" || !t.hasFields {
+		t.setDigest()
+	}
+	t.raw = t.Value.Raw()
+	t.Value, t.Proj = jcs.Value{}, Projection{}
+}
+
+// Attach gives a lean tool its parse again: like's, when like holds the
+// same bytes (the same bytes parse alike, so the tool reads as it did),
+// else its own bytes parsed again. Its name, pointer and digests stay.
+func (t *Tool) Attach(like *Tool) error {
+	if t.raw == nil {
+		return nil
+	}
+	if like != nil && !like.IsLean() && like.Value.Valid() && bytes.Equal(like.Value.Raw(), t.raw) {
+		t.Value, t.Proj, t.raw = like.Value, like.Proj, nil
+		return nil
+	}
+	doc, err := jcs.Parse(t.raw)
+	if err != nil {
+		return err
+	}
+	nt, err := toolFromValue(doc.Root(), t.Pointer)
+	if err != nil {
+		return err
+	}
+	t.Value, t.Proj, t.raw = nt.Value, nt.Proj, nil
+	return nil
+}
+
+// IsLean reports whether Lean dropped the tool's parse.
+func (t *Tool) IsLean() bool { return t.raw != nil }
+
+// MustNotBeLean panics when a tool of tools is lean: what reads a tool's
+// parse (a comparison, a decision, a check of its contents) calls it
+// first, so that a lean tool's absent fields are never read as the
+// tool's. A panic is a bug in mcpdrift, never a verdict (the command
+// reports an internal error, exit 2).
+func MustNotBeLean(tools []Tool, where string) {
+	for i := range tools {
+		tools[i].MustNotBeLean(where)
+	}
+}
+
+// MustNotBeLean is MustNotBeLean of one tool.
+func (t *Tool) MustNotBeLean(where string) {
+	if t != nil && t.raw != nil {
+		panic(where + ": tool " + strconv.Quote(t.Name) + " is lean (its parse was dropped)")
+	}
 }
 
 // FieldDigests are the tool's four field digests: computed with its tool

@@ -43,6 +43,10 @@ func (p *PageList) Add(result jcs.Value) error {
 
 func (p *PageList) ptr() string { return "/" + strconv.Itoa(2*p.tl.Pages+1) + "/result" }
 
+// Tools are the tools read so far, in order (the last page's are the
+// last).
+func (p *PageList) Tools() []Tool { return p.tl.Tools }
+
 // List returns the tools read so far, with the completeness the client
 // established (it saw every cursor) and reason saying why, for people.
 func (p *PageList) List(c Completeness, reason string) *ToolList {

@@ -171,3 +171,65 @@ func TestImpreciseNumbersParallel(t *testing.T) {
 		}
 	}
 }
+
+// A lean tool keeps its name, pointer, digests and bytes and nothing of
+// its parse; what reads a parse refuses it loudly; Attach gives the parse
+// back, shared with a tool of the same bytes or parsed again, the digests
+// unchanged.
+func TestLeanAndAttach(t *testing.T) {
+	src := []byte(`{"tools":[{"name":"a","description":"caf\u00e9","inputSchema":{"type":"object","properties":{"n":{"maximum":1E3}}}},{"name":"b","x":1}]}`)
+	tl, err := ParseToolList(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := make([]Tool, len(tl.Tools))
+	copy(full, tl.Tools)
+	for i := range tl.Tools {
+		lt := &tl.Tools[i]
+		lt.Lean()
+		if !lt.IsLean() || lt.Value.Valid() || lt.Proj.InputSchema.Valid() {
+			t.Fatalf("%s: not lean", lt.Name)
+		}
+		if lt.Name != full[i].Name || lt.Pointer != full[i].Pointer || lt.ToolDigest() != full[i].ToolDigest() || lt.FieldDigests() != full[i].FieldDigests() || !bytes.Equal(lt.Raw(), full[i].Value.Raw()) {
+			t.Fatalf("%s: the lean tool lost what it keeps", lt.Name)
+		}
+	}
+	for name, f := range map[string]func(){
+		"MustNotBeLean":    func() { MustNotBeLean(tl.Tools, "test") },
+		"ImpreciseNumbers": func() { ImpreciseNumbers(tl.Tools, -1) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("%s read a lean tool's parse", name)
+				}
+			}()
+			f()
+		}()
+	}
+	// Shared with a tool of the same bytes; parsed again without one.
+	a, b := tl.Tools[0], tl.Tools[1]
+	if err := a.Attach(&full[0]); err != nil || a.IsLean() || a.Value != full[0].Value {
+		t.Fatalf("attach to the same bytes: %v lean=%v", err, a.IsLean())
+	}
+	other := full[1]
+	if err := b.Attach(&other); err != nil || b.IsLean() {
+		t.Fatal(err)
+	}
+	if b.Value != other.Value {
+		t.Fatal("a tool attached to a tool of its bytes does not share its parse")
+	}
+	c := tl.Tools[0] // still lean (a was a copy)
+	if err := c.Attach(&full[1]); err != nil || c.IsLean() {
+		t.Fatalf("attach to other bytes: %v", err)
+	}
+	if c.Value == full[0].Value || c.Value == full[1].Value || !bytes.Equal(c.Value.Raw(), full[0].Value.Raw()) || c.ToolDigest() != full[0].ToolDigest() {
+		t.Fatal("a tool attached to other bytes was not parsed again from its own")
+	}
+	if got := Digest(c.Proj.AppendToolPreimage(nil)); got != full[0].ToolDigest() {
+		t.Fatalf("the reparsed projection digests to %s, want %s", got, full[0].ToolDigest())
+	}
+	if fd, _ := c.Proj.FieldDigests(nil); fd != full[0].FieldDigests() {
+		t.Fatal("the reparsed projection's field digests differ")
+	}
+}

@@ -41,6 +41,7 @@ var digestedMembers = []string{"description", "inputSchema", "input_schema", "ou
 // not part of BuildObserved, so digests cost the same whether or not a
 // caller asks.
 func ImpreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
+	MustNotBeLean(tools, "ImpreciseNumbers")
 	// Each tool is its own work, spread over the CPUs when there are
 	// many; the ranges' findings are joined in tool order, so the first
 	// limit are those a walk in order finds.
@@ -134,6 +135,14 @@ func (n ImpreciseNumber) Warning(side string) string {
 // nil. side is as for Warning.
 func PrecisionWarnings(side string, tools []Tool) []string {
 	found, total := ImpreciseNumbers(tools, MaxPrecisionWarnings)
+	return PrecisionWarningsOf(side, found, total)
+}
+
+// PrecisionWarningsOf is PrecisionWarnings of numbers found already (the
+// first of them, up to MaxPrecisionWarnings, and how many in all): a
+// producer that reads a list page by page gathers them as it reads.
+func PrecisionWarningsOf(side string, found []ImpreciseNumber, total int) []string {
+	found = found[:min(len(found), MaxPrecisionWarnings)]
 	if total == 0 {
 		return nil
 	}

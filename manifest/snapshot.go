@@ -156,7 +156,7 @@ func NewSnapshotWriter(serverID string, id Identity, tl *ToolList, completeness 
 		sw.size += len(snapFirstTool) + (n-1)*len(snapNextTool) + len(snapLastTool)
 	}
 	for i := range tl.Tools {
-		sw.size += len(tl.Tools[i].Value.Raw())
+		sw.size += len(tl.Tools[i].Raw())
 	}
 	return sw, nil
 }
@@ -195,7 +195,7 @@ func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
 		if err := write(sep); err != nil {
 			return n, err
 		}
-		if err := write(sw.tools[i].Value.Raw()); err != nil {
+		if err := write(sw.tools[i].Raw()); err != nil {
 			return n, err
 		}
 	}

@@ -218,6 +218,10 @@ func (r *Result) addLevel(rule, level, tool, msg, class string, changes []schema
 
 // Evaluate applies every MCP-DRIFT-*, MCP-CONF-* and MCP-AUTH-* rule.
 func Evaluate(in Input) *Result {
+	manifest.MustNotBeLean(in.Declared, "probe.Evaluate")
+	if in.Primary != nil {
+		manifest.MustNotBeLean(in.Primary.Tools, "probe.Evaluate")
+	}
 	r := &Result{Findings: []Finding{}, Notes: []string{}, Suppressed: []SuppressedFinding{}, Tools: []schemadiff.ToolVerdict{}}
 	class := in.TargetClass
 	if class == "" {
@@ -521,6 +525,7 @@ func conformance(r *Result, in Input) {
 // not. pin warns with it, so a list that every later drift reports as
 // MCP-CONF-TOOL-SHAPE is not pinned silently.
 func ShapeProblem(t *manifest.Tool) string {
+	t.MustNotBeLean("probe.ShapeProblem")
 	s := t.Proj.InputSchema
 	switch {
 	case !s.Valid() || s.Kind() == jcs.Null:

@@ -261,6 +261,8 @@ func sameApartFromName(a, b *manifest.Tool) bool {
 
 // DiffTool compares two definitions of the same tool.
 func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
+	o.MustNotBeLean("schemadiff.DiffTool")
+	n.MustNotBeLean("schemadiff.DiffTool")
 	name := n.Name
 	var out []Change
 	descSame := canonEqual(o.Proj.Description, n.Proj.Description)

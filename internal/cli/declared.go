@@ -18,7 +18,9 @@ import (
 // error (exit 2, as before, whatever the listing found), and when the
 // capabilities it reads are not those the head predicted (members after
 // the tools, in a snapshot not written by mcpdrift), the listing is made
-// again with the capabilities read (driftDeclared.redo).
+// again with the capabilities read. While the server is listed the
+// declared tools are held lean (their bytes and digests); once it is
+// listed they get their parse back (attach).
 
 // declaredRead is the declared side being read.
 type declaredRead struct {
@@ -72,8 +74,34 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 	go func() {
 		defer close(d.done)
 		d.in, d.caps, d.err = loadToolsCapsWith(path, read)
+		// Held lean while the server is listed: the declared tools' bytes
+		// and digests, not their parse (attach gives it back).
+		for i := range d.in.Tools {
+			d.in.Tools[i].Lean()
+		}
 	}()
 	return d
+}
+
+// attach gives the declared tools their parse again once the server is
+// listed: a declared tool whose bytes a served tool of its name has shares
+// that tool's parse (the same bytes parse alike), any other is parsed
+// again from its bytes; so the declared side is never held parsed beside
+// the listing. served is nil when nothing was listed.
+func (d *declaredRead) attach(served []manifest.Tool) error {
+	byName := make(map[string]*manifest.Tool, len(served))
+	for i := range served {
+		if _, dup := byName[served[i].Name]; !dup {
+			byName[served[i].Name] = &served[i]
+		}
+	}
+	for i := range d.in.Tools {
+		t := &d.in.Tools[i]
+		if err := t.Attach(byName[t.Name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // wait returns what the reading found.

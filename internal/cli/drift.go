@@ -391,14 +391,30 @@ func liveError(target string, err error) error {
 
 // reflections lists where a served list carries a secret this run sent.
 func reflections(e *env, tl *manifest.ToolList, obs *mcpclient.Observation) []probe.Reflection {
-	var out []probe.Reflection
+	return append(toolReflections(e, tl.Tools), identityReflections(e, obs)...)
+}
+
+// toolReflections lists where tools carry a secret this run sent.
+func toolReflections(e *env, tools []manifest.Tool) []probe.Reflection {
 	if e.secrets.Empty() {
 		return nil
 	}
-	for i := range tl.Tools {
-		if label, ptr := e.secrets.FindInValue(tl.Tools[i].Value); label != "" {
-			out = append(out, probe.Reflection{Tool: tl.Tools[i].Name, Pointer: ptr, Source: label})
+	manifest.MustNotBeLean(tools, "reflections")
+	var out []probe.Reflection
+	for i := range tools {
+		if label, ptr := e.secrets.FindInValue(tools[i].Value); label != "" {
+			out = append(out, probe.Reflection{Tool: tools[i].Name, Pointer: ptr, Source: label})
 		}
+	}
+	return out
+}
+
+// identityReflections lists a secret this run sent in the server's
+// reported identity.
+func identityReflections(e *env, obs *mcpclient.Observation) []probe.Reflection {
+	var out []probe.Reflection
+	if e.secrets.Empty() {
+		return nil
 	}
 	if obs != nil && obs.ServerInfo != nil {
 		if label := e.secrets.Find(obs.ServerInfo.Name + "\x00" + obs.ServerInfo.Version); label != "" {
@@ -501,6 +517,14 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		if derr != nil {
 			return nil, derr
 		}
+		var served []manifest.Tool
+		if err == nil {
+			served = tl.Tools
+		}
+		if derr := d.declaredRead.attach(served); derr != nil {
+			return nil, fmt.Errorf("reading the declared tools again: %w", derr)
+		}
+		releaseListing()
 		d.declared = declared
 		in.Declared = declared.Tools
 		rep.Declared = probe.Declared{Source: d.manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}

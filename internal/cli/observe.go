@@ -195,6 +195,7 @@ not observed, and says why.`,
 				ident  = id.identity()
 			)
 			var snapOpt manifest.SnapshotOptions // live pins: the client capabilities
+			checks := &pinChecks{e: e}
 			switch {
 			case observed != "":
 				source = observed
@@ -225,6 +226,7 @@ not observed, and says why.`,
 					}
 					tl = toolList(tools)
 					comp = tl.Completeness
+					checks.page(tl.Tools)
 				} else {
 					// Exported when the run ends, whatever its outcome:
 					// at most 2 s, one warning if the collector is down.
@@ -239,10 +241,11 @@ not observed, and says why.`,
 					source = target
 					ctx, cancel := context.WithTimeout(ctx, live.timeout)
 					defer cancel()
-					obs, ltl, err := observeLive(ctx, cfg)
+					obs, ltl, err := listLean(ctx, cfg, checks.page)
 					if err != nil {
 						return liveError(target, err)
 					}
+					releaseListing()
 					tl, comp = ltl, manifest.Completeness(obs.Completeness)
 					// Part of what was pinned: the tools a server lists can
 					// depend on the client capabilities declared.
@@ -255,7 +258,7 @@ not observed, and says why.`,
 					}
 					// A snapshot stores the bytes it pinned, so a list that
 					// carries a secret this run sent cannot be pinned.
-					if refl := reflections(e, ltl, obs); len(refl) > 0 {
+					if refl := append(checks.reflected, identityReflections(e, obs)...); len(refl) > 0 {
 						where := "its reported identity (serverInfo)"
 						if refl[0].Tool != "" {
 							where = "tool " + safetext.Quote(refl[0].Tool) + " at JSON pointer " + safetext.Quote(refl[0].Pointer)
@@ -276,7 +279,7 @@ not observed, and says why.`,
 					}
 				}
 				o = manifest.BuildObserved(serverID, tl, comp, c)
-				for _, w := range manifest.PrecisionWarnings("", tl.Tools) {
+				for _, w := range manifest.PrecisionWarningsOf("", checks.imprecise, checks.impreciseTotal) {
 					fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
 				}
 			}
@@ -285,7 +288,7 @@ not observed, and says why.`,
 				return inputErr(source, err)
 			}
 			if tl != nil {
-				warnShape(e, tl.Tools)
+				checks.warnShape()
 			}
 			b, err := manifest.MarshalArtifact(d)
 			if err != nil {
@@ -330,22 +333,49 @@ not observed, and says why.`,
 	return cmd
 }
 
-// warnShape warns, at pin time, of tools that break the specification's
-// tool shape: every later drift reports them as MCP-CONF-TOOL-SHAPE.
-func warnShape(e *env, tools []manifest.Tool) {
-	n := 0
+// pinChecks are what pin reads of every tool's parse: secrets this run
+// sent reflected into a tool, numbers the digests cannot tell apart, and
+// tools that break the specification's shape. A live pin reads them page
+// by page as the listing arrives (listLean), a list read from a file at
+// once.
+type pinChecks struct {
+	e              *env
+	reflected      []probe.Reflection
+	imprecise      []manifest.ImpreciseNumber // the first MaxPrecisionWarnings
+	impreciseTotal int
+	shapes         []string // the first maxShapeWarnings warnings
+	shapeTotal     int
+}
+
+// maxShapeWarnings bounds the shape warnings pin prints.
+const maxShapeWarnings = 50
+
+// page checks tools.
+func (c *pinChecks) page(tools []manifest.Tool) {
+	c.reflected = append(c.reflected, toolReflections(c.e, tools)...)
+	found, total := manifest.ImpreciseNumbers(tools, max(manifest.MaxPrecisionWarnings-len(c.imprecise), 0))
+	c.imprecise = append(c.imprecise, found...)
+	c.impreciseTotal += total
 	for i := range tools {
 		msg := probe.ShapeProblem(&tools[i])
 		if msg == "" {
 			continue
 		}
-		if n++; n > 50 {
-			continue
+		if c.shapeTotal++; c.shapeTotal <= maxShapeWarnings {
+			c.shapes = append(c.shapes, fmt.Sprintf("tool %s breaks the specification: %s; it is pinned as served, and every drift against this baseline will report MCP-CONF-TOOL-SHAPE for it", safetext.Quote(tools[i].Name), msg))
 		}
-		fmt.Fprintf(e.stderr, "mcpdrift: warning: tool %s breaks the specification: %s; it is pinned as served, and every drift against this baseline will report MCP-CONF-TOOL-SHAPE for it\n", safetext.Quote(tools[i].Name), msg)
 	}
-	if n > 50 {
-		fmt.Fprintf(e.stderr, "mcpdrift: warning: and %d more tools that break the specification\n", n-50)
+}
+
+// warnShape warns, at pin time, of the tools that break the
+// specification's tool shape: every later drift reports them as
+// MCP-CONF-TOOL-SHAPE.
+func (c *pinChecks) warnShape() {
+	for _, w := range c.shapes {
+		fmt.Fprintf(c.e.stderr, "mcpdrift: warning: %s\n", w)
+	}
+	if n := c.shapeTotal - len(c.shapes); n > 0 {
+		fmt.Fprintf(c.e.stderr, "mcpdrift: warning: and %d more tools that break the specification\n", n)
 	}
 }
 
