@@ -673,3 +673,57 @@ func TestPinWarnsOfSpecBreakingLists(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// A streamed output is staged while the run goes on (emitStream): it is
+// replaced only at commit, removed when the run fails, and written again,
+// redacted, when a secret became known after it was staged.
+func TestStreamStagedEarly(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "s3cr3t-token-value"
+	body := func(w io.Writer) error {
+		_, err := io.WriteString(w, strings.Repeat("x", 1<<20)+" "+secret+"\n")
+		return err
+	}
+	left := func() []string {
+		l, _ := filepath.Glob(filepath.Join(dir, ".mcpdrift-*"))
+		return l
+	}
+	// Committed: the file, nothing else.
+	e := newEnv(strings.NewReader(""), io.Discard, io.Discard)
+	p := filepath.Join(dir, "a.json")
+	if err := e.emitStream(p, body); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Fatal("the target was replaced before the commit")
+	}
+	if err := e.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b := mustRead(t, p); len(b) != 1<<20+len(secret)+2 || len(left()) > 0 {
+		t.Fatalf("%d bytes written, temporary files %v", len(b), left())
+	}
+	// Discarded: nothing.
+	e = newEnv(strings.NewReader(""), io.Discard, io.Discard)
+	q := filepath.Join(dir, "b.json")
+	if err := e.emitStream(q, body); err != nil {
+		t.Fatal(err)
+	}
+	e.discard()
+	if _, err := os.Stat(q); err == nil || len(left()) > 0 {
+		t.Fatalf("a discarded output was left: %v %v", err, left())
+	}
+	// A secret known only after staging: written again, redacted.
+	e = newEnv(strings.NewReader(""), io.Discard, io.Discard)
+	r := filepath.Join(dir, "c.json")
+	if err := e.emitStream(r, body); err != nil {
+		t.Fatal(err)
+	}
+	e.secrets.Add("test", secret)
+	if err := e.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b := mustRead(t, r); bytes.Contains(b, []byte(secret)) || !bytes.Contains(b, []byte("xxxx")) || len(left()) > 0 {
+		t.Fatalf("the secret was written (%v) or temporary files left %v", bytes.Contains(b, []byte(secret)), left())
+	}
+}

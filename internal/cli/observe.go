@@ -196,6 +196,7 @@ not observed, and says why.`,
 			)
 			var snapOpt manifest.SnapshotOptions // live pins: the client capabilities
 			checks := &pinChecks{e: e}
+			noSnapshotNote := false
 			switch {
 			case observed != "":
 				source = observed
@@ -278,6 +279,31 @@ not observed, and says why.`,
 						}
 					}
 				}
+				// The snapshot is queued first: a large one is written while
+				// the baseline is built (emitStream), and removed if pin
+				// refuses. Its head is computed there too.
+				if !noSnapshot {
+					path := snapshot
+					if path == "" && out != "" && out != "-" {
+						path = snapshotPathFor(out)
+					}
+					if path == "" {
+						noSnapshotNote = true // said once pin has succeeded
+					} else {
+						snapID, snapIdent, snapTL, snapComp, snapOpts := serverID, ident, tl, comp, snapOpt
+						err := e.emitStream(path, func(w io.Writer) error {
+							sw, err := manifest.NewSnapshotWriter(snapID, snapIdent, snapTL, snapComp, snapOpts)
+							if err != nil {
+								return err
+							}
+							_, err = sw.WriteTo(w)
+							return err
+						})
+						if err != nil {
+							return err
+						}
+					}
+				}
 				o = manifest.BuildObserved(serverID, tl, comp, c)
 				for _, w := range manifest.PrecisionWarningsOf("", checks.imprecise, checks.impreciseTotal) {
 					fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
@@ -290,29 +316,12 @@ not observed, and says why.`,
 			if tl != nil {
 				checks.warnShape()
 			}
+			if noSnapshotNote {
+				fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")
+			}
 			b, err := manifest.MarshalArtifact(d)
 			if err != nil {
 				return err
-			}
-			if tl != nil && !noSnapshot {
-				path := snapshot
-				if path == "" && out != "" && out != "-" {
-					path = snapshotPathFor(out)
-				}
-				if path == "" {
-					fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")
-				} else {
-					// Pin refused a record without one: the digest of tl's
-					// tools, which BuildObserved computed.
-					snapOpt.ManifestDigest = d.ManifestDigest
-					sw, err := manifest.NewSnapshotWriter(o.Server.ID, ident, tl, o.Observed.ToolsListComplete, snapOpt)
-					if err != nil {
-						return err
-					}
-					if err := e.emitStream(path, func(w io.Writer) error { _, err := sw.WriteTo(w); return err }); err != nil {
-						return err
-					}
-				}
 			}
 			return e.emit(out, b)
 		},

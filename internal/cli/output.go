@@ -54,6 +54,19 @@ type output struct {
 	// stream, when set, writes the output at commit instead of data
 	// (emitStream).
 	stream func(io.Writer) error
+	// staging, when set, is stream being written into tmp while the run
+	// goes on (emitStream): it reports once, when the file is written.
+	staging chan error
+	staged  error // what staging reported, once waited for
+	waited  bool
+}
+
+// wait waits for an output being staged while the run went on.
+func (o *output) wait() error {
+	if o.staging != nil && !o.waited {
+		o.staged, o.waited = <-o.staging, true
+	}
+	return o.staged
 }
 
 var fdPath = regexp.MustCompile(`^/(dev/fd|proc/self/fd)/[0-9]+$`)
@@ -168,12 +181,35 @@ func (e *env) commit() error {
 	e.outputs = nil
 	cleanup := func() {
 		for _, o := range outs {
+			o.wait()
 			if o.tmp != "" {
 				os.Remove(o.tmp)
 			}
 		}
 	}
 	for _, o := range outs {
+		if o.staging != nil {
+			if err := o.wait(); err != nil {
+				cleanup()
+				return cannotWrite(o.path, safetext.Escape(errText(err)))
+			}
+			if e.secrets.Empty() {
+				// Staged while the run went on; the target is checked
+				// again below, before anything is replaced.
+				if kind, _, err := classifyTarget(o.path); err != nil || kind != toAtomic {
+					cleanup()
+					if err == nil {
+						err = cannotWrite(o.path, "it changed while the run was going")
+					}
+					return err
+				}
+				continue
+			}
+			// A secret became known after the file was staged: it is
+			// written again, gathered and redacted.
+			os.Remove(o.tmp)
+			o.tmp = ""
+		}
 		if o.stream != nil && (o.kind != toAtomic || !e.secrets.Empty()) {
 			// Only a file written by a run with nothing to redact is
 			// streamed; anything else is gathered and goes as data.
@@ -204,25 +240,7 @@ func (e *env) commit() error {
 			return cannotWrite(o.path, safetext.Escape(errText(err)))
 		}
 		o.tmp = f.Name()
-		var werr error
-		if o.stream != nil {
-			bw := bufio.NewWriterSize(f, 1<<20)
-			if werr = o.stream(bw); werr == nil {
-				werr = bw.Flush()
-			}
-		} else {
-			_, werr = f.Write(o.data)
-		}
-		if werr == nil {
-			werr = f.Sync()
-		}
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Chmod(o.tmp, o.mode)
-		}
-		if werr != nil {
+		if werr := o.writeStaged(f); werr != nil {
 			cleanup()
 			return cannotWrite(o.path, safetext.Escape(errText(werr)))
 		}
@@ -289,16 +307,67 @@ func (e *env) emitGuarded(path string, data []byte, guard func() error) error {
 // are committed, into the staged file through a buffer. A run that has
 // secrets to redact, or a target that is not a regular file, gathers
 // write's output first and commits it as emit's data, redacted.
+//
+// A regular file of a run with nothing to redact is staged at once, on
+// another goroutine, while the run goes on (a 172 MB snapshot is written
+// while the baseline is built); write must then only read what does not
+// change afterwards. It is still replaced only when the run succeeds, and
+// removed when it fails; a secret that becomes known before the commit
+// has it written again, redacted.
 func (e *env) emitStream(path string, write func(io.Writer) error) error {
 	if err := e.emit(path, nil); err != nil {
 		return err
 	}
-	e.outputs[len(e.outputs)-1].stream = write
+	o := e.outputs[len(e.outputs)-1]
+	o.stream = write
+	if o.kind != toAtomic || !e.secrets.Empty() {
+		return nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(o.path), ".mcpdrift-*.tmp")
+	if err != nil {
+		return cannotWrite(o.path, safetext.Escape(errText(err)))
+	}
+	o.tmp = f.Name()
+	o.staging = make(chan error, 1)
+	go func() { o.staging <- o.writeStaged(f) }()
 	return nil
 }
 
-// discard drops the queued outputs (the run failed).
-func (e *env) discard() { e.outputs = nil }
+// writeStaged writes o (its stream, else its data) into f, the staged
+// file, and closes it: synced, with the target's mode.
+func (o *output) writeStaged(f *os.File) error {
+	var werr error
+	if o.stream != nil {
+		bw := bufio.NewWriterSize(f, 1<<20)
+		if werr = o.stream(bw); werr == nil {
+			werr = bw.Flush()
+		}
+	} else {
+		_, werr = f.Write(o.data)
+	}
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(f.Name(), o.mode)
+	}
+	return werr
+}
+
+// discard drops the queued outputs (the run failed): a file being staged
+// is waited for and removed.
+func (e *env) discard() {
+	for _, o := range e.outputs {
+		o.wait()
+		if o.tmp != "" {
+			os.Remove(o.tmp)
+		}
+	}
+	e.outputs = nil
+}
 
 // writeNow writes one output at once, redacted, by the rules of emit and
 // commit (a long-running command's files: the proxy's --observed-out,
