@@ -93,6 +93,7 @@ func (b *Baseline) mayReferOut(t *manifest.Tool) bool {
 	if v, ok := b.refsOut.Load(t.Name); ok {
 		return v.(bool)
 	}
+	t.MustNotBeLean("decide.mayReferOut")
 	r := schemadiff.MayReferOut(t)
 	b.refsOut.Store(t.Name, r)
 	return r
@@ -109,7 +110,6 @@ type compiledSchema struct {
 // is withheld with the reason (the gateway then serves nothing and says
 // why, instead of failing to start with a half-read baseline).
 func NewBaseline(serverID string, id manifest.Identity, tools []manifest.Tool) *Baseline {
-	manifest.MustNotBeLean(tools, "decide.NewBaseline")
 	b := &Baseline{ServerID: serverID, Identity: id, Tools: tools, byName: map[string]*manifest.Tool{}, digests: map[string]string{}}
 	for i := range tools {
 		t := &tools[i]
@@ -305,7 +305,8 @@ func DecideTools(pinned, served []manifest.Tool, opt Options) []Tool {
 }
 
 func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionProfile, opt Options) []Tool {
-	manifest.MustNotBeLean(served, "decide")
+	// A lean tool (manifest.Tool.Lean) is decided by its digest; what
+	// reads a parse (the structural diff, external references) refuses it.
 	if opt.PinnedRefs == nil && b.PinnedRefs != nil {
 		opt.PinnedRefs, opt.VerifiedRefs = b.PinnedRefs, b.VerifiedRefs
 	}
@@ -533,6 +534,7 @@ func (b *Baseline) compiledFor(t *manifest.Tool) *compiledSchema {
 	if v, ok := b.compiled.Load(t.Name); ok {
 		return v.(*compiledSchema)
 	}
+	t.MustNotBeLean("decide.compiledFor")
 	cs := &compiledSchema{schema: t.Proj.InputSchema}
 	switch s := t.Proj.InputSchema; {
 	case !s.Valid() || s.Kind() == jcs.Null:

@@ -83,6 +83,36 @@ type Tool struct {
 	hasFields bool
 	// raw is a lean tool's bytes (Lean): its Value and Proj are gone.
 	raw []byte
+	// lean holds what a lean tool's parse said (Lean).
+	lean *leanFacts
+}
+
+// leanFacts are what the checks of every tool read of a tool's parse,
+// kept when the parse is dropped (Lean).
+type leanFacts struct {
+	shape          string            // ShapeProblem
+	imprecise      []ImpreciseNumber // the first MaxPrecisionWarnings
+	impreciseTotal int
+}
+
+// ShapeProblem says how the tool breaks the specification's tool shape (an
+// inputSchema that is an object with "type": "object"), or "" when it does
+// not. A lean tool answers what its parse said.
+func (t *Tool) ShapeProblem() string {
+	if t.lean != nil {
+		return t.lean.shape
+	}
+	s := t.Proj.InputSchema
+	switch {
+	case !s.Valid() || s.Kind() == jcs.Null:
+		return "the tool has no inputSchema, which the specification requires"
+	case s.Kind() != jcs.Object:
+		return "inputSchema is not a JSON object"
+	}
+	if ty, ok := s.Get("type"); !ok || !ty.StrEqual("object") {
+		return `inputSchema does not have "type": "object"`
+	}
+	return ""
 }
 
 // Raw is the tool object's bytes as the server sent them.
@@ -96,11 +126,13 @@ func (t *Tool) Raw() []byte {
 // Lean drops the tool's parse (Value and Proj) and keeps what a baseline
 // and a snapshot are written from: its name, pointer, tool digest, field
 // digests and bytes (Raw, which keep the page's bytes alive but not its
-// parse tree, the larger part). It is for a producer that has read all it
-// needs of the tree — pin, which checks each page as it arrives — so that
-// a large listing is held as its bytes, not twice that. A lean tool's
-// zero Value and Proj read as absent fields: it must not be compared,
-// diffed or decided (IsLean says which tools are lean).
+// parse tree, the larger part), and what the checks of every tool read of
+// the parse (ShapeProblem, the numbers ImpreciseNumbers finds). It is for
+// a holder of many tools that reads the parse of few: pin, which checks
+// each page as it arrives, and drift, which diffs only the tools whose
+// bytes changed. A lean tool's zero Value and Proj read as absent fields:
+// it must not be diffed (Attach first); what reads a parse refuses it
+// (MustNotBeLean).
 func (t *Tool) Lean() {
 	if t.raw != nil {
 		return
@@ -108,7 +140,9 @@ func (t *Tool) Lean() {
 	if t.digest == "" || !t.hasFields {
 		t.setDigest()
 	}
-	t.raw = t.Value.Raw()
+	f := &leanFacts{shape: t.ShapeProblem()}
+	f.imprecise, f.impreciseTotal = impreciseNumbers(t, MaxPrecisionWarnings)
+	t.raw, t.lean = t.Value.Raw(), f
 	t.Value, t.Proj = jcs.Value{}, Projection{}
 }
 
@@ -120,7 +154,7 @@ func (t *Tool) Attach(like *Tool) error {
 		return nil
 	}
 	if like != nil && !like.IsLean() && like.Value.Valid() && bytes.Equal(like.Value.Raw(), t.raw) {
-		t.Value, t.Proj, t.raw = like.Value, like.Proj, nil
+		t.Value, t.Proj, t.raw, t.lean = like.Value, like.Proj, nil, nil
 		return nil
 	}
 	doc, err := jcs.Parse(t.raw)
@@ -131,7 +165,7 @@ func (t *Tool) Attach(like *Tool) error {
 	if err != nil {
 		return err
 	}
-	t.Value, t.Proj, t.raw = nt.Value, nt.Proj, nil
+	t.Value, t.Proj, t.raw, t.lean = nt.Value, nt.Proj, nil, nil
 	return nil
 }
 

@@ -162,7 +162,7 @@ func TestImpreciseNumbersParallel(t *testing.T) {
 	}
 	for _, limit := range []int{-1, 0, 1, 50, 500} {
 		got, gotTotal := ImpreciseNumbers(tl.Tools, limit)
-		want, wantTotal := impreciseNumbers(tl.Tools, limit)
+		want, wantTotal := impreciseNumbersOf(tl.Tools, limit)
 		if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
 			t.Fatalf("limit %d: %d numbers (total %d), want %d (total %d)", limit, len(got), gotTotal, len(want), wantTotal)
 		}
@@ -195,8 +195,7 @@ func TestLeanAndAttach(t *testing.T) {
 		}
 	}
 	for name, f := range map[string]func(){
-		"MustNotBeLean":    func() { MustNotBeLean(tl.Tools, "test") },
-		"ImpreciseNumbers": func() { ImpreciseNumbers(tl.Tools, -1) },
+		"MustNotBeLean": func() { MustNotBeLean(tl.Tools, "test") },
 	} {
 		func() {
 			defer func() {
@@ -231,5 +230,53 @@ func TestLeanAndAttach(t *testing.T) {
 	}
 	if fd, _ := c.Proj.FieldDigests(nil); fd != full[0].FieldDigests() {
 		t.Fatal("the reparsed projection's field digests differ")
+	}
+}
+
+// A lean tool answers the checks of every tool as its parse did: its
+// shape problem, and the numbers beyond float64 precision (the first
+// MaxPrecisionWarnings of them, and their total).
+func TestLeanFacts(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"tools":[{"name":"ok","inputSchema":{"type":"object","properties":{"a":{"maximum":9007199254740993}}}},{"name":"noschema"},{"name":"arr","inputSchema":[]},{"name":"many","inputSchema":{"type":"object","enum":[`)
+	for i := range MaxPrecisionWarnings + 9 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d", int64(9007199254740993)+int64(2*i))
+	}
+	b.WriteString(`]}}]}`)
+	tl, err := ParseToolList([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type facts struct {
+		shape string
+		found []ImpreciseNumber
+		total int
+	}
+	before := map[string]facts{}
+	for i := range tl.Tools {
+		tool := &tl.Tools[i]
+		found, total := ImpreciseNumbers(tl.Tools[i:i+1], MaxPrecisionWarnings)
+		before[tool.Name] = facts{tool.ShapeProblem(), found, total}
+	}
+	wantList, wantTotal := ImpreciseNumbers(tl.Tools, MaxPrecisionWarnings)
+	for i := range tl.Tools {
+		tl.Tools[i].Lean()
+	}
+	for i := range tl.Tools {
+		tool := &tl.Tools[i]
+		found, total := ImpreciseNumbers(tl.Tools[i:i+1], MaxPrecisionWarnings)
+		if got := (facts{tool.ShapeProblem(), found, total}); !reflect.DeepEqual(got, before[tool.Name]) {
+			t.Errorf("%s: lean %+v, parsed %+v", tool.Name, got, before[tool.Name])
+		}
+	}
+	if before["noschema"].shape == "" || before["arr"].shape == "" || before["ok"].shape != "" || before["many"].total != MaxPrecisionWarnings+9 || before["ok"].total != 1 {
+		t.Fatalf("the fixture does not say what it should: %+v", before)
+	}
+	gotList, gotTotal := ImpreciseNumbers(tl.Tools, MaxPrecisionWarnings)
+	if gotTotal != wantTotal || !reflect.DeepEqual(gotList, wantList) {
+		t.Errorf("the list's numbers lean: %d (total %d), parsed %d (total %d)", len(gotList), gotTotal, len(wantList), wantTotal)
 	}
 }

@@ -39,9 +39,9 @@ var digestedMembers = []string{"description", "inputSchema", "input_schema", "ou
 // value. It returns at most limit of them (all when limit is negative), by
 // tool and then document order, and the total count. Linear time; it is
 // not part of BuildObserved, so digests cost the same whether or not a
-// caller asks.
+// caller asks. A lean tool answers what its parse said: its first
+// MaxPrecisionWarnings numbers (whatever limit asks beyond) and its total.
 func ImpreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
-	MustNotBeLean(tools, "ImpreciseNumbers")
 	// Each tool is its own work, spread over the CPUs when there are
 	// many; the ranges' findings are joined in tool order, so the first
 	// limit are those a walk in order finds.
@@ -54,7 +54,7 @@ func ImpreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 		parts = map[int]part{}
 	)
 	parallelRange(len(tools), func(lo, hi int) {
-		found, total := impreciseNumbers(tools[lo:hi], limit)
+		found, total := impreciseNumbersOf(tools[lo:hi], limit)
 		mu.Lock()
 		parts[lo] = part{found, total}
 		mu.Unlock()
@@ -73,13 +73,36 @@ func ImpreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 	return out, total
 }
 
-// impreciseNumbers is ImpreciseNumbers over tools, in order, on this
+// impreciseNumbersOf is ImpreciseNumbers over tools, in order, on this
 // goroutine.
-func impreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
+func impreciseNumbersOf(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 	var out []ImpreciseNumber
 	total := 0
 	for i := range tools {
-		t := &tools[i]
+		rest := -1
+		if limit >= 0 {
+			rest = max(limit-len(out), 0)
+		}
+		found, n := impreciseNumbers(&tools[i], rest)
+		out = append(out, found...)
+		total += n
+	}
+	return out, total
+}
+
+// impreciseNumbers is ImpreciseNumbers of one tool: a lean tool answers
+// what its parse said (the first MaxPrecisionWarnings, and the total).
+func impreciseNumbers(t *Tool, limit int) ([]ImpreciseNumber, int) {
+	if t.lean != nil {
+		found := t.lean.imprecise
+		if limit >= 0 {
+			found = found[:min(len(found), limit)]
+		}
+		return found, t.lean.impreciseTotal
+	}
+	var out []ImpreciseNumber
+	total := 0
+	{
 		for _, m := range digestedMembers {
 			v, ok := t.Value.Get(m)
 			if !ok || !projected(t, m, v) {

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -9,7 +10,6 @@ import (
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/decide"
-	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -218,10 +218,6 @@ func (r *Result) addLevel(rule, level, tool, msg, class string, changes []schema
 
 // Evaluate applies every MCP-DRIFT-*, MCP-CONF-* and MCP-AUTH-* rule.
 func Evaluate(in Input) *Result {
-	manifest.MustNotBeLean(in.Declared, "probe.Evaluate")
-	if in.Primary != nil {
-		manifest.MustNotBeLean(in.Primary.Tools, "probe.Evaluate")
-	}
 	r := &Result{Findings: []Finding{}, Notes: []string{}, Suppressed: []SuppressedFinding{}, Tools: []schemadiff.ToolVerdict{}}
 	class := in.TargetClass
 	if class == "" {
@@ -286,7 +282,7 @@ func Evaluate(in Input) *Result {
 		switch cs, ok := changesOf[d.Name]; {
 		case ok:
 			toolDrift(r, s, cs, in.classifier())
-		case string(d.Value.Raw()) != string(s.Value.Raw()):
+		case !bytes.Equal(d.Raw(), s.Raw()):
 			// The same digest from other bytes: nothing to decide, but
 			// what the digests cannot see (a number beyond float64
 			// precision) is still said.
@@ -524,20 +520,7 @@ func conformance(r *Result, in Input) {
 // inputSchema that is an object with "type": "object"), or "" when it does
 // not. pin warns with it, so a list that every later drift reports as
 // MCP-CONF-TOOL-SHAPE is not pinned silently.
-func ShapeProblem(t *manifest.Tool) string {
-	t.MustNotBeLean("probe.ShapeProblem")
-	s := t.Proj.InputSchema
-	switch {
-	case !s.Valid() || s.Kind() == jcs.Null:
-		return "the tool has no inputSchema, which the specification requires"
-	case s.Kind() != jcs.Object:
-		return "inputSchema is not a JSON object"
-	}
-	if ty, ok := s.Get("type"); !ok || !ty.StrEqual("object") {
-		return `inputSchema does not have "type": "object"`
-	}
-	return ""
-}
+func ShapeProblem(t *manifest.Tool) string { return t.ShapeProblem() }
 
 // ToolNames lists the tools' names in served order.
 func ToolNames(ts []manifest.Tool) []string {

@@ -131,6 +131,7 @@ func mayRefOut(v jcs.Value) bool {
 // walk that allocates nothing; a caller that judges the same tool often
 // (the gateway's baseline) keeps the answer.
 func MayReferOut(t *manifest.Tool) bool {
+	t.MustNotBeLean("schemadiff.MayReferOut")
 	for _, s := range []jcs.Value{t.Proj.InputSchema, t.Proj.OutputSchema} {
 		if s.Valid() && mayRefOut(s) {
 			return true
@@ -184,6 +185,7 @@ func ToolRefs(t *manifest.Tool) []ToolRef {
 // kind pins make of it): what a decision reads of a tool whose digest did
 // not change. nil pins: the external_ref_present records.
 func RefChanges(t *manifest.Tool, pins *RefPins) []Change {
+	t.MustNotBeLean("schemadiff.RefChanges")
 	out := presentRefs(t.Name, schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema, pins)
 	return append(out, presentRefs(t.Name, schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema, pins)...)
 }
@@ -191,7 +193,10 @@ func RefChanges(t *manifest.Tool, pins *RefPins) []Change {
 // IntroducedRefChanges is RefChanges for a tool new to the list: its
 // external references as external_ref_introduced (or the kind pins make
 // of them), the records DiffTools gives an added tool.
-func IntroducedRefChanges(t *manifest.Tool, pins *RefPins) []Change { return externalRefs(t, pins) }
+func IntroducedRefChanges(t *manifest.Tool, pins *RefPins) []Change {
+	t.MustNotBeLean("schemadiff.IntroducedRefChanges")
+	return externalRefs(t, pins)
+}
 
 // judge rewrites an external-reference record c (external_ref_introduced
 // or external_ref_present) of reference r by what the trust record makes

@@ -83,21 +83,70 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 	return d
 }
 
-// attach gives the declared tools their parse again once the server is
-// listed: a declared tool whose bytes a served tool of its name has shares
-// that tool's parse (the same bytes parse alike), any other is parsed
-// again from its bytes; so the declared side is never held parsed beside
-// the listing. served is nil when nothing was listed.
-func (d *declaredRead) attach(served []manifest.Tool) error {
+// attachChanged gives their parse again to the tools a comparison reads
+// the parse of, declared and served: a declared tool and the served tool
+// of its name whose bytes are the same stay lean (their digests and the
+// checks of every tool are all that is read of them); any other declared
+// tool, the served tool of its name, and every served tool not declared
+// (its definition is what a new tool is judged by) is parsed again from
+// its bytes. A tool that was never lean is left as it is. served is nil
+// when nothing was listed.
+func attachChanged(declared, served []manifest.Tool) error {
 	byName := make(map[string]*manifest.Tool, len(served))
 	for i := range served {
 		if _, dup := byName[served[i].Name]; !dup {
 			byName[served[i].Name] = &served[i]
 		}
 	}
-	for i := range d.in.Tools {
-		t := &d.in.Tools[i]
-		if err := t.Attach(byName[t.Name]); err != nil {
+	isDeclared := make(map[string]bool, len(declared))
+	for i := range declared {
+		dt := &declared[i]
+		isDeclared[dt.Name] = true
+		st := byName[dt.Name]
+		if st != nil && bytes.Equal(dt.Raw(), st.Raw()) {
+			continue
+		}
+		if err := dt.Attach(nil); err != nil {
+			return err
+		}
+		if st != nil {
+			if err := st.Attach(nil); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range served {
+		if st := &served[i]; !isDeclared[st.Name] {
+			if err := st.Attach(nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// attachAll gives every lean tool of declared and served its parse again,
+// shared between a declared and a served tool of one name and the same
+// bytes.
+func attachAll(declared, served []manifest.Tool) error {
+	byName := func(ts []manifest.Tool) map[string]*manifest.Tool {
+		m := make(map[string]*manifest.Tool, len(ts))
+		for i := range ts {
+			if _, dup := m[ts[i].Name]; !dup {
+				m[ts[i].Name] = &ts[i]
+			}
+		}
+		return m
+	}
+	sb := byName(served)
+	for i := range declared {
+		if err := declared[i].Attach(sb[declared[i].Name]); err != nil {
+			return err
+		}
+	}
+	db := byName(declared)
+	for i := range served {
+		if err := served[i].Attach(db[served[i].Name]); err != nil {
 			return err
 		}
 	}

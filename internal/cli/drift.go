@@ -509,7 +509,15 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	others := startOthers(ctx, cfg, d)
 	defer others.stop()
 
-	obs, tl, warning, err := others.primary(ctx, cfg)
+	// The primary listing is held lean: each page's tools are checked for
+	// reflected secrets as it arrives, and attachChanged parses again the
+	// tools the comparison diffs (driftDeltas, for the html report, all).
+	var pageRefl []probe.Reflection
+	list := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
+		pageRefl = nil // a listing made again starts over
+		return listLean(ctx, cfg, func(page []manifest.Tool) { pageRefl = append(pageRefl, toolReflections(e, page)...) })
+	}
+	obs, tl, warning, err := others.primary(ctx, cfg, list)
 	if d.declaredRead != nil {
 		// Whatever the listing found, a declared side that cannot be read
 		// is the run's error (exit 2).
@@ -517,14 +525,6 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		if derr != nil {
 			return nil, derr
 		}
-		var served []manifest.Tool
-		if err == nil {
-			served = tl.Tools
-		}
-		if derr := d.declaredRead.attach(served); derr != nil {
-			return nil, fmt.Errorf("reading the declared tools again: %w", derr)
-		}
-		releaseListing()
 		d.declared = declared
 		in.Declared = declared.Tools
 		rep.Declared = probe.Declared{Source: d.manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}
@@ -532,13 +532,23 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	if warning != "" {
 		rep.Warnings = append(rep.Warnings, warning)
 	}
+	if err != nil {
+		// Nothing was listed: every declared tool as it was read.
+		if aerr := attachChanged(d.declared.Tools, nil); aerr != nil {
+			return nil, fmt.Errorf("reading the declared tools again: %w", aerr)
+		}
+	}
 	var pe *mcpclient.ProtocolError
 	var he *mcpclient.HTTPError
 	switch {
 	case err == nil:
+		if aerr := attachChanged(d.declared.Tools, tl.Tools); aerr != nil {
+			return nil, fmt.Errorf("reading the tools again: %w", aerr)
+		}
+		releaseListing()
 		in.Primary = probeObservation(obs, tl)
 		in.Calls = callChecks(obs, d.declared.Tools)
-		in.Reflected = reflections(e, tl, obs)
+		in.Reflected = append(pageRefl, identityReflections(e, obs)...)
 		for i := range rep.CallPlan {
 			rep.CallPlan[i].Sent = d.execute
 		}

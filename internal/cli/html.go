@@ -29,6 +29,11 @@ func writeHTML(w io.Writer, title string, sections ...report.Section) error {
 // so the records are the ones behind rep.Tools' decisions), read against
 // the declared and served definitions.
 func driftDeltas(declared, served []manifest.Tool, rep *probe.Report, prof *schemadiff.DecisionProfile, c *classify.Classifier) []delta.Tool {
+	// The page shows definitions: every tool is given its parse again.
+	if err := attachAll(declared, served); err != nil {
+		// Bytes that parsed once parse again: a bug, never an empty page.
+		panic("driftDeltas: " + err.Error())
+	}
 	if len(rep.Tools) == 0 {
 		return delta.Build(declared, served, report.DriftChanges(rep), rep.Tools)
 	}

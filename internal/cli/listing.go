@@ -52,15 +52,21 @@ func listFull(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation
 	return obs, listOf(pl, obs), nil
 }
 
-// listLean runs one tools/list for pin: check reads each page's tools as
-// they arrive (their parse: what pin checks of every tool), and then they
-// are made lean (manifest.Tool.Lean: name, digests and bytes), so a large
+// listLean runs one tools/list for pin and drift: check reads each page's
+// tools as they arrive (their parse: what is checked of every tool that
+// the tools do not keep), and then they are made lean (manifest.Tool.Lean:
+// name, digests, bytes and what the checks of every tool read), so a large
 // listing is held as its bytes, never with every page's parse tree too.
-// What it returns is for writing a baseline and a snapshot, not for a
-// comparison.
+// A comparison attaches the tools it diffs (attachChanged).
 func listLean(ctx context.Context, cfg mcpclient.Config, check func([]manifest.Tool)) (*mcpclient.Observation, *manifest.ToolList, error) {
 	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
-	cfg.OnToolsPage = func(_ []byte, res jcs.Value) error {
+	prev := cfg.OnToolsPage
+	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
+		if prev != nil {
+			if err := prev(req, res); err != nil {
+				return err
+			}
+		}
 		from := len(pl.Tools())
 		if err := pl.Add(res); err != nil {
 			return fmt.Errorf("the server's tools/list could not be read: %w", err)
@@ -281,11 +287,11 @@ func (o *others) stop() { stopAll(o.second, o.cloak, o.anon) }
 // alone, after them, and warning says so. A refusal (401, 403), a
 // revision the server does not speak, a listing beyond its bounds or the
 // run's deadline are not tried again.
-func (o *others) primary(ctx context.Context, cfg mcpclient.Config) (obs *mcpclient.Observation, tl *manifest.ToolList, warning string, err error) {
+func (o *others) primary(ctx context.Context, cfg mcpclient.Config, list func(context.Context, mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error)) (obs *mcpclient.Observation, tl *manifest.ToolList, warning string, err error) {
 	pcfg := cfg
 	pcfg.Tracer = o.spans.conn(connPrimary)
 	pcfg.OnToolsPage = func([]byte, jcs.Value) error { o.release(); return nil }
-	obs, tl, err = observeLive(ctx, pcfg)
+	obs, tl, err = list(ctx, pcfg)
 	started := false
 	select {
 	case <-o.gate:
@@ -302,7 +308,7 @@ func (o *others) primary(ctx context.Context, cfg mcpclient.Config) (obs *mcpcli
 	// The retry is the primary connection now: its spans are the ones
 	// findings name.
 	cfg.Tracer = o.spans.conn(connPrimary)
-	obs2, tl2, err2 := observeLive(ctx, cfg)
+	obs2, tl2, err2 := list(ctx, cfg)
 	if err2 != nil {
 		return obs, tl, "", err
 	}
