@@ -450,8 +450,12 @@ func Pin(o *Observed, opt PinOptions) (*Declared, error) {
 	if o.Status == StatusObserved {
 		if o.Observed.ManifestDigest == nil {
 			why = append(why, "the record has no manifest_digest")
-		} else if got := ManifestDigest(o.NameDigests()); got != *o.Observed.ManifestDigest {
-			why = append(why, "its manifest_digest does not recompute from its tool_digests (recomputed "+got+")")
+		} else if b := o.built; b == nil || b.digest != *o.Observed.ManifestDigest || b.fingerprint != entriesFingerprint(o.Observed.ToolDigests) {
+			// Recomputed, unless BuildObserved computed it, in this
+			// process, from exactly these entries.
+			if got := ManifestDigest(o.NameDigests()); got != *o.Observed.ManifestDigest {
+				why = append(why, "its manifest_digest does not recompute from its tool_digests (recomputed "+got+")")
+			}
 		}
 	}
 	if len(why) > 0 {

@@ -14,8 +14,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 )
@@ -205,13 +207,7 @@ type NameDigest struct {
 // entries sorted by name, then tool_digest. The sort compares the names'
 // UTF-8 bytes (code point order), as the reference implementation does.
 func ManifestDigest(entries []NameDigest) string {
-	sorted := slices.Clone(entries)
-	slices.SortFunc(sorted, func(a, b NameDigest) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ToolDigest, b.ToolDigest)
-	})
+	sorted := sortedEntries(entries)
 	var buf bytes.Buffer
 	buf.Grow(64 + len(sorted)*120)
 	b := buf.AvailableBuffer()
@@ -229,6 +225,49 @@ func ManifestDigest(entries []NameDigest) string {
 	b = append(b, "]}"...)
 	return Digest(b)
 }
+
+// compareEntries orders manifest entries by name, then tool digest (the
+// UTF-8 bytes: code point order): a total order, so entries that compare
+// equal are equal.
+func compareEntries(a, b NameDigest) int {
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ToolDigest, b.ToolDigest)
+}
+
+// sortedEntries is a sorted copy of entries: a large list sorted in two
+// halves at once and merged (the order is total, so the result is the one
+// sort's).
+func sortedEntries(entries []NameDigest) []NameDigest {
+	n := len(entries)
+	if n < parallelSort || runtime.GOMAXPROCS(0) < 2 {
+		sorted := slices.Clone(entries)
+		slices.SortFunc(sorted, compareEntries)
+		return sorted
+	}
+	a, b := slices.Clone(entries[:n/2]), slices.Clone(entries[n/2:])
+	var wg sync.WaitGroup
+	wg.Go(func() { slices.SortFunc(a, compareEntries) })
+	slices.SortFunc(b, compareEntries)
+	wg.Wait()
+	out := make([]NameDigest, 0, n)
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if compareEntries(b[j], a[i]) < 0 {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(append(out, a[i:]...), b[j:]...)
+	return out
+}
+
+// parallelSort is the fewest entries sortedEntries sorts on two CPUs.
+const parallelSort = 16384
 
 // FieldDigests holds the four per-field digests. A field that is "" is
 // absent (an incomplete set is never read as "unchanged").

@@ -166,6 +166,23 @@ func TestPinRefusals(t *testing.T) {
 	if _, err := manifest.Pin(o, manifest.PinOptions{}); err == nil || !strings.Contains(err.Error(), "does not recompute") {
 		t.Errorf("tampered: %v", err)
 	}
+	// Every other change to a record built in this process is caught too
+	// (Pin trusts the digest BuildObserved computed only for the entries
+	// it was computed from).
+	for name, tamper := range map[string]func(o *manifest.Observed){
+		"a name":              func(o *manifest.Observed) { o.Observed.ToolDigests[0].Name += "x" },
+		"the manifest digest": func(o *manifest.Observed) { d := "sha256:" + strings.Repeat("1", 64); o.Observed.ManifestDigest = &d },
+		"an entry added": func(o *manifest.Observed) {
+			o.Observed.ToolDigests = append(o.Observed.ToolDigests, manifest.ToolEntry{Name: "zz", ToolDigest: "sha256:" + strings.Repeat("2", 64), PrivilegeClassification: "unclassified"})
+		},
+		"an entry removed": func(o *manifest.Observed) { o.Observed.ToolDigests = o.Observed.ToolDigests[:0] },
+	} {
+		o := manifest.BuildObserved("s", tl, manifest.Complete, nil)
+		tamper(o)
+		if _, err := manifest.Pin(o, manifest.PinOptions{AllowEmpty: true}); err == nil || !strings.Contains(err.Error(), "does not recompute") {
+			t.Errorf("tampered %s: %v", name, err)
+		}
+	}
 }
 
 // A snapshot keeps the tool bytes: digests recompute, and the tools come

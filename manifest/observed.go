@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 
 	"github.com/mcpdrift/mcpdrift/classify"
@@ -52,6 +54,37 @@ type Observed struct {
 	Server    Server       `json:"server"`
 	Observed  ObservedBody `json:"observed"`
 	NonClaims []string     `json:"non_claims"`
+
+	// built is what BuildObserved computed the manifest digest from, in
+	// this process: Pin need not sort and hash the entries again while
+	// they are the ones it was computed from (their fingerprint says so).
+	// A record read from a file never has it.
+	built *builtDigest
+}
+
+// builtDigest is a manifest digest and the fingerprint of the entries it
+// was computed from.
+type builtDigest struct {
+	digest      string
+	fingerprint [sha256.Size]byte
+}
+
+// entriesFingerprint is the SHA-256 of the entries' (name, tool digest)
+// pairs in order, each length-prefixed: the same fingerprint, the same
+// pairs, so the same manifest digest.
+func entriesFingerprint(es []ToolEntry) [sha256.Size]byte {
+	h := sha256.New()
+	var b []byte
+	for i := range es {
+		b = binary.AppendUvarint(b[:0], uint64(len(es[i].Name)))
+		b = append(b, es[i].Name...)
+		b = binary.AppendUvarint(b, uint64(len(es[i].ToolDigest)))
+		b = append(b, es[i].ToolDigest...)
+		h.Write(b)
+	}
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // NameDigests returns the (name, tool_digest) pairs of the record.
@@ -122,6 +155,7 @@ func BuildObserved(serverID string, tl *ToolList, completeness Completeness, c *
 	} else {
 		d := ManifestDigest(o.NameDigests())
 		o.Observed.ManifestDigest = &d
+		o.built = &builtDigest{digest: d, fingerprint: entriesFingerprint(entries)}
 	}
 	return o
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,5 +279,25 @@ func TestLeanFacts(t *testing.T) {
 	gotList, gotTotal := ImpreciseNumbers(tl.Tools, MaxPrecisionWarnings)
 	if gotTotal != wantTotal || !reflect.DeepEqual(gotList, wantList) {
 		t.Errorf("the list's numbers lean: %d (total %d), parsed %d (total %d)", len(gotList), gotTotal, len(wantList), wantTotal)
+	}
+}
+
+// A list sorted on two CPUs (sortedEntries) is sorted as one sort sorts it,
+// repeated names and entries included.
+func TestSortedEntriesParallel(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	var es []NameDigest
+	for i := range 3*parallelSort + 7 {
+		es = append(es, NameDigest{Name: fmt.Sprintf("t%d", (i*7919)%(parallelSort+11)), ToolDigest: fmt.Sprintf("d%d", i%3)})
+	}
+	got := sortedEntries(es)
+	want := slices.Clone(es)
+	slices.SortFunc(want, compareEntries)
+	if !slices.Equal(got, want) {
+		t.Fatal("the parallel sort differs from one sort")
+	}
+	if !slices.IsSortedFunc(got, compareEntries) || len(got) != len(es) {
+		t.Fatal("not sorted")
 	}
 }
