@@ -64,6 +64,7 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 	}
 	read := func(p string) ([]byte, error) {
 		if b, ok := pre[p]; ok {
+			delete(pre, p) // each file is read once: not held past its reading
 			return b, nil
 		}
 		if p == path && preErr != nil {

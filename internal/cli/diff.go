@@ -35,6 +35,10 @@ func resolveToolsWith(path string, read func(string) ([]byte, error)) (tools *ma
 	if d == nil {
 		return tools, false, nil
 	}
+	// What the snapshot is checked against; the baseline's entries are
+	// not held while the snapshot is read.
+	serverID, manifestDigest := d.Server.ID, d.ManifestDigest
+	tools, d = nil, nil
 	snapPath := snapshotPathFor(path)
 	if path == "-" {
 		return nil, false, usageErr("%s: a declared baseline read from stdin holds digests only, and its snapshot cannot be found beside it: pass the snapshot (NAME.snapshot.json) instead", safetext.Escape(path))
@@ -49,7 +53,7 @@ func resolveToolsWith(path string, read func(string) ([]byte, error)) (tools *ma
 	if st.Snapshot == nil {
 		return nil, false, usageErr("%s, beside the baseline %s, is not a snapshot", safetext.Quote(snapPath), safetext.Quote(path))
 	}
-	if err := st.Snapshot.CheckPair(snapPath, "the baseline "+safetext.Quote(path), d.Server.ID, d.ManifestDigest); err != nil {
+	if err := st.Snapshot.CheckPair(snapPath, "the baseline "+safetext.Quote(path), serverID, manifestDigest); err != nil {
 		return nil, false, &exitError{ExitUsage, err.Error()}
 	}
 	return st, true, nil
