@@ -59,6 +59,7 @@ type httpTransport struct {
 	sessionID     string
 	legacy        bool // in a legacy session: server requests are refused by POST
 	refusals      int
+	sse           sseBuffers // the response streams' read buffers, reused
 }
 
 func newHTTPTransport(cfg *Config, obs *Observation) (*httpTransport, error) {
@@ -289,7 +290,8 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 // where servers must not send requests on a response stream and clients
 // must not POST responses.
 func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcRequest) (*message, string, error) {
-	sr := newSSEStream(body, req.Method, t.cfg.MaxResponseBytes, t.cfg.MaxSSEEvents, false)
+	sr, done := t.sse.stream(body, req.Method, t.cfg.MaxResponseBytes, t.cfg.MaxSSEEvents)
+	defer done()
 	ignoredRequests := 0
 	for {
 		ev, err := sr.next()

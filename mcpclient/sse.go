@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"io"
 	"math"
+	"sync"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 )
@@ -18,9 +19,43 @@ type sseStream struct {
 }
 
 func newSSEStream(r io.Reader, method string, maxBytes int64, maxEvents int, perEvent bool) *sseStream {
-	lim := frame.SSELimits{MaxBytes: maxBytes, MaxLine: int(min(maxBytes, math.MaxInt)), MaxEvents: maxEvents, PerEvent: perEvent}
-	return &sseStream{SSEReader: frame.NewSSEReader(r, lim), method: method}
+	return &sseStream{SSEReader: frame.NewSSEReader(r, sseLimits(maxBytes, maxEvents, perEvent)), method: method}
 }
+
+func sseLimits(maxBytes int64, maxEvents int, perEvent bool) frame.SSELimits {
+	return frame.SSELimits{MaxBytes: maxBytes, MaxLine: int(min(maxBytes, math.MaxInt)), MaxEvents: maxEvents, PerEvent: perEvent}
+}
+
+// sseBuffers hold the buffers of a transport's last response stream for
+// its next one (frame.SSEBuffers): a listing of many large pages grows
+// them once. Taken by one reader at a time; another reader meanwhile gets
+// fresh ones.
+type sseBuffers struct {
+	mu   sync.Mutex
+	bufs frame.SSEBuffers
+	busy bool
+}
+
+// stream is newSSEStream reusing b's buffers; done gives them back.
+func (b *sseBuffers) stream(r io.Reader, method string, maxBytes int64, maxEvents int) (s *sseStream, done func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.busy {
+		return newSSEStream(r, method, maxBytes, maxEvents, false), func() {}
+	}
+	b.busy = true
+	sr := frame.NewSSEReaderBuffers(r, sseLimits(maxBytes, maxEvents, false), &b.bufs)
+	return &sseStream{SSEReader: sr, method: method}, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		sr.Release(&b.bufs, maxSSEBuffer)
+		b.busy = false
+	}
+}
+
+// maxSSEBuffer is the largest read buffer a transport keeps between
+// responses.
+const maxSSEBuffer = 64 << 20
 
 // next returns the next event, or io.EOF at the end of the stream, a
 // *LimitError, or the underlying read error.

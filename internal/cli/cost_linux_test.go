@@ -3,15 +3,18 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
-	"net/http/httptest"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,6 +53,49 @@ type runCost struct {
 	rss  int64         // peak resident set, bytes
 }
 
+// costBinary, when set, is the mcpdrift binary measure runs (through the
+// test binary as a runner, envRunBinary); else the test binary is the
+// command (envAsCLI).
+var costBinary string
+
+// runBinaryMeasured runs bin over args as a child of this process — a
+// fresh, small one, so that the child's rusage maxrss is its own peak RSS
+// (a child forked from a large process starts out counting that
+// process's) — and writes "RSS-bytes CPU-ns wall-ns" to file. It returns
+// the child's exit code.
+func runBinaryMeasured(bin string, args []string, file string) int {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if cmd.ProcessState == nil {
+		fmt.Fprintf(os.Stderr, "runner: %v\n", err)
+		return 2
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if ok && file != "" {
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		_ = os.WriteFile(file, fmt.Appendf(nil, "%d %d %d", ru.Maxrss*1024, cpu.Nanoseconds(), wall.Nanoseconds()), 0o644)
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// buildCostBinary builds cmd/mcpdrift into a temporary directory.
+func buildCostBinary(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "mcpdrift")
+	build := exec.Command("go", "build", "-o", bin, "github.com/mcpdrift/mcpdrift/cmd/mcpdrift")
+	if _, file, _, ok := runtime.Caller(0); ok {
+		build.Dir = filepath.Dir(file) // this package's sources, in the module
+	}
+	out, err := build.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("go build ./cmd/mcpdrift: %v: %s", err, out)
+	}
+	return bin
+}
+
 // measure runs the command args as a child process and returns its cost;
 // any exit code but 0 fails tb.
 func measure(tb testing.TB, args ...string) runCost {
@@ -61,6 +107,9 @@ func measure(tb testing.TB, args ...string) runCost {
 	rssFile := filepath.Join(tb.TempDir(), "peak-rss")
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), envAsCLI+"=1", envPeakRSS+"="+rssFile)
+	if costBinary != "" {
+		cmd.Env = append(os.Environ(), envRunBinary+"="+costBinary, envPeakRSS+"="+rssFile)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -76,6 +125,13 @@ func measure(tb testing.TB, args ...string) runCost {
 	b, err := os.ReadFile(rssFile)
 	if err != nil {
 		tb.Fatalf("%s: the child wrote no peak RSS: %v", args[0], err)
+	}
+	if costBinary != "" {
+		var rss, cpu, w int64
+		if _, err := fmt.Sscanf(string(b), "%d %d %d", &rss, &cpu, &w); err != nil || rss <= 0 {
+			tb.Fatalf("%s: the runner wrote %q", args[0], b)
+		}
+		return runCost{wall: time.Duration(w), cpu: time.Duration(cpu), rss: rss}
 	}
 	rss, err := strconv.ParseInt(string(b), 10, 64)
 	if err != nil || rss <= 0 {
@@ -106,13 +162,7 @@ func newCostCase(tb testing.TB, n int) *costCase {
 	if err := os.WriteFile(c.manifest, doc, 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := newLargeGoSDKServer(n, 1000)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ts := httptest.NewServer(largeHandler(srv, false))
-	tb.Cleanup(ts.Close)
-	c.url = ts.URL + "/mcp"
+	c.url = startLargeServerProcess(tb, n, 1000)
 	c.extra = []string{"--timeout", "10m"}
 	if c.listing > 48<<20 {
 		// The default bound (64 MiB) refuses a listing this large (with
@@ -120,6 +170,57 @@ func newCostCase(tb testing.TB, n int) *costCase {
 		c.extra = append(c.extra, "--max-list-bytes", strconv.FormatInt(4*c.listing, 10))
 	}
 	return c
+}
+
+// startLargeServerProcess starts the official Go SDK server serving
+// corpus.LeanTools(n, 1) in pages of page as a process of its own (the
+// test binary as envLargeServer) on a loopback port, and returns its URL.
+// A process of its own, as a user's server is: in this process, the
+// harness's heap and its collections would be the server's too.
+func startLargeServerProcess(tb testing.TB, n, page int) string {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=tools=%d,page=%d,listen=127.0.0.1:0", envLargeServer, n, page))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, u, ok := strings.Cut(sc.Text(), " on http://"); ok && strings.HasPrefix(sc.Text(), "large server:") {
+				urls <- "http://" + u
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case u := <-urls:
+		return u
+	case <-time.After(2 * time.Minute):
+		tb.Fatal("the large server did not start")
+	}
+	return ""
 }
 
 // The steps of one pass, in order: each reads what an earlier one wrote.
@@ -168,6 +269,10 @@ func BenchmarkCostCurve(b *testing.B) {
 		}
 	}
 	goals := os.Getenv("MCPDRIFT_COST_GOALS") == "1"
+	// The mcpdrift binary is what is measured (the test binary, with
+	// every test's dependencies linked in, weighs more).
+	costBinary = buildCostBinary(b)
+	defer func() { costBinary = "" }()
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
 			c := newCostCase(b, n)

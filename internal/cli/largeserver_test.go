@@ -43,9 +43,17 @@ const envLargeServer = "MCPDRIFT_LARGE_SERVER"
 const (
 	envAsCLI   = "MCPDRIFT_TEST_AS_CLI"
 	envPeakRSS = "MCPDRIFT_TEST_PEAK_RSS_FILE"
+	// envRunBinary makes the test binary a runner of that binary: it runs
+	// it over its arguments and writes to the envPeakRSS file what the run
+	// cost (cost_linux_test.go: the cost curve measures the mcpdrift
+	// binary users run, not this test binary).
+	envRunBinary = "MCPDRIFT_TEST_RUN_BINARY"
 )
 
 func TestMain(m *testing.M) {
+	if bin := os.Getenv(envRunBinary); bin != "" {
+		os.Exit(runBinaryMeasured(bin, os.Args[1:], os.Getenv(envPeakRSS)))
+	}
 	if os.Getenv(envAsCLI) == "1" {
 		stop := startProfiles()
 		code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -81,6 +81,29 @@ func FuzzSSEReader(f *testing.F) {
 				t.Fatalf("event %d differs with one-byte reads: %+v / %+v", i, a, b)
 			}
 		}
+		// A reader on the buffers a reader of the same input left (a
+		// client's next response) reads the same events.
+		var bufs SSEBuffers
+		first := NewSSEReaderBuffers(bytes.NewReader(in), l, &bufs)
+		for {
+			if _, err := first.Next(); err != nil {
+				break
+			}
+		}
+		first.Release(&bufs, maxBytes)
+		again := NewSSEReaderBuffers(bytes.NewReader(in), l, &bufs)
+		for i := 0; ; i++ {
+			ev, err := again.Next()
+			if err != nil {
+				if (err == io.EOF) != (run.err == io.EOF) || i != len(run.events) {
+					t.Fatalf("reused buffers: %d events (%v), fresh: %d (%v)", i, err, len(run.events), run.err)
+				}
+				break
+			}
+			if i >= len(run.events) || ev.Type != run.events[i].Type || ev.ID != run.events[i].ID || !bytes.Equal(ev.Data, run.events[i].Data) {
+				t.Fatalf("reused buffers: event %d differs", i)
+			}
+		}
 		// PerEvent bounds each event: never more than the whole-stream bounds admit per event.
 		pe := readSSE(bytes.NewReader(in), SSELimits{MaxBytes: maxBytes, MaxLine: maxLine, MaxEvents: maxEvents, PerEvent: true})
 		if pe.err != io.EOF && !errors.As(pe.err, &le) {

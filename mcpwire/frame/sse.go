@@ -69,6 +69,44 @@ func NewSSEReader(r io.Reader, lim SSELimits) *SSEReader {
 	return &SSEReader{r: bufio.NewReaderSize(r, 32<<10), lim: lim}
 }
 
+// SSEBuffers are the buffers of a reader that is done, for the next reader
+// of the same client: a client reading one large event per response (a
+// page of a tool list) then grows its line and data buffers once, not for
+// every response. The zero value is empty.
+type SSEBuffers struct {
+	r          *bufio.Reader
+	line, data []byte
+}
+
+// NewSSEReaderBuffers is NewSSEReader reusing b's buffers (b is left
+// empty); Release gives them back. Events are the same: each Data is a
+// fresh slice.
+func NewSSEReaderBuffers(r io.Reader, lim SSELimits, b *SSEBuffers) *SSEReader {
+	s := &SSEReader{lim: lim, line: b.line[:0], data: b.data[:0]}
+	if b.r != nil {
+		b.r.Reset(r)
+		s.r = b.r
+	} else {
+		s.r = bufio.NewReaderSize(r, 32<<10)
+	}
+	*b = SSEBuffers{}
+	return s
+}
+
+// Release gives the reader's buffers to b, for a later reader; s must not
+// be read after. Buffers larger than max are dropped, not kept.
+func (s *SSEReader) Release(b *SSEBuffers, max int) {
+	s.r.Reset(nil)
+	*b = SSEBuffers{r: s.r}
+	if cap(s.line) <= max {
+		b.line = s.line[:0]
+	}
+	if cap(s.data) <= max {
+		b.data = s.data[:0]
+	}
+	s.r, s.line, s.data = nil, nil, nil
+}
+
 // Consumed returns the bytes read so far: for the event last returned (and
 // what preceded it) with PerEvent, else for the whole stream.
 func (s *SSEReader) Consumed() int64 { return s.n }

@@ -287,3 +287,60 @@ func TestSSERoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A reader on the buffers of readers before it (NewSSEReaderBuffers,
+// Release) reads what a fresh reader reads, stream after stream: events,
+// errors, and data that later reads do not overwrite.
+func TestSSEReaderBuffersReused(t *testing.T) {
+	streams := []string{
+		"data: " + strings.Repeat("a", 5000) + "\n\n",
+		"event: message\ndata: x\ndata: y\n\n: keep\n\ndata: z\n\n",
+		"data: " + strings.Repeat("b", 300) + "\n",      // ends inside an event
+		"data: " + strings.Repeat("c", 200000) + "\n\n", // beyond the line bound
+		"id: 7\nretry: 5\ndata: short\n\n",
+		"",
+	}
+	l := lim(1<<20, 100000, 10)
+	var b SSEBuffers
+	type keptData struct {
+		data []byte
+		was  string
+	}
+	var kept []keptData
+	for round := range 3 {
+		for i, in := range streams {
+			want, wantErr := readAllEvents(in, l)
+			sr := NewSSEReaderBuffers(strings.NewReader(in), l, &b)
+			var got []string
+			var err error
+			for {
+				var ev Event
+				if ev, err = sr.Next(); err != nil {
+					break
+				}
+				got = append(got, ev.Type+"|"+string(ev.Data))
+				kept = append(kept, keptData{ev.Data, string(ev.Data)})
+			}
+			sr.Release(&b, 1<<20)
+			if strings.Join(got, "\x00") != strings.Join(want, "\x00") || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+				t.Fatalf("round %d stream %d: %q %v, a fresh reader %q %v", round, i, got, err, want, wantErr)
+			}
+		}
+	}
+	// Every event's data is its own: the reused buffers never wrote over it.
+	for _, k := range kept {
+		if string(k.data) != k.was {
+			t.Fatalf("data %.40q was overwritten: %.40q", k.was, k.data)
+		}
+	}
+	if b.line == nil || cap(b.line) < 5000 {
+		t.Fatalf("the buffers were not kept: line cap %d", cap(b.line))
+	}
+	// Larger than the bound a client keeps: dropped.
+	sr := NewSSEReaderBuffers(strings.NewReader(streams[0]), l, &b)
+	_, _ = sr.Next()
+	sr.Release(&b, 100)
+	if b.line != nil || b.data != nil {
+		t.Fatal("buffers beyond the bound were kept")
+	}
+}
