@@ -373,17 +373,9 @@ func parseToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
 		tl.Form = FormToolArray
 		tl.Completeness = Unknown
 		tl.Reason = "a bare tool array: nothing proves the list was whole"
-		for i := range root.Len() {
-			el := root.Index(i)
-			ptr := "/" + strconv.Itoa(i)
-			if el.Kind() == jcs.Object && isPageLike(el) {
-				return nil, inputErr(el, ptr, "a page or JSON-RPC message inside a bare tool array (mixed forms)")
-			}
-			if err := tl.addTool(el, ptr); err != nil {
-				return nil, err
-			}
+		if err := tl.addTools(root, "/", true); err != nil {
+			return nil, err
 		}
-		digestTools(tl.Tools)
 		return tl, nil
 	}
 	return nil, inputErr(root, "", "expected a JSON-RPC response, a tools/list result or an array, found %s", root.Kind())
@@ -635,34 +627,52 @@ func (tl *ToolList) page(res jcs.Value, ptr string) error {
 	if _, _, err := cursorOf(res, ptr); err != nil {
 		return err
 	}
-	from := len(tl.Tools)
-	tl.Tools = slices.Grow(tl.Tools, tools.Len()) // once, not by doubling
-	for i := range tools.Len() {
-		if err := tl.addTool(tools.Index(i), ptr+"/tools/"+strconv.Itoa(i)); err != nil {
-			return err
-		}
-	}
-	digestTools(tl.Tools[from:])
-	return nil
+	return tl.addTools(tools, ptr+"/tools/", false)
 }
 
-func (tl *ToolList) addTool(v jcs.Value, ptr string) error {
-	var t Tool
-	var err error
-	if v.Kind() != jcs.Object {
-		err = inputErr(v, ptr, "a tools entry must be an object, found %s", v.Kind())
-	} else {
-		t, err = toolFromValue(v, ptr) // digested by the caller: digestTools
-	}
-	if err != nil {
-		var ie *InputError
-		if tl.skip && errors.As(err, &ie) {
-			tl.Invalid = append(tl.Invalid, InvalidTool{Pointer: ie.Pointer, Msg: ie.Msg})
-			return nil
+// addTools reads the tool entries of arr (pointers prefix + index), each
+// projected and digested on its own, spread over the CPUs when there are
+// many; the entries are then taken in order, so the first unreadable one
+// is the error (or the first Invalid) it is one at a time. In a bare tool
+// array (bare), a page or message among the tools is always an error.
+func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
+	n := arr.Len()
+	from := len(tl.Tools)
+	tl.Tools = slices.Grow(tl.Tools, n)[:from+n] // once, not by doubling
+	read := tl.Tools[from:]                      // compacted below
+	errs := make([]error, n)
+	mixed := make([]bool, n)
+	parallelRange(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v, p := arr.Index(i), prefix+strconv.Itoa(i)
+			switch {
+			case bare && v.Kind() == jcs.Object && isPageLike(v):
+				errs[i], mixed[i] = inputErr(v, p, "a page or JSON-RPC message inside a bare tool array (mixed forms)"), true
+			case v.Kind() != jcs.Object:
+				errs[i] = inputErr(v, p, "a tools entry must be an object, found %s", v.Kind())
+			default:
+				if read[i], errs[i] = toolFromValue(v, p); errs[i] == nil {
+					read[i].setDigest()
+				}
+			}
 		}
-		return err
+	})
+	j := from
+	for i := range read {
+		if err := errs[i]; err != nil {
+			var ie *InputError
+			if tl.skip && !mixed[i] && errors.As(err, &ie) {
+				tl.Invalid = append(tl.Invalid, InvalidTool{Pointer: ie.Pointer, Msg: ie.Msg})
+				continue
+			}
+			tl.Tools = tl.Tools[:from]
+			return err
+		}
+		tl.Tools[j] = read[i] // j <= from+i: never ahead of what is read
+		j++
 	}
-	tl.Tools = append(tl.Tools, t)
+	clear(tl.Tools[j:])
+	tl.Tools = tl.Tools[:j]
 	return nil
 }
 

@@ -301,3 +301,64 @@ func TestSortedEntriesParallel(t *testing.T) {
 		t.Fatal("not sorted")
 	}
 }
+
+// A list read on every CPU (addTools) is the list read on one: the same
+// tools in order with their pointers and digests, the same unreadable
+// entries in order, and the same first error.
+func TestAddToolsParallelAgrees(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"tools":[`)
+	const n = 6*parallelChunk + 5
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case i%97 == 13:
+			b.WriteString(`17`)
+		case i%89 == 7:
+			b.WriteString(`{"description":"no name"}`)
+		default:
+			fmt.Fprintf(&b, `{"name":"t%d","inputSchema":{"type":"object","properties":{"p%d":{"type":"string"}}}}`, i, i)
+		}
+	}
+	b.WriteString(`]}`)
+	src := []byte(b.String())
+	read := func(procs int, opt ParseOptions) (*ToolList, error) {
+		prev := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(prev)
+		return ParseToolListWith(src, opt)
+	}
+	one, err := read(1, ParseOptions{SkipInvalidTools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	many, err := read(4, ParseOptions{SkipInvalidTools: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Tools) != len(many.Tools) || !reflect.DeepEqual(one.Invalid, many.Invalid) || len(one.Invalid) < 50 {
+		t.Fatalf("%d tools, %d invalid on one CPU; %d, %d on four", len(one.Tools), len(one.Invalid), len(many.Tools), len(many.Invalid))
+	}
+	for i := range one.Tools {
+		a, c := &one.Tools[i], &many.Tools[i]
+		if a.Name != c.Name || a.Pointer != c.Pointer || a.ToolDigest() != c.ToolDigest() || a.FieldDigests() != c.FieldDigests() {
+			t.Fatalf("tool %d: %s %s / %s %s", i, a.Name, a.Pointer, c.Name, c.Pointer)
+		}
+	}
+	_, e1 := read(1, ParseOptions{})
+	_, e4 := read(4, ParseOptions{})
+	if e1 == nil || e4 == nil || e1.Error() != e4.Error() {
+		t.Fatalf("first error: %v / %v", e1, e4)
+	}
+	// A bare tool array with a page in it, after an unreadable entry: the
+	// first error in order, and when unreadable entries are skipped, the
+	// page is still an error.
+	bare := []byte(`[{"name":"a"},17,{"tools":[]},{"name":"b"}]`)
+	if _, err := ParseToolListWith(bare, ParseOptions{}); err == nil || !strings.Contains(err.Error(), "must be an object") {
+		t.Fatalf("bare array: %v", err)
+	}
+	if _, err := ParseToolListWith(bare, ParseOptions{SkipInvalidTools: true}); err == nil || !strings.Contains(err.Error(), "mixed forms") {
+		t.Fatalf("bare array, skipping: %v", err)
+	}
+}
