@@ -24,6 +24,7 @@ package redact
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"slices"
@@ -448,12 +449,27 @@ func SanitizeURL(raw string) string {
 		parts := strings.Split(u.RawQuery, "&")
 		for i, kv := range parts {
 			k, _, _ := strings.Cut(kv, "=")
-			parts[i] = k + "="
+			parts[i] = printableKey(k) + "="
 		}
 		u.RawQuery = strings.Join(parts, "&")
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u.String()
+}
+
+// printableKey is a query key as a URL may carry it, with every byte
+// that is not printable ASCII percent-encoded: url.Parse keeps a query's
+// raw bytes as they came, and a sanitized URL is printed.
+func printableKey(k string) string {
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x21 || c >= 0x7f {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 func jsonEscape(x string) string {
