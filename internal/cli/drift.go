@@ -515,7 +515,10 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	var pageRefl []probe.Reflection
 	list := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
 		pageRefl = nil // a listing made again starts over
-		return listLean(ctx, cfg, func(page []manifest.Tool) { pageRefl = append(pageRefl, toolReflections(e, page)...) })
+		return listLean(ctx, cfg, func(page []manifest.Tool) {
+			pageRefl = append(pageRefl, toolReflections(e, page)...)
+			others.memo.put(page)
+		})
 	}
 	obs, tl, warning, err := others.primary(ctx, cfg, list)
 	if d.declaredRead != nil {
@@ -582,7 +585,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		if others.second != nil {
 			// A second, independent connection: the list MUST NOT
 			// vary per connection.
-			o2, warning, err := secondListing(ctx, cfg, d.spans, others.second)
+			o2, warning, err := secondListing(ctx, cfg, d.spans, others.second, others.memo)
 			if warning != "" {
 				rep.Warnings = append(rep.Warnings, warning)
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -119,6 +120,48 @@ type nameDigests struct {
 	dup     bool
 	invalid []string
 	pages   int
+	memo    *digestMemo // nil: every digest computed
+}
+
+// digestMemo remembers the tool digests one listing of a run computed,
+// for another listing of the same run: a tool whose bytes are those of a
+// tool already read has that tool's digest (a digest is a function of the
+// bytes), so the second connection does not canonicalize and hash again
+// what the first already did.
+type digestMemo struct {
+	mu sync.Mutex
+	m  map[string]memoEntry // by tool name
+}
+
+type memoEntry struct {
+	raw    []byte
+	digest string
+}
+
+func newDigestMemo() *digestMemo { return &digestMemo{m: map[string]memoEntry{}} }
+
+// put remembers the tools' bytes and digests (the first tool of a name).
+func (d *digestMemo) put(tools []manifest.Tool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := range tools {
+		t := &tools[i]
+		if _, ok := d.m[t.Name]; !ok {
+			d.m[t.Name] = memoEntry{raw: t.Raw(), digest: t.ToolDigest()}
+		}
+	}
+}
+
+// get returns the digest of a tool named name with exactly the bytes raw,
+// when one was read.
+func (d *digestMemo) get(name string, raw []byte) (string, bool) {
+	d.mu.Lock()
+	e, ok := d.m[name]
+	d.mu.Unlock()
+	if !ok || !bytes.Equal(e.raw, raw) {
+		return "", false
+	}
+	return e.digest, true
 }
 
 func (n *nameDigests) add(res jcs.Value) error {
@@ -126,6 +169,16 @@ func (n *nameDigests) add(res jcs.Value) error {
 	tools, _ := res.Get("tools") // an array: the client checked
 	for i := range tools.Len() {
 		v := tools.Index(i)
+		if n.memo != nil && v.Kind() == jcs.Object {
+			// The bytes of a tool already read: its name is a non-empty
+			// string (that tool was readable) and its digest is known.
+			if nv, ok := v.Get("name"); ok && nv.Kind() == jcs.String {
+				if d, ok := n.memo.get(nv.Str(), v.Raw()); ok {
+					n.record(nv.Str(), d)
+					continue
+				}
+			}
+		}
 		ptr := fmt.Sprintf("/%d/result/tools/%d", 2*n.pages-1, i)
 		if v.Kind() != jcs.Object {
 			n.invalid = append(n.invalid, safetext.Quote(ptr)+": "+safetext.Escape("a tools entry must be an object, found "+v.Kind().String()))
@@ -140,14 +193,19 @@ func (n *nameDigests) add(res jcs.Value) error {
 			n.invalid = append(n.invalid, msg)
 			continue
 		}
-		n.tools = append(n.tools, manifest.Tool{Name: t.Name})
-		n.nd = append(n.nd, manifest.NameDigest{Name: t.Name, ToolDigest: t.ToolDigest()})
-		if n.seen[t.Name] {
-			n.dup = true
-		}
-		n.seen[t.Name] = true
+		n.record(t.Name, t.ToolDigest())
 	}
 	return nil
+}
+
+// record keeps one tool's name and digest.
+func (n *nameDigests) record(name, digest string) {
+	n.tools = append(n.tools, manifest.Tool{Name: name})
+	n.nd = append(n.nd, manifest.NameDigest{Name: name, ToolDigest: digest})
+	if n.seen[name] {
+		n.dup = true
+	}
+	n.seen[name] = true
 }
 
 // listNames runs one tools/list and keeps only what a comparison of tool
@@ -155,7 +213,13 @@ func (n *nameDigests) add(res jcs.Value) error {
 // served order; no definitions) and the manifest digest ("" when names
 // repeat, as manifest.ManifestDigestOf).
 func listNames(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
-	n := &nameDigests{seen: map[string]bool{}}
+	return listNamesMemo(ctx, cfg, nil)
+}
+
+// listNamesMemo is listNames taking the digest of a tool whose bytes memo
+// has (nil: none).
+func listNamesMemo(ctx context.Context, cfg mcpclient.Config, memo *digestMemo) (*mcpclient.Observation, *probe.Observation, error) {
+	n := &nameDigests{seen: map[string]bool{}, memo: memo}
 	cfg.OnToolsPage = func(_ []byte, res jcs.Value) error { return n.add(res) }
 	obs, err := mcpclient.ListTools(ctx, cfg)
 	if err != nil {
@@ -236,6 +300,9 @@ func (p *pending[T]) finish() {
 // connection traces through its own tracer of d.spans (telemetry.go), so
 // that a finding can name the listing it was read from.
 type others struct {
+	// memo holds the digests the primary listing computed, for the
+	// listings beside it.
+	memo   *digestMemo
 	second *pending[*probe.Observation]
 	cloak  *pending[*manifest.ToolList]
 	anon   *pending[*probe.Observation]
@@ -245,7 +312,10 @@ type others struct {
 }
 
 func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others {
-	o := &others{gate: make(chan struct{}), spans: d.spans}
+	o := &others{gate: make(chan struct{}), spans: d.spans, memo: newDigestMemo()}
+	withMemo := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
+		return listNamesMemo(ctx, cfg, o.memo)
+	}
 	if cfg.BaseURL == "" {
 		o.release()
 	}
@@ -253,7 +323,7 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 		cfg2 := cfg
 		cfg2.HTTPClient, cfg2.Calls = nil, nil
 		cfg2.Tracer = d.spans.conn(connSecond)
-		o.second = start(ctx, o.gate, cfg2, listNames)
+		o.second = start(ctx, o.gate, cfg2, withMemo)
 	}
 	if d.cloakAs != "" {
 		cfg3 := cfg
@@ -269,7 +339,7 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 		anonCfg := cfg
 		anonCfg.Headers, anonCfg.Calls = nil, nil
 		anonCfg.Tracer = d.spans.conn(connAnonymous)
-		o.anon = start(ctx, o.gate, anonCfg, listNames)
+		o.anon = start(ctx, o.gate, anonCfg, withMemo)
 	}
 	return o
 }
@@ -347,14 +417,14 @@ func stopAll(ps ...interface{ stop() }) {
 // can fail it there, so a failure is retried once, alone, now that the
 // first has ended (traced as the second connection of spans). A run whose
 // deadline passed is not retried.
-func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans, p *pending[*probe.Observation]) (o *probe.Observation, warning string, err error) {
+func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans, p *pending[*probe.Observation], memo *digestMemo) (o *probe.Observation, warning string, err error) {
 	_, o, err = p.wait()
 	if err == nil || ctx.Err() != nil || !concurrencyMayCause(err) {
 		return o, "", err
 	}
 	cfg.HTTPClient, cfg.Calls = nil, nil
 	cfg.Tracer = spans.conn(connSecond)
-	_, o, err2 := listNames(ctx, cfg)
+	_, o, err2 := listNamesMemo(ctx, cfg, memo)
 	if err2 != nil {
 		return nil, "", err
 	}
