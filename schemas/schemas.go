@@ -117,6 +117,9 @@ func Files() embed.FS { return files }
 // without reading its text again; it agrees with Validate of the same text
 // decoded by encoding/json with UseNumber (see Compiled.ValidateValue).
 func ValidateValue(name string, v jcs.Value) error {
+	if ok, err := validateFast(name, v); ok {
+		return err
+	}
 	return Validate(name, instanceOf(v))
 }
 
