@@ -457,19 +457,30 @@ func SanitizeURL(raw string) string {
 	return u.String()
 }
 
-// printableKey is a query key as a URL may carry it, with every byte
-// that is not printable ASCII percent-encoded: url.Parse keeps a query's
-// raw bytes as they came, and a sanitized URL is printed.
+// printableKey is a query key as a URL may carry it, with every byte a
+// query may not hold as it is (RFC 3986: unreserved, sub-delims, ":", "@",
+// "/", "?", and "%" of an escape) percent-encoded — a control or non-ASCII
+// byte, a backslash, a quote: url.Parse keeps a query's raw bytes as they
+// came, and a sanitized URL is printed.
 func printableKey(k string) string {
 	var b strings.Builder
 	for i := 0; i < len(k); i++ {
-		if c := k[i]; c < 0x21 || c >= 0x7f {
-			fmt.Fprintf(&b, "%%%02X", c)
-		} else {
+		if c := k[i]; queryByte(c) {
 			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
 	return b.String()
+}
+
+// queryByte reports whether c may stand in a URL's query as it is.
+func queryByte(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@/?%", c) >= 0
 }
 
 func jsonEscape(x string) string {

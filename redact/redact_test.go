@@ -153,6 +153,8 @@ func TestSanitizeURLPrintableKeys(t *testing.T) {
 		"http://0?\x87":              "http://0?%87=",
 		"http://h/p?a\xffb=secret&c": "http://h/p?a%FFb=&c=",
 		"https://h/?tok%20en=v":      "https://h/?tok%20en=",
+		"http://0/v1/traces?\\=":     "http://0/v1/traces?%5C=",
+		"http://h/?a\"b<c>=v":        "http://h/?a%22b%3Cc%3E=",
 	} {
 		if got := redact.SanitizeURL(in); got != want {
 			t.Errorf("SanitizeURL(%q) = %q, want %q", in, got, want)
