@@ -93,12 +93,7 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 // its bytes. A tool that was never lean is left as it is. served is nil
 // when nothing was listed.
 func attachChanged(declared, served []manifest.Tool) error {
-	byName := make(map[string]*manifest.Tool, len(served))
-	for i := range served {
-		if _, dup := byName[served[i].Name]; !dup {
-			byName[served[i].Name] = &served[i]
-		}
-	}
+	byName := firstByName(served)
 	isDeclared := make(map[string]bool, len(declared))
 	for i := range declared {
 		dt := &declared[i]
@@ -130,28 +125,30 @@ func attachChanged(declared, served []manifest.Tool) error {
 // shared between a declared and a served tool of one name and the same
 // bytes.
 func attachAll(declared, served []manifest.Tool) error {
-	byName := func(ts []manifest.Tool) map[string]*manifest.Tool {
-		m := make(map[string]*manifest.Tool, len(ts))
-		for i := range ts {
-			if _, dup := m[ts[i].Name]; !dup {
-				m[ts[i].Name] = &ts[i]
-			}
-		}
-		return m
-	}
-	sb := byName(served)
+	sb := firstByName(served)
 	for i := range declared {
 		if err := declared[i].Attach(sb[declared[i].Name]); err != nil {
 			return err
 		}
 	}
-	db := byName(declared)
+	db := firstByName(declared)
 	for i := range served {
 		if err := served[i].Attach(db[served[i].Name]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// firstByName maps each name to the first tool of that name.
+func firstByName(ts []manifest.Tool) map[string]*manifest.Tool {
+	m := make(map[string]*manifest.Tool, len(ts))
+	for i := range ts {
+		if _, dup := m[ts[i].Name]; !dup {
+			m[ts[i].Name] = &ts[i]
+		}
+	}
+	return m
 }
 
 // wait returns what the reading found.

@@ -33,24 +33,7 @@ import (
 
 // listFull runs one tools/list and keeps its tools.
 func listFull(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
-	prev := cfg.OnToolsPage
-	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
-		if prev != nil {
-			if err := prev(req, res); err != nil {
-				return err
-			}
-		}
-		if err := pl.Add(res); err != nil {
-			return fmt.Errorf("the server's tools/list could not be read: %w", err)
-		}
-		return nil
-	}
-	obs, err := mcpclient.ListTools(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return obs, listOf(pl, obs), nil
+	return listPages(ctx, cfg, nil)
 }
 
 // listLean runs one tools/list for pin and drift: check reads each page's
@@ -60,6 +43,18 @@ func listFull(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation
 // listing is held as its bytes, never with every page's parse tree too.
 // A comparison attaches the tools it diffs (attachChanged).
 func listLean(ctx context.Context, cfg mcpclient.Config, check func([]manifest.Tool)) (*mcpclient.Observation, *manifest.ToolList, error) {
+	return listPages(ctx, cfg, func(page []manifest.Tool) {
+		check(page)
+		for i := range page {
+			page[i].Lean()
+		}
+	})
+}
+
+// listPages runs one tools/list, reading each page into the list as it
+// arrives (after cfg's own OnToolsPage) and handing that page's tools to
+// page, when set.
+func listPages(ctx context.Context, cfg mcpclient.Config, page func([]manifest.Tool)) (*mcpclient.Observation, *manifest.ToolList, error) {
 	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
 	prev := cfg.OnToolsPage
 	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
@@ -72,10 +67,8 @@ func listLean(ctx context.Context, cfg mcpclient.Config, check func([]manifest.T
 		if err := pl.Add(res); err != nil {
 			return fmt.Errorf("the server's tools/list could not be read: %w", err)
 		}
-		page := pl.Tools()[from:]
-		check(page)
-		for i := range page {
-			page[i].Lean()
+		if page != nil {
+			page(pl.Tools()[from:])
 		}
 		return nil
 	}
