@@ -90,6 +90,9 @@ type parser struct {
 	deep    int       // the deepest array or object read (for a helper: below its array)
 	sp      *splitter // helpers of a parallel parse (split.go), or nil
 	splitAt int       // with sp: the array loop calls splice once pos reaches it
+
+	each     *eachSpec // ParseEach's member and callback, or nil
+	eachNext bool      // the next array read is the member each names
 }
 
 func (p *parser) errAt(off int, msg string) *Error {
@@ -444,6 +447,10 @@ func (p *parser) array(depth int) (int32, *Error) {
 		return 0, p.errAt(p.pos, "nesting deeper than "+strconv.Itoa(MaxDepth)+" levels")
 	}
 	p.deep = max(p.deep, depth)
+	if p.eachNext {
+		p.eachNext = false
+		return p.eachArray(depth)
+	}
 	n := p.newNode(Array)
 	p.pos++
 	base := len(p.stack)
@@ -527,6 +534,9 @@ func (p *parser) object(depth int) (int32, *Error) {
 			}
 			p.pos++
 			p.skipWS()
+			if depth == 1 && p.each != nil && p.pos < len(p.src) && p.src[p.pos] == '[' && string(p.keyBytes(k)) == p.each.key {
+				p.eachNext = true // read by array, the next call
+			}
 			if _, err := p.value(depth); err != nil {
 				p.stack = p.stack[:base]
 				return 0, err.push(string(p.keyBytes(k)))
