@@ -379,6 +379,11 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 			seg = strings.ReplaceAll(seg, "~", "~0")
 			ptr += "/" + strings.ReplaceAll(seg, "/", "~1")
 		}
+		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+			// The library lists them in map order: a message must say the
+			// same of the same document every time.
+			sort.Strings(ap.Properties)
+		}
 		msg := e.Error()
 		// Drop the library's own "at '<location>': " prefix; the pointer
 		// is reported separately.

@@ -97,3 +97,25 @@ func TestValidateValueAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateMessagesDeterministic: the same document gets the same
+// message every time (the library lists additional properties in map
+// order).
+func TestValidateMessagesDeterministic(t *testing.T) {
+	src := `{"schema":"assay.declared_mcp_manifest.v0","server":{"id":"s"},"canonicalization":"c","manifest_digest":"sha256:xyz","tools":[],"zeta":1,"alpha":2,"mu":3,"beta":4,"omega":5,"kappa":6}`
+	first := ""
+	for i := range 50 {
+		err := schemas.Validate(schemas.Declared, decode(t, src))
+		if err == nil {
+			t.Fatal("accepted")
+		}
+		if i == 0 {
+			first = err.Error()
+			if !strings.Contains(first, "'alpha', 'beta', 'kappa', 'mu', 'omega', 'zeta'") {
+				t.Fatalf("additional properties not in order: %s", first)
+			}
+		} else if err.Error() != first {
+			t.Fatalf("run %d: %s\nfirst: %s", i, err, first)
+		}
+	}
+}
