@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"runtime"
@@ -85,6 +84,9 @@ type Tool struct {
 	raw []byte
 	// lean holds what a lean tool's parse said (Lean).
 	lean *leanFacts
+	// ref is where a hollow tool's bytes are read again (hollow.go): a
+	// hollow tool is lean, and holds neither its parse nor its bytes.
+	ref *rawRef
 }
 
 // leanFacts are what the checks of every tool read of a tool's parse,
@@ -93,12 +95,28 @@ type leanFacts struct {
 	shape          string            // ShapeProblem
 	imprecise      []ImpreciseNumber // the first MaxPrecisionWarnings
 	impreciseTotal int
+	// sum is the SHA-256 of the tool's bytes, once RawSum computed it.
+	sum    [32]byte
+	hasSum bool
+	// unsettled: the tool was read without its digests and facts
+	// (ReadOptions.DeferDigests), until Snapshot.Settle gives them.
+	unsettled bool
+}
+
+// mustBeSettled panics when the tool's digests and lean facts are not
+// known yet (read with ReadOptions.DeferDigests, not yet settled): an
+// empty digest or fact must never be read as the tool's.
+func (t *Tool) mustBeSettled() {
+	if t.lean != nil && t.lean.unsettled {
+		panic("tool " + strconv.Quote(t.Name) + " is read but not settled: its digests are not known yet (Snapshot.Settle)")
+	}
 }
 
 // ShapeProblem says how the tool breaks the specification's tool shape (an
 // inputSchema that is an object with "type": "object"), or "" when it does
 // not. A lean tool answers what its parse said.
 func (t *Tool) ShapeProblem() string {
+	t.mustBeSettled()
 	if t.lean != nil {
 		return t.lean.shape
 	}
@@ -115,10 +133,15 @@ func (t *Tool) ShapeProblem() string {
 	return ""
 }
 
-// Raw is the tool object's bytes as the server sent them.
+// Raw is the tool object's bytes as the server sent them. A hollow tool
+// does not hold them (Bytes reads them again): Raw panics on one, a bug in
+// mcpdrift, never a verdict.
 func (t *Tool) Raw() []byte {
 	if t.raw != nil {
 		return t.raw
+	}
+	if t.ref != nil {
+		panic("tool " + strconv.Quote(t.Name) + " is hollow: its bytes were not kept (Bytes reads them again)")
 	}
 	return t.Value.Raw()
 }
@@ -134,7 +157,7 @@ func (t *Tool) Raw() []byte {
 // it must not be diffed (Attach first); what reads a parse refuses it
 // (MustNotBeLean).
 func (t *Tool) Lean() {
-	if t.raw != nil {
+	if t.IsLean() {
 		return
 	}
 	if t.digest == "" || !t.hasFields {
@@ -149,15 +172,24 @@ func (t *Tool) Lean() {
 // Attach gives a lean tool its parse again: like's, when like holds the
 // same bytes (the same bytes parse alike, so the tool reads as it did),
 // else its own bytes parsed again. Its name, pointer and digests stay.
+//
+// A hollow tool's bytes are read again from where they were read, and
+// must be the bytes read then (their length and SHA-256): an error says
+// they are not (the file changed while the run read it), and the tool
+// stays as it was.
 func (t *Tool) Attach(like *Tool) error {
-	if t.raw == nil {
+	if !t.IsLean() {
 		return nil
 	}
-	if like != nil && !like.IsLean() && like.Value.Valid() && bytes.Equal(like.Value.Raw(), t.raw) {
-		t.Value, t.Proj, t.raw, t.lean = like.Value, like.Proj, nil, nil
+	if like != nil && !like.IsLean() && like.Value.Valid() && t.SameBytes(like) {
+		t.Value, t.Proj, t.raw, t.lean, t.ref = like.Value, like.Proj, nil, nil, nil
 		return nil
 	}
-	doc, err := jcs.Parse(t.raw)
+	raw, err := t.Bytes()
+	if err != nil {
+		return err
+	}
+	doc, err := jcs.Parse(raw)
 	if err != nil {
 		return err
 	}
@@ -165,12 +197,13 @@ func (t *Tool) Attach(like *Tool) error {
 	if err != nil {
 		return err
 	}
-	t.Value, t.Proj, t.raw, t.lean = nt.Value, nt.Proj, nil, nil
+	t.Value, t.Proj, t.raw, t.lean, t.ref = nt.Value, nt.Proj, nil, nil, nil
 	return nil
 }
 
-// IsLean reports whether Lean dropped the tool's parse.
-func (t *Tool) IsLean() bool { return t.raw != nil }
+// IsLean reports whether Lean dropped the tool's parse (a hollow tool is
+// lean too).
+func (t *Tool) IsLean() bool { return t.raw != nil || t.ref != nil }
 
 // MustNotBeLean panics when a tool of tools is lean: what reads a tool's
 // parse (a comparison, a decision, a check of its contents) calls it
@@ -185,7 +218,7 @@ func MustNotBeLean(tools []Tool, where string) {
 
 // MustNotBeLean is MustNotBeLean of one tool.
 func (t *Tool) MustNotBeLean(where string) {
-	if t != nil && t.raw != nil {
+	if t != nil && t.IsLean() {
 		panic(where + ": tool " + strconv.Quote(t.Name) + " is lean (its parse was dropped)")
 	}
 }
@@ -197,6 +230,7 @@ func (t *Tool) FieldDigests() FieldDigests {
 		s := digestSums{fieldSum: t.fieldSums}
 		return s.fields()
 	}
+	t.mustBeSettled()
 	f, _ := t.Proj.FieldDigests(nil)
 	return f
 }
@@ -209,6 +243,7 @@ func (t *Tool) ToolDigest() string {
 	if t.digest != "" {
 		return t.digest
 	}
+	t.mustBeSettled()
 	return Digest(t.Proj.AppendToolPreimage(nil))
 }
 
@@ -728,4 +763,16 @@ func IsInputError(err error) bool {
 func pointerJoin(ptr, seg string) string {
 	seg = strings.ReplaceAll(seg, "~", "~0")
 	return ptr + "/" + strings.ReplaceAll(seg, "/", "~1")
+}
+
+// digestSums are the tool's four field sums (FieldNames order), computed
+// now when they were not when it was read.
+func (t *Tool) digestSums() ([4][32]byte, bool) {
+	if !t.hasFields {
+		t.mustBeSettled()
+		var s digestSums
+		s, _, _ = t.Proj.sums(nil, nil)
+		return s.fieldSum, true
+	}
+	return t.fieldSums, true
 }

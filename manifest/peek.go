@@ -21,9 +21,10 @@ type Head struct {
 	ClientCapabilities []byte
 }
 
-// peekLimit bounds the bytes PeekHead reads before it stops: a head is a
-// few hundred bytes; a document whose tools start later is not peeked.
-const peekLimit = 1 << 20
+// PeekLimit bounds the bytes PeekHead reads before it stops: a head is a
+// few hundred bytes; a document whose tools start later is not peeked. A
+// prefix of a document this long peeks as the whole of it.
+const PeekLimit = 1 << 20
 
 // PeekHead reads the top-level members of src that come before its
 // "tools" (or "result") member, without reading the tools: what a run needs
@@ -39,7 +40,7 @@ const peekLimit = 1 << 20
 // MarshalSnapshot or SnapshotWriter, and for a declared baseline, it
 // agrees with ReadTools (FuzzPeekHead).
 func PeekHead(src []byte) (h Head) {
-	dec := json.NewDecoder(io.LimitReader(bytes.NewReader(src), peekLimit))
+	dec := json.NewDecoder(io.LimitReader(bytes.NewReader(src), PeekLimit))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return h // a tool array, pages, or not JSON: no head

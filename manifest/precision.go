@@ -93,6 +93,7 @@ func impreciseNumbersOf(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 // impreciseNumbers is ImpreciseNumbers of one tool: a lean tool answers
 // what its parse said (the first MaxPrecisionWarnings, and the total).
 func impreciseNumbers(t *Tool, limit int) ([]ImpreciseNumber, int) {
+	t.mustBeSettled()
 	if t.lean != nil {
 		found := t.lean.imprecise
 		if limit >= 0 {

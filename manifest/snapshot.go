@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"sync"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -71,6 +73,14 @@ type Snapshot struct {
 	// does not say (a saved list, or a snapshot written before the
 	// member existed).
 	ClientCapabilities []byte
+
+	// unsettled: read with ReadOptions.DeferDigests, its digests not yet
+	// computed nor its manifest_digest checked (Settle); claimed is that
+	// member as the file has it, of kind claimedKind (a string, or null).
+	unsettled   bool
+	claimed     string
+	claimedKind jcs.Kind
+	file        string
 }
 
 // SnapshotOptions are the optional members of a snapshot.
@@ -316,7 +326,7 @@ func orNone(s string) string {
 // as a tool list by their own checks, and a 17 MB snapshot need not become
 // a tree of Go maps to have its name members checked.
 // TestSnapshotSchemaTools keeps the schema to that.
-func snapshotInstance(root jcs.Value) any {
+func snapshotInstance(root jcs.Value, streamed *snapTools) any {
 	m := make(map[string]any, root.Len())
 	for i := range root.Len() {
 		k, v := root.Member(i)
@@ -324,25 +334,134 @@ func snapshotInstance(root jcs.Value) any {
 			m[k.Str()] = schemas.Instance(v)
 			continue
 		}
+		if streamed != nil {
+			m["tools"] = streamed.instances
+			continue
+		}
 		tools := make([]any, v.Len())
 		for j := range tools {
-			t := v.Index(j)
-			if t.Kind() != jcs.Object {
-				tools[j] = schemas.Instance(t)
-				continue
-			}
-			tm := map[string]any{}
-			if n, ok := t.Get("name"); ok {
-				tm["name"] = schemas.Instance(n)
-			}
-			tools[j] = tm
+			tools[j] = toolInstance(v.Index(j))
 		}
 		m["tools"] = tools
 	}
 	return m
 }
 
+// toolInstance is one tool of snapshotInstance.
+func toolInstance(t jcs.Value) any {
+	if t.Kind() != jcs.Object {
+		return schemas.Instance(t)
+	}
+	tm := map[string]any{}
+	if n, ok := t.Get("name"); ok {
+		tm["name"] = schemas.Instance(n)
+	}
+	return tm
+}
+
+// snapTools are a snapshot's tools read one at a time (jcs.ParseEach), lean
+// (or hollow, on at), and what its schema validates of them.
+type snapTools struct {
+	at        io.ReaderAt
+	deferred  bool // ReadOptions.DeferDigests
+	tools     []Tool
+	instances []any
+	err       error // the first tool that could not be read
+}
+
+func (st *snapTools) add(i int, v jcs.Value) {
+	st.instances = append(st.instances, toolInstance(v))
+	if st.err != nil {
+		return
+	}
+	t, err := toolFromValue(v, "/tools/"+strconv.Itoa(i))
+	if err != nil {
+		st.err = err
+		return
+	}
+	if st.deferred {
+		// Lean without digests or facts, until Settle.
+		t.raw, t.lean = v.Raw(), &leanFacts{unsettled: true}
+		t.Value, t.Proj = jcs.Value{}, Projection{}
+	} else {
+		t.setDigest()
+		t.Lean()
+	}
+	if st.at != nil {
+		t.hollow(st.at, int64(v.Offset()))
+	}
+	st.tools = append(st.tools, t)
+}
+
+// ReadOptions choose how ReadToolsWith holds the tools it reads.
+type ReadOptions struct {
+	// Lean holds the tools lean (Tool.Lean), and reads a snapshot whose
+	// head names its schema (PeekHead) one tool at a time
+	// (jcs.ParseEach), so that its parse tree is never held whole.
+	Lean bool
+	// Source, with Lean, is where src can be read again from its first
+	// byte (the regular file it was read from): such a snapshot's tools are
+	// then hollow (hollow.go), and src is not kept. nil: they keep their
+	// bytes, and src with them.
+	Source io.ReaderAt
+	// DeferDigests, with Lean, reads such a snapshot's tools without
+	// computing their digests (the tool digest, the field digests) or the
+	// facts of their parse, and without checking its manifest_digest: the
+	// snapshot is read unsettled, and Settle does that work later, taking
+	// a tool's digests from a tool the caller has with the same bytes (the
+	// served tool of its name, whose digests the caller computed anyway).
+	// Until Settle returns nil, the snapshot's ManifestDigest is the one
+	// the file claims, and reading a tool's digests panics.
+	DeferDigests bool
+}
+
+// ReadToolsWith is ReadTools holding the tools as opt says: what it
+// accepts and refuses, and the tools' names, pointers, digests and order,
+// are ReadTools' (TestReadToolsLeanAgrees).
+func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
+	if !opt.Lean {
+		return ReadTools(src, file)
+	}
+	if PeekHead(src).Schema == SnapshotSchemaID {
+		st := &snapTools{at: opt.Source, deferred: opt.DeferDigests, instances: []any{}}
+		doc, err := jcs.ParseEach(src, "tools", st.add)
+		if err != nil {
+			return nil, err // ReadTools' error: the same parse
+		}
+		if root := doc.Root(); root.Kind() == jcs.Object && IsSnapshot(doc) {
+			s, err := parseSnapshotTools(doc, file, st)
+			if err != nil {
+				return nil, err
+			}
+			return &Tools{Snapshot: s}, nil
+		}
+		// Not what the head said (a head PeekHead misread): read as
+		// ReadTools reads it.
+	}
+	t, err := ReadTools(src, file)
+	if err != nil {
+		return nil, err
+	}
+	var tools []Tool
+	switch {
+	case t.Snapshot != nil:
+		tools = t.Snapshot.Tools
+	case t.List != nil:
+		tools = t.List.Tools
+	}
+	for i := range tools {
+		tools[i].Lean()
+	}
+	return t, nil
+}
+
 func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
+	return parseSnapshotTools(doc, file, nil)
+}
+
+// parseSnapshotTools is parseSnapshot of a document whose tools streamed
+// read (jcs.ParseEach; its tools array reads as empty), or nil: the doc's.
+func parseSnapshotTools(doc *jcs.Doc, file string, streamed *snapTools) (*Snapshot, error) {
 	fail := func(err error) (*Snapshot, error) { return nil, &ArtifactError{file, err} }
 	root := doc.Root()
 	if root.Kind() != jcs.Object {
@@ -355,7 +474,7 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 		}
 		return fail(fmt.Errorf("unknown or unexpected schema id %s: expected %q", got, SnapshotSchemaID))
 	}
-	if err := schemas.Validate(schemas.Snapshot, snapshotInstance(root)); err != nil {
+	if err := schemas.Validate(schemas.Snapshot, snapshotInstance(root, streamed)); err != nil {
 		return fail(err)
 	}
 	s := &Snapshot{}
@@ -386,27 +505,126 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 	}
 	c, _ := root.Get("tools_list_complete")
 	s.Completeness = Completeness(c.Str())
-	tools, _ := root.Get("tools")
-	for i := range tools.Len() {
-		t, err := toolFromValue(tools.Index(i), fmt.Sprintf("/tools/%d", i))
-		if err != nil {
-			return fail(err)
+	if streamed != nil {
+		if streamed.err != nil {
+			return fail(streamed.err)
 		}
-		s.Tools = append(s.Tools, t)
+		s.Tools = streamed.tools
+		if streamed.deferred {
+			md, _ := root.Get("manifest_digest")
+			s.unsettled, s.file = true, file
+			s.claimed, s.claimedKind = md.Str(), md.Kind()
+			s.ManifestDigest = s.claimed
+			return s, nil
+		}
+	} else {
+		tools, _ := root.Get("tools")
+		for i := range tools.Len() {
+			t, err := toolFromValue(tools.Index(i), fmt.Sprintf("/tools/%d", i))
+			if err != nil {
+				return fail(err)
+			}
+			s.Tools = append(s.Tools, t)
+		}
+		digestTools(s.Tools)
 	}
-	digestTools(s.Tools)
-	got, unique := ManifestDigestOf(s.Tools)
 	md, _ := root.Get("manifest_digest")
-	switch {
-	case md.Kind() == jcs.Null && unique:
-		return fail(errors.New("manifest_digest is null but the tool names are unique"))
-	case md.Kind() == jcs.String && (!unique || md.Str() != got):
-		return fail(fmt.Errorf("manifest_digest %s does not recompute from the snapshot's tools: the snapshot was edited or damaged", md.Str()))
+	if err := s.checkDigest(md.Str(), md.Kind(), file); err != nil {
+		return nil, err
 	}
+	return s, nil
+}
+
+// checkDigest checks the snapshot's manifest_digest member (claimed, or
+// null) against its tools, and sets ManifestDigest.
+func (s *Snapshot) checkDigest(claimed string, kind jcs.Kind, file string) error {
+	fail := func(err error) error { return &ArtifactError{file, err} }
+	got, unique := ManifestDigestOf(s.Tools)
+	switch {
+	case kind == jcs.Null && unique:
+		return fail(errors.New("manifest_digest is null but the tool names are unique"))
+	case kind == jcs.String && (!unique || claimed != got):
+		return fail(fmt.Errorf("manifest_digest %s does not recompute from the snapshot's tools: the snapshot was edited or damaged", claimed))
+	}
+	s.ManifestDigest = ""
 	if unique {
 		s.ManifestDigest = got
 	}
-	return s, nil
+	return nil
+}
+
+// Settle finishes reading a snapshot read with ReadOptions.DeferDigests:
+// each tool's digests and lean facts are taken from like(name) when that
+// tool holds the same bytes (a digest is a function of the bytes), and
+// computed from the tool's own bytes otherwise (read again, checked, when
+// it is hollow); then the manifest_digest is checked as ParseSnapshot
+// checks it. like may return nil, and may be nil. On an error the
+// snapshot must not be used. A settled snapshot settles at once.
+func (s *Snapshot) Settle(like func(name string) *Tool) error {
+	if !s.unsettled {
+		return nil
+	}
+	var mu sync.Mutex
+	var first error
+	firstAt := len(s.Tools)
+	parallelRange(len(s.Tools), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if err := s.Tools[i].settle(like); err != nil {
+				mu.Lock()
+				if i < firstAt {
+					first, firstAt = err, i
+				}
+				mu.Unlock()
+				return
+			}
+		}
+	})
+	if first != nil {
+		return &ArtifactError{s.file, first}
+	}
+	if err := s.checkDigest(s.claimed, s.claimedKind, s.file); err != nil {
+		return err
+	}
+	s.unsettled = false
+	return nil
+}
+
+// settle gives an unsettled tool its digests and lean facts (Settle).
+func (t *Tool) settle(like func(string) *Tool) error {
+	if t.lean == nil || !t.lean.unsettled {
+		return nil
+	}
+	var l *Tool
+	if like != nil {
+		l = like(t.Name)
+	}
+	if l != nil && l != t && (l.lean == nil || !l.lean.unsettled) && (l.IsLean() || l.Value.Valid()) && t.SameBytes(l) {
+		f := &leanFacts{shape: l.ShapeProblem()}
+		f.imprecise, f.impreciseTotal = impreciseNumbers(l, MaxPrecisionWarnings)
+		f.sum, f.hasSum = t.RawSum(), true
+		t.digest = l.ToolDigest()
+		t.fieldSums, t.hasFields = l.digestSums()
+		t.lean = f
+		return nil
+	}
+	b, err := t.Bytes()
+	if err != nil {
+		return err
+	}
+	doc, err := jcs.Parse(b)
+	if err != nil {
+		return err
+	}
+	nt, err := toolFromValue(doc.Root(), t.Pointer)
+	if err != nil {
+		return err
+	}
+	nt.setDigest()
+	f := &leanFacts{shape: nt.ShapeProblem()}
+	f.imprecise, f.impreciseTotal = impreciseNumbers(&nt, MaxPrecisionWarnings)
+	f.sum, f.hasSum = t.RawSum(), true
+	t.digest, t.fieldSums, t.hasFields, t.lean = nt.digest, nt.fieldSums, true, f
+	return nil
 }
 
 // ToolList returns the snapshot's tools as a ToolList.

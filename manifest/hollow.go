@@ -1,0 +1,121 @@
+package manifest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// A hollow tool is a lean tool (Lean) that does not hold its bytes
+// either: it keeps where they were read (a file and an offset), their
+// length and their SHA-256, and reads them again when its parse or its
+// bytes are needed (Attach, Bytes), refusing bytes that are not those
+// read. It is for a run that holds two large lists and compares them by
+// digest: drift reads its declared snapshot hollow (ReadToolsWith,
+// ReadOptions.Source), and a served tool with the bytes of a declared one
+// becomes hollow on that one's source (HollowLike), so that the bytes of
+// an unchanged tool are held by neither side. A hollow tool's name,
+// pointer, digests and lean facts are held as a lean tool's are.
+
+// rawRef locates a hollow tool's bytes.
+type rawRef struct {
+	at  io.ReaderAt
+	off int64
+	n   int
+	sum [32]byte
+}
+
+// ErrBytesChanged is what Bytes and Attach return when a hollow tool's
+// bytes, read again, are not those read first.
+var ErrBytesChanged = errors.New("the bytes read again are not those read first: the file changed while it was read")
+
+// RawLen is the length of the tool's bytes.
+func (t *Tool) RawLen() int {
+	if t.ref != nil {
+		return t.ref.n
+	}
+	return len(t.Raw())
+}
+
+// RawSum is the SHA-256 of the tool's bytes (a lean tool remembers it).
+func (t *Tool) RawSum() [32]byte {
+	switch {
+	case t.ref != nil:
+		return t.ref.sum
+	case t.lean != nil:
+		if !t.lean.hasSum {
+			t.lean.sum, t.lean.hasSum = sha256.Sum256(t.raw), true
+		}
+		return t.lean.sum
+	}
+	return sha256.Sum256(t.Value.Raw())
+}
+
+// SameBytes reports whether t and o hold the same bytes: compared as
+// bytes when both hold them, else by length and SHA-256.
+func (t *Tool) SameBytes(o *Tool) bool {
+	if t.ref == nil && o.ref == nil {
+		return bytes.Equal(t.Raw(), o.Raw())
+	}
+	return t.RawLen() == o.RawLen() && t.RawSum() == o.RawSum()
+}
+
+// Bytes is the tool object's bytes: Raw, or for a hollow tool its bytes
+// read again (ErrBytesChanged when they are not those read first).
+func (t *Tool) Bytes() ([]byte, error) {
+	r := t.ref
+	if r == nil {
+		return t.Raw(), nil
+	}
+	what := "tool " + safetext.Quote(t.Name)
+	if f, ok := r.at.(interface{ Name() string }); ok {
+		what += " of " + safetext.Quote(f.Name())
+	}
+	b := make([]byte, r.n)
+	if n, err := r.at.ReadAt(b, r.off); n < r.n {
+		if err == nil || err == io.EOF {
+			err = ErrBytesChanged
+		}
+		return nil, fmt.Errorf("%s: reading its bytes again: %w", what, err)
+	}
+	if sha256.Sum256(b) != r.sum {
+		return nil, fmt.Errorf("%s: %w", what, ErrBytesChanged)
+	}
+	return b, nil
+}
+
+// IsHollow reports whether the tool holds neither its parse nor its bytes.
+func (t *Tool) IsHollow() bool { return t.ref != nil }
+
+// hollow makes a lean tool whose bytes are src[off:off+len(raw)] of at
+// hollow.
+func (t *Tool) hollow(at io.ReaderAt, off int64) {
+	t.ref = &rawRef{at: at, off: off, n: len(t.raw), sum: t.RawSum()}
+	t.raw = nil
+}
+
+// HollowLike makes a lean tool that holds the same bytes as the hollow
+// tool of hollow (by length and SHA-256) hollow on that tool's source, and
+// reports whether it did: the tool keeps its own name, pointer, digests
+// and lean facts, and no longer holds its bytes. A tool that is not lean,
+// is hollow already, or holds other bytes is left as it is.
+func (t *Tool) HollowLike(of *Tool) bool {
+	if t.raw == nil || t.ref != nil || of == nil || of.ref == nil || !t.SameBytes(of) {
+		return false
+	}
+	t.ref, t.raw = of.ref, nil
+	return true
+}
+
+// OwnBytes makes a lean tool hold a copy of its bytes, so that it no
+// longer keeps alive the larger buffer they were read in (a page of a
+// listing of many tools, most of which were made hollow).
+func (t *Tool) OwnBytes() {
+	if t.raw != nil {
+		t.raw = bytes.Clone(t.raw)
+	}
+}

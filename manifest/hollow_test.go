@@ -1,0 +1,268 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// readBoth reads src with ReadTools and with ReadToolsWith (lean, on src
+// as the source when hollow), and fails unless they agree: the same error,
+// or the same kind of document with the same tools (names, pointers,
+// digests, field digests, shape problems, imprecise numbers), the same
+// snapshot members, and tools that attach to the parse ReadTools made.
+func readBoth(t *testing.T, src []byte, hollow bool) {
+	t.Helper()
+	readBothWith(t, src, ReadOptions{Lean: true}, hollow, nil)
+}
+
+// readDeferred is readBoth reading with DeferDigests and settling with
+// like (its tools by name).
+func readDeferred(t *testing.T, src []byte, hollow bool, like []Tool) {
+	t.Helper()
+	m := map[string]*Tool{}
+	for i := range like {
+		m[like[i].Name] = &like[i]
+	}
+	readBothWith(t, src, ReadOptions{Lean: true, DeferDigests: true}, hollow, func(n string) *Tool { return m[n] })
+}
+
+func readBothWith(t *testing.T, src []byte, opt ReadOptions, hollow bool, like func(string) *Tool) {
+	t.Helper()
+	want, werr := ReadTools(src, "f")
+	if hollow {
+		opt.Source = bytes.NewReader(src)
+	}
+	got, gerr := ReadToolsWith(src, "f", opt)
+	if gerr == nil && got.Snapshot != nil {
+		gerr = got.Snapshot.Settle(like)
+	}
+	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+		t.Fatalf("ReadTools: %v\nReadToolsWith: %v", werr, gerr)
+	}
+	if werr != nil {
+		return
+	}
+	if (want.Snapshot == nil) != (got.Snapshot == nil) || (want.List == nil) != (got.List == nil) || (want.Declared == nil) != (got.Declared == nil) {
+		t.Fatalf("read as another kind of document: %+v, %+v", want, got)
+	}
+	var wt, gt []Tool
+	switch {
+	case want.Snapshot != nil:
+		ws, gs := want.Snapshot, got.Snapshot
+		if ws.ServerID != gs.ServerID || ws.ManifestDigest != gs.ManifestDigest || ws.Completeness != gs.Completeness || fmt.Sprint(ws.Identity) != fmt.Sprint(gs.Identity) || !bytes.Equal(ws.ClientCapabilities, gs.ClientCapabilities) {
+			t.Fatalf("snapshot members differ: %+v, %+v", ws, gs)
+		}
+		wt, gt = ws.Tools, gs.Tools
+	case want.List != nil:
+		wt, gt = want.List.Tools, got.List.Tools
+	default:
+		return
+	}
+	if len(wt) != len(gt) {
+		t.Fatalf("%d tools, ReadTools %d", len(gt), len(wt))
+	}
+	for i := range wt {
+		w, g := &wt[i], &gt[i]
+		if !g.IsLean() {
+			t.Fatalf("%s: not lean", g.Name)
+		}
+		wn, wtot := impreciseNumbers(w, 3)
+		gn, gtot := impreciseNumbers(g, 3)
+		if g.Name != w.Name || g.Pointer != w.Pointer || g.ToolDigest() != w.ToolDigest() || g.FieldDigests() != w.FieldDigests() || g.ShapeProblem() != w.ShapeProblem() || fmt.Sprint(gn) != fmt.Sprint(wn) || gtot != wtot {
+			t.Fatalf("tool %d (%q) read lean differs", i, w.Name)
+		}
+		if !g.SameBytes(w) || g.RawLen() != len(w.Value.Raw()) {
+			t.Fatalf("tool %q: not the same bytes", w.Name)
+		}
+		b, err := g.Bytes()
+		if err != nil || !bytes.Equal(b, w.Value.Raw()) {
+			t.Fatalf("tool %q: Bytes %q, %v", w.Name, b, err)
+		}
+		if err := g.Attach(nil); err != nil || g.IsLean() || !bytes.Equal(g.Value.Canonical(), w.Value.Canonical()) {
+			t.Fatalf("tool %q: attached %v", w.Name, err)
+		}
+	}
+}
+
+func snapshotOf(t testing.TB, list string) []byte {
+	t.Helper()
+	tl, err := ParseToolList([]byte(list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := MarshalSnapshotWith("s", Identity{Endpoint: "https://x/mcp", ServerName: "n"}, tl, Complete, SnapshotOptions{ClientCapabilities: []byte(`{"sampling":{}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+const leanList = `{"tools":[{"name":"a","description":"caf\u00e9","inputSchema":{"type":"object","properties":{"n":{"maximum":9007199254740993}}}},{"name":"b","inputSchema":{"type":"string"}},{"name":"c","x":[1,{"y":"\n"}]}]}`
+
+// TestReadToolsLeanAgrees: reading lean (and hollow) accepts and refuses
+// what ReadTools does, with the same messages, and reads the same tools.
+func TestReadToolsLeanAgrees(t *testing.T) {
+	snap := snapshotOf(t, leanList)
+	s := string(snap)
+	cases := map[string]string{
+		"snapshot":          s,
+		"empty":             string(snapshotOf(t, `{"tools":[]}`)),
+		"list":              leanList,
+		"bare":              `[{"name":"a","inputSchema":{"type":"object"}}]`,
+		"edited digest":     strings.Replace(s, `"manifest_digest": "sha256:`, `"manifest_digest": "sha256:0`, 1),
+		"edited tool":       strings.Replace(s, `"caf\u00e9"`, `"cafe"`, 1),
+		"tool not object":   strings.Replace(s, `{"name":"b"`, `7,{"name":"b"`, 1),
+		"tool without name": strings.Replace(s, `{"name":"b",`, `{`, 1),
+		"name not string":   strings.Replace(s, `{"name":"b"`, `{"name":2`, 1),
+		"duplicate tools":   strings.Replace(s, `"tools": [`, `"tools": [], "tools": [`, 1),
+		"duplicate in tool": strings.Replace(s, `{"name":"b"`, `{"name":"b","name":"b"`, 1),
+		"syntax in tools":   strings.Replace(s, `{"name":"b"`, `{"name":"b",,`, 1),
+		"syntax after":      strings.TrimSuffix(s, "}\n") + `,"x":}`,
+		"trailing":          s + "x",
+		"schema after":      `{"tools":[],"schema":"mcpdrift.tool_snapshot.v1"}`,
+		"other schema":      strings.Replace(s, SnapshotSchemaID, "assay.declared_mcp_manifest.v0", 1),
+		"unknown member":    strings.Replace(s, `"tools": [`, `"zz": 1, "tools": [`, 1),
+		"tools not array":   `{"schema":"mcpdrift.tool_snapshot.v1","tools":{"a":1}}`,
+		"duplicate names":   strings.Replace(s, `{"name":"c"`, `{"name":"a"`, 1),
+	}
+	// What a deferred reading settles with: the same tools, some of them,
+	// tools of the same names and other bytes.
+	same, err := ParseToolList([]byte(leanList))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := ParseToolList([]byte(strings.ReplaceAll(leanList, `"x":[1,`, `"x":[2,`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leanSame := append([]Tool(nil), same.Tools...)
+	for i := range leanSame {
+		leanSame[i].Lean()
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			readBoth(t, []byte(src), false)
+			readBoth(t, []byte(src), true)
+			for _, like := range [][]Tool{nil, same.Tools, same.Tools[1:], leanSame, other.Tools} {
+				readDeferred(t, []byte(src), false, like)
+				readDeferred(t, []byte(src), true, like)
+			}
+		})
+	}
+}
+
+// TestUnsettledRefused: the tools of a snapshot read with DeferDigests
+// give no digest or fact before Settle, and a settled snapshot whose bytes
+// changed under it is refused.
+func TestUnsettledRefused(t *testing.T) {
+	src := bytes.Clone(snapshotOf(t, leanList))
+	got, err := ReadToolsWith(src, "f", ReadOptions{Lean: true, DeferDigests: true, Source: bytes.NewReader(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := got.Snapshot.Tools
+	for name, f := range map[string]func(){
+		"ToolDigest":   func() { tl[0].ToolDigest() },
+		"FieldDigests": func() { tl[0].FieldDigests() },
+		"ShapeProblem": func() { tl[0].ShapeProblem() },
+		"Imprecise":    func() { ImpreciseNumbers(tl, 5) },
+		"Digest of":    func() { ManifestDigestOf(tl) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s of an unsettled tool did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+	src[bytes.Index(src, []byte(`"x":[1`))+5] = '7'
+	if err := got.Snapshot.Settle(nil); !errors.Is(err, ErrBytesChanged) {
+		t.Fatalf("settled over changed bytes: %v", err)
+	}
+}
+
+// TestHollowTools: a hollow tool holds no bytes, reads them again checked,
+// refuses bytes that changed, and is read by what reads a lean tool.
+func TestHollowTools(t *testing.T) {
+	snap := snapshotOf(t, leanList)
+	src := bytes.Clone(snap)
+	got, err := ReadToolsWith(snap, "f", ReadOptions{Lean: true, Source: bytes.NewReader(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := got.Snapshot.Tools
+	for i := range tools {
+		if !tools[i].IsHollow() || !tools[i].IsLean() || tools[i].raw != nil {
+			t.Fatalf("%s: not hollow", tools[i].Name)
+		}
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("Raw of a hollow tool did not panic")
+			}
+		}()
+		tools[0].Raw()
+	}()
+	// A served tool with the same bytes becomes hollow on the same source;
+	// one with other bytes does not.
+	tl, err := ParseToolList([]byte(leanList))
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := tl.Tools
+	for i := range served {
+		served[i].Lean()
+	}
+	if !served[0].HollowLike(&tools[0]) || !served[0].IsHollow() || served[0].ToolDigest() != tools[0].ToolDigest() {
+		t.Fatal("a served tool of the same bytes was not made hollow")
+	}
+	if served[1].HollowLike(&tools[2]) || served[1].IsHollow() {
+		t.Fatal("a served tool of other bytes was made hollow")
+	}
+	if !served[1].SameBytes(&tools[1]) || served[1].SameBytes(&tools[2]) {
+		t.Fatal("SameBytes")
+	}
+	// The file changes under the run: every read of it is refused.
+	idx := bytes.Index(src, []byte(`caf\u00e9`))
+	src[idx] = 'C'
+	if _, err := tools[0].Bytes(); !errors.Is(err, ErrBytesChanged) {
+		t.Fatalf("Bytes of changed bytes: %v", err)
+	}
+	if err := served[0].Attach(nil); !errors.Is(err, ErrBytesChanged) || !served[0].IsHollow() {
+		t.Fatalf("Attach of changed bytes: %v", err)
+	}
+	// Truncated.
+	short := bytes.NewReader(src[:idx])
+	h := tools[1]
+	h.ref = &rawRef{at: short, off: tools[1].ref.off, n: tools[1].ref.n, sum: tools[1].ref.sum}
+	if _, err := h.Bytes(); !errors.Is(err, ErrBytesChanged) {
+		t.Fatalf("Bytes past the end: %v", err)
+	}
+	// Unchanged tools still attach.
+	if err := tools[2].Attach(nil); err != nil || tools[2].IsLean() {
+		t.Fatal(err)
+	}
+}
+
+func FuzzReadToolsLean(f *testing.F) {
+	f.Add(snapshotOf(f, leanList))
+	f.Add(snapshotOf(f, `{"tools":[{"name":"a","inputSchema":{"type":"object","properties":{"x":{"type":"number","maximum":1E3}}}},{"name":"b","_meta":{"k":[1,2]}}]}`))
+	f.Add([]byte(leanList))
+	f.Add([]byte(`{"schema":"mcpdrift.tool_snapshot.v1","tools":[{"name":"a"}],"tools":[]}`))
+	same, err := ParseToolList([]byte(leanList))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		readBoth(t, src, false)
+		readBoth(t, src, true)
+		readDeferred(t, src, true, nil)
+		readDeferred(t, src, true, same.Tools)
+	})
+}
