@@ -71,6 +71,20 @@ func FuzzSSEReader(f *testing.F) {
 				t.Fatalf("id %q", ev.ID)
 			}
 		}
+		if run.err == io.EOF {
+			// Within the bounds, the events are the format's (a reader
+			// written from the WHATWG text, line by line).
+			ref := referenceSSE(in)
+			if len(ref) != len(run.events) {
+				t.Fatalf("%d events, the format's reading %d: %q", len(run.events), len(ref), in)
+			}
+			for i := range ref {
+				a, b := ref[i], run.events[i]
+				if a.Type != b.Type || a.ID != b.ID || a.Retry != b.Retry || !bytes.Equal(a.Data, b.Data) {
+					t.Fatalf("event %d: %+v, the format's reading %+v", i, b, a)
+				}
+			}
+		}
 		one := readSSE(iotest.OneByteReader(bytes.NewReader(in)), l)
 		if len(one.events) != len(run.events) || (one.err == io.EOF) != (run.err == io.EOF) {
 			t.Fatalf("one-byte reads: %d events (%v), whole: %d (%v)", len(one.events), one.err, len(run.events), run.err)
@@ -113,6 +127,62 @@ func FuzzSSEReader(f *testing.F) {
 			t.Fatalf("per-event bounds read fewer events (%d) than whole-stream ones (%d)", len(pe.events), len(run.events))
 		}
 	})
+}
+
+// referenceSSE reads a whole event stream as the WHATWG event stream
+// format says, without bounds and without buffering tricks: the reference
+// FuzzSSEReader compares the reader against.
+func referenceSSE(in []byte) []Event {
+	var evs []Event
+	var ev Event
+	var data []byte
+	fields, hasData := false, false
+	for {
+		i := bytes.IndexAny(in, "\r\n")
+		if i < 0 {
+			return evs // a line without its end: the stream ended inside it
+		}
+		line := in[:i]
+		if in[i] == '\r' && i+1 < len(in) && in[i+1] == '\n' {
+			in = in[i+2:]
+		} else {
+			in = in[i+1:]
+		}
+		if len(line) == 0 {
+			if fields && hasData {
+				ev.Data = bytes.TrimSuffix(data, []byte("\n"))
+				if ev.Data == nil {
+					ev.Data = []byte{}
+				}
+				evs = append(evs, ev)
+			}
+			ev, data, fields, hasData = Event{}, nil, false, false
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value := line, []byte(nil)
+		if j := bytes.IndexByte(line, ':'); j >= 0 {
+			field, value = line[:j], bytes.TrimPrefix(line[j+1:], []byte(" "))
+		}
+		fields = true
+		switch string(field) {
+		case "data":
+			data = append(append(data, value...), '\n')
+			hasData = true
+		case "event":
+			ev.Type = string(value)
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				ev.ID = string(value)
+			}
+		case "retry":
+			if d, ok := retryValue(value); ok {
+				ev.Retry = d
+			}
+		}
+	}
 }
 
 // wantData is what a reader gets back for data the writer wrote: valid

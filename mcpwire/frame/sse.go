@@ -54,10 +54,12 @@ type SSEReader struct {
 	r   *bufio.Reader
 	lim SSELimits
 
-	n        int64 // bytes consumed (for the current event when PerEvent)
-	events   int   // blocks with at least one field
-	skipLF   bool  // the last line ended with CR: a following LF belongs to it
-	line     []byte
+	n      int64 // bytes consumed (for the current event when PerEvent)
+	events int   // blocks with at least one field
+	skipLF bool  // the last line ended with CR: a following LF belongs to it
+	// data is the event's data so far, and past it the line being read:
+	// a data line is read straight into its place (no copy of its own,
+	// so a page of a tool list in one line is held once while read).
 	data     []byte
 	lastID   string
 	retry    time.Duration
@@ -74,15 +76,15 @@ func NewSSEReader(r io.Reader, lim SSELimits) *SSEReader {
 // page of a tool list) then grows its line and data buffers once, not for
 // every response. The zero value is empty.
 type SSEBuffers struct {
-	r          *bufio.Reader
-	line, data []byte
+	r    *bufio.Reader
+	data []byte
 }
 
 // NewSSEReaderBuffers is NewSSEReader reusing b's buffers (b is left
 // empty); Release gives them back. Events are the same: each Data is a
 // fresh slice.
 func NewSSEReaderBuffers(r io.Reader, lim SSELimits, b *SSEBuffers) *SSEReader {
-	s := &SSEReader{lim: lim, line: b.line[:0], data: b.data[:0]}
+	s := &SSEReader{lim: lim, data: b.data[:0]}
 	if b.r != nil {
 		b.r.Reset(r)
 		s.r = b.r
@@ -98,13 +100,10 @@ func NewSSEReaderBuffers(r io.Reader, lim SSELimits, b *SSEBuffers) *SSEReader {
 func (s *SSEReader) Release(b *SSEBuffers, max int) {
 	s.r.Reset(nil)
 	*b = SSEBuffers{r: s.r}
-	if cap(s.line) <= max {
-		b.line = s.line[:0]
-	}
 	if cap(s.data) <= max {
 		b.data = s.data[:0]
 	}
-	s.r, s.line, s.data = nil, nil, nil
+	s.r, s.data = nil, nil
 }
 
 // Consumed returns the bytes read so far: for the event last returned (and
@@ -129,10 +128,13 @@ func (s *SSEReader) Next() (Event, error) {
 	var ev Event
 	fields, hasData := false, false
 	for {
-		line, err := s.readLine()
-		if err != nil {
+		// The line is read onto the end of the data: a data line's value
+		// is moved into place, any other line is dropped once read.
+		start := len(s.data)
+		if err := s.readLine(); err != nil {
 			return Event{}, err
 		}
+		line := s.data[start:]
 		if len(line) == 0 {
 			if !fields {
 				continue
@@ -154,6 +156,7 @@ func (s *SSEReader) Next() (Event, error) {
 			continue
 		}
 		if line[0] == ':' {
+			s.data = s.data[:start]
 			continue // comment, e.g. a keep-alive
 		}
 		field, value := line, []byte(nil)
@@ -166,8 +169,10 @@ func (s *SSEReader) Next() (Event, error) {
 		fields = true
 		switch string(field) {
 		case "data":
-			s.data = append(append(s.data, value...), '\n')
+			n := copy(s.data[start:], value) // overlapping: a move to the left
+			s.data = append(s.data[:start+n], '\n')
 			hasData = true
+			continue
 		case "event":
 			ev.Type = eventType(value)
 		case "id":
@@ -182,6 +187,7 @@ func (s *SSEReader) Next() (Event, error) {
 				s.retry, s.hasRetry, ev.Retry = d, true, d
 			}
 		}
+		s.data = s.data[:start]
 	}
 }
 
@@ -214,21 +220,20 @@ func retryValue(v []byte) (time.Duration, bool) {
 	return time.Duration(ms) * time.Millisecond, true
 }
 
-// readLine returns the next line without its terminator; the slice is
-// reused by the next call.
-func (s *SSEReader) readLine() ([]byte, error) {
-	s.line = s.line[:0]
+// readLine appends the next line, without its terminator, to s.data.
+func (s *SSEReader) readLine() error {
+	start := len(s.data)
 	if s.skipLF {
 		s.skipLF = false
 		if b, err := s.r.Peek(1); err == nil && b[0] == '\n' {
 			if err := s.consume(1); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	for {
 		if _, err := s.r.Peek(1); err != nil {
-			return nil, err // io.EOF inside a line ends the stream: the line is incomplete
+			return err // io.EOF inside a line ends the stream: the line is incomplete
 		}
 		buf, _ := s.r.Peek(s.r.Buffered())
 		i := indexEOL(buf)
@@ -236,21 +241,18 @@ func (s *SSEReader) readLine() ([]byte, error) {
 		if i >= 0 {
 			take = i
 		}
-		if len(s.line)+take > s.lim.MaxLine {
-			return nil, &LimitError{Limit: LimitLine, Max: int64(s.lim.MaxLine)}
+		if len(s.data)-start+take > s.lim.MaxLine {
+			return &LimitError{Limit: LimitLine, Max: int64(s.lim.MaxLine)}
 		}
-		s.line = append(s.line, buf[:take]...)
+		s.data = append(s.data, buf[:take]...)
 		if i < 0 {
 			if err := s.consume(take); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		s.skipLF = buf[i] == '\r'
-		if err := s.consume(take + 1); err != nil {
-			return nil, err
-		}
-		return s.line, nil
+		return s.consume(take + 1)
 	}
 }
 
