@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -282,7 +281,7 @@ func Evaluate(in Input) *Result {
 		switch cs, ok := changesOf[d.Name]; {
 		case ok:
 			toolDrift(r, s, cs, in.classifier())
-		case !bytes.Equal(d.Raw(), s.Raw()):
+		case !d.SameBytes(s):
 			// The same digest from other bytes: nothing to decide, but
 			// what the digests cannot see (a number beyond float64
 			// precision) is still said.

@@ -186,8 +186,19 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 // readInput reads a file (or stdin for "-") up to max bytes; larger inputs
 // are refused without being read whole.
 func readInput(e *env, path string, max int64) ([]byte, error) {
+	b, f, err := openInput(e, path, max)
+	if f != nil {
+		f.Close()
+	}
+	return b, err
+}
+
+// openInput is readInput that also returns the file read when it is a
+// regular file, open, for the caller to read again and close (nil for
+// stdin and for anything else: a pipe cannot be read again).
+func openInput(e *env, path string, max int64) (b []byte, regular *os.File, err error) {
 	if max < 1 {
-		return nil, usageErr("--max-input-bytes must be at least 1 (default %d)", DefaultMaxInput)
+		return nil, nil, usageErr("--max-input-bytes must be at least 1 (default %d)", DefaultMaxInput)
 	}
 	var r io.Reader
 	size := int64(-1) // of a regular file, when known
@@ -195,35 +206,46 @@ func readInput(e *env, path string, max int64) ([]byte, error) {
 		// stdin can be read once: a second input given as - would read
 		// nothing and be reported as empty.
 		if e.stdinRead {
-			return nil, usageErr("- (stdin) is given for more than one input; stdin can be read only once: give the others as files")
+			return nil, nil, usageErr("- (stdin) is given for more than one input; stdin can be read only once: give the others as files")
 		}
 		e.stdinRead = true
 		r = e.stdin
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, inputErr(path, errors.Unwrap(err))
+			return nil, nil, inputErr(path, errors.Unwrap(err))
 		}
-		defer f.Close()
+		defer func() {
+			if regular == nil {
+				f.Close()
+			}
+		}()
 		if st, err := f.Stat(); err == nil {
 			if st.IsDir() {
-				return nil, inputErr(path, errors.New("is a directory"))
+				return nil, nil, inputErr(path, errors.New("is a directory"))
 			}
 			if st.Mode().IsRegular() && st.Size() > max {
-				return nil, inputErr(path, fmt.Errorf("%d bytes is larger than --max-input-bytes %d", st.Size(), max))
+				return nil, nil, inputErr(path, fmt.Errorf("%d bytes is larger than --max-input-bytes %d", st.Size(), max))
 			}
 			if st.Mode().IsRegular() {
 				size = st.Size()
 			}
 		}
 		r = f
+		if size >= 0 {
+			defer func() {
+				if err == nil {
+					regular = f
+				}
+			}()
+		}
 	}
-	b, err := readAll(io.LimitReader(r, max+1), size)
+	b, err = readAll(io.LimitReader(r, max+1), size)
 	if err != nil {
-		return nil, inputErr(path, err)
+		return nil, nil, inputErr(path, err)
 	}
 	if int64(len(b)) > max {
-		return nil, inputErr(path, fmt.Errorf("larger than --max-input-bytes %d", max))
+		return nil, nil, inputErr(path, fmt.Errorf("larger than --max-input-bytes %d", max))
 	}
-	return b, nil
+	return b, nil, nil
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"io"
+	"os"
 
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -30,31 +32,37 @@ type declaredRead struct {
 	err  error
 	// predicted are the client capabilities the heads gave (nil: none).
 	predicted []byte
+	// snap is the snapshot read, unsettled (manifest.ReadOptions.DeferDigests)
+	// until settle; nil when the declared side is not a snapshot.
+	snap *manifest.Snapshot
+	// files are the regular files read, kept open: the declared tools
+	// are hollow (manifest.ReadOptions.Source), and what reads a hollow
+	// tool's bytes reads them again from its file, checked (close).
+	files []*os.File
 }
 
 // startDeclared reads path (and, for a declared baseline, the snapshot
 // beside it) and starts reading the declared tools from those bytes. A
 // file that cannot be read is left for that reading, which reports it as
-// resolveTools does.
+// resolveTools does. A snapshot read from a regular file is read one tool
+// at a time and held hollow: neither its parse tree nor its bytes are
+// held while the server is listed, only each tool's name, digests, lean
+// facts and where its bytes are in the file. The caller closes d once the
+// run is done with the declared tools.
 func startDeclared(e *env, path string, max int64) *declaredRead {
-	pre := map[string][]byte{}
-	var preErr error
-	if src, err := readInput(e, path, max); err != nil {
-		preErr = err
-	} else {
-		pre[path] = src
-	}
 	d := &declaredRead{done: make(chan struct{})}
-	if src, ok := pre[path]; ok {
-		h := manifest.PeekHead(src)
+	first, firstFile, firstErr := openInput(e, path, max)
+	firstRead := false
+	if firstErr == nil {
+		h := manifest.PeekHead(first)
 		switch h.Schema {
 		case manifest.SnapshotSchemaID:
 			d.predicted = h.ClientCapabilities
 		case manifest.DeclaredSchemaID:
 			if path != "-" {
-				sp := snapshotPathFor(path)
-				if b, err := readInput(e, sp, max); err == nil {
-					pre[sp] = b
+				// Only the head of the snapshot beside it is read now:
+				// the whole of it is read once the baseline is.
+				if b := peekFile(snapshotPathFor(path)); b != nil {
 					if sh := manifest.PeekHead(b); sh.Schema == manifest.SnapshotSchemaID {
 						d.predicted = sh.ClientCapabilities
 					}
@@ -62,26 +70,118 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 			}
 		}
 	}
-	read := func(p string) ([]byte, error) {
-		if b, ok := pre[p]; ok {
-			delete(pre, p) // each file is read once: not held past its reading
-			return b, nil
+	read := func(p string) ([]byte, manifest.ReadOptions, error) {
+		opt := manifest.ReadOptions{Lean: true, DeferDigests: true}
+		var b []byte
+		var f *os.File
+		var err error
+		if p == path && !firstRead {
+			// Each file is read once, and not held past its reading.
+			b, f, err, firstRead = first, firstFile, firstErr, true
+			first, firstFile = nil, nil
+		} else {
+			b, f, err = openInput(e, p, max) // a regular file, never stdin
 		}
-		if p == path && preErr != nil {
-			return nil, preErr
+		if err != nil {
+			return nil, opt, err
 		}
-		return readInput(e, p, max) // a regular file, never stdin
+		if f != nil {
+			d.files = append(d.files, f)
+			opt.Source = f
+		}
+		return b, opt, nil
 	}
 	go func() {
 		defer close(d.done)
-		d.in, d.caps, d.err = loadToolsCapsWith(path, read)
-		// Held lean while the server is listed: the declared tools' bytes
-		// and digests, not their parse (attach gives it back).
-		for i := range d.in.Tools {
-			d.in.Tools[i].Lean()
+		tools, viaBaseline, err := resolveToolsWith(path, read)
+		if err != nil {
+			d.in, d.err = schemadiff.Input{Side: schemadiff.Side{Source: path}}, err
+			return
 		}
+		d.snap = tools.Snapshot
+		d.in, d.caps = inputOf(path, tools, viaBaseline)
 	}()
 	return d
+}
+
+// settle finishes the reading once the server is listed: a declared tool
+// whose bytes a served tool of its name has takes that tool's digests
+// (computed from the same bytes), every other one is digested from its
+// own bytes, and the snapshot's manifest_digest is checked
+// (manifest.Snapshot.Settle). served is nil when nothing was listed. An
+// error is the run's (exit 2), as any other declared side that cannot be
+// read.
+func (d *declaredRead) settle(served []manifest.Tool) error {
+	<-d.done
+	if d.err != nil || d.snap == nil {
+		return d.err
+	}
+	byName := firstByName(served)
+	if err := d.snap.Settle(func(name string) *manifest.Tool { return byName[name] }); err != nil {
+		d.err = &exitError{ExitUsage, err.Error()} // names the file
+		return d.err
+	}
+	d.in.ManifestDigest = d.snap.ManifestDigest
+	return nil
+}
+
+// peekFile is the first bytes of a regular file (as many as
+// manifest.PeekHead reads), nil when it cannot be read.
+func peekFile(path string) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, manifest.PeekLimit))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// close closes the files the declared tools were read from, once the
+// reading is done.
+func (d *declaredRead) close() {
+	if d == nil {
+		return
+	}
+	<-d.done
+	for _, f := range d.files {
+		f.Close()
+	}
+	d.files = nil
+}
+
+// ready reports whether the reading is done.
+func (d *declaredRead) ready() bool {
+	select {
+	case <-d.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// hollowServed makes each lean served tool that holds the bytes of the
+// declared tool of its name hollow on that tool's file
+// (manifest.Tool.HollowLike), and gives every other one its own copy of
+// its bytes: an unchanged tool's bytes are then held by neither side, and
+// a page of the listing is not kept alive by the few tools of it that
+// changed. declared maps names to the declared tools (firstByName).
+func hollowServed(declared map[string]*manifest.Tool, served []manifest.Tool) {
+	for i := range served {
+		st := &served[i]
+		if !st.IsLean() || st.IsHollow() {
+			continue
+		}
+		if !st.HollowLike(declared[st.Name]) {
+			st.OwnBytes()
+		}
+	}
 }
 
 // attachChanged gives their parse again to the tools a comparison reads
@@ -99,7 +199,7 @@ func attachChanged(declared, served []manifest.Tool) error {
 		dt := &declared[i]
 		isDeclared[dt.Name] = true
 		st := byName[dt.Name]
-		if st != nil && bytes.Equal(dt.Raw(), st.Raw()) {
+		if st != nil && dt.SameBytes(st) {
 			continue
 		}
 		if err := dt.Attach(nil); err != nil {

@@ -212,5 +212,9 @@ func demoLive(e *env) (*probe.Report, []delta.Tool, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return res.rep, driftDeltas(declared.Tools, res.served, res.rep, schemadiff.ReviewProfile, nil), nil
+	deltas, err := driftDeltas(declared.Tools, res.served, res.rep, schemadiff.ReviewProfile, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res.rep, deltas, nil
 }

@@ -22,11 +22,11 @@ import (
 // digest). The result holds a List or a Snapshot; viaBaseline says the
 // snapshot was found through a baseline.
 func resolveTools(e *env, path string, max int64) (tools *manifest.Tools, viaBaseline bool, err error) {
-	return resolveToolsWith(path, func(p string) ([]byte, error) { return readInput(e, p, max) })
+	return resolveToolsWith(path, plainReader(e, max))
 }
 
 // resolveToolsWith is resolveTools reading each file with read.
-func resolveToolsWith(path string, read func(string) ([]byte, error)) (tools *manifest.Tools, viaBaseline bool, err error) {
+func resolveToolsWith(path string, read fileReader) (tools *manifest.Tools, viaBaseline bool, err error) {
 	tools, err = readToolsWith(read, path)
 	if err != nil {
 		return nil, false, err
@@ -77,16 +77,23 @@ func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
 // loadToolsCaps is loadTools that also returns the client capabilities a
 // snapshot records the tools were observed with (nil when not recorded).
 func loadToolsCaps(e *env, path string, max int64) (in schemadiff.Input, caps []byte, err error) {
-	return loadToolsCapsWith(path, func(p string) ([]byte, error) { return readInput(e, p, max) })
+	return loadToolsCapsWith(path, plainReader(e, max))
 }
 
 // loadToolsCapsWith is loadToolsCaps reading each file with read.
-func loadToolsCapsWith(path string, read func(string) ([]byte, error)) (in schemadiff.Input, caps []byte, err error) {
-	in = schemadiff.Input{Side: schemadiff.Side{Source: path}}
+func loadToolsCapsWith(path string, read fileReader) (in schemadiff.Input, caps []byte, err error) {
 	tools, viaBaseline, err := resolveToolsWith(path, read)
 	if err != nil {
-		return in, nil, err
+		return schemadiff.Input{Side: schemadiff.Side{Source: path}}, nil, err
 	}
+	in, caps = inputOf(path, tools, viaBaseline)
+	return in, caps, nil
+}
+
+// inputOf is one side of a comparison read from path (resolveTools), and
+// the client capabilities its snapshot records.
+func inputOf(path string, tools *manifest.Tools, viaBaseline bool) (in schemadiff.Input, caps []byte) {
+	in = schemadiff.Input{Side: schemadiff.Side{Source: path}}
 	switch {
 	case tools.Snapshot != nil:
 		snap := tools.Snapshot
@@ -109,21 +116,33 @@ func loadToolsCapsWith(path string, read func(string) ([]byte, error)) (in schem
 		in.ManifestDigest, _ = manifest.ManifestDigestOf(tl.Tools)
 	}
 	in.ToolCount = len(in.Tools)
-	return in, caps, nil
+	return in, caps
 }
 
 // readTools reads path and parses it with manifest.ReadTools.
 func readTools(e *env, path string, max int64) (*manifest.Tools, error) {
-	return readToolsWith(func(p string) ([]byte, error) { return readInput(e, p, max) }, path)
+	return readToolsWith(plainReader(e, max), path)
+}
+
+// fileReader reads one input file: its bytes, and how its tools are to be
+// held (the zero manifest.ReadOptions: as manifest.ReadTools holds them).
+type fileReader func(path string) ([]byte, manifest.ReadOptions, error)
+
+// plainReader reads with readInput, for manifest.ReadTools.
+func plainReader(e *env, max int64) fileReader {
+	return func(p string) ([]byte, manifest.ReadOptions, error) {
+		b, err := readInput(e, p, max)
+		return b, manifest.ReadOptions{}, err
+	}
 }
 
 // readToolsWith is readTools reading path with read.
-func readToolsWith(read func(string) ([]byte, error), path string) (*manifest.Tools, error) {
-	src, err := read(path)
+func readToolsWith(read fileReader, path string) (*manifest.Tools, error) {
+	src, opt, err := read(path)
 	if err != nil {
 		return nil, err
 	}
-	t, err := manifest.ReadTools(src, path)
+	t, err := manifest.ReadToolsWith(src, path, opt)
 	var ae *manifest.ArtifactError
 	switch {
 	case errors.As(err, &ae):

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/delta"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
@@ -450,6 +451,17 @@ type driftRun struct {
 	spans *driftSpans
 }
 
+// declaredTools are the declared tools when they are known: read
+// already, or read by declaredRead without an error (ok false when it
+// failed: the run reports that once the listing is done).
+func (d *driftRun) declaredTools() ([]manifest.Tool, bool) {
+	if d.declaredRead == nil {
+		return d.declared.Tools, true
+	}
+	in, _, err := d.declaredRead.wait()
+	return in.Tools, err == nil
+}
+
 // result of a live drift: the report, and the observed record built from
 // the wire (the not-observed record when nothing was observed).
 type driftResult struct {
@@ -512,25 +524,47 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	// The primary listing is held lean: each page's tools are checked for
 	// reflected secrets as it arrives, and attachChanged parses again the
 	// tools the comparison diffs (driftDeltas, for the html report, all).
+	// Once the declared tools are read, each served tool with the bytes of
+	// the declared tool of its name is made hollow on it (hollowServed):
+	// the bytes of an unchanged tool are held by neither side.
 	var pageRefl []probe.Reflection
+	var declByName map[string]*manifest.Tool
+	kept := 0 // the served tools hollowServed has seen
 	list := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-		pageRefl = nil // a listing made again starts over
+		pageRefl, kept = nil, 0 // a listing made again starts over
 		return listLean(ctx, cfg, func(page []manifest.Tool) {
 			pageRefl = append(pageRefl, toolReflections(e, page)...)
-			others.memo.put(page)
+		}, func(all []manifest.Tool) {
+			others.memo.put(all[kept:])
+			if declByName == nil && (d.declaredRead == nil || d.declaredRead.ready()) {
+				if dt, ok := d.declaredTools(); ok {
+					declByName = firstByName(dt)
+				}
+			}
+			if declByName != nil {
+				hollowServed(declByName, all[kept:])
+				kept = len(all)
+			}
 		})
 	}
 	obs, tl, warning, err := others.primary(ctx, cfg, list)
 	if d.declaredRead != nil {
 		// Whatever the listing found, a declared side that cannot be read
 		// is the run's error (exit 2).
-		declared, _, derr := d.declaredRead.wait()
-		if derr != nil {
+		var served []manifest.Tool
+		if err == nil {
+			served = tl.Tools
+		}
+		if derr := d.declaredRead.settle(served); derr != nil {
 			return nil, derr
 		}
+		declared, _, _ := d.declaredRead.wait()
 		d.declared = declared
 		in.Declared = declared.Tools
 		rep.Declared = probe.Declared{Source: d.manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}
+	}
+	if err == nil {
+		hollowServed(firstByName(d.declared.Tools), tl.Tools[kept:])
 	}
 	if warning != "" {
 		rep.Warnings = append(rep.Warnings, warning)
@@ -735,6 +769,7 @@ then says so).`,
 				}
 			} else {
 				dr = startDeclared(e, manifestPath, DefaultMaxInput)
+				defer dr.close() // the hollow declared tools read their bytes from its files
 				pinnedCaps = dr.predicted
 			}
 			ownCaps := cfg.ClientCapabilities
@@ -818,7 +853,11 @@ then says so).`,
 			}
 			var buf bytes.Buffer
 			if format == "html" {
-				err = writeHTML(&buf, "mcpdrift drift", report.DriftSection(rep, driftDeltas(declared.Tools, res.served, rep, prof, cls)))
+				var deltas []delta.Tool
+				if deltas, err = driftDeltas(declared.Tools, res.served, rep, prof, cls); err != nil {
+					return err
+				}
+				err = writeHTML(&buf, "mcpdrift drift", report.DriftSection(rep, deltas))
 			} else {
 				err = report.RenderDrift(&buf, rep, format, report.Options{Color: useColor(e, out, color), ToolVersion: version(), ArtifactURI: manifestPath})
 			}

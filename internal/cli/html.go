@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/mcpdrift/mcpdrift/classify"
@@ -28,14 +29,16 @@ func writeHTML(w io.Writer, title string, sections ...report.Section) error {
 // tool the report decided on, as decide gives them (the call probe makes,
 // so the records are the ones behind rep.Tools' decisions), read against
 // the declared and served definitions.
-func driftDeltas(declared, served []manifest.Tool, rep *probe.Report, prof *schemadiff.DecisionProfile, c *classify.Classifier) []delta.Tool {
+func driftDeltas(declared, served []manifest.Tool, rep *probe.Report, prof *schemadiff.DecisionProfile, c *classify.Classifier) ([]delta.Tool, error) {
 	// The page shows definitions: every tool is given its parse again.
+	// A hollow tool reads its bytes again from its file, and a file that
+	// changed under the run is refused (manifest.ErrBytesChanged): the
+	// page never shows bytes other than those the verdict is on.
 	if err := attachAll(declared, served); err != nil {
-		// Bytes that parsed once parse again: a bug, never an empty page.
-		panic("driftDeltas: " + err.Error())
+		return nil, fmt.Errorf("reading the tools again for the html report: %w", err)
 	}
 	if len(rep.Tools) == 0 {
-		return delta.Build(declared, served, report.DriftChanges(rep), rep.Tools)
+		return delta.Build(declared, served, report.DriftChanges(rep), rep.Tools), nil
 	}
 	decided := map[string]bool{}
 	for _, v := range rep.Tools {
@@ -47,5 +50,5 @@ func driftDeltas(declared, served []manifest.Tool, rep *probe.Report, prof *sche
 			changes = append(changes, d.Changes...)
 		}
 	}
-	return delta.Build(declared, served, changes, rep.Tools)
+	return delta.Build(declared, served, changes, rep.Tools), nil
 }

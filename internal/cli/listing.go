@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -41,20 +41,26 @@ func listFull(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation
 // the tools do not keep), and then they are made lean (manifest.Tool.Lean:
 // name, digests, bytes and what the checks of every tool read), so a large
 // listing is held as its bytes, never with every page's parse tree too.
-// A comparison attaches the tools it diffs (attachChanged).
-func listLean(ctx context.Context, cfg mcpclient.Config, check func([]manifest.Tool)) (*mcpclient.Observation, *manifest.ToolList, error) {
-	return listPages(ctx, cfg, func(page []manifest.Tool) {
+// A comparison attaches the tools it diffs (attachChanged). kept, when
+// set, is then handed every tool read so far (lean, and the page's the
+// last of them; the slice is the list's own, valid until the next page).
+func listLean(ctx context.Context, cfg mcpclient.Config, check func([]manifest.Tool), kept func([]manifest.Tool)) (*mcpclient.Observation, *manifest.ToolList, error) {
+	return listPages(ctx, cfg, func(tools []manifest.Tool, from int) {
+		page := tools[from:]
 		check(page)
 		for i := range page {
 			page[i].Lean()
+		}
+		if kept != nil {
+			kept(tools)
 		}
 	})
 }
 
 // listPages runs one tools/list, reading each page into the list as it
-// arrives (after cfg's own OnToolsPage) and handing that page's tools to
-// page, when set.
-func listPages(ctx context.Context, cfg mcpclient.Config, page func([]manifest.Tool)) (*mcpclient.Observation, *manifest.ToolList, error) {
+// arrives (after cfg's own OnToolsPage) and handing page, when set, the
+// tools read so far, the page's from index from.
+func listPages(ctx context.Context, cfg mcpclient.Config, page func(tools []manifest.Tool, from int)) (*mcpclient.Observation, *manifest.ToolList, error) {
 	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
 	prev := cfg.OnToolsPage
 	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
@@ -68,7 +74,7 @@ func listPages(ctx context.Context, cfg mcpclient.Config, page func([]manifest.T
 			return fmt.Errorf("the server's tools/list could not be read: %w", err)
 		}
 		if page != nil {
-			page(pl.Tools()[from:])
+			page(pl.Tools(), from)
 		}
 		return nil
 	}
@@ -120,14 +126,17 @@ type nameDigests struct {
 // for another listing of the same run: a tool whose bytes are those of a
 // tool already read has that tool's digest (a digest is a function of the
 // bytes), so the second connection does not canonicalize and hash again
-// what the first already did.
+// what the first already did. It holds the length and SHA-256 of each
+// tool's bytes, not the bytes (which the first listing may drop: a
+// served tool made hollow).
 type digestMemo struct {
 	mu sync.Mutex
 	m  map[string]memoEntry // by tool name
 }
 
 type memoEntry struct {
-	raw    []byte
+	n      int
+	sum    [32]byte
 	digest string
 }
 
@@ -140,7 +149,7 @@ func (d *digestMemo) put(tools []manifest.Tool) {
 	for i := range tools {
 		t := &tools[i]
 		if _, ok := d.m[t.Name]; !ok {
-			d.m[t.Name] = memoEntry{raw: t.Raw(), digest: t.ToolDigest()}
+			d.m[t.Name] = memoEntry{n: t.RawLen(), sum: t.RawSum(), digest: t.ToolDigest()}
 		}
 	}
 }
@@ -151,7 +160,7 @@ func (d *digestMemo) get(name string, raw []byte) (string, bool) {
 	d.mu.Lock()
 	e, ok := d.m[name]
 	d.mu.Unlock()
-	if !ok || !bytes.Equal(e.raw, raw) {
+	if !ok || e.n != len(raw) || sha256.Sum256(raw) != e.sum {
 		return "", false
 	}
 	return e.digest, true

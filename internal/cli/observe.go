@@ -242,7 +242,7 @@ not observed, and says why.`,
 					source = target
 					ctx, cancel := context.WithTimeout(ctx, live.timeout)
 					defer cancel()
-					obs, ltl, err := listLean(ctx, cfg, checks.page)
+					obs, ltl, err := listLean(ctx, cfg, checks.page, nil)
 					if err != nil {
 						return liveError(target, err)
 					}
