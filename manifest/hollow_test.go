@@ -15,29 +15,30 @@ import (
 // snapshot members, and tools that attach to the parse ReadTools made.
 func readBoth(t *testing.T, src []byte, hollow bool) {
 	t.Helper()
-	readBothWith(t, src, ReadOptions{Lean: true}, hollow, nil)
+	readBothWith(t, src, ReadOptions{Lean: true}, hollow, false, nil)
 }
 
 // readDeferred is readBoth reading with DeferDigests and settling with
-// like (its tools by name).
-func readDeferred(t *testing.T, src []byte, hollow bool, like []Tool) {
+// the tools of with; framed, from a Source alone (ReadSnapshotFramed when
+// it frames the document).
+func readDeferred(t *testing.T, src []byte, hollow, framed bool, with []Tool) {
 	t.Helper()
-	m := map[string]*Tool{}
-	for i := range like {
-		m[like[i].Name] = &like[i]
-	}
-	readBothWith(t, src, ReadOptions{Lean: true, DeferDigests: true}, hollow, func(n string) *Tool { return m[n] })
+	readBothWith(t, src, ReadOptions{Lean: true, DeferDigests: true}, hollow || framed, framed, with)
 }
 
-func readBothWith(t *testing.T, src []byte, opt ReadOptions, hollow bool, like func(string) *Tool) {
+func readBothWith(t *testing.T, src []byte, opt ReadOptions, hollow, framed bool, with []Tool) {
 	t.Helper()
 	want, werr := ReadTools(src, "f")
 	if hollow {
-		opt.Source = bytes.NewReader(src)
+		opt.Source, opt.Size = bytes.NewReader(src), int64(len(src))
 	}
-	got, gerr := ReadToolsWith(src, "f", opt)
+	in := src
+	if framed {
+		in = nil
+	}
+	got, gerr := ReadToolsWith(in, "f", opt)
 	if gerr == nil && got.Snapshot != nil {
-		gerr = got.Snapshot.Settle(like)
+		gerr = got.Snapshot.Settle(with)
 	}
 	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
 		t.Fatalf("ReadTools: %v\nReadToolsWith: %v", werr, gerr)
@@ -146,9 +147,10 @@ func TestReadToolsLeanAgrees(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			readBoth(t, []byte(src), false)
 			readBoth(t, []byte(src), true)
-			for _, like := range [][]Tool{nil, same.Tools, same.Tools[1:], leanSame, other.Tools} {
-				readDeferred(t, []byte(src), false, like)
-				readDeferred(t, []byte(src), true, like)
+			for _, with := range [][]Tool{nil, same.Tools, same.Tools[1:], leanSame, other.Tools} {
+				readDeferred(t, []byte(src), false, false, with)
+				readDeferred(t, []byte(src), true, false, with)
+				readDeferred(t, []byte(src), true, true, with)
 			}
 		})
 	}
@@ -262,7 +264,61 @@ func FuzzReadToolsLean(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		readBoth(t, src, false)
 		readBoth(t, src, true)
-		readDeferred(t, src, true, nil)
-		readDeferred(t, src, true, same.Tools)
+		readDeferred(t, src, true, false, nil)
+		readDeferred(t, src, true, false, same.Tools)
+		readDeferred(t, src, true, true, nil)
+		readDeferred(t, src, true, true, same.Tools)
 	})
+}
+
+// TestReadSnapshotFramed: a snapshot mcpdrift writes is framed (scanned
+// in chunks, not parsed): its elements are where a parse puts them, its
+// tools nameless until settled, named by the tools of their bytes or by
+// their own parse; what the scan does not expect is declined, for the
+// whole reading.
+func TestReadSnapshotFramed(t *testing.T) {
+	snap := snapshotOf(t, leanList)
+	s, ok, err := ReadSnapshotFramed(bytes.NewReader(snap), int64(len(snap)), "f")
+	if err != nil || !ok {
+		t.Fatalf("not framed: %v %v", ok, err)
+	}
+	want, err := ReadTools(snap, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tools) != len(want.Snapshot.Tools) {
+		t.Fatalf("%d tools, want %d", len(s.Tools), len(want.Snapshot.Tools))
+	}
+	for i := range s.Tools {
+		w := want.Snapshot.Tools[i].Value
+		if s.Tools[i].Name != "" || s.Tools[i].ref.off != int64(w.Offset()) || s.Tools[i].ref.n != len(w.Raw()) {
+			t.Fatalf("tool %d framed at %d+%d, parsed at %d+%d", i, s.Tools[i].ref.off, s.Tools[i].ref.n, w.Offset(), len(w.Raw()))
+		}
+	}
+	if err := s.Settle(want.Snapshot.Tools[1:]); err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Tools {
+		if s.Tools[i].Name != want.Snapshot.Tools[i].Name || s.Tools[i].ToolDigest() != want.Snapshot.Tools[i].ToolDigest() {
+			t.Fatalf("tool %d settled as %q", i, s.Tools[i].Name)
+		}
+	}
+	// Declined: the whole reading decides.
+	deep := strings.Repeat("[", 998) + strings.Repeat("]", 998)
+	big := `{"schema":"mcpdrift.tool_snapshot.v1","pad":"` + strings.Repeat("x", framedHeadMax) + `","tools":[]}`
+	for name, src := range map[string]string{
+		"escaped member name":      strings.Replace(string(snap), `"tools":`, `"tool\u0073":`, 1),
+		"tools not an array":       `{"schema":"mcpdrift.tool_snapshot.v1","tools":{}}`,
+		"an element not an object": strings.Replace(string(snap), `"tools": [`, `"tools": [1,`, 1),
+		"a trailing comma":         strings.Replace(string(snap), "\n  ]", ",]", 1),
+		"nesting at the limit":     strings.Replace(string(snap), `{"name":"c","x":[1,`, `{"name":"c","x":[`+deep+`,`, 1),
+		"a head beyond the bound":  big,
+		"not an object":            `[{"name":"a"}]`,
+		"the end inside":           string(snap[:len(snap)/2]),
+	} {
+		if _, ok, err := ReadSnapshotFramed(bytes.NewReader([]byte(src)), int64(len(src)), "f"); ok || err != nil {
+			t.Errorf("%s: framed (%v, %v)", name, ok, err)
+		}
+		readDeferred(t, []byte(src), true, true, nil)
+	}
 }

@@ -81,6 +81,9 @@ type Snapshot struct {
 	claimed     string
 	claimedKind jcs.Kind
 	file        string
+	// framed: read by ReadSnapshotFramed (its tools nameless until
+	// Settle).
+	framed *framed
 }
 
 // SnapshotOptions are the optional members of a snapshot.
@@ -402,8 +405,11 @@ type ReadOptions struct {
 	// Source, with Lean, is where src can be read again from its first
 	// byte (the regular file it was read from): such a snapshot's tools are
 	// then hollow (hollow.go), and src is not kept. nil: they keep their
-	// bytes, and src with them.
+	// bytes, and src with them. With Source, src may be nil: Size bytes of
+	// Source are the document, and a snapshot is read framed when it can
+	// be (ReadSnapshotFramed, with DeferDigests), else read whole from it.
 	Source io.ReaderAt
+	Size   int64
 	// DeferDigests, with Lean, reads such a snapshot's tools without
 	// computing their digests (the tool digest, the field digests) or the
 	// facts of their parse, and without checking its manifest_digest: the
@@ -415,10 +421,37 @@ type ReadOptions struct {
 	DeferDigests bool
 }
 
+// readAgainErr is the error of a short read of a Source.
+func readAgainErr(err error) error {
+	if err == nil || err == io.EOF {
+		return ErrBytesChanged
+	}
+	return err
+}
+
 // ReadToolsWith is ReadTools holding the tools as opt says: what it
 // accepts and refuses, and the tools' names, pointers, digests and order,
 // are ReadTools' (TestReadToolsLeanAgrees).
 func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
+	if src == nil && opt.Source != nil {
+		head := make([]byte, min(opt.Size, PeekLimit))
+		if n, err := opt.Source.ReadAt(head, 0); n < len(head) {
+			return nil, readAgainErr(err)
+		}
+		if opt.Lean && opt.DeferDigests && PeekHead(head).Schema == SnapshotSchemaID {
+			s, ok, err := ReadSnapshotFramed(opt.Source, opt.Size, file)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return &Tools{Snapshot: s}, nil
+			}
+		}
+		src = make([]byte, opt.Size)
+		if n, err := opt.Source.ReadAt(src, 0); int64(n) < opt.Size {
+			return nil, readAgainErr(err)
+		}
+	}
 	if !opt.Lean {
 		return ReadTools(src, file)
 	}
@@ -553,17 +586,46 @@ func (s *Snapshot) checkDigest(claimed string, kind jcs.Kind, file string) error
 	return nil
 }
 
-// Settle finishes reading a snapshot read with ReadOptions.DeferDigests:
-// each tool's digests and lean facts are taken from like(name) when that
-// tool holds the same bytes (a digest is a function of the bytes), and
-// computed from the tool's own bytes otherwise (read again, checked, when
-// it is hollow); then the manifest_digest is checked as ParseSnapshot
-// checks it. like may return nil, and may be nil. On an error the
-// snapshot must not be used. A settled snapshot settles at once.
-func (s *Snapshot) Settle(like func(name string) *Tool) error {
+// Settle finishes reading a snapshot read with ReadOptions.DeferDigests
+// (or ReadSnapshotFramed): each tool's digests and lean facts are taken
+// from the tool of with that holds the same bytes (a digest is a function
+// of the bytes: the tool of its name, or for a framed reading the tool of
+// its bytes' SHA-256, which gives its name too), and computed from the
+// tool's own bytes otherwise (read again, checked, when it is hollow);
+// then the manifest_digest is checked as ParseSnapshot checks it. with may
+// be nil. On an error the snapshot must not be used. A settled snapshot
+// settles at once.
+func (s *Snapshot) Settle(with []Tool) error {
 	if !s.unsettled {
 		return nil
 	}
+	if s.framed != nil {
+		bySum := make(map[[32]byte]*Tool, len(with))
+		for i := range with {
+			t := &with[i]
+			if t.lean != nil && t.lean.unsettled {
+				continue
+			}
+			if k := t.RawSum(); bySum[k] == nil {
+				bySum[k] = t
+			}
+		}
+		if err := s.settleFramed(func(sum [32]byte, _ int) *Tool { return bySum[sum] }); err != nil {
+			return err
+		}
+		if err := s.checkDigest(s.claimed, s.claimedKind, s.file); err != nil {
+			return s.wholeError(err)
+		}
+		s.unsettled = false
+		return nil
+	}
+	byName := make(map[string]*Tool, len(with))
+	for i := range with {
+		if byName[with[i].Name] == nil {
+			byName[with[i].Name] = &with[i]
+		}
+	}
+	like := func(name string) *Tool { return byName[name] }
 	var mu sync.Mutex
 	var first error
 	firstAt := len(s.Tools)
