@@ -74,6 +74,9 @@ type Finding struct {
 // Observation is what one tools/list run established.
 type Observation struct {
 	Tools []manifest.Tool
+	// Names are the tools' names, in served order, of a listing read for
+	// its names and digests only (Tools is then nil): see Names.
+	Names []string
 	// Invalid describes tools entries that could not be read (no string
 	// name, not an object), already escaped.
 	Invalid            []string
@@ -502,7 +505,7 @@ func conformance(r *Result, in Input) {
 		}
 	}
 	if in.Second != nil {
-		a, b := ToolNames(p.Tools), ToolNames(in.Second.Tools)
+		a, b := p.ToolNames(), in.Second.ToolNames()
 		sa, sb := slices.Clone(a), slices.Clone(b)
 		slices.Sort(sa)
 		slices.Sort(sb)
@@ -522,6 +525,15 @@ func conformance(r *Result, in Input) {
 func ShapeProblem(t *manifest.Tool) string { return t.ShapeProblem() }
 
 // ToolNames lists the tools' names in served order.
+// ToolNames are the names of the observation's tools, in served order.
+func (o *Observation) ToolNames() []string {
+	if o.Tools == nil && o.Names != nil {
+		return slices.Clone(o.Names)
+	}
+	return ToolNames(o.Tools)
+}
+
+// ToolNames are the tools' names, in order.
 func ToolNames(ts []manifest.Tool) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {

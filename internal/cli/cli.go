@@ -186,19 +186,29 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 // readInput reads a file (or stdin for "-") up to max bytes; larger inputs
 // are refused without being read whole.
 func readInput(e *env, path string, max int64) ([]byte, error) {
-	b, f, err := openInput(e, path, max)
-	if f != nil {
-		f.Close()
+	in, err := openInput(e, path, max, true)
+	if in.file != nil {
+		in.file.Close()
 	}
-	return b, err
+	return in.bytes, err
 }
 
-// openInput is readInput that also returns the file read when it is a
-// regular file, open, for the caller to read again and close (nil for
-// stdin and for anything else: a pipe cannot be read again).
-func openInput(e *env, path string, max int64) (b []byte, regular *os.File, err error) {
+// input is an input openInput opened: its bytes, and when it is a
+// regular file, the file, open (for the caller to read again and close),
+// and its size. A regular file opened without reading has no bytes.
+type input struct {
+	bytes []byte
+	file  *os.File
+	size  int64
+}
+
+// openInput is readInput keeping a regular file open; with read false, a
+// regular file (within max) is opened and not read: the caller reads it
+// from file (stdin and anything else that is not a regular file, a pipe,
+// is read whole: it cannot be read again).
+func openInput(e *env, path string, max int64, read bool) (in input, err error) {
 	if max < 1 {
-		return nil, nil, usageErr("--max-input-bytes must be at least 1 (default %d)", DefaultMaxInput)
+		return in, usageErr("--max-input-bytes must be at least 1 (default %d)", DefaultMaxInput)
 	}
 	var r io.Reader
 	size := int64(-1) // of a regular file, when known
@@ -206,46 +216,49 @@ func openInput(e *env, path string, max int64) (b []byte, regular *os.File, err 
 		// stdin can be read once: a second input given as - would read
 		// nothing and be reported as empty.
 		if e.stdinRead {
-			return nil, nil, usageErr("- (stdin) is given for more than one input; stdin can be read only once: give the others as files")
+			return in, usageErr("- (stdin) is given for more than one input; stdin can be read only once: give the others as files")
 		}
 		e.stdinRead = true
 		r = e.stdin
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, nil, inputErr(path, errors.Unwrap(err))
+			return in, inputErr(path, errors.Unwrap(err))
 		}
 		defer func() {
-			if regular == nil {
+			if in.file == nil {
 				f.Close()
 			}
 		}()
 		if st, err := f.Stat(); err == nil {
 			if st.IsDir() {
-				return nil, nil, inputErr(path, errors.New("is a directory"))
+				return in, inputErr(path, errors.New("is a directory"))
 			}
 			if st.Mode().IsRegular() && st.Size() > max {
-				return nil, nil, inputErr(path, fmt.Errorf("%d bytes is larger than --max-input-bytes %d", st.Size(), max))
+				return in, inputErr(path, fmt.Errorf("%d bytes is larger than --max-input-bytes %d", st.Size(), max))
 			}
 			if st.Mode().IsRegular() {
 				size = st.Size()
 			}
 		}
+		if size >= 0 && !read {
+			return input{file: f, size: size}, nil
+		}
 		r = f
 		if size >= 0 {
 			defer func() {
 				if err == nil {
-					regular = f
+					in.file, in.size = f, size
 				}
 			}()
 		}
 	}
-	b, err = readAll(io.LimitReader(r, max+1), size)
+	b, err := readAll(io.LimitReader(r, max+1), size)
 	if err != nil {
-		return nil, nil, inputErr(path, err)
+		return in, inputErr(path, err)
 	}
 	if int64(len(b)) > max {
-		return nil, nil, inputErr(path, fmt.Errorf("larger than --max-input-bytes %d", max))
+		return in, inputErr(path, fmt.Errorf("larger than --max-input-bytes %d", max))
 	}
-	return b, nil, nil
+	return input{bytes: b}, nil
 }

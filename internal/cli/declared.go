@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"io"
 	"os"
 
 	"github.com/mcpdrift/mcpdrift/manifest"
@@ -41,55 +40,61 @@ type declaredRead struct {
 	files []*os.File
 }
 
-// startDeclared reads path (and, for a declared baseline, the snapshot
-// beside it) and starts reading the declared tools from those bytes. A
-// file that cannot be read is left for that reading, which reports it as
-// resolveTools does. A snapshot read from a regular file is read one tool
-// at a time and held hollow: neither its parse tree nor its bytes are
-// held while the server is listed, only each tool's name, digests, lean
-// facts and where its bytes are in the file. The caller closes d once the
-// run is done with the declared tools.
+// startDeclared opens path (and, for a declared baseline, the snapshot
+// beside it), peeks at their heads, and starts reading the declared tools
+// from them. A file that cannot be read is left for that reading, which
+// reports it as resolveTools does. A snapshot in a regular file is read
+// framed (manifest.ReadSnapshotFramed: scanned in chunks, never parsed
+// whole, its tools hollow and settled from the served tools), or when it
+// cannot be, one tool at a time (hollow, its digests deferred): neither
+// its parse tree nor its bytes are held while the server is listed. The
+// caller closes d once the run is done with the declared tools.
 func startDeclared(e *env, path string, max int64) *declaredRead {
 	d := &declaredRead{done: make(chan struct{})}
-	first, firstFile, firstErr := openInput(e, path, max)
-	firstRead := false
+	first, firstErr := openInput(e, path, max, false)
+	firstUsed := false
 	if firstErr == nil {
-		h := manifest.PeekHead(first)
+		head := first.bytes
+		if first.file != nil {
+			head = peekFile(first.file)
+		}
+		h := manifest.PeekHead(head)
 		switch h.Schema {
 		case manifest.SnapshotSchemaID:
 			d.predicted = h.ClientCapabilities
 		case manifest.DeclaredSchemaID:
 			if path != "-" {
-				// Only the head of the snapshot beside it is read now:
-				// the whole of it is read once the baseline is.
-				if b := peekFile(snapshotPathFor(path)); b != nil {
-					if sh := manifest.PeekHead(b); sh.Schema == manifest.SnapshotSchemaID {
-						d.predicted = sh.ClientCapabilities
+				// Only the head of the snapshot beside it is read now.
+				if f, err := os.Open(snapshotPathFor(path)); err == nil {
+					if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+						if sh := manifest.PeekHead(peekFile(f)); sh.Schema == manifest.SnapshotSchemaID {
+							d.predicted = sh.ClientCapabilities
+						}
 					}
+					f.Close()
 				}
 			}
 		}
 	}
 	read := func(p string) ([]byte, manifest.ReadOptions, error) {
 		opt := manifest.ReadOptions{Lean: true, DeferDigests: true}
-		var b []byte
-		var f *os.File
+		var in input
 		var err error
-		if p == path && !firstRead {
+		if p == path && !firstUsed {
 			// Each file is read once, and not held past its reading.
-			b, f, err, firstRead = first, firstFile, firstErr, true
-			first, firstFile = nil, nil
+			in, err, firstUsed = first, firstErr, true
+			first = input{}
 		} else {
-			b, f, err = openInput(e, p, max) // a regular file, never stdin
+			in, err = openInput(e, p, max, false) // a regular file, never stdin
 		}
 		if err != nil {
 			return nil, opt, err
 		}
-		if f != nil {
-			d.files = append(d.files, f)
-			opt.Source = f
+		if in.file != nil {
+			d.files = append(d.files, in.file)
+			opt.Source, opt.Size = in.file, in.size
 		}
-		return b, opt, nil
+		return in.bytes, opt, nil
 	}
 	go func() {
 		defer close(d.done)
@@ -116,8 +121,7 @@ func (d *declaredRead) settle(served []manifest.Tool) error {
 	if d.err != nil || d.snap == nil {
 		return d.err
 	}
-	byName := firstByName(served)
-	if err := d.snap.Settle(func(name string) *manifest.Tool { return byName[name] }); err != nil {
+	if err := d.snap.Settle(served); err != nil {
 		d.err = &exitError{ExitUsage, err.Error()} // names the file
 		return d.err
 	}
@@ -125,22 +129,15 @@ func (d *declaredRead) settle(served []manifest.Tool) error {
 	return nil
 }
 
-// peekFile is the first bytes of a regular file (as many as
-// manifest.PeekHead reads), nil when it cannot be read.
-func peekFile(path string) []byte {
-	f, err := os.Open(path)
-	if err != nil {
+// peekFile is the first bytes of an open regular file (as many as
+// manifest.PeekHead reads), nil when they cannot be read.
+func peekFile(f *os.File) []byte {
+	b := make([]byte, manifest.PeekLimit)
+	n, err := f.ReadAt(b, 0)
+	if n == 0 && err != nil {
 		return nil
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil
-	}
-	b, err := io.ReadAll(io.LimitReader(f, manifest.PeekLimit))
-	if err != nil {
-		return nil
-	}
-	return b
+	return b[:n]
 }
 
 // close closes the files the declared tools were read from, once the
@@ -171,17 +168,32 @@ func (d *declaredRead) ready() bool {
 // (manifest.Tool.HollowLike), and gives every other one its own copy of
 // its bytes: an unchanged tool's bytes are then held by neither side, and
 // a page of the listing is not kept alive by the few tools of it that
-// changed. declared maps names to the declared tools (firstByName).
-func hollowServed(declared map[string]*manifest.Tool, served []manifest.Tool) {
+// changed. declared maps the SHA-256 of their bytes to the declared tools
+// (bySum: a framed declared tool has no name until it is settled).
+func hollowServed(declared map[[32]byte]*manifest.Tool, served []manifest.Tool) {
 	for i := range served {
 		st := &served[i]
 		if !st.IsLean() || st.IsHollow() {
 			continue
 		}
-		if !st.HollowLike(declared[st.Name]) {
+		if !st.HollowLike(declared[st.RawSum()]) {
 			st.OwnBytes()
 		}
 	}
+}
+
+// bySum maps the SHA-256 of their bytes to the hollow tools of ts (the
+// first of each).
+func bySum(ts []manifest.Tool) map[[32]byte]*manifest.Tool {
+	m := make(map[[32]byte]*manifest.Tool, len(ts))
+	for i := range ts {
+		if t := &ts[i]; t.IsHollow() {
+			if k := t.RawSum(); m[k] == nil {
+				m[k] = t
+			}
+		}
+	}
+	return m
 }
 
 // attachChanged gives their parse again to the tools a comparison reads

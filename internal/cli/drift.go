@@ -528,21 +528,22 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	// the declared tool of its name is made hollow on it (hollowServed):
 	// the bytes of an unchanged tool are held by neither side.
 	var pageRefl []probe.Reflection
-	var declByName map[string]*manifest.Tool
-	kept := 0 // the served tools hollowServed has seen
+	var declBySum map[[32]byte]*manifest.Tool
+	kept, memoed := 0, 0 // the served tools hollowServed and the memo have seen
 	list := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-		pageRefl, kept = nil, 0 // a listing made again starts over
+		pageRefl, kept, memoed = nil, 0, 0 // a listing made again starts over
 		return listLean(ctx, cfg, func(page []manifest.Tool) {
 			pageRefl = append(pageRefl, toolReflections(e, page)...)
 		}, func(all []manifest.Tool) {
-			others.memo.put(all[kept:])
-			if declByName == nil && (d.declaredRead == nil || d.declaredRead.ready()) {
+			others.memo.put(all[memoed:])
+			memoed = len(all)
+			if declBySum == nil && (d.declaredRead == nil || d.declaredRead.ready()) {
 				if dt, ok := d.declaredTools(); ok {
-					declByName = firstByName(dt)
+					declBySum = bySum(dt)
 				}
 			}
-			if declByName != nil {
-				hollowServed(declByName, all[kept:])
+			if declBySum != nil {
+				hollowServed(declBySum, all[kept:])
 				kept = len(all)
 			}
 		})
@@ -564,7 +565,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		rep.Declared = probe.Declared{Source: d.manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}
 	}
 	if err == nil {
-		hollowServed(firstByName(d.declared.Tools), tl.Tools[kept:])
+		hollowServed(bySum(d.declared.Tools), tl.Tools[kept:])
 	}
 	if warning != "" {
 		rep.Warnings = append(rep.Warnings, warning)
@@ -982,8 +983,8 @@ func anonymousProbe(p *pending[*probe.Observation], primary *probe.Observation) 
 	var he *mcpclient.HTTPError
 	switch {
 	case err == nil:
-		a := &probe.AnonProbe{Completed: true, Status: obs.HTTPStatus, Listed: true, ToolCount: len(tl.Tools)}
-		x, y := probe.ToolNames(tl.Tools), probe.ToolNames(primary.Tools)
+		x, y := tl.ToolNames(), primary.ToolNames()
+		a := &probe.AnonProbe{Completed: true, Status: obs.HTTPStatus, Listed: true, ToolCount: len(x)}
 		slices.Sort(x)
 		slices.Sort(y)
 		a.SameTools = slices.Equal(x, y)

@@ -108,10 +108,22 @@ func TestHollowServed(t *testing.T) {
 	for i := range served {
 		served[i].Lean()
 	}
-	byName := firstByName(in.Tools)
+	// The declared tools are framed: nameless until settled, known by
+	// their bytes.
+	for i := range in.Tools {
+		if in.Tools[i].Name != "" {
+			t.Fatalf("a framed tool is named %q before it is settled", in.Tools[i].Name)
+		}
+	}
+	byName := bySum(in.Tools)
+	want, err := loadTools(&env{}, decl, DefaultMaxInput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := firstByName(want.Tools)
 	same := map[string]bool{}
 	for i := range served {
-		if dt := byName[served[i].Name]; dt != nil && dt.SameBytes(&served[i]) {
+		if dt := declared[served[i].Name]; dt != nil && dt.SameBytes(&served[i]) {
 			same[served[i].Name] = true
 		}
 	}

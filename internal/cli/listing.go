@@ -113,7 +113,7 @@ func listReason(obs *mcpclient.Observation) string {
 // nameDigests keeps, page by page, each tool's name and tool digest, and
 // nothing of the page itself.
 type nameDigests struct {
-	tools   []manifest.Tool // Name only
+	names   []string
 	nd      []manifest.NameDigest
 	seen    map[string]bool
 	dup     bool
@@ -202,7 +202,7 @@ func (n *nameDigests) add(res jcs.Value) error {
 
 // record keeps one tool's name and digest.
 func (n *nameDigests) record(name, digest string) {
-	n.tools = append(n.tools, manifest.Tool{Name: name})
+	n.names = append(n.names, name)
 	n.nd = append(n.nd, manifest.NameDigest{Name: name, ToolDigest: digest})
 	if n.seen[name] {
 		n.dup = true
@@ -236,7 +236,7 @@ func listNamesMemo(ctx context.Context, cfg mcpclient.Config, memo *digestMemo) 
 	}
 	return obs, &probe.Observation{
 		Invalid: n.invalid,
-		Tools:   n.tools, Completeness: manifest.Completeness(obs.Completeness), CapReached: obs.CapReached, CursorCycle: obs.CursorCycle,
+		Names:   n.names, Completeness: manifest.Completeness(obs.Completeness), CapReached: obs.CapReached, CursorCycle: obs.CursorCycle,
 		Era: obs.Era, Revision: obs.ProtocolRevision, RevisionReason: obs.RevisionReason, MissingCacheFields: obs.MissingCacheFields, ManifestDigest: d,
 	}, nil
 }
