@@ -236,6 +236,9 @@ func (r *run) expect(req *rpcRequest, rep *reply) (jcs.Value, error) {
 		if !okStatus(rep.status) {
 			r.obs.warn(fmt.Sprintf("%s: a result arrived with HTTP %d", req.Method, rep.status))
 		}
+		if rep.msg.known != nil {
+			return jcs.Value{}, nil // checked as the page it is the bytes of
+		}
 		if rep.msg.result.Kind() != jcs.Object {
 			return jcs.Value{}, &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: "the result is a JSON " + rep.msg.result.Kind().String() + ", not an object"}
 		}
@@ -411,6 +414,10 @@ func (r *run) listTools(ctx context.Context) error {
 	tools := 0
 	seen := map[string]bool{}
 	var cursor *string
+	recording := r.cfg.Pages != nil && r.cfg.PagePayload != nil
+	if recording {
+		defer r.cfg.Pages.finish()
+	}
 	for {
 		var params any
 		switch {
@@ -435,31 +442,51 @@ func (r *run) listTools(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		next, hasNext, err := checkToolsPage(res)
-		if err != nil {
-			return &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: err.Error()}
+		// A page the run's PageMemo knows (pagememo.go) is what was read
+		// of its bytes; any other is read here.
+		kp := rep.msg.known
+		if kp == nil {
+			next, hasNext, err := checkToolsPage(res)
+			if err != nil {
+				return &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: err.Error()}
+			}
+			kp = &knownPage{next: next, hasNext: hasNext, tools: pageTools(res), serverInfo: metaServerInfo(res)}
+			kp.cacheFieldsOf(res)
 		}
+		next, hasNext := kp.next, kp.hasNext
 		obs.ListBytes += int64(len(rep.msg.raw))
 		if obs.ListBytes > r.cfg.MaxListBytes {
 			return &LimitError{Method: req.Method, Kind: LimitListBytes, Max: r.cfg.MaxListBytes}
 		}
-		if tools += pageTools(res); tools > r.cfg.MaxListTools {
+		if tools += kp.tools; tools > r.cfg.MaxListTools {
 			return &LimitError{Method: req.Method, Kind: LimitListTools, Max: int64(r.cfg.MaxListTools)}
 		}
-		if r.cfg.OnToolsPage != nil {
+		switch {
+		case rep.msg.known != nil:
+			if err := r.cfg.OnKnownToolsPage(kp.payload); err != nil {
+				return err
+			}
+		case r.cfg.OnToolsPage != nil:
 			if err := r.cfg.OnToolsPage(req.Body, res); err != nil {
 				return err
 			}
-		} else {
+			if recording {
+				if kp.payload = r.cfg.PagePayload(); kp.payload != nil {
+					r.cfg.Pages.record(pageKey(req.Body, rep.msg.raw), kp)
+				} else {
+					r.cfg.Pages.record([32]byte{}, nil)
+				}
+			}
+		default:
 			if len(transcript) > 1 {
 				transcript = append(transcript, ',')
 			}
 			transcript = append(append(append(transcript, req.Body...), ','), rep.msg.raw...)
 		}
 		obs.Pages++
-		r.cacheFields(res)
+		r.cacheFields(kp)
 		if obs.Pages == 1 && obs.ServerInfo == nil {
-			obs.ServerInfo = metaServerInfo(res)
+			obs.ServerInfo = kp.serverInfo
 		}
 		if !hasNext {
 			obs.Completeness = string(manifest.Complete)
@@ -514,25 +541,34 @@ func checkToolsPage(res jcs.Value) (next string, has bool, err error) {
 	return c.Str(), true, nil
 }
 
-// cacheFields records ttlMs and cacheScope (2026-07-28 list results).
-func (r *run) cacheFields(res jcs.Value) {
-	obs := r.obs
+// cacheFieldsOf reads a page's ttlMs and cacheScope (2026-07-28 list
+// results).
+func (kp *knownPage) cacheFieldsOf(res jcs.Value) {
 	ttl, okT := res.Get("ttlMs")
 	n, isInt := frame.Int64(ttl)
-	scope, okS := res.Get("cacheScope")
-	if !okT || !isInt || !okS || scope.Kind() != jcs.String {
+	kp.ttlOK, kp.ttl = okT && isInt, n
+	if scope, ok := res.Get("cacheScope"); ok && scope.Kind() == jcs.String {
+		kp.scopeOK, kp.scope = true, scope.Str()
+	}
+}
+
+// cacheFields records a page's ttlMs and cacheScope.
+func (r *run) cacheFields(kp *knownPage) {
+	obs := r.obs
+	if !kp.ttlOK || !kp.scopeOK {
 		obs.MissingCacheFields = true
 	}
 	if obs.Pages == 1 {
-		if okT && isInt {
+		if kp.ttlOK {
+			n := kp.ttl
 			obs.TTLMs = &n
 		}
-		if okS && scope.Kind() == jcs.String {
-			obs.CacheScope = safetext.Clip(scope.Str(), 64)
+		if kp.scopeOK {
+			obs.CacheScope = safetext.Clip(kp.scope, 64)
 		}
 		return
 	}
-	if okS && scope.Kind() == jcs.String && safetext.Clip(scope.Str(), 64) != obs.CacheScope {
-		obs.warn("cacheScope differs between pages (" + quote(obs.CacheScope) + " on the first, " + quote(scope.Str()) + " on page " + fmt.Sprint(obs.Pages) + "); all pages of one list must use the same")
+	if kp.scopeOK && safetext.Clip(kp.scope, 64) != obs.CacheScope {
+		obs.warn("cacheScope differs between pages (" + quote(obs.CacheScope) + " on the first, " + quote(kp.scope) + " on page " + fmt.Sprint(obs.Pages) + "); all pages of one list must use the same")
 	}
 }

@@ -269,6 +269,10 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 			return rep, nil
 		}
 	}
+	if msg := t.knownPage(reqCtx, req, body); msg != nil {
+		rep.msg = msg
+		return rep, nil
+	}
 	msg, perr := parseMessage(body)
 	switch {
 	case perr != nil:
@@ -304,6 +308,9 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 		if len(frame.TrimSpace(ev.Data)) == 0 || (ev.Type != "" && ev.Type != "message") {
 			continue
 		}
+		if msg := t.knownPage(ctx, req, ev.Data); msg != nil {
+			return msg, "", nil
+		}
 		msg, perr := parseMessage(ev.Data)
 		if perr != nil {
 			return nil, "an event whose data is " + perr.Error(), nil
@@ -326,6 +333,20 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 		}
 		return msg, "", nil
 	}
+}
+
+// knownPage is the message for data when it answers req (a tools/list
+// request) with the bytes of a page the run's PageMemo recorded, for a
+// listing that takes known pages (Config.OnKnownToolsPage); else nil.
+func (t *httpTransport) knownPage(ctx context.Context, req *rpcRequest, data []byte) *message {
+	if t.cfg.Pages == nil || t.cfg.OnKnownToolsPage == nil || req.Method != methodToolsList {
+		return nil
+	}
+	raw := frame.TrimSpace(data)
+	if kp := t.cfg.Pages.lookup(ctx, t.obs.Pages+1, req.Body, raw); kp != nil {
+		return &message{raw: raw, kind: kindResponse, known: kp}
+	}
+	return nil
 }
 
 // refuse POSTs the refusal of a server request in the legacy session (202

@@ -118,7 +118,10 @@ const (
 // parsed strictly by frame.FromServer (the parser manifest uses, so what
 // steers the client — ids, nextCursor — is what the manifest will read).
 type message struct {
-	raw    []byte // the message exactly as received, surrounding whitespace trimmed
+	raw []byte // the message exactly as received, surrounding whitespace trimmed
+	// known is the page a PageMemo knows these bytes as (a response to a
+	// tools/list request of the same bytes): nothing else is set.
+	known  *knownPage
 	kind   msgKind
 	method string    // requests and notifications
 	id     jcs.Value // requests and responses; invalid or null for some error responses
