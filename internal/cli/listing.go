@@ -63,20 +63,41 @@ func listLean(ctx context.Context, cfg mcpclient.Config, check func([]manifest.T
 func listPages(ctx context.Context, cfg mcpclient.Config, page func(tools []manifest.Tool, from int)) (*mcpclient.Observation, *manifest.ToolList, error) {
 	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
 	prev := cfg.OnToolsPage
+	var payload []manifest.NameDigest // the last page's, for cfg.Pages
 	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
 		if prev != nil {
 			if err := prev(req, res); err != nil {
 				return err
 			}
 		}
-		from := len(pl.Tools())
+		from, inv := len(pl.Tools()), pl.Invalid()
 		if err := pl.Add(res); err != nil {
 			return fmt.Errorf("the server's tools/list could not be read: %w", err)
+		}
+		payload = nil
+		if cfg.Pages != nil && pl.Invalid() == inv {
+			// What a listing of names and digests makes of the page
+			// (nameDigests), for another listing of the run that gets
+			// these bytes (mcpclient.PageMemo). A page with unreadable
+			// entries is not recorded: their messages name the page.
+			tools := pl.Tools()[from:]
+			payload = make([]manifest.NameDigest, len(tools))
+			for i := range tools {
+				payload[i] = manifest.NameDigest{Name: tools[i].Name, ToolDigest: tools[i].ToolDigest()}
+			}
 		}
 		if page != nil {
 			page(pl.Tools(), from)
 		}
 		return nil
+	}
+	if cfg.Pages != nil {
+		cfg.PagePayload = func() any {
+			if payload == nil {
+				return nil
+			}
+			return payload
+		}
 	}
 	obs, err := mcpclient.ListTools(ctx, cfg)
 	if err != nil {
@@ -223,6 +244,17 @@ func listNames(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observatio
 func listNamesMemo(ctx context.Context, cfg mcpclient.Config, memo *digestMemo) (*mcpclient.Observation, *probe.Observation, error) {
 	n := &nameDigests{seen: map[string]bool{}, memo: memo}
 	cfg.OnToolsPage = func(_ []byte, res jcs.Value) error { return n.add(res) }
+	if cfg.Pages != nil {
+		// A page the primary listing read byte for byte: its names and
+		// digests (listPages).
+		cfg.OnKnownToolsPage = func(p any) error {
+			n.pages++
+			for _, nd := range p.([]manifest.NameDigest) {
+				n.record(nd.Name, nd.ToolDigest)
+			}
+			return nil
+		}
+	}
 	obs, err := mcpclient.ListTools(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
@@ -303,8 +335,10 @@ func (p *pending[T]) finish() {
 // that a finding can name the listing it was read from.
 type others struct {
 	// memo holds the digests the primary listing computed, for the
-	// listings beside it.
+	// listings beside it; pages, the pages it read (a listing beside it
+	// that gets a page's very bytes does not parse them again).
 	memo   *digestMemo
+	pages  *mcpclient.PageMemo
 	second *pending[*probe.Observation]
 	cloak  *pending[*manifest.ToolList]
 	anon   *pending[*probe.Observation]
@@ -315,6 +349,14 @@ type others struct {
 
 func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others {
 	o := &others{gate: make(chan struct{}), spans: d.spans, memo: newDigestMemo()}
+	if cfg.BaseURL != "" {
+		// Over Streamable HTTP a page the primary listing read is not
+		// parsed again by a names-only listing that gets its very bytes
+		// (over stdio each connection is its own child, and nothing is
+		// shared).
+		o.pages = mcpclient.NewPageMemo()
+	}
+	cfg.Pages = o.pages // for the names-only listings (listNamesMemo); the cloak check reads its own
 	withMemo := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
 		return listNamesMemo(ctx, cfg, o.memo)
 	}
@@ -329,7 +371,7 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 	}
 	if d.cloakAs != "" {
 		cfg3 := cfg
-		cfg3.HTTPClient, cfg3.Calls = nil, nil
+		cfg3.HTTPClient, cfg3.Calls, cfg3.Pages = nil, nil, nil
 		cfg3.Tracer = d.spans.conn(connCloak)
 		cfg3.ClientName, cfg3.ClientVersion, _ = strings.Cut(d.cloakAs, "/")
 		if cfg3.BaseURL != "" {
@@ -361,6 +403,7 @@ func (o *others) stop() { stopAll(o.second, o.cloak, o.anon) }
 // run's deadline are not tried again.
 func (o *others) primary(ctx context.Context, cfg mcpclient.Config, list func(context.Context, mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error)) (obs *mcpclient.Observation, tl *manifest.ToolList, warning string, err error) {
 	pcfg := cfg
+	pcfg.Pages = o.pages
 	pcfg.Tracer = o.spans.conn(connPrimary)
 	pcfg.OnToolsPage = func([]byte, jcs.Value) error { o.release(); return nil }
 	obs, tl, err = list(ctx, pcfg)
@@ -379,7 +422,7 @@ func (o *others) primary(ctx context.Context, cfg mcpclient.Config, list func(co
 	o.anon.finish()
 	// The retry is the primary connection now: its spans are the ones
 	// findings name.
-	cfg.Tracer = o.spans.conn(connPrimary)
+	cfg.Tracer, cfg.Pages = o.spans.conn(connPrimary), o.pages
 	obs2, tl2, err2 := list(ctx, cfg)
 	if err2 != nil {
 		return obs, tl, "", err
