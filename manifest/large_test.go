@@ -14,8 +14,9 @@ import (
 )
 
 // TestSnapshotSchemaTools: snapshotInstance validates each tool as an
-// object with its name only, which is right only while the schema says no
-// more of a tool than that.
+// object with its name only, and a framed reading (settleFramed) takes
+// every settled tool as valid, which is right only while the schema says
+// no more of a tool, or of the tools array, than that.
 func TestSnapshotSchemaTools(t *testing.T) {
 	b, err := schemas.Files().ReadFile(schemas.Snapshot)
 	if err != nil {
@@ -30,6 +31,17 @@ func TestSnapshotSchemaTools(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
+	}
+	var arr struct {
+		Properties struct {
+			Tools map[string]json.RawMessage `json:"tools"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &arr); err != nil {
+		t.Fatal(err)
+	}
+	if len(arr.Properties.Tools) != 2 || string(arr.Properties.Tools["type"]) != `"array"` || arr.Properties.Tools["items"] == nil {
+		t.Fatalf("the snapshot schema says more of the tools array than its items: %v", arr.Properties.Tools)
 	}
 	items := s.Properties.Tools.Items
 	want := map[string]string{
