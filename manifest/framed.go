@@ -61,7 +61,7 @@ func ReadSnapshotFramed(r io.ReaderAt, size int64, file string) (s *Snapshot, ok
 	for off < size {
 		n, err := r.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
 		if n == 0 && err != nil {
-			return nil, false, err
+			return nil, false, readAgainErr(err) // io.EOF: shorter than it was
 		}
 		chunk := buf[:n]
 		if arrStart < 0 {

@@ -32,8 +32,10 @@ type declaredRead struct {
 	// predicted are the client capabilities the heads gave (nil: none).
 	predicted []byte
 	// snap is the snapshot read, unsettled (manifest.ReadOptions.DeferDigests)
-	// until settle; nil when the declared side is not a snapshot.
-	snap *manifest.Snapshot
+	// until settle, read from snapPath; nil when the declared side is not
+	// a snapshot.
+	snap     *manifest.Snapshot
+	snapPath string
 	// files are the regular files read, kept open: the declared tools
 	// are hollow (manifest.ReadOptions.Source), and what reads a hollow
 	// tool's bytes reads them again from its file, checked (close).
@@ -103,7 +105,10 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 			d.in, d.err = schemadiff.Input{Side: schemadiff.Side{Source: path}}, err
 			return
 		}
-		d.snap = tools.Snapshot
+		d.snap, d.snapPath = tools.Snapshot, path
+		if viaBaseline {
+			d.snapPath = snapshotPathFor(path)
+		}
 		d.in, d.caps = inputOf(path, tools, viaBaseline)
 	}()
 	return d
@@ -122,7 +127,7 @@ func (d *declaredRead) settle(served []manifest.Tool) error {
 		return d.err
 	}
 	if err := d.snap.Settle(served); err != nil {
-		d.err = &exitError{ExitUsage, err.Error()} // names the file
+		d.err = toolsErr(d.snapPath, err)
 		return d.err
 	}
 	d.in.ManifestDigest = d.snap.ManifestDigest

@@ -54,6 +54,13 @@ func resolveToolsWith(path string, read fileReader) (tools *manifest.Tools, viaB
 		return nil, false, usageErr("%s, beside the baseline %s, is not a snapshot", safetext.Quote(snapPath), safetext.Quote(path))
 	}
 	if err := st.Snapshot.CheckPair(snapPath, "the baseline "+safetext.Quote(path), serverID, manifestDigest); err != nil {
+		// A snapshot read unsettled (manifest.ReadOptions.DeferDigests)
+		// is checked against the manifest_digest it claims: what is
+		// wrong with the snapshot itself is said first, as when it is
+		// read whole.
+		if serr := st.Snapshot.Settle(nil); serr != nil {
+			return nil, false, toolsErr(snapPath, serr)
+		}
 		return nil, false, &exitError{ExitUsage, err.Error()}
 	}
 	return st, true, nil
@@ -143,14 +150,19 @@ func readToolsWith(read fileReader, path string) (*manifest.Tools, error) {
 		return nil, err
 	}
 	t, err := manifest.ReadToolsWith(src, path, opt)
-	var ae *manifest.ArtifactError
-	switch {
-	case errors.As(err, &ae):
-		return nil, &exitError{ExitUsage, err.Error()} // names the file already
-	case err != nil:
-		return nil, inputErr(path, err)
+	if err != nil {
+		return nil, toolsErr(path, err)
 	}
 	return t, nil
+}
+
+// toolsErr is the error of reading the tools of path (exit 2): an
+// artifact's error names the file already, any other is given its name.
+func toolsErr(path string, err error) error {
+	if _, ok := errors.AsType[*manifest.ArtifactError](err); ok {
+		return &exitError{ExitUsage, err.Error()}
+	}
+	return inputErr(path, err)
 }
 
 func newDiff(e *env) *cobra.Command {

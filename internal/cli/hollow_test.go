@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -217,4 +218,52 @@ func mustTools(t *testing.T, path string) []json.RawMessage {
 		t.Fatal(err)
 	}
 	return tools
+}
+
+// TestDriftDeclaredErrorsAsBefore: whatever is wrong with the declared
+// snapshot (beside a baseline, or given itself), drift says what reading
+// it whole says (loadTools, the reading of every other command), exit 2,
+// nothing written: the framed, deferred reading finds some of it late,
+// or only from the baseline's side, and must not say it otherwise.
+func TestDriftDeclaredErrorsAsBefore(t *testing.T) {
+	dir := t.TempDir()
+	decl, url := pinnedExample(t, dir)
+	sp := snapshotPathFor(decl)
+	orig := mustRead(t, sp)
+	digest := regexp.MustCompile(`"manifest_digest": ?"sha256:[0-9a-f]{64}"`)
+	if !digest.Match(orig) || !bytes.Contains(orig, []byte(`"name":"search_issues"`)) && !bytes.Contains(orig, []byte(`"name": "search_issues"`)) {
+		t.Fatal("the pinned snapshot is not as this test expects")
+	}
+	name := regexp.MustCompile(`"name": ?"search_issues"`)
+	edits := map[string]func([]byte) []byte{
+		"another digest":   func(b []byte) []byte { return digest.ReplaceAll(b, []byte(`"manifest_digest":"sha256:`+strings.Repeat("0", 64)+`"`)) },
+		"a null digest":    func(b []byte) []byte { return digest.ReplaceAll(b, []byte(`"manifest_digest":null`)) },
+		"a repeated name":  func(b []byte) []byte { return name.ReplaceAll(b, []byte(`"name":"search_issues","name":"x"`)) },
+		"a bad escape":     func(b []byte) []byte { return name.ReplaceAll(b, []byte(`"name":"search_issues","z":"\q"`)) },
+		"an edited tool":   func(b []byte) []byte { return name.ReplaceAll(b, []byte(`"name":"search_issuez"`)) },
+		"a nameless tool":  func(b []byte) []byte { return name.ReplaceAll(b, []byte(`"nome":"search_issues"`)) },
+		"truncated":        func(b []byte) []byte { return b[:len(b)*2/3] },
+		"trailing garbage": func(b []byte) []byte { return append(bytes.Clone(b), "x"...) },
+		"no server id":     func(b []byte) []byte { return bytes.Replace(b, []byte(`"server"`), []byte(`"servre"`), 1) },
+	}
+	for what, edit := range edits {
+		if err := os.WriteFile(sp, edit(bytes.Clone(orig)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, manifestArg := range []string{decl, sp} {
+			_, lerr := loadTools(&env{}, manifestArg, DefaultMaxInput)
+			if lerr == nil {
+				t.Fatalf("%s: loadTools accepted it", what)
+			}
+			out := filepath.Join(dir, "r.json")
+			code, _, stderr := run(t, "", "drift", manifestArg, "--base-url", url, "--format", "json", "-o", out)
+			if code != 2 || !strings.Contains(stderr, lerr.Error()) {
+				t.Errorf("%s (%s): drift exit %d: %q\nwant the message: %v", what, filepath.Base(manifestArg), code, stderr, lerr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s: a report was written", what)
+				os.Remove(out)
+			}
+		}
+	}
 }
