@@ -236,7 +236,9 @@ func TestDriftDeclaredErrorsAsBefore(t *testing.T) {
 	}
 	name := regexp.MustCompile(`"name": ?"search_issues"`)
 	edits := map[string]func([]byte) []byte{
-		"another digest":   func(b []byte) []byte { return digest.ReplaceAll(b, []byte(`"manifest_digest":"sha256:`+strings.Repeat("0", 64)+`"`)) },
+		"another digest": func(b []byte) []byte {
+			return digest.ReplaceAll(b, []byte(`"manifest_digest":"sha256:`+strings.Repeat("0", 64)+`"`))
+		},
 		"a null digest":    func(b []byte) []byte { return digest.ReplaceAll(b, []byte(`"manifest_digest":null`)) },
 		"a repeated name":  func(b []byte) []byte { return name.ReplaceAll(b, []byte(`"name":"search_issues","name":"x"`)) },
 		"a bad escape":     func(b []byte) []byte { return name.ReplaceAll(b, []byte(`"name":"search_issues","z":"\q"`)) },
