@@ -111,6 +111,18 @@ func (t *Tool) HollowLike(of *Tool) bool {
 	return true
 }
 
+// ShareBytesOf makes a lean tool that holds the same bytes as the lean,
+// not hollow, tool of hold that tool's bytes instead of its own (a
+// declared side that could not be made hollow: read from stdin or a
+// pipe), and reports whether it did; anything else is left as it is.
+func (t *Tool) ShareBytesOf(of *Tool) bool {
+	if t.raw == nil || t.ref != nil || of == nil || of.raw == nil || of.ref != nil || !bytes.Equal(t.raw, of.raw) {
+		return false
+	}
+	t.raw = of.raw
+	return true
+}
+
 // OwnBytes makes a lean tool hold a copy of its bytes, so that it no
 // longer keeps alive the larger buffer they were read in (a page of a
 // listing of many tools, most of which were made hollow).

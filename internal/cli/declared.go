@@ -168,10 +168,10 @@ func (d *declaredRead) ready() bool {
 	}
 }
 
-// hollowServed makes each lean served tool that holds the bytes of the
-// declared tool of its name hollow on that tool's file
-// (manifest.Tool.HollowLike), and gives every other one its own copy of
-// its bytes: an unchanged tool's bytes are then held by neither side, and
+// hollowServed makes each lean served tool that holds the bytes of a
+// declared tool hollow on that tool's file (manifest.Tool.HollowLike), or
+// when the declared tool keeps its bytes, makes it share them
+// (ShareBytesOf), and gives every other one its own copy of its bytes: an unchanged tool's bytes are then held by neither side, and
 // a page of the listing is not kept alive by the few tools of it that
 // changed. declared maps the SHA-256 of their bytes to the declared tools
 // (bySum: a framed declared tool has no name until it is settled).
@@ -181,18 +181,21 @@ func hollowServed(declared map[[32]byte]*manifest.Tool, served []manifest.Tool) 
 		if !st.IsLean() || st.IsHollow() {
 			continue
 		}
-		if !st.HollowLike(declared[st.RawSum()]) {
+		dt := declared[st.RawSum()]
+		if !st.HollowLike(dt) && !st.ShareBytesOf(dt) {
 			st.OwnBytes()
 		}
 	}
 }
 
-// bySum maps the SHA-256 of their bytes to the hollow tools of ts (the
-// first of each).
+// bySum maps the SHA-256 of their bytes to the lean tools of ts (the
+// first of each): hollow ones, and those that keep their bytes (a
+// declared side read from stdin or a pipe, whose bytes a served tool of
+// the same bytes then shares, ShareBytesOf).
 func bySum(ts []manifest.Tool) map[[32]byte]*manifest.Tool {
 	m := make(map[[32]byte]*manifest.Tool, len(ts))
 	for i := range ts {
-		if t := &ts[i]; t.IsHollow() {
+		if t := &ts[i]; t.IsLean() {
 			if k := t.RawSum(); m[k] == nil {
 				m[k] = t
 			}

@@ -269,3 +269,55 @@ func TestDriftDeclaredErrorsAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedServed: a declared side that keeps its bytes (read from stdin,
+// which cannot be read again) is not made hollow, and a served tool with
+// the bytes of a declared tool shares that tool's bytes instead of
+// keeping its page's; a changed one keeps a copy of its own.
+func TestSharedServed(t *testing.T) {
+	src := mustRead(t, exampleV1)
+	d := startDeclared(&env{stdin: bytes.NewReader(src)}, "-", DefaultMaxInput)
+	defer d.close()
+	in, _, err := d.wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range in.Tools {
+		if in.Tools[i].IsHollow() || !in.Tools[i].IsLean() {
+			t.Fatalf("%s: hollow %v, lean %v", in.Tools[i].Name, in.Tools[i].IsHollow(), in.Tools[i].IsLean())
+		}
+	}
+	list, err := loadTools(&env{}, exampleV2, DefaultMaxInput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := list.Tools
+	for i := range served {
+		served[i].Lean()
+	}
+	declared := firstByName(in.Tools)
+	hollowServed(bySum(in.Tools), served)
+	shared, owned := 0, 0
+	for i := range served {
+		st := &served[i]
+		dt := declared[st.Name]
+		same := dt != nil && dt.SameBytes(st)
+		if st.IsHollow() {
+			t.Fatalf("%s: hollow on a declared side that keeps its bytes", st.Name)
+		}
+		switch {
+		case same && &st.Raw()[0] == &dt.Raw()[0]:
+			shared++
+		case same:
+			t.Errorf("%s: unchanged, but keeps bytes of its own", st.Name)
+		default:
+			owned++
+		}
+	}
+	if shared == 0 || owned == 0 {
+		t.Fatalf("%d shared, %d of their own: the example needs both", shared, owned)
+	}
+	if err := d.settle(served); err != nil {
+		t.Fatal(err)
+	}
+}
