@@ -159,3 +159,28 @@ func FuzzParseSince(f *testing.F) {
 		}
 	})
 }
+
+// TestParseURLNeverShowsPassword: whatever is wrong with a store URL, its
+// message shows no password the URL carries (found by FuzzParseURL: an
+// unknown scheme that was the password).
+func TestParseURLNeverShowsPassword(t *testing.T) {
+	for _, c := range []struct{ in, secret string }{
+		{"0000://:0000@", "0000"},
+		{"hunter22://u:hunter22@h/d", "hunter22"},
+		{"sqlite://:s3cretpw@x?y", "s3cretpw"},
+		{"sqlite://u:s3cr%65tpw@x#y", "s3cretpw"},
+		{"sqlite://u:s3cr%65tpw@x#y", "s3cr%65tpw"},
+		{"postgres://u:pa55word@[::1", "pa55word"},
+		{"postgres:u:pa55word@h/d", "pa55word"},
+		{"postgress://h/d?password=qwerty12", "qwerty12"},
+	} {
+		_, err := ParseURL(c.in)
+		if err == nil {
+			t.Errorf("%q accepted", c.in)
+			continue
+		}
+		if strings.Contains(err.Error(), c.secret) {
+			t.Errorf("%q: the password is in %q", c.in, err.Error())
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -49,9 +50,19 @@ func ParseURL(s string) (Location, error) {
 	if !utf8.ValidString(s) || strings.ContainsAny(s, "\x00\r\n") {
 		return Location{}, urlErr("store URL holds a control character or invalid UTF-8")
 	}
+	// What a message shows of the URL never holds a password it carries,
+	// whatever the URL is (an unknown scheme, a sqlite path with user
+	// info): each is replaced by *** in what is shown.
+	secrets := urlPasswords(s)
+	shown := func(x string) string {
+		for _, sec := range secrets {
+			x = strings.ReplaceAll(x, sec, "***")
+		}
+		return x
+	}
 	scheme, rest, ok := strings.Cut(s, ":")
 	if !ok {
-		return Location{}, urlErr("%s has no scheme: give sqlite:PATH or postgres://…", safetext.Quote(s))
+		return Location{}, urlErr("%s has no scheme: give sqlite:PATH or postgres://…", safetext.Quote(shown(s)))
 	}
 	switch strings.ToLower(scheme) {
 	case "sqlite", "sqlite3":
@@ -63,13 +74,13 @@ func ParseURL(s string) (Location, error) {
 			return Location{}, urlErr("sqlite: needs a path (sqlite:PATH)")
 		}
 		if strings.ContainsAny(p, "?#") {
-			return Location{}, urlErr("the sqlite path %s holds ? or #, which SQLite would read as URI parameters", safetext.Quote(p))
+			return Location{}, urlErr("the sqlite path %s holds ? or #, which SQLite would read as URI parameters", safetext.Quote(shown(p)))
 		}
 		return Location{Kind: KindSQLite, Path: p, Display: p}, nil
 	case "postgres", "postgresql":
 		u, err := url.Parse(s)
 		if err != nil {
-			return Location{}, urlErr("the PostgreSQL URL does not parse: %s", safetext.Escape(redactParseErr(err, s)))
+			return Location{}, urlErr("the PostgreSQL URL does not parse: %s", safetext.Escape(shown(redactParseErr(err, s))))
 		}
 		if !strings.HasPrefix(rest, "//") {
 			return Location{}, urlErr("a PostgreSQL store URL is postgres://[user[:password]@]host[:port]/database")
@@ -104,7 +115,48 @@ func ParseURL(s string) (Location, error) {
 		loc.Display = d.String()
 		return loc, nil
 	}
-	return Location{}, urlErr("unknown store scheme %s: give sqlite:PATH or postgres://…", safetext.Quote(scheme))
+	return Location{}, urlErr("unknown store scheme %s: give sqlite:PATH or postgres://…", safetext.Quote(shown(scheme)))
+}
+
+// urlPasswords are the passwords a store URL may carry, read leniently
+// (whatever the scheme, parsed or not): the user info's password (after
+// the first ':' before the last '@' of the authority) and the values of
+// password query parameters. Empty ones are left out, and the longest
+// come first so that one that holds another is replaced whole.
+func urlPasswords(s string) []string {
+	var out []string
+	if _, rest, ok := strings.Cut(s, "//"); ok {
+		auth := rest
+		if i := strings.IndexAny(auth, "/?#"); i >= 0 {
+			auth = auth[:i]
+		}
+		if i := strings.LastIndex(auth, "@"); i >= 0 {
+			if _, pw, ok := strings.Cut(auth[:i], ":"); ok && pw != "" {
+				out = append(out, pw)
+				if u, err := url.PathUnescape(pw); err == nil && u != pw && u != "" {
+					out = append(out, u)
+				}
+			}
+		}
+	}
+	if u, err := url.Parse(s); err == nil {
+		if u.User != nil {
+			if pw, ok := u.User.Password(); ok && pw != "" {
+				out = append(out, pw)
+			}
+		}
+		for k, vs := range u.Query() {
+			if strings.EqualFold(k, "password") {
+				for _, v := range vs {
+					if v != "" {
+						out = append(out, v)
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(out)
 }
 
 // redactParseErr removes s (which may hold a password) from a url.Parse
