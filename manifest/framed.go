@@ -417,36 +417,13 @@ func (s *Snapshot) settleFramed(like func(sum [32]byte, n int) *Tool) error {
 	return nil
 }
 
-// settleFramed settles one tool of a framed snapshot.
+// settleFramed settles one tool of a framed snapshot: from the tool of
+// its bytes like has, else from its own bytes.
 func (t *Tool) settleFramed(like func([32]byte, int) *Tool) error {
-	if l := like(t.ref.sum, t.ref.n); l != nil && l != t && (l.lean == nil || !l.lean.unsettled) && (l.IsLean() || l.Value.Valid()) && t.SameBytes(l) {
-		t.Name = l.Name
-		f := &leanFacts{shape: l.ShapeProblem()}
-		f.imprecise, f.impreciseTotal = impreciseNumbers(l, MaxPrecisionWarnings)
-		f.sum, f.hasSum = t.ref.sum, true
-		t.digest = l.ToolDigest()
-		t.fieldSums, t.hasFields = l.digestSums()
-		t.lean = f
+	if t.lean == nil || !t.lean.unsettled || t.settleFrom(like(t.ref.sum, t.ref.n)) {
 		return nil
 	}
-	b, err := t.Bytes()
-	if err != nil {
-		return err
-	}
-	doc, err := jcs.Parse(b)
-	if err != nil {
-		return err
-	}
-	nt, err := toolFromValue(doc.Root(), t.Pointer)
-	if err != nil {
-		return err
-	}
-	nt.setDigest()
-	f := &leanFacts{shape: nt.ShapeProblem()}
-	f.imprecise, f.impreciseTotal = impreciseNumbers(&nt, MaxPrecisionWarnings)
-	f.sum, f.hasSum = t.ref.sum, true
-	t.Name, t.digest, t.fieldSums, t.hasFields, t.lean = nt.Name, nt.digest, nt.fieldSums, true, f
-	return nil
+	return t.settleOwn()
 }
 
 // wholeError is the error a reading of the whole file gives, for a

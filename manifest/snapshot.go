@@ -651,7 +651,9 @@ func (s *Snapshot) Settle(with []Tool) error {
 	return nil
 }
 
-// settle gives an unsettled tool its digests and lean facts (Settle).
+// settle gives an unsettled tool its digests and lean facts (Settle):
+// from the tool of its name like has when that tool holds its bytes, else
+// from its own bytes.
 func (t *Tool) settle(like func(string) *Tool) error {
 	if t.lean == nil || !t.lean.unsettled {
 		return nil
@@ -660,15 +662,33 @@ func (t *Tool) settle(like func(string) *Tool) error {
 	if like != nil {
 		l = like(t.Name)
 	}
-	if l != nil && l != t && (l.lean == nil || !l.lean.unsettled) && (l.IsLean() || l.Value.Valid()) && t.SameBytes(l) {
-		f := &leanFacts{shape: l.ShapeProblem()}
-		f.imprecise, f.impreciseTotal = impreciseNumbers(l, MaxPrecisionWarnings)
-		f.sum, f.hasSum = t.RawSum(), true
-		t.digest = l.ToolDigest()
-		t.fieldSums, t.hasFields = l.digestSums()
-		t.lean = f
+	if t.settleFrom(l) {
 		return nil
 	}
+	return t.settleOwn()
+}
+
+// settleFrom settles an unsettled tool from l, a settled tool that holds
+// exactly its bytes (by length and SHA-256), and reports whether it did:
+// its name, digests and lean facts are l's, since they are functions of
+// the bytes. Anything else (a settled tool, l nil, unsettled or of other
+// bytes) is left as it is.
+func (t *Tool) settleFrom(l *Tool) bool {
+	if t.lean == nil || !t.lean.unsettled || l == nil || l == t || (l.lean != nil && l.lean.unsettled) || !(l.IsLean() || l.Value.Valid()) || !t.SameBytes(l) {
+		return false
+	}
+	f := &leanFacts{shape: l.ShapeProblem()}
+	f.imprecise, f.impreciseTotal = impreciseNumbers(l, MaxPrecisionWarnings)
+	f.sum, f.hasSum = t.RawSum(), true
+	t.Name, t.digest = l.Name, l.ToolDigest()
+	t.fieldSums, t.hasFields = l.digestSums()
+	t.lean = f
+	return true
+}
+
+// settleOwn settles an unsettled tool from its own bytes (read again when
+// it is hollow, checked).
+func (t *Tool) settleOwn() error {
 	b, err := t.Bytes()
 	if err != nil {
 		return err
@@ -685,7 +705,7 @@ func (t *Tool) settle(like func(string) *Tool) error {
 	f := &leanFacts{shape: nt.ShapeProblem()}
 	f.imprecise, f.impreciseTotal = impreciseNumbers(&nt, MaxPrecisionWarnings)
 	f.sum, f.hasSum = t.RawSum(), true
-	t.digest, t.fieldSums, t.hasFields, t.lean = nt.digest, nt.fieldSums, true, f
+	t.Name, t.digest, t.fieldSums, t.hasFields, t.lean = nt.Name, nt.digest, nt.fieldSums, true, f
 	return nil
 }
 
