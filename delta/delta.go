@@ -139,7 +139,7 @@ var textWords = schemadiff.WordOptions{Context: 6, MaxRun: 4096}
 // they say is then missing). A name is matched to the first tool of that
 // name, as the diff does.
 func Build(old, new []manifest.Tool, changes []schemadiff.Change, verdicts []schemadiff.ToolVerdict) []Tool {
-	oldBy, newBy := index(old), index(new)
+	oldBy, newBy := manifest.FirstByName(old), manifest.FirstByName(new)
 	by := map[string][]schemadiff.Change{}
 	var names []string
 	for _, c := range changes {
@@ -189,16 +189,6 @@ func decisionRank(d string) int {
 		return 0
 	}
 	return 1 // not given
-}
-
-func index(tools []manifest.Tool) map[string]*manifest.Tool {
-	m := make(map[string]*manifest.Tool, len(tools))
-	for i := range tools {
-		if _, dup := m[tools[i].Name]; !dup {
-			m[tools[i].Name] = &tools[i]
-		}
-	}
-	return m
 }
 
 // build sorts one tool's records into its groups.

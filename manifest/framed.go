@@ -55,7 +55,7 @@ type framed struct {
 func ReadSnapshotFramed(r io.ReaderAt, size int64, file string) (s *Snapshot, ok bool, err error) {
 	sc := &frameScan{h: sha256.New()}
 	var head []byte
-	arrStart := -1
+	inArray := false // the head read, up to the array's '['
 	buf := make([]byte, 256<<10)
 	var off int64
 	for off < size {
@@ -64,14 +64,14 @@ func ReadSnapshotFramed(r io.ReaderAt, size int64, file string) (s *Snapshot, ok
 			return nil, false, readAgainErr(err) // io.EOF: shorter than it was
 		}
 		chunk := buf[:n]
-		if arrStart < 0 {
+		if !inArray {
 			head = append(head, chunk...)
 			i, found, bad := toolsArray(head)
 			switch {
 			case bad || (!found && len(head) > framedHeadMax):
 				return nil, false, nil
 			case found:
-				arrStart = i
+				inArray = true
 				sc.base = int64(i) + 1
 				chunk = head[i+1:]
 				head = head[:i]
@@ -93,10 +93,7 @@ func ReadSnapshotFramed(r io.ReaderAt, size int64, file string) (s *Snapshot, ok
 			}
 			tail := make([]byte, rest)
 			if k, err := r.ReadAt(tail, tailAt); int64(k) != rest {
-				if err == nil || err == io.EOF {
-					err = ErrBytesChanged
-				}
-				return nil, false, err
+				return nil, false, readAgainErr(err)
 			}
 			skel := make([]byte, 0, len(head)+2+len(tail))
 			skel = append(append(append(skel, head...), "[]"...), tail...)
@@ -436,10 +433,7 @@ func (s *Snapshot) wholeError(found error) error {
 	}
 	src := make([]byte, s.framed.size)
 	if n, err := s.framed.at.ReadAt(src, 0); int64(n) != s.framed.size {
-		if err == nil || err == io.EOF {
-			err = ErrBytesChanged
-		}
-		return &ArtifactError{s.file, err}
+		return &ArtifactError{s.file, readAgainErr(err)}
 	}
 	if _, err := ReadTools(src, s.file); err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 // read. It is for a run that holds two large lists and compares them by
 // digest: drift reads its declared snapshot hollow (ReadToolsWith,
 // ReadOptions.Source), and a served tool with the bytes of a declared one
-// becomes hollow on that one's source (HollowLike), so that the bytes of
+// becomes hollow on that one's source (ShareBytesOf), so that the bytes of
 // an unchanged tool are held by neither side. A hollow tool's name,
 // pointer, digests and lean facts are held as a lean tool's are.
 
@@ -77,10 +77,7 @@ func (t *Tool) Bytes() ([]byte, error) {
 	}
 	b := make([]byte, r.n)
 	if n, err := r.at.ReadAt(b, r.off); n < r.n {
-		if err == nil || err == io.EOF {
-			err = ErrBytesChanged
-		}
-		return nil, fmt.Errorf("%s: reading its bytes again: %w", what, err)
+		return nil, fmt.Errorf("%s: reading its bytes again: %w", what, readAgainErr(err))
 	}
 	if sha256.Sum256(b) != r.sum {
 		return nil, fmt.Errorf("%s: %w", what, ErrBytesChanged)
@@ -98,28 +95,18 @@ func (t *Tool) hollow(at io.ReaderAt, off int64) {
 	t.raw = nil
 }
 
-// HollowLike makes a lean tool that holds the same bytes as the hollow
-// tool of hollow (by length and SHA-256) hollow on that tool's source, and
-// reports whether it did: the tool keeps its own name, pointer, digests
-// and lean facts, and no longer holds its bytes. A tool that is not lean,
-// is hollow already, or holds other bytes is left as it is.
-func (t *Tool) HollowLike(of *Tool) bool {
-	if t.raw == nil || t.ref != nil || of == nil || of.ref == nil || !t.SameBytes(of) {
-		return false
-	}
-	t.ref, t.raw = of.ref, nil
-	return true
-}
-
-// ShareBytesOf makes a lean tool that holds the same bytes as the lean,
-// not hollow, tool of hold that tool's bytes instead of its own (a
-// declared side that could not be made hollow: read from stdin or a
-// pipe), and reports whether it did; anything else is left as it is.
+// ShareBytesOf makes a lean tool that holds the same bytes as the lean
+// tool of (by length and SHA-256 when of is hollow) hold them as of does,
+// and reports whether it did: hollow on of's source when of is hollow, of's
+// own bytes when of keeps them (a declared side that cannot be read again:
+// stdin, a pipe). The tool keeps its own name, pointer, digests and lean
+// facts. A tool that is not lean, is hollow already, or holds other bytes
+// is left as it is.
 func (t *Tool) ShareBytesOf(of *Tool) bool {
-	if t.raw == nil || t.ref != nil || of == nil || of.raw == nil || of.ref != nil || !bytes.Equal(t.raw, of.raw) {
+	if t.raw == nil || t.ref != nil || of == nil || !of.IsLean() || !t.SameBytes(of) {
 		return false
 	}
-	t.raw = of.raw
+	t.ref, t.raw = of.ref, of.raw
 	return true
 }
 

@@ -221,10 +221,10 @@ func TestHollowTools(t *testing.T) {
 	for i := range served {
 		served[i].Lean()
 	}
-	if !served[0].HollowLike(&tools[0]) || !served[0].IsHollow() || served[0].ToolDigest() != tools[0].ToolDigest() {
+	if !served[0].ShareBytesOf(&tools[0]) || !served[0].IsHollow() || served[0].ToolDigest() != tools[0].ToolDigest() {
 		t.Fatal("a served tool of the same bytes was not made hollow")
 	}
-	if served[1].HollowLike(&tools[2]) || served[1].IsHollow() {
+	if served[1].ShareBytesOf(&tools[2]) || served[1].IsHollow() {
 		t.Fatal("a served tool of other bytes was made hollow")
 	}
 	if !served[1].SameBytes(&tools[1]) || served[1].SameBytes(&tools[2]) {

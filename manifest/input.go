@@ -185,20 +185,39 @@ func (t *Tool) Attach(like *Tool) error {
 		t.Value, t.Proj, t.raw, t.lean, t.ref = like.Value, like.Proj, nil, nil, nil
 		return nil
 	}
-	raw, err := t.Bytes()
-	if err != nil {
-		return err
-	}
-	doc, err := jcs.Parse(raw)
-	if err != nil {
-		return err
-	}
-	nt, err := toolFromValue(doc.Root(), t.Pointer)
+	nt, err := t.reparse()
 	if err != nil {
 		return err
 	}
 	t.Value, t.Proj, t.raw, t.lean, t.ref = nt.Value, nt.Proj, nil, nil, nil
 	return nil
+}
+
+// reparse reads a lean tool's bytes (again, checked, when it is hollow)
+// as the tool they are, at its pointer.
+func (t *Tool) reparse() (Tool, error) {
+	b, err := t.Bytes()
+	if err != nil {
+		return Tool{}, err
+	}
+	doc, err := jcs.Parse(b)
+	if err != nil {
+		return Tool{}, err
+	}
+	return toolFromValue(doc.Root(), t.Pointer)
+}
+
+// FirstByName maps each tool name of tools to the first tool of that name
+// (a list with repeated names is ambiguous; what compares by name takes
+// the first).
+func FirstByName(tools []Tool) map[string]*Tool {
+	m := make(map[string]*Tool, len(tools))
+	for i := range tools {
+		if _, dup := m[tools[i].Name]; !dup {
+			m[tools[i].Name] = &tools[i]
+		}
+	}
+	return m
 }
 
 // IsLean reports whether Lean dropped the tool's parse (a hollow tool is

@@ -421,7 +421,9 @@ type ReadOptions struct {
 	DeferDigests bool
 }
 
-// readAgainErr is the error of a short read of a Source.
+// readAgainErr is the error of a short read of bytes read before (a
+// Source, a hollow tool's file): io.EOF, or no error, means the file is
+// shorter than it was.
 func readAgainErr(err error) error {
 	if err == nil || err == io.EOF {
 		return ErrBytesChanged
@@ -689,15 +691,7 @@ func (t *Tool) settleFrom(l *Tool) bool {
 // settleOwn settles an unsettled tool from its own bytes (read again when
 // it is hollow, checked).
 func (t *Tool) settleOwn() error {
-	b, err := t.Bytes()
-	if err != nil {
-		return err
-	}
-	doc, err := jcs.Parse(b)
-	if err != nil {
-		return err
-	}
-	nt, err := toolFromValue(doc.Root(), t.Pointer)
+	nt, err := t.reparse()
 	if err != nil {
 		return err
 	}

@@ -249,8 +249,8 @@ func Evaluate(in Input) *Result {
 	r.Warnings = append(r.Warnings, manifest.PrecisionWarnings("declared", in.Declared)...)
 	r.Warnings = append(r.Warnings, manifest.PrecisionWarnings("served", p.Tools)...)
 	// Drift against the declared manifest.
-	served := byName(p.Tools)
-	declared := byName(in.Declared)
+	served := manifest.FirstByName(p.Tools)
+	declared := manifest.FirstByName(in.Declared)
 	complete := p.Completeness == manifest.Complete
 	if p.CapReached {
 		r.add("MCP-DRIFT-PAGINATION-CAPPED", "", fmt.Sprintf("the page cap was reached after %d tools; missing-tool findings are suppressed", len(p.Tools)), "", nil)
@@ -348,7 +348,7 @@ func cloaking(r *Result, in Input) {
 		return
 	}
 	p := in.Primary
-	a, b := byName(p.Tools), byName(c.Obs.Tools)
+	a, b := manifest.FirstByName(p.Tools), manifest.FirstByName(c.Obs.Tools)
 	var only, onlyOther, differ []string
 	for name, t := range a {
 		o := b[name]
@@ -388,16 +388,6 @@ func toolDigest(t *manifest.Tool) string { return t.ToolDigest() }
 
 // quoteText quotes text composed from untrusted parts for a message.
 func quoteText(s string) string { return strconv.Quote(s) }
-
-func byName(ts []manifest.Tool) map[string]*manifest.Tool {
-	m := make(map[string]*manifest.Tool, len(ts))
-	for i := range ts {
-		if _, ok := m[ts[i].Name]; !ok {
-			m[ts[i].Name] = &ts[i]
-		}
-	}
-	return m
-}
 
 var annotationKinds = map[string]bool{schemadiff.AnnotationHintWeakened: true, schemadiff.AnnotationHintStrengthened: true}
 

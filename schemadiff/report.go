@@ -101,12 +101,7 @@ func ToolDecisions(old, new []manifest.Tool, cs []Change, p *DecisionProfile) []
 		}
 		by[c.Name] = append(by[c.Name], c)
 	}
-	oldBy := make(map[string]*manifest.Tool, len(old))
-	for i := range old {
-		if _, dup := oldBy[old[i].Name]; !dup {
-			oldBy[old[i].Name] = &old[i]
-		}
-	}
+	oldBy := manifest.FirstByName(old)
 	seen := make(map[string]bool, len(new))
 	out := make([]ToolVerdict, 0, len(new)+len(old))
 	decide := func(name, status string, changed bool) {

@@ -11,17 +11,20 @@ import (
 // The declared side of a drift is read while the server is listed: the
 // listing needs of it only the client capabilities the tools were pinned
 // with (they go into initialize), and those are in the head of the
-// snapshot, before its tools. startDeclared reads the files' bytes and
-// their heads (manifest.PeekHead) at once, and reads and checks the whole
-// of them (loadToolsCaps: every digest recomputed, the artifact validated)
-// on another goroutine, from the same bytes. Once the listing is done the
-// run waits for that reading and goes by it alone: an error is the run's
-// error (exit 2, as before, whatever the listing found), and when the
+// snapshot, before its tools. startDeclared opens the files and peeks at
+// their heads (manifest.PeekHead) at once, and reads the whole of them on
+// another goroutine (resolveTools' reading, lean and with the snapshot's
+// digests deferred: a snapshot in a regular file is framed, its tools
+// hollow on the open file). As pages arrive, a served tool with a
+// declared tool's bytes is made to hold them as that tool does
+// (hollowServed). Once the listing is done the run settles the declared
+// side from the served tools (settle: every digest known, the artifact
+// checked) and goes by that reading alone: an error is the run's error
+// (exit 2, as before, whatever the listing found), and when the
 // capabilities it reads are not those the head predicted (members after
 // the tools, in a snapshot not written by mcpdrift), the listing is made
-// again with the capabilities read. While the server is listed the
-// declared tools are held lean (their bytes and digests); once it is
-// listed they get their parse back (attach).
+// again with the capabilities read. The tools a comparison diffs get their
+// parse back (attachChanged).
 
 // declaredRead is the declared side being read.
 type declaredRead struct {
@@ -53,42 +56,48 @@ type declaredRead struct {
 // caller closes d once the run is done with the declared tools.
 func startDeclared(e *env, path string, max int64) *declaredRead {
 	d := &declaredRead{done: make(chan struct{})}
-	first, firstErr := openInput(e, path, max, false)
-	firstUsed := false
-	if firstErr == nil {
-		head := first.bytes
-		if first.file != nil {
-			head = peekFile(first.file)
+	// The files opened now, each handed once to the reading (a regular
+	// file is open, not read; stdin or a pipe is read whole).
+	type opened struct {
+		in  input
+		err error
+	}
+	pre := map[string]opened{}
+	first, err := openInput(e, path, max, false)
+	pre[path] = opened{first, err}
+	head := func(in input) manifest.Head {
+		if in.file != nil {
+			return manifest.PeekHead(peekFile(in.file))
 		}
-		h := manifest.PeekHead(head)
-		switch h.Schema {
+		return manifest.PeekHead(in.bytes)
+	}
+	if err == nil {
+		switch h := head(first); h.Schema {
 		case manifest.SnapshotSchemaID:
 			d.predicted = h.ClientCapabilities
 		case manifest.DeclaredSchemaID:
-			if path != "-" {
-				// Only the head of the snapshot beside it is read now.
-				if f, err := os.Open(snapshotPathFor(path)); err == nil {
-					if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-						if sh := manifest.PeekHead(peekFile(f)); sh.Schema == manifest.SnapshotSchemaID {
-							d.predicted = sh.ClientCapabilities
-						}
+			// Only the head of the snapshot beside it is read now (when it
+			// is a regular file: a pipe is left to the reading).
+			if sp := snapshotPathFor(path); path != "-" {
+				if st, err := os.Stat(sp); err == nil && st.Mode().IsRegular() {
+					side, err := openInput(e, sp, max, false)
+					pre[sp] = opened{side, err}
+					if sh := head(side); err == nil && sh.Schema == manifest.SnapshotSchemaID {
+						d.predicted = sh.ClientCapabilities
 					}
-					f.Close()
 				}
 			}
 		}
 	}
 	read := func(p string) ([]byte, manifest.ReadOptions, error) {
 		opt := manifest.ReadOptions{Lean: true, DeferDigests: true}
-		var in input
-		var err error
-		if p == path && !firstUsed {
-			// Each file is read once, and not held past its reading.
-			in, err, firstUsed = first, firstErr, true
-			first = input{}
+		o, ok := pre[p]
+		if ok {
+			delete(pre, p) // each file is read once, and not held past its reading
 		} else {
-			in, err = openInput(e, p, max, false) // a regular file, never stdin
+			o.in, o.err = openInput(e, p, max, false) // a regular file, never stdin
 		}
+		in, err := o.in, o.err
 		if err != nil {
 			return nil, opt, err
 		}
@@ -100,6 +109,13 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 	}
 	go func() {
 		defer close(d.done)
+		defer func() {
+			for _, o := range pre { // opened, and not read: the reading stopped before it
+				if o.in.file != nil {
+					o.in.file.Close()
+				}
+			}
+		}()
 		tools, viaBaseline, err := resolveToolsWith(path, read)
 		if err != nil {
 			d.in, d.err = schemadiff.Input{Side: schemadiff.Side{Source: path}}, err
@@ -158,31 +174,33 @@ func (d *declaredRead) close() {
 	d.files = nil
 }
 
-// ready reports whether the reading is done.
-func (d *declaredRead) ready() bool {
+// ready returns what the reading found once it is done; ok is false
+// while it runs, or when it failed (the run reports that once the listing
+// is done).
+func (d *declaredRead) ready() (in schemadiff.Input, ok bool) {
 	select {
 	case <-d.done:
-		return true
+		return d.in, d.err == nil
 	default:
-		return false
+		return in, false
 	}
 }
 
 // hollowServed makes each lean served tool that holds the bytes of a
-// declared tool hollow on that tool's file (manifest.Tool.HollowLike), or
-// when the declared tool keeps its bytes, makes it share them
-// (ShareBytesOf), and gives every other one its own copy of its bytes: an unchanged tool's bytes are then held by neither side, and
-// a page of the listing is not kept alive by the few tools of it that
-// changed. declared maps the SHA-256 of their bytes to the declared tools
-// (bySum: a framed declared tool has no name until it is settled).
+// declared tool hold them as that tool does (manifest.Tool.ShareBytesOf:
+// hollow on its file, or its bytes when it keeps them), and gives every
+// other one its own copy of its bytes: an unchanged tool's bytes are then
+// held once, or by neither side, and a page of the listing is not kept
+// alive by the few tools of it that changed. declared maps the SHA-256 of
+// their bytes to the declared tools (bySum: a framed declared tool has no
+// name until it is settled).
 func hollowServed(declared map[[32]byte]*manifest.Tool, served []manifest.Tool) {
 	for i := range served {
 		st := &served[i]
 		if !st.IsLean() || st.IsHollow() {
 			continue
 		}
-		dt := declared[st.RawSum()]
-		if !st.HollowLike(dt) && !st.ShareBytesOf(dt) {
+		if !st.ShareBytesOf(declared[st.RawSum()]) {
 			st.OwnBytes()
 		}
 	}
@@ -213,7 +231,7 @@ func bySum(ts []manifest.Tool) map[[32]byte]*manifest.Tool {
 // its bytes. A tool that was never lean is left as it is. served is nil
 // when nothing was listed.
 func attachChanged(declared, served []manifest.Tool) error {
-	byName := firstByName(served)
+	byName := manifest.FirstByName(served)
 	isDeclared := make(map[string]bool, len(declared))
 	for i := range declared {
 		dt := &declared[i]
@@ -245,30 +263,19 @@ func attachChanged(declared, served []manifest.Tool) error {
 // shared between a declared and a served tool of one name and the same
 // bytes.
 func attachAll(declared, served []manifest.Tool) error {
-	sb := firstByName(served)
+	sb := manifest.FirstByName(served)
 	for i := range declared {
 		if err := declared[i].Attach(sb[declared[i].Name]); err != nil {
 			return err
 		}
 	}
-	db := firstByName(declared)
+	db := manifest.FirstByName(declared)
 	for i := range served {
 		if err := served[i].Attach(db[served[i].Name]); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// firstByName maps each name to the first tool of that name.
-func firstByName(ts []manifest.Tool) map[string]*manifest.Tool {
-	m := make(map[string]*manifest.Tool, len(ts))
-	for i := range ts {
-		if _, dup := m[ts[i].Name]; !dup {
-			m[ts[i].Name] = &ts[i]
-		}
-	}
-	return m
 }
 
 // wait returns what the reading found.

@@ -126,11 +126,6 @@ func inputOf(path string, tools *manifest.Tools, viaBaseline bool) (in schemadif
 	return in, caps
 }
 
-// readTools reads path and parses it with manifest.ReadTools.
-func readTools(e *env, path string, max int64) (*manifest.Tools, error) {
-	return readToolsWith(plainReader(e, max), path)
-}
-
 // fileReader reads one input file: its bytes, and how its tools are to be
 // held (the zero manifest.ReadOptions: as manifest.ReadTools holds them).
 type fileReader func(path string) ([]byte, manifest.ReadOptions, error)

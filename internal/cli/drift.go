@@ -451,17 +451,6 @@ type driftRun struct {
 	spans *driftSpans
 }
 
-// declaredTools are the declared tools when they are known: read
-// already, or read by declaredRead without an error (ok false when it
-// failed: the run reports that once the listing is done).
-func (d *driftRun) declaredTools() ([]manifest.Tool, bool) {
-	if d.declaredRead == nil {
-		return d.declared.Tools, true
-	}
-	in, _, err := d.declaredRead.wait()
-	return in.Tools, err == nil
-}
-
 // result of a live drift: the report, and the observed record built from
 // the wire (the not-observed record when nothing was observed).
 type driftResult struct {
@@ -524,9 +513,9 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	// The primary listing is held lean: each page's tools are checked for
 	// reflected secrets as it arrives, and attachChanged parses again the
 	// tools the comparison diffs (driftDeltas, for the html report, all).
-	// Once the declared tools are read, each served tool with the bytes of
-	// the declared tool of its name is made hollow on it (hollowServed):
-	// the bytes of an unchanged tool are held by neither side.
+	// Once the declared tools are read, each served tool with a declared
+	// tool's bytes holds them as that tool does (hollowServed): the bytes
+	// of an unchanged tool are held by neither side.
 	var pageRefl []probe.Reflection
 	var declBySum map[[32]byte]*manifest.Tool
 	kept, memoed := 0, 0 // the served tools hollowServed and the memo have seen
@@ -537,9 +526,11 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		}, func(all []manifest.Tool) {
 			others.memo.put(all[memoed:])
 			memoed = len(all)
-			if declBySum == nil && (d.declaredRead == nil || d.declaredRead.ready()) {
-				if dt, ok := d.declaredTools(); ok {
-					declBySum = bySum(dt)
+			if declBySum == nil {
+				if d.declaredRead == nil {
+					declBySum = bySum(d.declared.Tools)
+				} else if in, ok := d.declaredRead.ready(); ok {
+					declBySum = bySum(in.Tools)
 				}
 			}
 			if declBySum != nil {
@@ -565,7 +556,10 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		rep.Declared = probe.Declared{Source: d.manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}
 	}
 	if err == nil {
-		hollowServed(bySum(d.declared.Tools), tl.Tools[kept:])
+		if declBySum == nil {
+			declBySum = bySum(d.declared.Tools)
+		}
+		hollowServed(declBySum, tl.Tools[kept:])
 	}
 	if warning != "" {
 		rep.Warnings = append(rep.Warnings, warning)

@@ -121,7 +121,7 @@ func TestHollowServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	declared := firstByName(want.Tools)
+	declared := manifest.FirstByName(want.Tools)
 	same := map[string]bool{}
 	for i := range served {
 		if dt := declared[served[i].Name]; dt != nil && dt.SameBytes(&served[i]) {
@@ -295,7 +295,7 @@ func TestSharedServed(t *testing.T) {
 	for i := range served {
 		served[i].Lean()
 	}
-	declared := firstByName(in.Tools)
+	declared := manifest.FirstByName(in.Tools)
 	hollowServed(bySum(in.Tools), served)
 	shared, owned := 0, 0
 	for i := range served {

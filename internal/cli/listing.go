@@ -134,8 +134,7 @@ func listReason(obs *mcpclient.Observation) string {
 // nameDigests keeps, page by page, each tool's name and tool digest, and
 // nothing of the page itself.
 type nameDigests struct {
-	names   []string
-	nd      []manifest.NameDigest
+	nd      []manifest.NameDigest // in served order
 	seen    map[string]bool
 	dup     bool
 	invalid []string
@@ -221,9 +220,17 @@ func (n *nameDigests) add(res jcs.Value) error {
 	return nil
 }
 
+// names are the names of nd, in order.
+func names(nd []manifest.NameDigest) []string {
+	out := make([]string, len(nd))
+	for i := range nd {
+		out[i] = nd[i].Name
+	}
+	return out
+}
+
 // record keeps one tool's name and digest.
 func (n *nameDigests) record(name, digest string) {
-	n.names = append(n.names, name)
 	n.nd = append(n.nd, manifest.NameDigest{Name: name, ToolDigest: digest})
 	if n.seen[name] {
 		n.dup = true
@@ -234,14 +241,9 @@ func (n *nameDigests) record(name, digest string) {
 // listNames runs one tools/list and keeps only what a comparison of tool
 // sets needs: the probe.Observation it returns has the tools' names (in
 // served order; no definitions) and the manifest digest ("" when names
-// repeat, as manifest.ManifestDigestOf).
-func listNames(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
-	return listNamesMemo(ctx, cfg, nil)
-}
-
-// listNamesMemo is listNames taking the digest of a tool whose bytes memo
-// has (nil: none).
-func listNamesMemo(ctx context.Context, cfg mcpclient.Config, memo *digestMemo) (*mcpclient.Observation, *probe.Observation, error) {
+// repeat, as manifest.ManifestDigestOf). A tool whose bytes memo has takes
+// its digest from it (nil: every digest computed).
+func listNames(ctx context.Context, cfg mcpclient.Config, memo *digestMemo) (*mcpclient.Observation, *probe.Observation, error) {
 	n := &nameDigests{seen: map[string]bool{}, memo: memo}
 	cfg.OnToolsPage = func(_ []byte, res jcs.Value) error { return n.add(res) }
 	if cfg.Pages != nil {
@@ -268,7 +270,7 @@ func listNamesMemo(ctx context.Context, cfg mcpclient.Config, memo *digestMemo) 
 	}
 	return obs, &probe.Observation{
 		Invalid: n.invalid,
-		Names:   n.names, Completeness: manifest.Completeness(obs.Completeness), CapReached: obs.CapReached, CursorCycle: obs.CursorCycle,
+		Names:   names(n.nd), Completeness: manifest.Completeness(obs.Completeness), CapReached: obs.CapReached, CursorCycle: obs.CursorCycle,
 		Era: obs.Era, Revision: obs.ProtocolRevision, RevisionReason: obs.RevisionReason, MissingCacheFields: obs.MissingCacheFields, ManifestDigest: d,
 	}, nil
 }
@@ -356,9 +358,9 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 		// shared).
 		o.pages = mcpclient.NewPageMemo()
 	}
-	cfg.Pages = o.pages // for the names-only listings (listNamesMemo); the cloak check reads its own
+	cfg.Pages = o.pages // for the names-only listings (listNames); the cloak check reads its own
 	withMemo := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
-		return listNamesMemo(ctx, cfg, o.memo)
+		return listNames(ctx, cfg, o.memo)
 	}
 	if cfg.BaseURL == "" {
 		o.release()
@@ -469,7 +471,7 @@ func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans,
 	}
 	cfg.HTTPClient, cfg.Calls = nil, nil
 	cfg.Tracer = spans.conn(connSecond)
-	_, o, err2 := listNamesMemo(ctx, cfg, memo)
+	_, o, err2 := listNames(ctx, cfg, memo)
 	if err2 != nil {
 		return nil, "", err
 	}
