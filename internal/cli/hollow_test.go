@@ -101,14 +101,7 @@ func TestHollowServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := loadTools(&env{}, exampleV2, DefaultMaxInput)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := list.Tools
-	for i := range served {
-		served[i].Lean()
-	}
+	served := leanServed(t, exampleV2)
 	// The declared tools are framed: nameless until settled, known by
 	// their bytes.
 	for i := range in.Tools {
@@ -287,14 +280,7 @@ func TestSharedServed(t *testing.T) {
 			t.Fatalf("%s: hollow %v, lean %v", in.Tools[i].Name, in.Tools[i].IsHollow(), in.Tools[i].IsLean())
 		}
 	}
-	list, err := loadTools(&env{}, exampleV2, DefaultMaxInput)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := list.Tools
-	for i := range served {
-		served[i].Lean()
-	}
+	served := leanServed(t, exampleV2)
 	declared := manifest.FirstByName(in.Tools)
 	hollowServed(bySum(in.Tools), served)
 	shared, owned := 0, 0
@@ -320,4 +306,17 @@ func TestSharedServed(t *testing.T) {
 	if err := d.settle(served); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// leanServed are the tools of path, lean, as a listing holds them.
+func leanServed(t *testing.T, path string) []manifest.Tool {
+	t.Helper()
+	list, err := loadTools(&env{}, path, DefaultMaxInput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range list.Tools {
+		list.Tools[i].Lean()
+	}
+	return list.Tools
 }
