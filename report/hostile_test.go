@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -105,11 +107,11 @@ func TestHostileJSONDecodes(t *testing.T) {
 
 func TestJSONEscapeInvisible(t *testing.T) {
 	in := "a\u202eb\u200bc\u2028d\u2029e\ufefff\U000E0041g\x7fh\u00adi\u061cj\ue000k é 日本 \U0001F600"
-	raw, err := json.Marshal(map[string]string{"k": in})
-	if err != nil {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, map[string]string{"k": in}); err != nil {
 		t.Fatal(err)
 	}
-	out := jsonEscapeInvisible(raw)
+	out := buf.Bytes()
 	for _, want := range []string{`\u202e`, `\u200b`, `\u2028`, `\u2029`, `\ufeff`, `\udb40\udc41`, `\u007f`, `\u00ad`, `\u061c`, `\ue000`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("%s not escaped in %s", want, out)
@@ -130,11 +132,92 @@ func TestJSONEscapeInvisible(t *testing.T) {
 	if back["k"] != in {
 		t.Errorf("round trip: %q, want %q", back["k"], in)
 	}
-	// Safe documents are returned as they are.
-	safe := []byte(`{"a": "b é"}`)
-	if got := jsonEscapeInvisible(safe); &got[0] != &safe[0] {
-		t.Error("a safe document was copied")
+	// An invalid byte, which Marshal never writes, becomes \ufffd.
+	if got := string(indentJSON(nil, []byte("[\"a\xffb\"]"))); got != "[\n  \"a\\ufffdb\"\n]" {
+		t.Errorf("invalid byte: %q", got)
 	}
+}
+
+// referenceIndent is what writeJSON wrote before indentJSON, the oracle of
+// its tests: json.Indent, then every unsafe rune escaped.
+func referenceIndent(t testing.TB, src []byte) []byte {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, src, "", "  "); err != nil {
+		t.Fatalf("json.Indent: %v", err)
+	}
+	b := buf.Bytes()
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf && c != 0x7f {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if (r == utf8.RuneError && size <= 1) || runeNeedsJSONEscape(r) {
+			out = appendJSONRuneEscape(out, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// TestIndentJSONAgrees: indentJSON writes, byte for byte, what json.Indent
+// and then the escaping of unsafe runes write, over every report of the
+// test data and documents built to hit its cases (empty objects and
+// arrays, nesting, escapes next to quotes and ends, unsafe runes at every
+// position of a string).
+func TestIndentJSONAgrees(t *testing.T) {
+	docs := []string{
+		`{}`, `[]`, `""`, `0`, `null`, `[{}]`, `{"a":[]}`, `[[],{},[{}]]`, `{"a":{"b":{"c":[1,2,{"d":null}]}}}`,
+		`["\\"]`, `["\""]`, `["a\\\"b"]`, `["\\\\"]`, `{"\"":"\\"}`, `["\u2028"]`, `[-1.5e+10,true,false]`,
+		"[\"\u202e\"]", "[\"x\u202e\"]", "[\"\u202ex\"]", "{\"\u200b\":\"\U000E0041\x7f\"}", "[\"é日本\U0001F600\"]",
+		"[\"\xff\"]", "[\"\xe2\x80\"]", "[\"a\\\"\xef\xbf\xbe\"]",
+	}
+	for _, d := range docs {
+		if got, want := indentJSON(nil, []byte(d)), referenceIndent(t, []byte(d)); !bytes.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", d, got, want)
+		}
+	}
+	// Every report the package's tests render goes through writeJSON;
+	// a large marshalled value too.
+	type entry struct {
+		Name string         `json:"name"`
+		Tags []string       `json:"tags"`
+		M    map[string]any `json:"m"`
+	}
+	var big []entry
+	for i := range 2000 {
+		big = append(big, entry{Name: fmt.Sprintf("tool_%d\u202e<&>", i), Tags: []string{}, M: map[string]any{"a": []any{i, "b\"", map[string]any{}}}})
+	}
+	src, err := json.Marshal(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := indentJSON(nil, src), referenceIndent(t, src); !bytes.Equal(got, want) {
+		t.Error("a large document differs")
+	}
+}
+
+func FuzzIndentJSON(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\u202e\\\""}],"d":{}}`))
+	f.Add([]byte("[\"\xff\u2028\U000E0041\"]"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, b); err != nil {
+			t.Fatal(err)
+		}
+		src := compact.Bytes()
+		if got, want := indentJSON(nil, src), referenceIndent(t, src); !bytes.Equal(got, want) {
+			t.Fatalf("%q:\n got %q\nwant %q", src, got, want)
+		}
+	})
 }
 
 func stripANSI(s string) string {

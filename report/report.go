@@ -10,7 +10,7 @@
 // string too) is untrusted. Every renderer passes such text through
 // safetext before it reaches the output; the Markdown renderer escapes it
 // once more with mdEscape, and the JSON renderer escapes invisible and
-// bidirectional characters with jsonEscapeInvisible.
+// bidirectional characters with indentJSON.
 package report
 
 import (
