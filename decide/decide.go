@@ -32,6 +32,7 @@ import (
 	"sync"
 
 	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -313,13 +314,21 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 	pins := opt.refPins()
 	out := make([]Tool, 0, len(served))
 	seen := make(map[string]bool, len(served))
+	// Classifying every name is most of deciding a large unchanged list:
+	// it is spread over the CPUs (the classifier is read-only).
+	privileged := make([]bool, len(served))
+	par.Range(len(served), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			privileged[i] = opt.Classifier.Classify(served[i].Name).Privileged
+		}
+	})
 	for i := range served {
 		st := &served[i]
 		if seen[st.Name] {
 			continue
 		}
 		seen[st.Name] = true
-		d := Tool{Name: st.Name, Digest: toolDigest(st), Privileged: opt.Classifier.Classify(st.Name).Privileged, served: st}
+		d := Tool{Name: st.Name, Digest: toolDigest(st), Privileged: privileged[i], served: st}
 		pt := b.byName[st.Name]
 		switch {
 		case pt == nil:

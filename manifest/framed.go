@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/schemas"
 )
@@ -381,7 +382,7 @@ func (s *frameScan) feed(b []byte) (used int, done bool) {
 func (s *Snapshot) settleFramed(like func(sum [32]byte, n int) *Tool) error {
 	var mu sync.Mutex
 	var first error
-	parallelRange(len(s.Tools), func(lo, hi int) {
+	par.Range(len(s.Tools), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if err := s.Tools[i].settleFramed(like); err != nil {
 				mu.Lock()

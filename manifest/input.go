@@ -3,12 +3,12 @@ package manifest
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -284,32 +284,13 @@ func (t *Tool) setDigest() {
 // digestTools computes the tool digest of every tool, spread over the
 // CPUs when there are many (each tool's digest is its own work).
 func digestTools(tools []Tool) {
-	parallelRange(len(tools), func(lo, hi int) {
+	par.Range(len(tools), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if tools[i].digest == "" {
 				tools[i].setDigest()
 			}
 		}
 	})
-}
-
-// parallelChunk is the fewest tools worth a goroutine of their own.
-const parallelChunk = 512
-
-// parallelRange calls f over [0, n) in contiguous ranges, one goroutine per
-// CPU (GOMAXPROCS) when n is large enough, else once, on this goroutine.
-func parallelRange(n int, f func(lo, hi int)) {
-	w := min(runtime.GOMAXPROCS(0), n/parallelChunk)
-	if w <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for k := range w {
-		lo, hi := n*k/w, n*(k+1)/w
-		wg.Go(func() { f(lo, hi) })
-	}
-	wg.Wait()
 }
 
 // Input forms recognised by ParseToolList.
@@ -696,7 +677,7 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 	read := tl.Tools[from:]                      // compacted below
 	errs := make([]error, n)
 	mixed := make([]bool, n)
-	parallelRange(n, func(lo, hi int) {
+	par.Range(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v, p := arr.Index(i), prefix+strconv.Itoa(i)
 			switch {

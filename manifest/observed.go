@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/internal/par"
 )
 
 // Observation status values.
@@ -119,7 +120,7 @@ func BuildObserved(serverID string, tl *ToolList, completeness Completeness, c *
 	// spread over the CPUs when there are many tools.
 	entries := make([]ToolEntry, len(tl.Tools))
 	fds := make([]FieldDigests, len(tl.Tools))
-	parallelRange(len(tl.Tools), func(lo, hi int) {
+	par.Range(len(tl.Tools), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			t := &tl.Tools[i]
 			fds[i] = t.FieldDigests()

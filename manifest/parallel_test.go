@@ -12,16 +12,17 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/internal/corpus"
+	"github.com/mcpdrift/mcpdrift/internal/par"
 )
 
 // TestParallelDigestsAgree: a list large enough to be digested on every
 // CPU (digestTools, BuildObserved) gets, tool by tool, the digests, field
 // digests and classification computed one tool at a time, in order, and
-// the same through a snapshot; parallelRange covers every index once.
+// the same through a snapshot. (par.Range covering every index once is internal/par's test.)
 func TestParallelDigestsAgree(t *testing.T) {
 	prev := runtime.GOMAXPROCS(4)
 	defer runtime.GOMAXPROCS(prev)
-	n := 4*parallelChunk + 37
+	n := 4*par.Chunk + 37
 	tl, err := ParseToolList(corpus.LeanTools(n, 7))
 	if err != nil {
 		t.Fatal(err)
@@ -55,19 +56,6 @@ func TestParallelDigestsAgree(t *testing.T) {
 	for i := range got.Snapshot.Tools {
 		if d := got.Snapshot.Tools[i].digest; d != tl.Tools[i].digest {
 			t.Fatalf("snapshot tool %d: digest %s, want %s", i, d, tl.Tools[i].digest)
-		}
-	}
-	for _, n := range []int{0, 1, parallelChunk - 1, 2 * parallelChunk, 5*parallelChunk + 3} {
-		seen := make([]int32, n)
-		parallelRange(n, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				seen[i]++
-			}
-		})
-		for i, s := range seen {
-			if s != 1 {
-				t.Fatalf("n=%d: index %d covered %d times", n, i, s)
-			}
 		}
 	}
 }
@@ -142,7 +130,7 @@ func TestImpreciseNumbersParallel(t *testing.T) {
 	defer runtime.GOMAXPROCS(prev)
 	var b strings.Builder
 	b.WriteString(`{"tools":[`)
-	const n = 4 * parallelChunk
+	const n = 4 * par.Chunk
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
@@ -308,7 +296,7 @@ func TestSortedEntriesParallel(t *testing.T) {
 func TestAddToolsParallelAgrees(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"tools":[`)
-	const n = 6*parallelChunk + 5
+	const n = 6*par.Chunk + 5
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')

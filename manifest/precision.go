@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -53,7 +54,7 @@ func ImpreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 		mu    sync.Mutex
 		parts = map[int]part{}
 	)
-	parallelRange(len(tools), func(lo, hi int) {
+	par.Range(len(tools), func(lo, hi int) {
 		found, total := impreciseNumbersOf(tools[lo:hi], limit)
 		mu.Lock()
 		parts[lo] = part{found, total}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemas"
@@ -631,7 +632,7 @@ func (s *Snapshot) Settle(with []Tool) error {
 	var mu sync.Mutex
 	var first error
 	firstAt := len(s.Tools)
-	parallelRange(len(s.Tools), func(lo, hi int) {
+	par.Range(len(s.Tools), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if err := s.Tools[i].settle(like); err != nil {
 				mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -245,6 +246,13 @@ func Evaluate(in Input) *Result {
 	}
 	p := in.Primary
 	r.Compared = true
+	// The per-tool decisions: the code diff and the gateway use
+	// (decide.DecideTools → schemadiff's DecideTool), so a change gets
+	// the same decision whichever command sees it. They are made beside
+	// the conformance checks: both only read the tools.
+	decided := par.Go(func() []decide.Tool {
+		return decide.DecideTools(in.Declared, p.Tools, decide.Options{Profile: in.Profile, Classifier: in.Classifier})
+	})
 	conformance(r, in)
 	r.Warnings = append(r.Warnings, manifest.PrecisionWarnings("declared", in.Declared)...)
 	r.Warnings = append(r.Warnings, manifest.PrecisionWarnings("served", p.Tools)...)
@@ -255,10 +263,7 @@ func Evaluate(in Input) *Result {
 	if p.CapReached {
 		r.add("MCP-DRIFT-PAGINATION-CAPPED", "", fmt.Sprintf("the page cap was reached after %d tools; missing-tool findings are suppressed", len(p.Tools)), "", nil)
 	}
-	// The per-tool decisions: the code diff and the gateway use
-	// (decide.DecideTools → schemadiff's DecideTool), so a change gets
-	// the same decision whichever command sees it.
-	decisions := decide.DecideTools(in.Declared, p.Tools, decide.Options{Profile: in.Profile, Classifier: in.Classifier})
+	decisions := decided()
 	changesOf := map[string][]schemadiff.Change{}
 	for _, d := range decisions {
 		if d.Removed && !complete {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/delta"
+	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
@@ -445,7 +446,7 @@ type driftRun struct {
 	suppressions *manifest.Suppressions
 	capsNote     string // a warning about the client capabilities, for the report
 	profile      *schemadiff.DecisionProfile
-	classifier   *classify.Classifier
+	classifier   func() *classify.Classifier // classifierBeside; nil: the built-in table
 	// spans, when the run is traced, record each connection's spans for
 	// the findings' trace_id and span_id (telemetry.go); nil otherwise.
 	spans *driftSpans
@@ -524,7 +525,15 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		return listLean(ctx, cfg, func(page []manifest.Tool) {
 			pageRefl = append(pageRefl, toolReflections(e, page)...)
 		}, func(all []manifest.Tool) {
-			others.memo.put(all[memoed:])
+			// The SHA-256 of each new tool's bytes, which the memo and
+			// hollowServed key on, spread over the CPUs (RawSum keeps it).
+			page := all[memoed:]
+			par.RangeOf(len(page), 128, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					page[i].RawSum()
+				}
+			})
+			others.memo.put(page)
 			memoed = len(all)
 			if declBySum == nil {
 				if d.declaredRead == nil {
@@ -654,7 +663,10 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		in.Spans = d.spans.spans(era, raw)
 	}
 	in.Suppressions, in.Today = d.suppressions, today()
-	in.Profile, in.Classifier = d.profile, d.classifier
+	in.Profile = d.profile
+	if d.classifier != nil { // nil: the built-in table
+		in.Classifier = d.classifier()
+	}
 	if d.profile != nil {
 		rep.Profile = d.profile.Name
 	}
@@ -793,7 +805,7 @@ then says so).`,
 			if err != nil {
 				return usageErr("--profile: %s", safetext.Escape(err.Error()))
 			}
-			cls, err := loadClassifier(rules)
+			classifier, err := classifierBeside(rules)
 			if err != nil {
 				return err
 			}
@@ -816,7 +828,7 @@ then says so).`,
 			ctx = tr.begin(ctx, "drift")
 			run := func() (*driftResult, error) {
 				return liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: manifestPath, declared: declared, declaredRead: dr, plan: plan, seed: seed, execute: execute,
-					skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote, profile: prof, classifier: cls,
+					skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote, profile: prof, classifier: classifier,
 					spans: newDriftSpans(tr)})
 			}
 			res, err := run()
@@ -849,7 +861,7 @@ then says so).`,
 			var buf bytes.Buffer
 			if format == "html" {
 				var deltas []delta.Tool
-				if deltas, err = driftDeltas(declared.Tools, res.served, rep, prof, cls); err != nil {
+				if deltas, err = driftDeltas(declared.Tools, res.served, rep, prof, classifier()); err != nil {
 					return err
 				}
 				err = writeHTML(&buf, "mcpdrift drift", report.DriftSection(rep, deltas))

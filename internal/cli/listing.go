@@ -483,5 +483,7 @@ func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans,
 // builds its outputs: the garbage collector would reuse it, but lazily,
 // and the outputs are built on top of the listing's peak. One collection
 // of what the run still holds (the listing's bytes and digests: a few
-// milliseconds for 10,000 tools).
-func releaseListing() { debug.FreeOSMemory() }
+// milliseconds for 10,000 tools). It runs beside the run, which goes on:
+// the collection is concurrent, and the run's next allocations are made
+// while it returns what the listing left.
+func releaseListing() { go debug.FreeOSMemory() }
