@@ -414,9 +414,10 @@ func (r *run) listTools(ctx context.Context) error {
 	tools := 0
 	seen := map[string]bool{}
 	var cursor *string
-	recording := r.cfg.Pages != nil && r.cfg.PagePayload != nil
-	if recording {
-		defer r.cfg.Pages.finish()
+	var rec *recorder // the pages this listing reads, for the others of the run
+	if r.cfg.Pages != nil && r.cfg.PagePayload != nil {
+		rec = r.cfg.Pages.recorder()
+		defer rec.finish()
 	}
 	for {
 		var params any
@@ -470,11 +471,11 @@ func (r *run) listTools(ctx context.Context) error {
 			if err := r.cfg.OnToolsPage(req.Body, res); err != nil {
 				return err
 			}
-			if recording {
+			if rec != nil {
 				if kp.payload = r.cfg.PagePayload(); kp.payload != nil {
-					r.cfg.Pages.record(pageKey(req.Body, rep.msg.raw), kp)
+					rec.record(req.Body, rep.msg.raw, kp)
 				} else {
-					r.cfg.Pages.record([32]byte{}, nil)
+					rec.record(nil, nil, nil)
 				}
 			}
 		default:

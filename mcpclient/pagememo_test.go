@@ -158,3 +158,45 @@ func TestPageMemoSideBySide(t *testing.T) {
 		t.Fatal("an idle memo knew a page")
 	}
 }
+
+// TestPageMemoRecorder: the recorder records pages in the order they were
+// read, under the key of their request and response; a page with nothing
+// to replay is only counted; a lookup of a page not yet recorded waits
+// for it; finish returns once every page is recorded and the listing's
+// end is noted.
+func TestPageMemoRecorder(t *testing.T) {
+	m := NewPageMemo()
+	rec := m.recorder()
+	req := func(i int) []byte { return []byte(fmt.Sprintf(`{"id":%d}`, i)) }
+	res := func(i int) []byte { return []byte(fmt.Sprintf(`{"id":%d,"result":{}}`, i)) }
+	pages := []*knownPage{{tools: 1}, nil, {tools: 3}}
+	got := make(chan *knownPage, 1)
+	go func() { got <- m.lookup(context.Background(), 3, req(3), res(3)) }()
+	select {
+	case p := <-got:
+		t.Fatalf("a lookup of page 3 returned %v before it was read", p)
+	case <-time.After(20 * time.Millisecond):
+	}
+	for i, p := range pages {
+		rec.record(req(i+1), res(i+1), p)
+	}
+	if p := <-got; p != pages[2] {
+		t.Fatalf("page 3: %v, want %v", p, pages[2])
+	}
+	rec.finish()
+	m.mu.Lock()
+	read, done, n := m.read, m.done, len(m.pages)
+	m.mu.Unlock()
+	if read != 3 || !done || n != 2 {
+		t.Fatalf("read %d, done %v, %d pages kept; want 3, true, 2", read, done, n)
+	}
+	if p := m.lookup(context.Background(), 1, req(1), res(1)); p != pages[0] {
+		t.Errorf("page 1: %v", p)
+	}
+	if p := m.lookup(context.Background(), 2, req(2), res(2)); p != nil {
+		t.Errorf("page 2, with nothing to replay: %v", p)
+	}
+	if p := m.lookup(context.Background(), 1, req(1), res(2)); p != nil {
+		t.Errorf("another response: %v", p)
+	}
+}
