@@ -168,8 +168,8 @@ func walkValue(t *testing.T, d *jcs.Doc, v jcs.Value, depth int) []byte {
 	if k != jcs.Array && k != jcs.Object && v.Len() != 0 {
 		t.Fatalf("Len() = %d for %v", v.Len(), k)
 	}
-	if k != jcs.String && (v.Str() != "" || v.StrEqual("")) {
-		t.Fatalf("Str()/StrEqual on %v", k)
+	if k != jcs.String && (v.Str() != "" || v.StrEqual("") || v.StrBytes() != nil) {
+		t.Fatalf("Str()/StrEqual/StrBytes on %v", k)
 	}
 	if k != jcs.Number && v.Float() != 0 {
 		t.Fatalf("Float() = %v on %v", v.Float(), k)
@@ -204,6 +204,9 @@ func walkValue(t *testing.T, d *jcs.Doc, v jcs.Value, depth int) []byte {
 		}
 		if !v.StrEqual(s) || v.StrEqual(s+"x") {
 			t.Fatalf("StrEqual inconsistent with Str() %q", s)
+		}
+		if string(v.StrBytes()) != s {
+			t.Fatalf("StrBytes() %q, Str() %q", v.StrBytes(), s)
 		}
 		var ref string
 		if err := json.Unmarshal(raw, &ref); err != nil || ref != s {

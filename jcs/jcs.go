@@ -293,6 +293,11 @@ func (v Value) Str() string {
 	return string(b)
 }
 
+// StrBytes returns the decoded bytes of a string (nil for other kinds)
+// without allocating. They belong to the document: they must not be
+// modified, and are valid as long as it is.
+func (v Value) StrBytes() []byte { return v.strBytes() }
+
 func (v Value) strBytes() []byte {
 	if v.d.kind(v.i) != String {
 		return nil

@@ -293,6 +293,16 @@ const (
 // jcs.MaxDepth deep. Deeper elements are not framed.
 const framedMaxDepth = jcs.MaxDepth - 2
 
+// strPlain and outPlain are the bytes the scan skips, in a string (all but
+// '"' and '\\') and outside one (all but '"' and the brackets).
+var strPlain, outPlain = func() (in, out [256]bool) {
+	for c := range 256 {
+		in[c] = c != '"' && c != '\\'
+		out[c] = c != '"' && c != '{' && c != '[' && c != '}' && c != ']'
+	}
+	return in, out
+}()
+
 // feed scans a chunk; used is how many of its bytes belong to the array
 // (its ']' included) once done.
 func (s *frameScan) feed(b []byte) (used int, done bool) {
@@ -322,23 +332,35 @@ func (s *frameScan) feed(b []byte) (used int, done bool) {
 		// Inside an element: follow strings and nesting up to its end.
 		from := i
 		end := -1
-		// One byte at a time, with the state in locals: strings in tool
-		// JSON are short, and a call per string costs more than it skips.
+		// With the state in locals, runs of bytes that change nothing are
+		// skipped by table (a string's plain bytes; outside strings,
+		// whitespace, punctuation and scalars) and the others dispatched.
 		inStr, esc, depth, maxDepth := s.inStr, s.esc, s.depth, s.maxDepth
-		for ; i < len(b); i++ {
-			c := b[i]
+		for i < len(b) {
 			if inStr {
-				switch {
-				case esc:
+				if esc {
 					esc = false
-				case c == '\\':
-					esc = true
-				case c == '"':
-					inStr = false
+					i++
+					continue
 				}
+				for i < len(b) && strPlain[b[i]] {
+					i++
+				}
+				if i == len(b) {
+					break
+				}
+				esc = b[i] == '\\'
+				inStr = esc
+				i++
 				continue
 			}
-			switch c {
+			for i < len(b) && outPlain[b[i]] {
+				i++
+			}
+			if i == len(b) {
+				break
+			}
+			switch b[i] {
 			case '"':
 				inStr = true
 			case '{', '[':
@@ -350,6 +372,7 @@ func (s *frameScan) feed(b []byte) (used int, done bool) {
 					end = i + 1
 				}
 			}
+			i++
 			if end >= 0 {
 				break
 			}

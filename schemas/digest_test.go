@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// TestDigestRegexp: the digest pattern's byte test matches what package
-// regexp matches for it.
+// TestDigestRegexp: the digest pattern's byte test (of a string, and of
+// bytes for the entries' fast path) matches what package regexp matches
+// for it.
 func TestDigestRegexp(t *testing.T) {
 	re := regexp.MustCompile(digestPattern)
 	hex := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -17,6 +18,9 @@ func TestDigestRegexp(t *testing.T) {
 	} {
 		if got, want := (digestRegexp{}).MatchString(s), re.MatchString(s); got != want {
 			t.Errorf("%q: %v, regexp says %v", s, got, want)
+		}
+		if got, want := isDigest([]byte(s)), re.MatchString(s); got != want {
+			t.Errorf("%q as bytes: %v, regexp says %v", s, got, want)
 		}
 	}
 	r, err := artifactRegexp(digestPattern)

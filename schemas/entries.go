@@ -41,18 +41,18 @@ func entryValid(v jcs.Value) bool {
 	var name, digest, privileged bool
 	for i := range v.Len() {
 		k, x := v.Member(i)
-		key := k.Str()
-		if !entryKeys[key] {
+		key := k.StrBytes() // none of these allocates
+		if !entryKeys[string(key)] {
 			return false
 		}
-		switch key {
+		switch string(key) {
 		case "name":
-			if x.Kind() != jcs.String || x.Str() == "" {
+			if x.Kind() != jcs.String || len(x.StrBytes()) == 0 {
 				return false
 			}
 			name = true
 		case "tool_digest":
-			if x.Kind() != jcs.String || !(digestRegexp{}).MatchString(x.Str()) {
+			if x.Kind() != jcs.String || !isDigest(x.StrBytes()) {
 				return false
 			}
 			digest = true
@@ -75,7 +75,7 @@ func entryValid(v jcs.Value) bool {
 			}
 			for j := range x.Len() {
 				fk, fv := x.Member(j)
-				if !fieldDigestKeys[fk.Str()] || fv.Kind() != jcs.String || !(digestRegexp{}).MatchString(fv.Str()) {
+				if !fieldDigestKeys[string(fk.StrBytes())] || fv.Kind() != jcs.String || !isDigest(fv.StrBytes()) {
 					return false
 				}
 			}

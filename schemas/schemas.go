@@ -98,17 +98,28 @@ type digestRegexp struct{}
 
 func (digestRegexp) String() string { return digestPattern }
 
-func (digestRegexp) MatchString(s string) bool {
-	if len(s) != 71 || s[:7] != "sha256:" {
+func (digestRegexp) MatchString(s string) bool { return isDigest(s) }
+
+// isDigest reports whether s matches digestPattern: "sha256:" and 64
+// lowercase hexadecimal digits.
+func isDigest[T string | []byte](s T) bool {
+	if len(s) != 71 || string(s[:7]) != "sha256:" {
 		return false
 	}
+	all := byte(1)
 	for i := 7; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
+		all &= lowerHex[s[i]] // no branch per digit
 	}
-	return true
+	return all == 1
 }
+
+// lowerHex is 1 at the lowercase hexadecimal digits, 0 elsewhere.
+var lowerHex = func() (t [256]byte) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = 1
+	}
+	return t
+}()
 
 // Files returns the embedded schema files (for documentation and tests).
 func Files() embed.FS { return files }
