@@ -32,6 +32,11 @@ func renderJSON(w io.Writer, r *gate.Report, _ Options) error {
 	return writeJSON(w, &c)
 }
 
+// WriteJSON writes v as every JSON document of mcpdrift is written
+// (writeJSON): for the commands whose JSON is not a report (scan's summary,
+// history's timeline).
+func WriteJSON(w io.Writer, v any) error { return writeJSON(w, v) }
+
 // writeJSON is the one JSON writer of every report format: indented by two
 // spaces, HTML escaping on, invisible characters escaped, with a trailing
 // newline: what a json.Encoder with SetIndent("", "  ") writes, with every

@@ -32,6 +32,7 @@ const (
 	StatusFindings     = "findings"     // the served list needs review or is denied
 	StatusInconclusive = "inconclusive" // observed, but nothing could be decided (a partial list)
 	StatusNotObserved  = "not_observed" // the server could not be observed
+	StatusObserved     = "observed"     // observed with no baseline and no store: nothing was gated, nothing recorded
 	StatusRecorded     = "recorded"     // observed with no baseline: the first record of its history
 	StatusClean        = "clean"        // observed and allowed against its baseline
 )
@@ -82,10 +83,12 @@ func rank(s string) int {
 		return 1
 	case StatusNotObserved:
 		return 2
-	case StatusRecorded:
+	case StatusObserved:
 		return 3
+	case StatusRecorded:
+		return 4
 	}
-	return 4
+	return 5
 }
 
 // Check observes and gates server i within ctx, which carries the
@@ -205,7 +208,7 @@ func ExitCode(rs []Result) int {
 
 // Counts are the results per status.
 func Counts(rs []Result) map[string]int {
-	c := map[string]int{StatusFindings: 0, StatusInconclusive: 0, StatusNotObserved: 0, StatusRecorded: 0, StatusClean: 0}
+	c := map[string]int{StatusFindings: 0, StatusInconclusive: 0, StatusNotObserved: 0, StatusObserved: 0, StatusRecorded: 0, StatusClean: 0}
 	for _, r := range rs {
 		c[r.Status]++
 	}

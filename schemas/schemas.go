@@ -39,6 +39,8 @@ const (
 	WatchEvent = "watch_event.v1.schema.json"
 	// Inventory is what mcpdrift discover writes.
 	Inventory = "inventory.v1.schema.json"
+	// Scan is the summary mcpdrift scan writes with --format json.
+	Scan = "scan.v1.schema.json"
 )
 
 var (
@@ -52,7 +54,7 @@ func load() {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(nil)
 	c.UseRegexpEngine(artifactRegexp)
-	names := []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock, WatchEvent, Inventory}
+	names := []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock, WatchEvent, Inventory, Scan}
 	for _, n := range names {
 		b, err := files.ReadFile(n)
 		if err != nil {

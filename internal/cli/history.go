@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/store"
 )
@@ -266,9 +266,7 @@ func timelineJSON(storeName string, q store.Query, vs []store.Version, truncated
 		doc.Versions = append(doc.Versions, hv)
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if err := report.WriteJSON(&b, doc); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -25,6 +24,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/scan"
 	"github.com/mcpdrift/mcpdrift/store"
@@ -321,7 +321,8 @@ func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.R
 	digest := rec.ManifestDigest
 	r.ManifestDigest = digest
 	if sr.st == nil {
-		r.Status = scan.StatusRecorded
+		// No store: no history to gate against, and none kept.
+		r.Status = scan.StatusObserved
 		return r, nil
 	}
 	last, err := sr.st.LastComplete(ctx, s.name)
@@ -395,9 +396,7 @@ func scanJSON(rs []scan.Result, code int) []byte {
 		doc.Servers = []scan.Result{}
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(doc)
+	_ = report.WriteJSON(&b, doc) // a bytes.Buffer does not fail, nor do these types
 	return b.Bytes()
 }
 
@@ -444,8 +443,11 @@ func scanText(rs []scan.Result, code, maxRows int) []byte {
 		fmt.Fprintf(&b, "... %d more servers (see --format json)\n", len(rs)-len(rows))
 	}
 	c := scan.Counts(rs)
-	fmt.Fprintf(&b, "\n%d servers: %d with findings, %d inconclusive, %d not observed, %d recorded, %d clean (exit %d)\n",
-		len(rs), c[scan.StatusFindings], c[scan.StatusInconclusive], c[scan.StatusNotObserved], c[scan.StatusRecorded], c[scan.StatusClean], code)
+	fmt.Fprintf(&b, "\n%d servers: %d with findings, %d inconclusive, %d not observed, %d observed only, %d recorded, %d clean (exit %d)\n",
+		len(rs), c[scan.StatusFindings], c[scan.StatusInconclusive], c[scan.StatusNotObserved], c[scan.StatusObserved], c[scan.StatusRecorded], c[scan.StatusClean], code)
+	if c[scan.StatusObserved] > 0 {
+		b.WriteString("no store: the servers observed only were neither gated nor recorded, so the next scan has no history to gate them against (--store)\n")
+	}
 	return []byte(b.String())
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mockserver"
+	"github.com/mcpdrift/mcpdrift/schemas"
 	"github.com/mcpdrift/mcpdrift/store"
 )
 
@@ -39,6 +40,16 @@ func scanJSONOut(t *testing.T, args ...string) (int, scanJSONDoc, string) {
 	var d scanJSONDoc
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatalf("exit %d: not JSON: %v\n%s\n%s", code, err, out, stderr)
+	}
+	// Every summary a test reads holds to its contract.
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := schemas.Validate(schemas.Scan, doc); err != nil {
+		t.Fatalf("the summary breaks %s: %v\n%s", schemas.Scan, err, out)
 	}
 	return code, d, stderr
 }
@@ -180,7 +191,7 @@ func TestScanIsolation(t *testing.T) {
 	close(stop)
 	<-sampled
 	hang.Close()
-	if code != 3 || d.Counts["recorded"] != 50 || d.Counts["not_observed"] != 2 {
+	if code != 3 || d.Counts["observed"] != 50 || d.Counts["recorded"] != 0 || d.Counts["not_observed"] != 2 {
 		t.Fatalf("exit %d %+v\n%s", code, d.Counts, stderr)
 	}
 	var floodErr string
@@ -423,5 +434,32 @@ func TestScanObservedDir(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "", "scan", "--no-store", "--observed-dir", filepath.Join(dir, "nope"), "--url", urls[0]); code != 2 || !strings.Contains(stderr, "not a directory") {
 		t.Errorf("a missing dir: exit %d: %s", code, stderr)
+	}
+}
+
+// TestScanWithoutStoreSaysSo: a --url scan with no store has nothing to
+// gate against and keeps nothing, so its servers are "observed", never
+// "recorded" (a claim it could not make true), in the JSON and in the
+// table, which says what that means; the exit is 0, as for a first
+// record.
+func TestScanWithoutStoreSaysSo(t *testing.T) {
+	_, urls := fleetMock(t, 2, mockserver.Config{Tools: mockManifest(t, exampleV1)}, nil)
+	code, d, stderr := scanJSONOut(t, urlArgs(urls)...)
+	if code != 0 || d.Counts["observed"] != 2 || d.Counts["recorded"] != 0 {
+		t.Fatalf("exit %d %+v %s", code, d.Counts, stderr)
+	}
+	for _, s := range d.Servers {
+		if s.Status != "observed" {
+			t.Errorf("%s: status %q", s.Server, s.Status)
+		}
+	}
+	code, out, _ := run(t, "", append([]string{"scan"}, urlArgs(urls)...)...)
+	if code != 0 || !strings.Contains(out, "0 recorded") || !strings.Contains(out, "2 observed only") || !strings.Contains(out, "neither gated nor recorded") || strings.Contains(out, "\nrecorded ") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	// With a store, the same scan records.
+	db := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
+	if code, d, _ = scanJSONOut(t, append([]string{"--store", db}, urlArgs(urls)...)...); code != 0 || d.Counts["recorded"] != 2 || d.Counts["observed"] != 0 {
+		t.Fatalf("with a store: exit %d %+v", code, d.Counts)
 	}
 }
