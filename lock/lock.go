@@ -31,6 +31,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -225,6 +226,16 @@ var (
 	timeFormat     = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`)
 )
 
+// urlTemplate is a URL path segment a lock expands from the environment
+// (URLSegmentTemplate).
+var urlTemplate = regexp.MustCompile(`^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$`)
+
+// URLSegmentTemplate reports whether a path segment of a lock's URL is a
+// ${env:NAME} placeholder, expanded (path-escaped) where the lock is
+// used: a hosted server whose key is a segment of its URL is locked with
+// the segment as a placeholder, never the key.
+func URLSegmentTemplate(seg string) bool { return urlTemplate.MatchString(seg) }
+
 // HeaderTemplate reports whether a header value can be stored in a lock:
 // one ${env:NAME} placeholder, after an optional scheme word ("Bearer
 // ${env:ACME_TOKEN}"). Anything else could be a credential, and a lock is
@@ -244,7 +255,7 @@ func NewServer(name string, src Source, profile string, id manifest.Identity, cl
 	if !ValidProfile(profile) {
 		return nil, fmt.Errorf("profile %s: must be review or fail-closed", safetext.Quote(profile))
 	}
-	if err := checkSource(src); err != nil {
+	if err := CheckSource(src); err != nil {
 		return nil, err
 	}
 	sorted := slices.Clone(tools)
@@ -295,7 +306,12 @@ func newTool(mt *manifest.Tool, a Approval) (*Tool, error) {
 	return &Tool{Name: t.Name, Approval: a, Definition: b.Bytes(), tool: t}, nil
 }
 
-func checkSource(src Source) error {
+// CheckSource refuses a source a lock cannot hold: one that is not a URL
+// or a stdio command, a URL that is not absolute http(s), or one that
+// would store what may be a credential (user info, a query value, a path
+// segment that looks like a credential), a header that is not a
+// placeholder, a pass_env that is not a variable name.
+func CheckSource(src Source) error {
 	switch {
 	case src.URL != "" && len(src.Stdio) > 0:
 		return errors.New("a source is a URL or a stdio command, not both")
@@ -319,6 +335,15 @@ func checkSource(src Source) error {
 				if v != "" {
 					return errors.New("the url carries query values: a lock never stores what may be a credential (send it as a header placeholder)")
 				}
+			}
+		}
+		for i, seg := range strings.Split(u.Path, "/") {
+			switch {
+			case strings.Contains(seg, "${") && !urlTemplate.MatchString(seg):
+				return fmt.Errorf("path segment %d of the url: a placeholder is a whole segment, ${env:NAME}", i)
+			case !urlTemplate.MatchString(seg) && redact.CredentialLike(seg):
+				// The segment is not repeated: it may be the key.
+				return fmt.Errorf("path segment %d of the url looks like a credential: a lock never stores one; write the segment as a ${env:NAME} placeholder (https://host/mcp/${env:MCP_KEY}/sse) and export it where the lock is checked", i)
 			}
 		}
 	}

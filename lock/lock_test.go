@@ -270,9 +270,22 @@ func TestSourceRules(t *testing.T) {
 		{URL: "http://x", PassEnv: []string{"HOME"}},
 		{Stdio: []string{"srv"}, Headers: map[string]string{"A": "${env:A}"}},
 		{Stdio: []string{"srv"}, PassEnv: []string{"1BAD"}},
+		{URL: "https://h.example/mcp/sk-ak-Q7w2E9r4T1y8U3i6O5p0/sse"},
+		{URL: "https://h.example/mcp/550e8400-e29b-41d4-a716-446655440000"},
+		{URL: "https://h.example/mcp/x${env:KEY}/sse"},
+		{URL: "https://h.example/mcp/${env:1KEY}/sse"},
+		{URL: "https://h.example/mcp?key=abc"},
 	} {
-		if _, err := NewServer("s", src, ProfileReview, manifest.Identity{}, nil, toolsOf(t, exampleV1), nil, alice); err == nil {
+		_, err := NewServer("s", src, ProfileReview, manifest.Identity{}, nil, toolsOf(t, exampleV1), nil, alice)
+		if err == nil {
 			t.Errorf("source %d accepted: %+v", i, src)
+		} else if strings.Contains(err.Error(), "sk-ak-") || strings.Contains(err.Error(), "550e8400") {
+			t.Errorf("source %d: the refusal repeats the credential: %v", i, err)
+		}
+	}
+	for _, u := range []string{"https://h.example/mcp/${env:MCP_KEY}/sse", "https://h.example/v1/mcp-server-2025-06-18/sse"} {
+		if err := CheckSource(Source{URL: u}); err != nil {
+			t.Errorf("%s: %v", u, err)
 		}
 	}
 	for _, name := range []string{"", "-x", "a b", "a/b", strings.Repeat("a", 129)} {

@@ -3,7 +3,8 @@
 // child) and removes them from every byte the run writes or prints.
 //
 // mcpdrift knows every secret it sends, so it does not guess at what looks
-// like a token: it redacts exactly those values, wherever they turn up — in
+// like a token (but for a URL's path segments, urlpath.go): it redacts
+// exactly those values, wherever they turn up — in
 // a tool description a server echoed them into, in an error message, in a
 // URL. A secret is searched for in each form an mcpdrift renderer could
 // have written it in (raw, escaped by safetext, JSON-escaped, URL-escaped,
@@ -132,7 +133,8 @@ func (s *Set) AddHeader(name, value string) (short []string) {
 }
 
 // AddURL records the credentials a URL carries: the user info (user name
-// and password) and every query value, decoded and as written.
+// and password), every query value, and every path segment that looks like
+// a credential (urlpath.go), decoded and as written.
 func (s *Set) AddURL(raw string) (short []string) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -146,6 +148,11 @@ func (s *Set) AddURL(raw string) (short []string) {
 		if p, ok := u.User.Password(); ok && !s.Add("the password of the URL", p) {
 			short = append(short, "the password of the URL")
 		}
+	}
+	segs, at, decoded := pathCredentials(u)
+	for k, i := range at {
+		s.Add("a path segment of the URL that looks like a credential", segs[i])
+		s.Add("a path segment of the URL that looks like a credential", decoded[k])
 	}
 	if u.RawQuery != "" {
 		for _, kv := range strings.Split(u.RawQuery, "&") {
@@ -436,8 +443,9 @@ func (w *writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// SanitizeURL returns raw with the user info removed and every query
-// value emptied (names kept), for recording and display. A URL that does
+// SanitizeURL returns raw with the user info removed, every query value
+// emptied (names kept) and every path segment that looks like a credential
+// replaced by Placeholder, for recording and display. A URL that does
 // not parse is returned as a placeholder.
 func SanitizeURL(raw string) string {
 	u, err := url.Parse(raw)
@@ -445,6 +453,13 @@ func SanitizeURL(raw string) string {
 		return "(an unparsable URL)"
 	}
 	u.User = nil
+	if segs, at, _ := pathCredentials(u); len(at) > 0 {
+		for _, i := range at {
+			segs[i] = Placeholder
+		}
+		u.RawPath = strings.Join(segs, "/")
+		u.Path, _ = url.PathUnescape(u.RawPath)
+	}
 	if u.RawQuery != "" {
 		parts := strings.Split(u.RawQuery, "&")
 		for i, kv := range parts {

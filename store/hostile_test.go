@@ -577,7 +577,7 @@ func TestSecretsNeverStored(t *testing.T) {
 		"escaped raw":  func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","description":"token ` + escaped + `"}`) },
 		"member name":  func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","x` + escaped + `":1}`) },
 		"tool name":    func(r *ServerResult) { r.Tools[0].Name = "t" + secret },
-		"target path":  func(r *ServerResult) { r.Target = "https://example.test/" + secret + "/mcp" },
+		"target host":  func(r *ServerResult) { r.Target = "https://" + secret + ".example.test/mcp" },
 		"error detail": func(r *ServerResult) { r.ErrorDetail = "401 for Bearer " + secret },
 		"server info":  func(r *ServerResult) { r.Identity.ServerName = secret },
 		"finding":      func(r *ServerResult) { r.Findings = []Finding{{RuleID: "R", Message: "saw " + secret}} },
@@ -589,11 +589,14 @@ func TestSecretsNeverStored(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	// a URL credential is removed, not refused
-	r := result("srv", tool("t", "d"))
-	r.Target = "https://u:" + secret + "@example.test/mcp?key=" + secret
-	if err := s.RecordServer(ctx, id, r); err != nil {
-		t.Fatalf("a credential the store removes: %v", err)
+	// a URL credential is removed, not refused: user info, a query
+	// value, a path segment that looks like a credential
+	for _, target := range []string{"https://u:" + secret + "@example.test/mcp?key=" + secret, "https://example.test/" + secret + "/mcp"} {
+		r := result("srv", tool("t", "d"))
+		r.Target = target
+		if err := s.RecordServer(ctx, id, r); err != nil {
+			t.Fatalf("a credential the store removes: %v", err)
+		}
 	}
 	s.Close()
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))

@@ -101,8 +101,9 @@ tool definitions, the profile, and an approval of every tool (by --by, else git 
 
 A header is stored only as a placeholder, --header 'Authorization=Bearer ${env:TOKEN}', expanded
 from the environment on every observation; a literal value is sent this once and never stored. A
-URL with user info or query values is refused: a lock never holds a credential. A listing that is
-not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
+URL with user info or query values is refused: a lock never holds a credential; so is a path
+segment that looks like one (a hosted server's key): write it --url 'https://host/mcp/${env:KEY}/sse'.
+A listing that is not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var argv []string
 			if n := cmd.ArgsLenAtDash(); n >= 0 {
@@ -159,6 +160,11 @@ not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
 			if err != nil {
 				return err
 			}
+			// Refused before anything is sent: what the lock could not
+			// store.
+			if err := lock.CheckSource(src); err != nil {
+				return usageErr("%s", safetext.Escape(err.Error()))
+			}
 			lf, err := openLockForWrite(e, lockPath, true)
 			if err != nil {
 				return err
@@ -169,6 +175,9 @@ not complete is refused (exit 3), as is a server already in the lock (exit 2).`,
 			// This observation sends what was typed (a literal header
 			// too); the lock stores the source.
 			obsLive := live
+			if obsLive.baseURL, err = expandURLSegments(e, live.baseURL); err != nil {
+				return err
+			}
 			obsLive.headers = nil
 			for _, h := range live.headers {
 				name, value, _ := strings.Cut(h, "=")

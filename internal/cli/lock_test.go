@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -413,4 +415,75 @@ func TestApproveDeniedChange(t *testing.T) {
 	if !strings.Contains(hist, `"read the new mode parameter"`) || strings.Count(hist, "approved ") < 2 {
 		t.Errorf("history:\n%s", hist)
 	}
+}
+
+// A server whose key is a segment of its URL: the lock stores the segment
+// as a ${env:NAME} placeholder and lock check expands it; a literal key is
+// refused before anything is sent, without being repeated; no byte the
+// runs write holds the key.
+func TestLockURLSegmentPlaceholder(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	const key = "sk-ak-Q7w2E9r4T1y8U3i6O5p0"
+	var paths []string
+	var mu sync.Mutex
+	s, u := mock(t, mockserver.Config{}, acmeV1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		s.ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	_ = u
+	base := ts.URL + "/mcp/"
+	// The literal key: refused, nothing sent, the key not repeated.
+	code, out, stderr := run(t, "", "lock", "add", "one", "--lock", lp, "--url", base+key+"/sse", "--by", "a@example.com")
+	if code != 2 || !strings.Contains(stderr, "looks like a credential") || !strings.Contains(stderr, "${env:") {
+		t.Fatalf("literal key: exit %d: %s", code, stderr)
+	}
+	if len(paths) != 0 {
+		t.Fatalf("the refused lock add sent %d requests", len(paths))
+	}
+	if _, err := os.Stat(lp); err == nil {
+		t.Fatal("a refused lock add wrote the lock")
+	}
+	// The placeholder: stored as written, expanded when sent.
+	t.Setenv("MCP_KEY", key)
+	code, out2, stderr2 := run(t, "", "lock", "add", "one", "--lock", lp, "--url", base+"${env:MCP_KEY}/sse", "--by", "a@example.com")
+	if code != 0 {
+		t.Fatalf("lock add: exit %d: %s", code, stderr2)
+	}
+	b, _ := os.ReadFile(lp)
+	if !strings.Contains(string(b), "/mcp/${env:MCP_KEY}/sse") {
+		t.Errorf("placeholder not stored:\n%s", b)
+	}
+	code, out3, stderr3 := run(t, "", "lock", "check", "--lock", lp, "--format", "json")
+	if code != 0 {
+		t.Errorf("check: exit %d: %s\n%s", code, stderr3, out3)
+	}
+	mu.Lock()
+	for _, p := range paths {
+		if p != "/mcp/"+key+"/sse" {
+			t.Errorf("a request went to %q", p)
+		}
+	}
+	sent := len(paths)
+	mu.Unlock()
+	if sent == 0 {
+		t.Fatal("nothing was sent")
+	}
+	// Without the variable: not observed (exit 3), naming it.
+	os.Unsetenv("MCP_KEY")
+	code, r, _ := lockCheck(t, lp)
+	if code != 3 || r.Servers[0].Status != "not_observed" || !strings.Contains(r.Servers[0].Error, "MCP_KEY") {
+		t.Errorf("check without the variable: exit %d %+v", code, r)
+	}
+	for _, w := range []string{string(b), out, out2, out3, stderr, stderr2, stderr3} {
+		if strings.Contains(w, key) || strings.Contains(w, key[:12]) {
+			t.Fatalf("the key was written: %q", w)
+		}
+	}
+	assertDirClean(t, dir)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -110,7 +111,11 @@ func liveFor(e *env, base *liveFlags, src lock.Source) (*liveFlags, []string, er
 		}
 		return &l, argv, nil
 	}
-	l.baseURL, l.transport = src.URL, src.Transport
+	u, err := expandURLSegments(e, src.URL)
+	if err != nil {
+		return nil, nil, err
+	}
+	l.baseURL, l.transport = u, src.Transport
 	for name, tmpl := range src.Headers {
 		v, _, err := expandPlaceholders(tmpl, os.LookupEnv)
 		if err != nil {
@@ -119,6 +124,37 @@ func liveFor(e *env, base *liveFlags, src lock.Source) (*liveFlags, []string, er
 		l.headers = append(l.headers, name+"="+v)
 	}
 	return &l, nil, nil
+}
+
+// expandURLSegments expands the ${env:NAME} path segments of a lock's URL
+// (lock.URLSegmentTemplate) from the environment, path-escaped; each value
+// is a secret of the run, recorded before anything can print it. A
+// variable that is not set is a usage error.
+func expandURLSegments(e *env, raw string) (string, error) {
+	if !strings.Contains(raw, "${") {
+		return raw, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", usageErr("the lock's url is not a URL")
+	}
+	segs := strings.Split(u.Path, "/")
+	for i, seg := range segs {
+		if !lock.URLSegmentTemplate(seg) {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(seg, "${env:"), "}")
+		v, ok := os.LookupEnv(name)
+		if !ok || v == "" {
+			return "", usageErr("path segment %d of the url is ${env:%s}, and %s is not set", i, name, name)
+		}
+		e.secrets.Add("the value of env "+name+" in the url", v)
+		e.secrets.Add("the value of env "+name+" in the url", url.PathEscape(v))
+		segs[i] = v
+	}
+	u.Path = strings.Join(segs, "/")
+	u.RawPath = ""
+	return u.String(), nil
 }
 
 // observation is one live listing of a lock's server.

@@ -22,9 +22,12 @@ const (
 	apiKey      = "ak-0123456789-SECRETKEY"
 	urlPassword = "pw-SECRET-hunter2"
 	envSecret   = "env-SECRET-value-42"
+	// pathKey is a credential in a URL's path, as hosted servers give one
+	// (https://host/mcp/KEY/sse).
+	pathKey = "sk-ak-7Yp2Qx9Lm4Rt8Vw3Zb6N"
 )
 
-var allSecrets = []string{bearerToken, apiKey, urlPassword, envSecret, "Bearer " + bearerToken}
+var allSecrets = []string{bearerToken, apiKey, urlPassword, envSecret, pathKey, "Bearer " + bearerToken}
 
 // assertNoSecret fails when any secret (or a 10-byte piece of one, so a
 // clipped half is caught too) occurs in what was written.
@@ -104,6 +107,10 @@ func echoingServer(t *testing.T, tools string, mode string) string {
 		esc := func(v string) []byte { b, _ := json.Marshal(v); return b[1 : len(b)-1] }
 		out = bytes.ReplaceAll(out, []byte("{{AUTH}}"), esc(auth))
 		out = bytes.ReplaceAll(out, []byte("{{KEY}}"), esc(key))
+		if _, rest, ok := strings.Cut(r.URL.Path, "/mcp/"); ok {
+			seg, _, _ := strings.Cut(rest, "/")
+			out = bytes.ReplaceAll(out, []byte("{{PATHKEY}}"), esc(seg))
+		}
 		for k, vs := range rec.Header() {
 			w.Header()[k] = vs
 		}
@@ -214,6 +221,74 @@ func TestURLQuerySecretNotRecorded(t *testing.T) {
 	assertNoSecret(t, "stdout", []byte(stdout))
 	assertNoSecret(t, "stderr", []byte(stderr))
 	assertDirClean(t, dir)
+}
+
+// A server whose URL carries its key as a path segment: the key is sent,
+// and written nowhere — not in the baseline or the snapshot pin writes
+// (their endpoint has [REDACTED] in its place), not in any drift report,
+// not in the scan store or its summary, not in the message of a server that
+// cannot be reached; a server that echoes it into its tool list is
+// reported reflecting a credential.
+func TestURLPathSecretNotRecorded(t *testing.T) {
+	base := strings.TrimSuffix(echoingServer(t, plainTools, "echo"), "/mcp")
+	url := base + "/mcp/" + pathKey + "/sse"
+	dir := t.TempDir()
+	pinOut := filepath.Join(dir, "pinned.json")
+	code, stdout, stderr := run(t, "", "pin", "--url", url, "--server-id", "srv", "-o", pinOut)
+	if code != 0 {
+		t.Fatalf("pin: exit %d %s", code, stderr)
+	}
+	assertNoSecret(t, "pin stdout", []byte(stdout))
+	assertNoSecret(t, "pin stderr", []byte(stderr))
+	snap, err := os.ReadFile(filepath.Join(dir, "pinned.snapshot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(snap, []byte("/mcp/[REDACTED]/sse")) {
+		t.Errorf("the snapshot should record the endpoint with the key left out:\n%s", snap[:min(len(snap), 800)])
+	}
+	for _, format := range []string{"json", "text", "sarif", "markdown", "html"} {
+		code, out, errs := run(t, "", "drift", pinOut, "--base-url", url, "--format", format, "-o", filepath.Join(dir, "r."+format), "--observed-out", filepath.Join(dir, "o."+format+".json"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d %s", format, code, errs)
+		}
+		assertNoSecret(t, format+" stdout", []byte(out))
+		assertNoSecret(t, format+" stderr", []byte(errs))
+	}
+	db := "sqlite:" + filepath.Join(dir, "h.db")
+	for range 2 {
+		code, out, errs := run(t, "", "scan", "--url", url, "--store", db, "--format", "json")
+		if code != 0 {
+			t.Fatalf("scan: exit %d %s %s", code, out, errs)
+		}
+		assertNoSecret(t, "scan stdout", []byte(out))
+		assertNoSecret(t, "scan stderr", []byte(errs))
+	}
+	code, out, errs := run(t, "", "history", "--store", db, "--format", "json")
+	if code != 0 {
+		t.Fatalf("history: exit %d %s", code, errs)
+	}
+	assertNoSecret(t, "history stdout", []byte(out))
+	// Unreachable: the message names the URL, without the key.
+	code, out, errs = run(t, "", "pin", "--url", "http://127.0.0.1:1/mcp/"+pathKey+"/sse", "--server-id", "srv", "-o", filepath.Join(dir, "down.json"))
+	if code != 3 || !strings.Contains(errs, "[REDACTED]") {
+		t.Errorf("unreachable: exit %d %s", code, errs)
+	}
+	assertNoSecret(t, "unreachable stdout", []byte(out))
+	assertNoSecret(t, "unreachable stderr", []byte(errs))
+	assertDirClean(t, dir)
+
+	// Echoed into the tool list: reflected, never written.
+	eurl := strings.TrimSuffix(echoingServer(t, strings.ReplaceAll(plainTools, "Reads a file.", "Reads a file for {{PATHKEY}}."), "echo"), "/mcp") + "/mcp/" + pathKey + "/sse"
+	edir := t.TempDir()
+	code, out, errs = run(t, "", "drift", pinOut, "--base-url", eurl, "--format", "json", "-o", filepath.Join(edir, "r.json"))
+	b, _ := os.ReadFile(filepath.Join(edir, "r.json"))
+	if code != 1 || !bytes.Contains(b, []byte("MCP-AUTH-CREDENTIAL-REFLECTED")) {
+		t.Errorf("echo: exit %d %s\n%s", code, errs, clipForLog(b))
+	}
+	assertNoSecret(t, "echo stdout", []byte(out))
+	assertNoSecret(t, "echo stderr", []byte(errs))
+	assertDirClean(t, edir)
 }
 
 // User info in a URL is a usage error (exit 2) that does not repeat it.

@@ -1,0 +1,121 @@
+package redact
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestCredentialLike: the shapes of real keys and tokens in URL paths are
+// credentials; the words, versions and dates real MCP paths are made of
+// are not.
+func TestCredentialLike(t *testing.T) {
+	for _, s := range []string{
+		"sk-ak-1a2B3c4D5e6F7g8H9i0J",               // Zapier
+		"sk-proj-abcdefghijklmnop",                 // OpenAI
+		"ghp_0123456789abcdefghijABCDEFGHIJ0123",   // GitHub
+		"github_pat_11ABCDEFG0123456789_abcdef",    // GitHub fine-grained
+		"xoxb-123456789012-123456789012-abcdefABC", // Slack
+		"AKIAIOSFODNN7EXAMPLE",                     // AWS
+		"550e8400-e29b-41d4-a716-446655440000",     // a UUID
+		"a8F3kLm29QzX7pRt4VwY1nB6",                 // base62
+		"0123456789abcdef0123456789abcdef01234567", // hex
+		"3f786850e387550fdab836ed7e6dc881de23",     // random hex, shorter
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcDEF123",
+		"tenant-7f3a9c2e41b8d605e1",
+		"dGhpcyBpcyBhIHNlY3JldCBrZXk=",
+	} {
+		if !credentialLike(s) {
+			t.Errorf("%q is not taken for a credential", s)
+		}
+	}
+	for _, s := range []string{
+		"", "mcp", "sse", "v1", "api", "mcp-server-2025-06-18", "streamable-http-server-v2", "2025-11-25",
+		"server-everything", "my_server_name_long_version", "index.html", "@modelcontextprotocol",
+		"github-mcp-server", "skills-and-tools", "sk-short", "abcdefghijklmnopqrstuvwx", "1234567890123456789",
+		"streamableHttpServer", "MCP_SERVER_GATEWAY_V2",
+	} {
+		if credentialLike(s) {
+			t.Errorf("%q is taken for a credential", s)
+		}
+	}
+}
+
+// TestURLPathCredentials: a path segment that looks like a credential is a
+// secret of the run, redacted wherever it is written (as written and
+// decoded, in the URL and on its own), and left out of a recorded URL;
+// the rest of the path stays.
+func TestURLPathCredentials(t *testing.T) {
+	const key = "sk-ak-1a2B3c4D5e6F7g8H9i0J"
+	raw := "https://actions.example.com/mcp/" + key + "/sse?x=1"
+	if got, want := SanitizeURL(raw), "https://actions.example.com/mcp/[REDACTED]/sse?x="; got != want {
+		t.Errorf("SanitizeURL = %q, want %q", got, want)
+	}
+	var s Set
+	s.AddURL(raw)
+	for _, text := range []string{
+		raw,
+		`cannot reach "` + raw + `": dial tcp 127.0.0.1:1: connect: connection refused`,
+		"the key " + key + " alone",
+	} {
+		if out := s.String(text); strings.Contains(out, key) || strings.Contains(out, key[:12]) && !strings.Contains(out, Placeholder) {
+			t.Errorf("%q: %q", text, out)
+		}
+	}
+	// Written escaped in the URL (a space in the key), and decoded.
+	esc := "https://h.example.com/" + "a8F3kLm29Q%20zX7pRt4VwY1nB6" + "/mcp"
+	var s2 Set
+	s2.AddURL(esc)
+	if out := s2.String(esc + " a8F3kLm29Q zX7pRt4VwY1nB6"); strings.Contains(out, "a8F3kLm29Q") {
+		t.Errorf("escaped or decoded segment left: %q", out)
+	}
+	if got := SanitizeURL(esc); got != "https://h.example.com/[REDACTED]/mcp" {
+		t.Errorf("SanitizeURL(escaped) = %q", got)
+	}
+	for _, u := range []string{"https://h.example.com/mcp", "http://127.0.0.1:8931/v1/mcp-server-2025-06-18/sse", "https://h.example.com/"} {
+		if got := SanitizeURL(u); got != u {
+			t.Errorf("SanitizeURL(%q) = %q", u, got)
+		}
+	}
+}
+
+// FuzzURLCredentials: whatever the URL, a recorded URL (SanitizeURL) holds
+// none of its path segments that look like a credential, as written or
+// decoded, nor does anything the run's set redacts once AddURL has seen
+// it; sanitizing an http(s) URL twice changes nothing more.
+func FuzzURLCredentials(f *testing.F) {
+	for _, s := range []string{
+		"https://actions.example.com/mcp/sk-ak-1a2B3c4D5e6F7g8H9i0J/sse?x=1",
+		"https://h.example.com/a8F3kLm29Q%20zX7pRt4VwY1nB6/mcp",
+		"http://127.0.0.1:1/550e8400-e29b-41d4-a716-446655440000",
+		"https://h/%2Fsk-0123456789abcdef%2F/x",
+		"https://u:p@h/mcp",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return
+		}
+		segs, at, decoded := pathCredentials(u)
+		clean := SanitizeURL(raw)
+		var s Set
+		s.AddURL(raw)
+		redacted := s.String(raw)
+		for k, i := range at {
+			for _, v := range []string{segs[i], decoded[k]} {
+				if strings.Contains(clean, v) {
+					t.Fatalf("SanitizeURL(%q) = %q holds %q", raw, clean, v)
+				}
+				if strings.Contains(redacted, v) {
+					t.Fatalf("redacted %q = %q holds %q", raw, redacted, v)
+				}
+			}
+		}
+		// (For the URLs mcpdrift sends to: absolute http or https.)
+		if again := SanitizeURL(clean); (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && again != clean {
+			t.Fatalf("SanitizeURL(%q) = %q, then %q", raw, clean, again)
+		}
+	})
+}
