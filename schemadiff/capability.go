@@ -112,20 +112,34 @@ var capContentWords = map[string]bool{
 // in passing far too often ("the number of URLs to return").
 var capDescriptions = []struct {
 	kind string
-	re   *regexp.Regexp
+	p    phrase
 }{
-	{CapCommand, regexp.MustCompile(`(?i)\b(shell|bash|terminal|kubectl|cli|system) commands?\b|\bcommands? (line|to (run|execute))\b|\bcommand-line\b`)},
-	{CapCode, regexp.MustCompile(`(?i)\b(javascript|typescript|python|node\.?js|js|ruby|lua|php) (code|function|snippet|expression|source)\b|\bcode to (run|execute|evaluate)\b|\b(run|execute|evaluate|eval)s? (arbitrary |the |this )?(javascript|typescript|python|code)\b`)},
-	{CapScript, regexp.MustCompile(`(?i)\bscripts? to (run|execute)\b|\b(shell|bash|python|javascript|powershell) scripts?\b`)},
-	{CapSQL, regexp.MustCompile(`(?i)\bsql\b|\bcypher\b`)},
+	{CapCommand, phrase{regexp.MustCompile(`(?i)\b(shell|bash|terminal|kubectl|cli|system) commands?\b|\bcommands? (line|to (run|execute))\b|\bcommand-line\b`), []string{"command"}}},
+	{CapCode, phrase{regexp.MustCompile(`(?i)\b(javascript|typescript|python|node\.?js|js|ruby|lua|php) (code|function|snippet|expression|source)\b|\bcode to (run|execute|evaluate)\b|\b(run|execute|evaluate|eval)s? (arbitrary |the |this )?(javascript|typescript|python|code)\b`),
+		[]string{"code", "function", "nippet", "expre", "ource", "java", "type", "python"}}},
+	{CapScript, phrase{regexp.MustCompile(`(?i)\bscripts? to (run|execute)\b|\b(shell|bash|python|javascript|powershell) scripts?\b`), []string{"cript"}}},
+	{CapSQL, phrase{regexp.MustCompile(`(?i)\bsql\b|\bcypher\b`), []string{"ql", "cypher"}}},
 	{CapEnv, capEnvDescription},
 	{CapHeaders, capHeadersDescription},
 }
 
 var (
-	capEnvDescription     = regexp.MustCompile(`(?i)\benvironment variables?\b|\benv vars?\b`)
-	capHeadersDescription = regexp.MustCompile(`(?i)\bhttp headers?\b|\brequest headers?\b`)
+	capEnvDescription     = phrase{regexp.MustCompile(`(?i)\benvironment variables?\b|\benv vars?\b`), []string{"env"}}
+	capHeadersDescription = phrase{regexp.MustCompile(`(?i)\bhttp headers?\b|\brequest headers?\b`), []string{"header"}}
 )
+
+// description is a parameter's description, searched for phrases.
+type description struct {
+	text, low string
+	lowered   bool
+}
+
+func (d *description) has(p phrase) bool {
+	if len(d.text) > phraseWhole && !d.lowered {
+		d.low, d.lowered = lowerASCII(d.text), true
+	}
+	return p.match(d.text, d.low)
+}
 
 // Bounds of the walk.
 const (
@@ -281,9 +295,9 @@ func (w *capWalker) classify(name string, sub jcs.Value, ptr, param string) {
 	if capScalar(sub) {
 		return
 	}
-	desc := ""
+	desc := &description{}
 	if d, ok := sub.Get("description"); ok && d.Kind() == jcs.String {
-		desc = d.Str()
+		desc.text = d.Str()
 	}
 	if kind := capNameKind(name); kind != "" {
 		// A plain string "header" is a column title and a plain string
@@ -291,15 +305,15 @@ func (w *capWalker) classify(name string, sub jcs.Value, ptr, param string) {
 		// unless the description says HTTP headers or variables.
 		plainString := typ == "string"
 		switch {
-		case kind == CapHeaders && plainString && !capHeadersDescription.MatchString(desc):
-		case kind == CapEnv && plainString && !capEnvDescription.MatchString(desc):
+		case kind == CapHeaders && plainString && !desc.has(capHeadersDescription):
+		case kind == CapEnv && plainString && !desc.has(capEnvDescription):
 		default:
 			w.add(Capability{Kind: kind, Param: param, Pointer: ptr, Type: typ, Via: "name"})
 			return
 		}
 	}
 	for _, d := range capDescriptions {
-		if d.re.MatchString(desc) {
+		if desc.has(d.p) {
 			w.add(Capability{Kind: d.kind, Param: param, Pointer: ptr, Type: typ, Via: "description"})
 			return
 		}
