@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -226,7 +225,7 @@ func TestNotAFile(t *testing.T) {
 	write(t, dir, ".continue/mcpServers", "a file where a directory belongs")
 	os.MkdirAll(filepath.Join(dir, ".cursor"), 0o755)
 	fifo := filepath.Join(dir, ".cursor", "mcp.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skip("no FIFO:", err)
 	}
 	write(t, dir, ".gemini/settings.json", `{"mcpServers":{"g":{"httpUrl":"https://h/mcp"}}}`)

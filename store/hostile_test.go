@@ -414,7 +414,7 @@ func TestReadOnlyStore(t *testing.T) {
 		run = func(ro bool) string {
 			cmd := exec.Command(bin, "-test.run=^$")
 			cmd.Env = append(os.Environ(), "MCPDRIFT_STORE_CHILD=open", "MCPDRIFT_STORE_URL="+url, "MCPDRIFT_READONLY="+map[bool]string{true: "1"}[ro])
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+			runAs(cmd, uid, gid)
 			cmd.Dir = "/"
 			b, err := cmd.CombinedOutput()
 			if err != nil {

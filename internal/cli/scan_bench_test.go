@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -71,7 +70,7 @@ func BenchmarkScanFleet(b *testing.B) {
 				if !strings.Contains(string(out), want) {
 					b.Fatalf("not every server %s: %s", want, out[:min(len(out), 2000)])
 				}
-				rss = max(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+				rss = max(rss, maxRSSKiB(cmd.ProcessState))
 			}
 			b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "wall-ms")
 			b.ReportMetric(float64(rss)/1024, "peak-RSS-MiB")

@@ -24,7 +24,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // driver "pgx"
@@ -32,13 +31,13 @@ import (
 
 // Server is a running test PostgreSQL.
 type Server struct {
-	URL  string // postgres://mcpdrift@127.0.0.1:PORT/postgres?sslmode=disable
-	Port int
-	dir  string
-	bin  string
-	cred *syscall.Credential
-	ext  bool
-	n    atomic.Int64
+	URL    string // postgres://mcpdrift@127.0.0.1:PORT/postgres?sslmode=disable
+	Port   int
+	dir    string
+	bin    string
+	asUser func(*exec.Cmd) // runs a program as the postgres user (as root); nil: as this one
+	ext    bool
+	n      atomic.Int64
 }
 
 // Required reports whether a missing PostgreSQL must fail the tests.
@@ -91,7 +90,7 @@ func Start(ctx context.Context) (*Server, error) {
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
-		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		s.asUser = runAs(uid, gid)
 		if err := os.Chown(dir, uid, gid); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -145,8 +144,8 @@ func (s *Server) run(ctx context.Context, prog string, args ...string) (string, 
 	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, prog), args...)
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGTZ=UTC")
-	if s.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	if s.asUser != nil {
+		s.asUser(cmd)
 	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
