@@ -253,27 +253,9 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 		opt.Classifier = classify.Default()
 	}
 	l := &List{Tools: []Tool{}, Removed: []string{}, Notes: []string{}, baseline: b, served: map[string]*manifest.Tool{}, index: map[string]int{}}
-	withhold := func(reason, detail string) *List {
+	if reason, detail := withheldBy(b, s, prof, l); reason != "" {
 		l.Withheld, l.Reason, l.Detail = true, reason, detail
-		l.Tools, l.served = []Tool{}, map[string]*manifest.Tool{}
 		return l
-	}
-	if b.invalid != "" {
-		return withhold(ReasonBaselineInvalid, b.invalid)
-	}
-	if s.Completeness != manifest.Complete {
-		return withhold(ReasonListIncomplete, fmt.Sprintf("the upstream's tools/list was %s: pages went unseen, so nothing is served", orUnknown(string(s.Completeness))))
-	}
-	if why := identityMismatch(b.Identity, s.Identity, prof, l); why != "" {
-		return withhold(ReasonIdentityMismatch, why)
-	}
-	seen := map[string]bool{}
-	for i := range s.Tools {
-		if seen[s.Tools[i].Name] {
-			// Which of two same-named tools a client calls is undefined.
-			return withhold(ReasonBaselineInvalid, fmt.Sprintf("the upstream serves tool %q twice", s.Tools[i].Name))
-		}
-		seen[s.Tools[i].Name] = true
 	}
 	for _, d := range decideTools(b, s.Tools, prof, opt) {
 		if d.Removed {
@@ -287,6 +269,44 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 		l.Tools = append(l.Tools, d)
 	}
 	return l
+}
+
+// Withheld is DecideList's whole-server rule alone: the reason and detail
+// of the rule that withholds every tool of s against b (an invalid
+// baseline, an incomplete list, an identity the baseline does not pin, a
+// name served twice), or ok false when none does — for a caller that has
+// the per-tool decisions already (DecideTools) and need not make them
+// again.
+func Withheld(b *Baseline, s *Served, opt Options) (reason, detail string, ok bool) {
+	prof := opt.Profile
+	if prof == nil {
+		prof = schemadiff.ReviewProfile
+	}
+	reason, detail = withheldBy(b, s, prof, &List{})
+	return reason, detail, reason != ""
+}
+
+// withheldBy is the whole-server rule that withholds s against b ("":
+// none); notes of the identity check go to l.
+func withheldBy(b *Baseline, s *Served, prof *schemadiff.DecisionProfile, l *List) (reason, detail string) {
+	if b.invalid != "" {
+		return ReasonBaselineInvalid, b.invalid
+	}
+	if s.Completeness != manifest.Complete {
+		return ReasonListIncomplete, fmt.Sprintf("the upstream's tools/list was %s: pages went unseen, so nothing is served", orUnknown(string(s.Completeness)))
+	}
+	if why := identityMismatch(b.Identity, s.Identity, prof, l); why != "" {
+		return ReasonIdentityMismatch, why
+	}
+	seen := make(map[string]bool, len(s.Tools))
+	for i := range s.Tools {
+		if seen[s.Tools[i].Name] {
+			// Which of two same-named tools a client calls is undefined.
+			return ReasonBaselineInvalid, fmt.Sprintf("the upstream serves tool %q twice", s.Tools[i].Name)
+		}
+		seen[s.Tools[i].Name] = true
+	}
+	return "", ""
 }
 
 // DecideTools decides every tool of a baseline and a served list by name

@@ -139,6 +139,13 @@ func TestWithheld(t *testing.T) {
 		if call := l.DecideCall("search", args(t, `{"q":"x"}`), decide.CallOptions{}); call.Allowed || call.Reason != decide.ReasonWithheld {
 			t.Errorf("%s: a call to a withheld server: %+v", c.name, call)
 		}
+		// The whole-server rule alone says the same (lock check's).
+		if reason, detail, ok := decide.Withheld(c.b, c.s, decide.Options{Profile: c.profile}); !ok || reason != l.Reason || detail != l.Detail {
+			t.Errorf("%s: Withheld %v %s %q, DecideList %s %q", c.name, ok, reason, detail, l.Reason, l.Detail)
+		}
+	}
+	if reason, _, ok := decide.Withheld(b, served(t, pinned, ident), decide.Options{}); ok {
+		t.Errorf("an unchanged server withheld: %s", reason)
 	}
 	// Under review a changed version is noted and tools judged by digest.
 	l := decide.DecideList(b, served(t, pinned, manifest.Identity{Endpoint: ident.Endpoint, ServerName: "docs", ServerVersion: "2.0.0"}), decide.Options{})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/internal/corpus"
 	"github.com/mcpdrift/mcpdrift/manifest"
 )
@@ -126,4 +127,53 @@ func TestApproveOneChangesOnlyItsLines(t *testing.T) {
 	if n := changedLines(string(before), string(l.Marshal())); n > 7 {
 		t.Errorf("approving one tool of 1,000 changed %d lines", n)
 	}
+}
+
+// BenchmarkCheck10k: lock check's pure part (Server.Check) for a 10,000-tool
+// server of which 1,000 tools gained a parameter, beside the baseline it
+// replaced, which decided every tool once more for the gateway's
+// whole-server rule (DecideList after the per-tool decisions; the rule is
+// decide.Withheld alone now).
+func BenchmarkCheck10k(b *testing.B) {
+	tools := leanTools(b, 10000)
+	c := classify.Default()
+	id := manifest.Identity{Endpoint: "http://127.0.0.1:1/mcp"}
+	s, err := NewServer("big", Source{URL: "http://127.0.0.1:1/mcp"}, ProfileReview, id, nil, tools, c, alice)
+	if err != nil {
+		b.Fatal(err)
+	}
+	served := leanTools(b, 10000)
+	var raws []string
+	for i := range served {
+		raw := string(served[i].Value.Raw())
+		if i%10 == 0 {
+			raw = strings.Replace(raw, `"properties":{`, `"properties":{"zz_bench_added":{"type":"string"},`, 1)
+		}
+		raws = append(raws, raw)
+	}
+	tl, err := manifest.ParseToolList([]byte("[" + strings.Join(raws, ",") + "]"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sv := &Served{Observed: manifest.BuildObserved("big", tl, manifest.Complete, c), Tools: tl.Tools, Identity: id}
+	check := func(b *testing.B) {
+		r, err := s.Check(sv, CheckOptions{Classifier: c})
+		if err != nil || len(r.Pending) < 1000 {
+			b.Fatal(err, len(r.Pending))
+		}
+	}
+	b.Run("check", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b)
+		}
+	})
+	b.Run("baseline=check+DecideList", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			check(b)
+			dopt, _ := s.DecideOptions(c, nil)
+			decide.DecideList(decide.NewBaseline(s.Name, s.Identity, s.ToolValues()), &decide.Served{Tools: sv.Tools, Completeness: manifest.Complete, Identity: sv.Identity}, dopt)
+		}
+	})
 }

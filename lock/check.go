@@ -195,12 +195,13 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 		res.ExitCode = 1
 	}
 
-	list := decide.DecideList(decide.NewBaseline(s.Name, s.Identity, pinned), &decide.Served{Tools: sv.Tools, Completeness: sv.Observed.Observed.ToolsListComplete, Identity: sv.Identity}, dopt)
-	if list.Withheld {
-		res.Withheld, res.WithheldReason, res.WithheldDetail = true, list.Reason, list.Detail
+	// The gateway's whole-server rule (its per-tool decisions are those
+	// above).
+	if reason, detail, ok := decide.Withheld(decide.NewBaseline(s.Name, s.Identity, pinned), &decide.Served{Tools: sv.Tools, Completeness: sv.Observed.Observed.ToolsListComplete, Identity: sv.Identity}, dopt); ok {
+		res.Withheld, res.WithheldReason, res.WithheldDetail = true, reason, detail
 		// An identity the lock did not approve is a finding even when
 		// every tool digest matches: the gateway would serve nothing.
-		if list.Reason == decide.ReasonIdentityMismatch && res.ExitCode != 1 {
+		if reason == decide.ReasonIdentityMismatch && res.ExitCode != 1 {
 			res.ExitCode = 1
 		}
 	}
