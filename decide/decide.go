@@ -439,7 +439,7 @@ func orUnknown(s string) string {
 // not know is not compared); under fail-closed the server name and
 // version count too. Under review, a changed name or version is noted.
 func identityMismatch(pinned, now manifest.Identity, prof *schemadiff.DecisionProfile, l *List) string {
-	if pinned.Endpoint != "" && now.Endpoint != pinned.Endpoint {
+	if pinned.Endpoint != "" && !manifest.SameEndpoint(pinned.Endpoint, now.Endpoint) {
 		if moved, why := schemadiff.InstallMoved(pinned.Endpoint, now.Endpoint); moved && prof.Name != schemadiff.FailClosedProfile.Name {
 			l.Notes = append(l.Notes, why)
 		} else {

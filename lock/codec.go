@@ -137,7 +137,7 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 	if err := decodeInto(src, &s.Source); err != nil {
 		return bad(ptr+"/source", "%s", safetext.Escape(err.Error()))
 	}
-	if err := CheckSource(s.Source); err != nil {
+	if err := checkSource(s.Source, false); err != nil {
 		return bad(ptr+"/source", "%s", err.Error())
 	}
 	prof, _ := v.Get("profile")

@@ -310,8 +310,12 @@ func newTool(mt *manifest.Tool, a Approval) (*Tool, error) {
 // or a stdio command, a URL that is not absolute http(s), or one that
 // would store what may be a credential (user info, a query value, a path
 // segment that looks like a credential), a header that is not a
-// placeholder, a pass_env that is not a variable name.
-func CheckSource(src Source) error {
+// placeholder, a pass_env that is not a variable name. A lock read from a
+// file is held to all of it but the look of its path segments
+// (checkSource): a lock written before that rule still reads.
+func CheckSource(src Source) error { return checkSource(src, true) }
+
+func checkSource(src Source, credentials bool) error {
 	switch {
 	case src.URL != "" && len(src.Stdio) > 0:
 		return errors.New("a source is a URL or a stdio command, not both")
@@ -337,11 +341,12 @@ func CheckSource(src Source) error {
 				}
 			}
 		}
-		for i, seg := range strings.Split(u.Path, "/") {
+		_, segs := redact.PathSegments(u)
+		for i, seg := range segs {
 			switch {
 			case strings.Contains(seg, "${") && !urlTemplate.MatchString(seg):
 				return fmt.Errorf("path segment %d of the url: a placeholder is a whole segment, ${env:NAME}", i)
-			case !urlTemplate.MatchString(seg) && redact.CredentialLike(seg):
+			case credentials && !urlTemplate.MatchString(seg) && redact.CredentialLike(seg):
 				// The segment is not repeated: it may be the key.
 				return fmt.Errorf("path segment %d of the url looks like a credential: a lock never stores one; write the segment as a ${env:NAME} placeholder (https://host/mcp/${env:MCP_KEY}/sse) and export it where the lock is checked", i)
 			}

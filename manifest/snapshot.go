@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemas"
 )
@@ -40,6 +42,23 @@ type Identity struct {
 	// HTTP server, or a snapshot from before env was recorded); an empty
 	// list: a stdio server given none.
 	Env *[]EnvEntry `json:"env,omitempty"`
+}
+
+// SameEndpoint reports whether an endpoint now is the one pinned: the same
+// text, or a pinned URL that, recorded as mcpdrift records URLs now
+// (redact.SanitizeURL: user info, query values and path segments that
+// look like a credential left out), is it. An endpoint pinned before a
+// credential in its path was left out keeps its identity; two endpoints
+// that differ only in such a segment cannot be told apart, as neither is
+// written.
+func SameEndpoint(pinned, now string) bool {
+	if pinned == now {
+		return true
+	}
+	if !strings.HasPrefix(pinned, "http://") && !strings.HasPrefix(pinned, "https://") {
+		return false
+	}
+	return redact.SanitizeURL(pinned) == now
 }
 
 // EnvEntry is one environment variable of a stdio server: its name and

@@ -40,10 +40,13 @@ func CredentialLike(seg string) bool { return credentialLike(seg) }
 
 // credentialLike reports whether a path segment (decoded) looks like a
 // credential: at least minCredential bytes, and a known token prefix, or a
-// UUID, or 32 hexadecimal digits or more, or a run of at least 12 bytes (between separators - _ . ~ + = :)
-// with at least two each of two of lowercase, uppercase and digits, whose
-// class changes at least every fourth byte — what random tokens are and
-// path words (mcp-server-2025-06-18, streamableHttpServer, v1) are not.
+// UUID, or 32 hexadecimal digits or more, or at least 12 letters and
+// digits with at least two each of two of lowercase, uppercase and digits,
+// whose class changes, other than where a capitalised word or an acronym
+// starts, at least every fourth of them (every fifth without uppercase,
+// every sixth without lowercase) — what random tokens are and path words
+// (mcp-server-2025-06-18, streamableHttpServer, GoogleCloudPlatform,
+// OpenAPI2MCPServer, v1) are not.
 func credentialLike(seg string) bool {
 	if len(seg) < minCredential {
 		return false
@@ -56,54 +59,77 @@ func credentialLike(seg string) bool {
 	if uuidSegment.MatchString(seg) || hexKey.MatchString(seg) {
 		return true
 	}
-	for piece := range strings.FieldsFuncSeq(seg, func(r rune) bool { return strings.ContainsRune("-_.~+=:", r) }) {
-		if len(piece) < 12 {
+	// The letters and digits of the segment, in order (separators and other
+	// bytes skipped: base64url keys hold - and _), by class, and how often
+	// the class changes in a way words do not: a lowercase letter to an
+	// uppercase one, a letter to a digit or back. A capitalised word
+	// starting (uppercase to lowercase) and an acronym (uppercase to
+	// uppercase) are what names are made of (GoogleCloudPlatform,
+	// YouTubeTranscriptMCP); in a random token a counted change is nearly
+	// every other byte.
+	var lower, upper, digit, changes int
+	prev := -1
+	for i := 0; i < len(seg); i++ {
+		k := -1
+		switch c := seg[i]; {
+		case c >= 'a' && c <= 'z':
+			k, lower = 0, lower+1
+		case c >= 'A' && c <= 'Z':
+			k, upper = 1, upper+1
+		case c >= '0' && c <= '9':
+			k, digit = 2, digit+1
+		default:
 			continue
 		}
-		// The class of each byte (lowercase, uppercase, digit, other), and
-		// how often it changes: often in a random token, at the few word
-		// boundaries of a path word (streamableHttp, v20250618release).
-		var n [4]int
-		changes, prev := 0, -1
-		for i := 0; i < len(piece); i++ {
-			k := 3
-			switch c := piece[i]; {
-			case c >= 'a' && c <= 'z':
-				k = 0
-			case c >= 'A' && c <= 'Z':
-				k = 1
-			case c >= '0' && c <= '9':
-				k = 2
-			}
-			n[k]++
-			if prev >= 0 && k != prev {
-				changes++
-			}
-			prev = k
+		if prev >= 0 && k != prev && !(prev == 1 && k == 0) {
+			changes++
 		}
-		classes := 0
-		for _, c := range n[:3] {
-			if c >= 2 {
-				classes++
-			}
-		}
-		if classes >= 2 && changes*4 >= len(piece) {
-			return true
+		prev = k
+	}
+	n := lower + upper + digit
+	classes := 0
+	for _, c := range []int{lower, upper, digit} {
+		if c >= 2 {
+			classes++
 		}
 	}
-	return false
+	switch {
+	case n < 12 || classes < 2:
+		return false
+	case lower == 0:
+		// Uppercase and digits (base32): only letter-digit changes count,
+		// and a digit is one byte in five.
+		return changes*6 >= n
+	case upper == 0:
+		// Lowercase and digits (base36, hex).
+		return changes*5 >= n
+	}
+	return changes*4 >= n
 }
 
-// pathCredentials returns the indexes, in the segments of u's escaped path
-// split at '/', of those that look like a credential once decoded, with
-// each segment as written and decoded.
-func pathCredentials(u *url.URL) (segs []string, at []int, decoded []string) {
-	segs = strings.Split(u.EscapedPath(), "/")
-	for i, s := range segs {
+// PathSegments splits u's path at '/' as it is written (EscapedPath), each
+// segment as written and decoded (as written when it does not decode): the
+// one way mcpdrift cuts a path, so that what is judged a credential and
+// what is expanded or replaced are the same segments.
+func PathSegments(u *url.URL) (escaped, decoded []string) {
+	escaped = strings.Split(u.EscapedPath(), "/")
+	decoded = make([]string, len(escaped))
+	for i, s := range escaped {
 		d, err := url.PathUnescape(s)
 		if err != nil {
 			d = s
 		}
+		decoded[i] = d
+	}
+	return escaped, decoded
+}
+
+// pathCredentials returns the segments of u's path (PathSegments), the
+// indexes of those that look like a credential once decoded, and those
+// decoded.
+func pathCredentials(u *url.URL) (segs []string, at []int, decoded []string) {
+	segs, all := PathSegments(u)
+	for i, d := range all {
 		if credentialLike(d) {
 			at = append(at, i)
 			decoded = append(decoded, d)

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"testing"
@@ -23,6 +24,8 @@ func TestCredentialLike(t *testing.T) {
 		"3f786850e387550fdab836ed7e6dc881de23",     // random hex, shorter
 		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcDEF123",
 		"tenant-7f3a9c2e41b8d605e1",
+		"ZmFrZS10b2tlbi1mb3ItdGVzdHM", // base64url
+		"Xk9pL2mN4qR7sT1uV8wY3zA6bC",  // base62
 		"dGhpcyBpcyBhIHNlY3JldCBrZXk=",
 	} {
 		if !credentialLike(s) {
@@ -34,6 +37,11 @@ func TestCredentialLike(t *testing.T) {
 		"server-everything", "my_server_name_long_version", "index.html", "@modelcontextprotocol",
 		"github-mcp-server", "skills-and-tools", "sk-short", "abcdefghijklmnopqrstuvwx", "1234567890123456789",
 		"streamableHttpServer", "MCP_SERVER_GATEWAY_V2",
+		// Real organisations, repositories and servers in MCP URLs.
+		"GoogleCloudPlatform", "PowerShellGallery", "YouTubeTranscriptMCP", "GitHubMCPv2Server", "OpenAPI2MCPServer",
+		"mcpServerOAuth2Demo", "PersonalAccessTokenDemo", "modelcontextprotocol", "@smithery-ai", "context7-mcp",
+		"copilot_spaces", "readonly", "runtime", "webhooks", "MicrosoftDocs", "AzureDevOpsMCP", "2025-03-26",
+		"streamable-http", "awslabs.aws-documentation-mcp-server", "cloudflare-docs-mcp",
 	} {
 		if credentialLike(s) {
 			t.Errorf("%q is taken for a credential", s)
@@ -118,4 +126,43 @@ func FuzzURLCredentials(f *testing.F) {
 			t.Fatalf("SanitizeURL(%q) = %q, then %q", raw, clean, again)
 		}
 	})
+}
+
+// TestCredentialLikeRandomKeys: random keys of the usual alphabets (base62,
+// base64url, base36, base32), 16 bytes and more, are taken for
+// credentials nearly always (the rule is statistical: a key that happens
+// to look like words is missed, and the figures say how often).
+func TestCredentialLikeRandomKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		name, set  string
+		at16, at32 float64
+	}{
+		{"base62", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 0.95, 0.98},
+		{"base64url", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_", 0.90, 0.98},
+		{"base36", "abcdefghijklmnopqrstuvwxyz0123456789", 0.85, 0.95},
+		{"base32", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 0.75, 0.85},
+	} {
+		for _, x := range []struct {
+			n    int
+			want float64
+		}{{16, c.at16}, {32, c.at32}} {
+			n, want := x.n, x.want
+			hit := 0
+			for range 2000 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = c.set[r.IntN(len(c.set))]
+				}
+				if credentialLike(string(b)) {
+					hit++
+				}
+			}
+			if got := float64(hit) / 2000; got < want {
+				t.Errorf("%s keys of %d bytes: %.1f%% taken for credentials, want at least %.0f%%", c.name, n, 100*got, 100*want)
+			} else {
+				t.Logf("%s keys of %d bytes: %.1f%%", c.name, n, 100*got)
+			}
+		}
+	}
 }

@@ -30,6 +30,7 @@ func DiffIdentity(old, new manifest.Identity) (changes []Change, unverified []st
 		case f.o == "" && f.n == "":
 		case f.o == "" || f.n == "":
 			unverified = append(unverified, f.name)
+		case f.name == "endpoint" && manifest.SameEndpoint(f.o, f.n):
 		case f.o != f.n:
 			d := fmt.Sprintf("%s %q → %q", f.name, f.o, f.n)
 			kind, sev := f.kind, f.sev

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -483,6 +485,86 @@ func TestLockURLSegmentPlaceholder(t *testing.T) {
 	for _, w := range []string{string(b), out, out2, out3, stderr, stderr2, stderr3} {
 		if strings.Contains(w, key) || strings.Contains(w, key[:12]) {
 			t.Fatalf("the key was written: %q", w)
+		}
+	}
+	assertDirClean(t, dir)
+}
+
+// The hostile cases of a URL placeholder and of a literal key in a lock's
+// URL: a key cut by an escaped slash is still refused (the segments judged
+// are the segments sent); a value holding '/' stays one segment, escaped;
+// another segment's %2F is sent as written; a value too short to redact is
+// refused, not written; a lock written before the rule, with a literal key,
+// still reads and checks, its old endpoint the same identity as the
+// redacted one.
+func TestLockURLSegmentHostile(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var paths []string
+	s, _ := mock(t, mockserver.Config{}, acmeV1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.EscapedPath())
+		mu.Unlock()
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	sent := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := slices.Clone(paths)
+		paths = nil
+		return out
+	}
+	add := func(name, u string) (int, string) {
+		code, _, stderr := run(t, "", "lock", "add", name, "--lock", filepath.Join(dir, name+".lock"), "--url", u, "--by", "a@example.com")
+		return code, stderr
+	}
+	if code, stderr := add("slash", ts.URL+"/mcp/sk-ak-1a2B3c%2F4D5e6F7g8H9i0J/sse"); code != 2 || !strings.Contains(stderr, "looks like a credential") || strings.Contains(stderr, "1a2B3c") {
+		t.Errorf("a key cut by %%2F: exit %d %s", code, stderr)
+	}
+	if p := sent(); len(p) != 0 {
+		t.Errorf("a refused lock add sent %v", p)
+	}
+	t.Setenv("SLASHED_KEY", "ab+cd/EF12gh34/IJ56kl78==")
+	if code, stderr := add("value", ts.URL+"/org%2Fteam/${env:SLASHED_KEY}/sse"); code != 0 {
+		t.Fatalf("a value with '/': exit %d %s", code, stderr)
+	}
+	for _, p := range sent() {
+		if p != "/org%2Fteam/ab+cd%2FEF12gh34%2FIJ56kl78==/sse" {
+			t.Errorf("sent to %q", p)
+		}
+	}
+	t.Setenv("SHORT_KEY", "k3y9z")
+	if code, stderr := add("short", ts.URL+"/mcp/${env:SHORT_KEY}/sse"); code != 2 || !strings.Contains(stderr, "shorter than") || strings.Contains(stderr, "k3y9z") {
+		t.Errorf("a short value: exit %d %s", code, stderr)
+	}
+	if p := sent(); len(p) != 0 {
+		t.Errorf("a refused lock add sent %v", p)
+	}
+	// A lock written before the rule: the literal key in its url and its
+	// endpoint, as the earlier version stored them.
+	const key = "550e8400-e29b-41d4-a716-446655440000"
+	t.Setenv("OLD_KEY", key)
+	if code, stderr := add("old", ts.URL+"/mcp/${env:OLD_KEY}/sse"); code != 0 {
+		t.Fatalf("lock add: exit %d %s", code, stderr)
+	}
+	lp := filepath.Join(dir, "old.lock")
+	b, _ := os.ReadFile(lp)
+	b = bytes.ReplaceAll(b, []byte("${env:OLD_KEY}"), []byte(key))
+	b = bytes.ReplaceAll(b, []byte("/mcp/[REDACTED]/sse"), []byte("/mcp/"+key+"/sse"))
+	if !bytes.Contains(b, []byte(`"endpoint": "`+ts.URL+"/mcp/"+key+`/sse"`)) && !bytes.Contains(b, []byte(`"endpoint":"`+ts.URL+"/mcp/"+key+`/sse"`)) {
+		t.Fatalf("the old lock has no literal endpoint to test:\n%s", b)
+	}
+	old := filepath.Join(t.TempDir(), "old.lock") // outside dir: it holds the key, as the user's file did
+	os.WriteFile(old, b, 0o644)
+	code, out, stderr := run(t, "", "lock", "check", "--lock", old)
+	if code != 0 {
+		t.Errorf("an old lock with a literal key: exit %d %s %s", code, out, stderr)
+	}
+	for _, w := range []string{out, stderr} {
+		if strings.Contains(w, key) {
+			t.Errorf("the old lock's key was written: %q", w)
 		}
 	}
 	assertDirClean(t, dir)

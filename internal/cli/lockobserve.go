@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
@@ -127,34 +129,63 @@ func liveFor(e *env, base *liveFlags, src lock.Source) (*liveFlags, []string, er
 }
 
 // expandURLSegments expands the ${env:NAME} path segments of a lock's URL
-// (lock.URLSegmentTemplate) from the environment, path-escaped; each value
-// is a secret of the run, recorded before anything can print it. A
-// variable that is not set is a usage error.
+// (lock.URLSegmentTemplate) from the environment, each value path-escaped
+// into its segment (a '/' in it stays in the segment), in the URL as
+// written: every other byte stays as it was (a %2F in another segment
+// too). Each value is a secret of the run, recorded before anything can
+// print it. A variable that is not set, a value too short to be redacted
+// (redact.MinLen: the URL is printed in every report), or a placeholder
+// that is not written as ${env:NAME} between slashes is a usage error.
 func expandURLSegments(e *env, raw string) (string, error) {
-	if !strings.Contains(raw, "${") {
+	if !strings.Contains(raw, "${") && !strings.Contains(raw, "%7B") && !strings.Contains(raw, "%7b") {
 		return raw, nil
 	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", usageErr("the lock's url is not a URL")
+	// The path ends at the query or the fragment; the scheme and host
+	// hold no placeholder (the lock refuses one there: it does not parse).
+	end := len(raw)
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		end = i
 	}
-	segs := strings.Split(u.Path, "/")
-	for i, seg := range segs {
-		if !lock.URLSegmentTemplate(seg) {
-			continue
+	var b strings.Builder
+	rest := raw[:end]
+	for {
+		i := strings.Index(rest, "/${env:")
+		if i < 0 {
+			b.WriteString(rest)
+			break
 		}
-		name := strings.TrimSuffix(strings.TrimPrefix(seg, "${env:"), "}")
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return "", usageErr("the url has an unterminated placeholder")
+		}
+		name := rest[i+len("/${env:") : i+j]
+		after := rest[i+j+1:]
+		if !lock.URLSegmentTemplate("${env:"+name+"}") || (after != "" && after[0] != '/') {
+			return "", usageErr("a placeholder in the url is a whole path segment, /${env:NAME}/")
+		}
 		v, ok := os.LookupEnv(name)
-		if !ok || v == "" {
-			return "", usageErr("path segment %d of the url is ${env:%s}, and %s is not set", i, name, name)
+		switch {
+		case !ok || v == "":
+			return "", usageErr("the url's path segment ${env:%s} is not set: export %s", name, name)
+		case len(v) < redact.MinLen:
+			return "", usageErr("the url's path segment ${env:%s} is shorter than %d bytes: it cannot be told apart from other text, so it would be written wherever the url is", name, redact.MinLen)
 		}
+		esc := url.PathEscape(v)
 		e.secrets.Add("the value of env "+name+" in the url", v)
-		e.secrets.Add("the value of env "+name+" in the url", url.PathEscape(v))
-		segs[i] = v
+		e.secrets.Add("the value of env "+name+" in the url", esc)
+		b.WriteString(rest[:i+1])
+		b.WriteString(esc)
+		rest = after
 	}
-	u.Path = strings.Join(segs, "/")
-	u.RawPath = ""
-	return u.String(), nil
+	out := b.String() + raw[end:]
+	u, err := url.Parse(out)
+	if err != nil {
+		return "", usageErr("the lock's url is not a URL once its placeholders are expanded")
+	}
+	if _, segs := redact.PathSegments(u); slices.ContainsFunc(segs, func(s string) bool { return strings.Contains(s, "${") }) {
+		return "", usageErr("a placeholder in the url is written as ${env:NAME} between slashes, not escaped")
+	}
+	return out, nil
 }
 
 // observation is one live listing of a lock's server.

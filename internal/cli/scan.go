@@ -395,6 +395,11 @@ func scanJSON(rs []scan.Result, code int) []byte {
 	if doc.Servers == nil {
 		doc.Servers = []scan.Result{}
 	}
+	for i := range doc.Servers {
+		if doc.Servers[i].Findings == nil { // the contract has an array (a worker's foreign server, a stopped scan)
+			doc.Servers[i].Findings = []scan.Finding{}
+		}
+	}
 	var b bytes.Buffer
 	_ = report.WriteJSON(&b, doc) // a bytes.Buffer does not fail, nor do these types
 	return b.Bytes()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mockserver"
+	"github.com/mcpdrift/mcpdrift/scan"
 	"github.com/mcpdrift/mcpdrift/schemas"
 	"github.com/mcpdrift/mcpdrift/store"
 )
@@ -461,5 +462,26 @@ func TestScanWithoutStoreSaysSo(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "h.db")
 	if code, d, _ = scanJSONOut(t, append([]string{"--store", db}, urlArgs(urls)...)...); code != 0 || d.Counts["recorded"] != 2 || d.Counts["observed"] != 0 {
 		t.Fatalf("with a store: exit %d %+v", code, d.Counts)
+	}
+}
+
+// TestScanJSONContract: every result scanJSON can be given holds to
+// schemas/scan.v1.schema.json, also those made outside scan.Run (a worker's
+// server it was not given, with no findings slice).
+func TestScanJSONContract(t *testing.T) {
+	rs := []scan.Result{
+		{Server: "ghost", Status: scan.StatusNotObserved, Error: "this worker was not given this server"},
+		{Server: "a", Target: "https://h/mcp", Status: scan.StatusObserved, Findings: []scan.Finding{}},
+		{Server: "b", Status: scan.StatusFindings, Baseline: "lock", Findings: []scan.Finding{{Rule: "MCP-X", Severity: "high", Message: "m"}}},
+	}
+	out := scanJSON(rs, scan.ExitCode(rs))
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := schemas.Validate(schemas.Scan, doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 }
