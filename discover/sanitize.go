@@ -12,8 +12,9 @@ import (
 //   - env and header values: never; only their names.
 //   - a URL: without its user info, with every query value emptied (the
 //     names kept: ?api_key=) and without its fragment (redact.SanitizeURL);
-//     a URL that has none of these is written as the file has it. Tokens
-//     are often put in the query; a token in the path is not recognised.
+//     a path segment that looks like a credential is replaced too
+//     (a hosted server's key); a URL that has none of these is written as
+//     the file has it.
 //   - args, as typed, except:
 //     a URL-shaped arg (with "://") is cleaned as a URL is;
 //     the value of a flag whose name says it holds a secret (token,
@@ -42,7 +43,7 @@ func cleanURL(raw string) (string, bool) {
 		}
 		return raw, false
 	}
-	if u.User == nil && u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery && !strings.Contains(raw, "#") {
+	if u.User == nil && u.RawQuery == "" && u.Fragment == "" && !u.ForceQuery && !strings.Contains(raw, "#") && !redact.HasCredentialShape(raw) {
 		return raw, false
 	}
 	if c := redact.SanitizeURL(raw); c != "" {

@@ -55,6 +55,8 @@ func TestCleanURL(t *testing.T) {
 		{"https://h/mcp#frag", "https://h/mcp", true},
 		{"#only", "(a URL with nothing but a fragment)", true},
 		{"http://[::1:bad@x?y", "(an unparsable URL)", true},
+		{"https://mcp.example.com/mcp/sk-ak-Q7w2E9r4T1y8U3i6O5p0/sse", "https://mcp.example.com/mcp/[REDACTED]/sse", true},
+		{"https://h/api/mcp/s/550e8400-e29b-41d4-a716-446655440000/mcp", "https://h/api/mcp/s/[REDACTED]/mcp", true},
 	} {
 		got, changed := cleanURL(c.in)
 		if got != c.want || changed != c.changed {

@@ -341,7 +341,12 @@ func checkSource(src Source, credentials bool) error {
 				}
 			}
 		}
-		_, segs := redact.PathSegments(u)
+		if credentials && redact.HasCredentialShape(src.URL) {
+			if _, segs := redact.PathSegments(src.URL); !slices.ContainsFunc(segs, redact.CredentialLike) {
+				return errors.New("a query key of the url looks like a credential: a lock never stores one (send it as a header placeholder)")
+			}
+		}
+		_, segs := redact.PathSegments(src.URL)
 		for i, seg := range segs {
 			switch {
 			case strings.Contains(seg, "${") && !urlTemplate.MatchString(seg):

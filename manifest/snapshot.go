@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +58,9 @@ func SameEndpoint(pinned, now string) bool {
 	}
 	if !strings.HasPrefix(pinned, "http://") && !strings.HasPrefix(pinned, "https://") {
 		return false
+	}
+	if _, err := url.Parse(pinned); err != nil {
+		return false // SanitizeURL's placeholder for it is no endpoint
 	}
 	return redact.SanitizeURL(pinned) == now
 }

@@ -149,10 +149,19 @@ func (s *Set) AddURL(raw string) (short []string) {
 			short = append(short, "the password of the URL")
 		}
 	}
-	segs, at, decoded := pathCredentials(u)
+	segs, at, decoded := pathCredentials(raw)
 	for k, i := range at {
 		s.Add("a path segment of the URL that looks like a credential", segs[i])
-		s.Add("a path segment of the URL that looks like a credential", decoded[k])
+		s.AddPathValue("a path segment of the URL that looks like a credential", decoded[k])
+	}
+	if parts, keys := queryKeyCredentials(raw); len(keys) > 0 {
+		for _, k := range keys {
+			key, _, _ := strings.Cut(parts[k], "=")
+			s.Add("a query key of the URL that looks like a credential", key)
+			if d, err := url.QueryUnescape(key); err == nil {
+				s.AddPathValue("a query key of the URL that looks like a credential", d)
+			}
+		}
 	}
 	if u.RawQuery != "" {
 		for _, kv := range strings.Split(u.RawQuery, "&") {
@@ -448,22 +457,31 @@ func (w *writer) Write(p []byte) (int, error) {
 // replaced by Placeholder, for recording and display. A URL that does
 // not parse is returned as a placeholder.
 func SanitizeURL(raw string) string {
+	if _, err := url.Parse(raw); err != nil {
+		return "(an unparsable URL)"
+	}
+	// The credential segments replaced in the path as written (url.URL
+	// would cut a path that is not a valid encoding elsewhere).
+	if segs, at, _ := pathCredentials(raw); len(at) > 0 {
+		for _, i := range at {
+			segs[i] = Placeholder
+		}
+		p, start := writtenPath(raw)
+		raw = raw[:start] + strings.Join(segs, "/") + raw[start+len(p):]
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(an unparsable URL)"
 	}
 	u.User = nil
-	if segs, at, _ := pathCredentials(u); len(at) > 0 {
-		for _, i := range at {
-			segs[i] = Placeholder
-		}
-		u.RawPath = strings.Join(segs, "/")
-		u.Path, _ = url.PathUnescape(u.RawPath)
-	}
 	if u.RawQuery != "" {
+		_, keys := queryKeyCredentials(raw)
 		parts := strings.Split(u.RawQuery, "&")
 		for i, kv := range parts {
 			k, _, _ := strings.Cut(kv, "=")
+			if slices.Contains(keys, i) {
+				k = Placeholder
+			}
 			parts[i] = printableKey(k) + "="
 		}
 		u.RawQuery = strings.Join(parts, "&")

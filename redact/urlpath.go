@@ -107,28 +107,49 @@ func credentialLike(seg string) bool {
 	return changes*4 >= n
 }
 
-// PathSegments splits u's path at '/' as it is written (EscapedPath), each
-// segment as written and decoded (as written when it does not decode): the
-// one way mcpdrift cuts a path, so that what is judged a credential and
-// what is expanded or replaced are the same segments.
-func PathSegments(u *url.URL) (escaped, decoded []string) {
-	escaped = strings.Split(u.EscapedPath(), "/")
-	decoded = make([]string, len(escaped))
-	for i, s := range escaped {
+// writtenPath is the path of raw as it is written: from the '/' after the
+// authority to the query or the fragment. url.URL keeps no such thing when
+// the path is not a valid encoding (a space, a non-ASCII byte, a '{'): it
+// then escapes the decoded path again, and a %2F becomes a '/'.
+func writtenPath(raw string) (path string, at int) {
+	end := len(raw)
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		end = i
+	}
+	start := 0
+	if i := strings.Index(raw[:end], "://"); i >= 0 {
+		j := strings.IndexByte(raw[i+3:end], '/')
+		if j < 0 {
+			return "", end
+		}
+		start = i + 3 + j
+	}
+	return raw[start:end], start
+}
+
+// PathSegments splits the path of the URL raw at '/' as it is written,
+// each segment as written and decoded (as written when it does not
+// decode): the one way mcpdrift cuts a path, so that what is judged a
+// credential and what is expanded or replaced are the same segments.
+func PathSegments(raw string) (written, decoded []string) {
+	p, _ := writtenPath(raw)
+	written = strings.Split(p, "/")
+	decoded = make([]string, len(written))
+	for i, s := range written {
 		d, err := url.PathUnescape(s)
 		if err != nil {
 			d = s
 		}
 		decoded[i] = d
 	}
-	return escaped, decoded
+	return written, decoded
 }
 
-// pathCredentials returns the segments of u's path (PathSegments), the
+// pathCredentials returns the segments of raw's path (PathSegments), the
 // indexes of those that look like a credential once decoded, and those
 // decoded.
-func pathCredentials(u *url.URL) (segs []string, at []int, decoded []string) {
-	segs, all := PathSegments(u)
+func pathCredentials(raw string) (segs []string, at []int, decoded []string) {
+	segs, all := PathSegments(raw)
 	for i, d := range all {
 		if credentialLike(d) {
 			at = append(at, i)
@@ -136,4 +157,58 @@ func pathCredentials(u *url.URL) (segs []string, at []int, decoded []string) {
 		}
 	}
 	return segs, at, decoded
+}
+
+// HasCredentialShape reports whether the URL raw has a path segment or a
+// query key that looks like a credential (what SanitizeURL replaces).
+func HasCredentialShape(raw string) bool {
+	if _, at, _ := pathCredentials(raw); len(at) > 0 {
+		return true
+	}
+	_, bad := queryKeyCredentials(raw)
+	return len(bad) > 0
+}
+
+// queryKeyCredentials returns the query of raw split at '&', and the
+// indexes of the parameters whose key (decoded) looks like a credential:
+// a key with no value (?sk-ak-...) is a credential as much as a value is.
+func queryKeyCredentials(raw string) (parts []string, at []int) {
+	i := strings.IndexByte(raw, '?')
+	if i < 0 {
+		return nil, nil
+	}
+	q := raw[i+1:]
+	if j := strings.IndexByte(q, '#'); j >= 0 {
+		q = q[:j]
+	}
+	parts = strings.Split(q, "&")
+	for k, kv := range parts {
+		key, _, _ := strings.Cut(kv, "=")
+		if d, err := url.QueryUnescape(key); err == nil {
+			key = d
+		}
+		if credentialLike(key) {
+			at = append(at, k)
+		}
+	}
+	return parts, at
+}
+
+// pathForms are the forms a path segment's value takes in what is written
+// about a URL: as it is, path-escaped (url.PathEscape), and as Go escapes
+// a path again when the URL's own form is not a valid encoding (a '/' and
+// a ';' kept).
+func pathForms(v string) []string {
+	return []string{v, url.PathEscape(v), (&url.URL{Path: v}).EscapedPath(), url.QueryEscape(v)}
+}
+
+// AddPathValue records v, a credential that is a segment of a URL's path,
+// in each form it can take there (pathForms); false when v is too short
+// to be redacted (MinLen).
+func (s *Set) AddPathValue(label, v string) bool {
+	ok := true
+	for _, f := range pathForms(v) {
+		ok = s.Add(label, f) && ok
+	}
+	return ok
 }

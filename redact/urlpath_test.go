@@ -98,6 +98,9 @@ func FuzzURLCredentials(f *testing.F) {
 		"http://127.0.0.1:1/550e8400-e29b-41d4-a716-446655440000",
 		"https://h/%2Fsk-0123456789abcdef%2F/x",
 		"https://u:p@h/mcp",
+		"http://127.0.0.1:1/ü/sk-ak-1a2B3c%2F4D5e6F7g8H9i0J/sse",
+		"http://h/a{b}/abc%20def;ghi12345%20zzzzzz/sse",
+		"http://h/mcp?sk-ak-Q7w2E9r4T1y8U3i6O5p0",
 	} {
 		f.Add(s)
 	}
@@ -106,17 +109,22 @@ func FuzzURLCredentials(f *testing.F) {
 		if err != nil {
 			return
 		}
-		segs, at, decoded := pathCredentials(u)
+		segs, at, decoded := pathCredentials(raw)
 		clean := SanitizeURL(raw)
 		var s Set
 		s.AddURL(raw)
-		redacted := s.String(raw)
+		// What is written of the URL: as typed, and as Go writes it again
+		// (what an HTTP error message quotes).
+		redacted := s.String(raw) + " " + s.String(u.String()) + " " + s.String(u.EscapedPath())
 		for k, i := range at {
-			for _, v := range []string{segs[i], decoded[k]} {
-				if strings.Contains(clean, v) {
+			if len(decoded[k]) < MinLen {
+				continue
+			}
+			for _, v := range append([]string{segs[i]}, pathForms(decoded[k])...) {
+				if len(v) >= 16 && strings.Contains(clean, v) {
 					t.Fatalf("SanitizeURL(%q) = %q holds %q", raw, clean, v)
 				}
-				if strings.Contains(redacted, v) {
+				if len(v) >= 16 && strings.Contains(redacted, v) {
 					t.Fatalf("redacted %q = %q holds %q", raw, redacted, v)
 				}
 			}
@@ -164,5 +172,37 @@ func TestCredentialLikeRandomKeys(t *testing.T) {
 				t.Logf("%s keys of %d bytes: %.1f%%", c.name, n, 100*got)
 			}
 		}
+	}
+}
+
+// TestURLCredentialsAsWritten: a path that is not a valid encoding (a
+// non-ASCII byte, a '{') is cut as it is written, not as Go writes it
+// again (where a %2F becomes a '/'); a credential as a bare query key is
+// one too.
+func TestURLCredentialsAsWritten(t *testing.T) {
+	for _, c := range []struct{ raw, key string }{
+		{"http://127.0.0.1:1/ü/sk-ak-1a2B3c%2F4D5e6F7g8H9i0J/sse", "4D5e6F7g8H9i0J"},
+		{"http://127.0.0.1:1/a{b}/sk-ak-1a2B3c%2F4D5e6F7g8H9i0J/sse", "4D5e6F7g8H9i0J"},
+		{"http://h/mcp?sk-ak-Q7w2E9r4T1y8U3i6O5p0", "Q7w2E9r4T1y8U3i6O5p0"},
+		{"http://h/mcp?x=1&sk-ak-Q7w2E9r4T1y8U3i6O5p0=", "Q7w2E9r4T1y8U3i6O5p0"},
+	} {
+		clean := SanitizeURL(c.raw)
+		if strings.Contains(clean, c.key) || !strings.Contains(clean, "REDACTED") {
+			t.Errorf("SanitizeURL(%q) = %q", c.raw, clean)
+		}
+		if !HasCredentialShape(c.raw) {
+			t.Errorf("HasCredentialShape(%q) = false", c.raw)
+		}
+		var s Set
+		s.AddURL(c.raw)
+		u, _ := url.Parse(c.raw)
+		for _, w := range []string{c.raw, u.String(), `Post "` + u.String() + `": dial tcp: connection refused`} {
+			if out := s.String(w); strings.Contains(out, c.key) {
+				t.Errorf("%q redacted: %q", w, out)
+			}
+		}
+	}
+	if HasCredentialShape("https://h.example/v1/mcp-server-2025-06-18/sse?page=2") {
+		t.Error("an ordinary URL has a credential shape")
 	}
 }

@@ -542,6 +542,34 @@ func TestLockURLSegmentHostile(t *testing.T) {
 	if p := sent(); len(p) != 0 {
 		t.Errorf("a refused lock add sent %v", p)
 	}
+	// A value with bytes Go escapes otherwise (a space, a ';') in a URL
+	// whose path is not a valid encoding (a '{'): sent in its segment, and
+	// written in no form.
+	const spaced = "abc def;ghi12345 zz"
+	t.Setenv("SPACED_KEY", spaced)
+	code, _, stderr0 := run(t, "", "lock", "add", "spaced", "--lock", filepath.Join(dir, "spaced.lock"), "--url", ts.URL+"/a{b}/${env:SPACED_KEY}/sse", "--by", "a@example.com")
+	if code != 0 {
+		t.Fatalf("a spaced value: exit %d %s", code, stderr0)
+	}
+	for _, w := range []string{stderr0, string(mustRead(t, filepath.Join(dir, "spaced.lock")))} {
+		for _, f := range []string{"def;ghi", "def%3Bghi", "ghi12345"} {
+			if strings.Contains(w, f) {
+				t.Errorf("the spaced value was written (%q): %s", f, w)
+			}
+		}
+	}
+	sent()
+	// A header value that is also a path segment: the lock would hold a
+	// secret of the run, so nothing is written (not a redacted url).
+	t.Setenv("WS", "acme-workspace")
+	code, _, stderr1 := run(t, "", "lock", "add", "ws", "--lock", filepath.Join(dir, "ws.lock"), "--url", ts.URL+"/acme-workspace/mcp", "--header", "X-Workspace=${env:WS}", "--by", "a@example.com")
+	if code != 2 || !strings.Contains(stderr1, "never stores a secret") {
+		t.Errorf("a lock that would hold a secret: exit %d %s", code, stderr1)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ws.lock")); err == nil {
+		t.Error("the lock was written")
+	}
+	sent()
 	// A lock written before the rule: the literal key in its url and its
 	// endpoint, as the earlier version stored them.
 	const key = "550e8400-e29b-41d4-a716-446655440000"
@@ -566,6 +594,14 @@ func TestLockURLSegmentHostile(t *testing.T) {
 		if strings.Contains(w, key) {
 			t.Errorf("the old lock's key was written: %q", w)
 		}
+	}
+	// Changing it would write the key: refused, the file as it was.
+	code, _, stderr = run(t, "", "approve", "old", "--lock", old, "--identity", "--by", "a@example.com")
+	if code != 2 || !strings.Contains(stderr, "never stores a secret") || strings.Contains(stderr, key) {
+		t.Errorf("approve of an old lock: exit %d %s", code, stderr)
+	}
+	if now, _ := os.ReadFile(old); !bytes.Equal(now, b) {
+		t.Error("the old lock was rewritten")
 	}
 	assertDirClean(t, dir)
 }

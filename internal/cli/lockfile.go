@@ -116,6 +116,14 @@ func openLockForWrite(e *env, path string, create bool) (*lockFile, error) {
 // since it was read.
 func (lf *lockFile) save(e *env) error {
 	data := lf.lock.Marshal()
+	// A lock is configuration, committed to a repository: a secret of this
+	// run in it (a literal key in a source url that a lock written before
+	// the rule still has, a header value that is also a path segment) is
+	// refused, never written redacted, which would point the lock at
+	// another address.
+	if label := e.secrets.Find(string(data)); label != "" {
+		return usageErr("%s would hold %s: a lock never stores a secret, and nothing was written; write it in the source as a ${env:NAME} placeholder", safetext.Quote(lf.path), safetext.Escape(label))
+	}
 	return e.emitGuarded(lf.path, data, func() error {
 		now, ok, err := readLockBytes(lf.path)
 		if err != nil {

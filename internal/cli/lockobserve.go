@@ -170,19 +170,19 @@ func expandURLSegments(e *env, raw string) (string, error) {
 		case len(v) < redact.MinLen:
 			return "", usageErr("the url's path segment ${env:%s} is shorter than %d bytes: it cannot be told apart from other text, so it would be written wherever the url is", name, redact.MinLen)
 		}
-		esc := url.PathEscape(v)
-		e.secrets.Add("the value of env "+name+" in the url", v)
-		e.secrets.Add("the value of env "+name+" in the url", esc)
+		// Recorded in every form it can take in the URL sent and in what
+		// is written about it (escaped again by Go when the URL's path is
+		// not a valid encoding).
+		e.secrets.AddPathValue("the value of env "+name+" in the url", v)
 		b.WriteString(rest[:i+1])
-		b.WriteString(esc)
+		b.WriteString(url.PathEscape(v))
 		rest = after
 	}
 	out := b.String() + raw[end:]
-	u, err := url.Parse(out)
-	if err != nil {
+	if _, err := url.Parse(out); err != nil {
 		return "", usageErr("the lock's url is not a URL once its placeholders are expanded")
 	}
-	if _, segs := redact.PathSegments(u); slices.ContainsFunc(segs, func(s string) bool { return strings.Contains(s, "${") }) {
+	if _, segs := redact.PathSegments(out); slices.ContainsFunc(segs, func(s string) bool { return strings.Contains(s, "${") }) {
 		return "", usageErr("a placeholder in the url is written as ${env:NAME} between slashes, not escaped")
 	}
 	return out, nil
