@@ -343,7 +343,7 @@ func checkSource(src Source, credentials bool) error {
 		}
 		if credentials && redact.HasCredentialShape(src.URL) {
 			if _, segs := redact.PathSegments(src.URL); !slices.ContainsFunc(segs, redact.CredentialLike) {
-				return errors.New("a query key of the url looks like a credential: a lock never stores one (send it as a header placeholder)")
+				return errors.New("a query key or a path segment of the url looks like a credential: a lock never stores one; write a path segment as a ${env:NAME} placeholder (https://host/mcp/${env:MCP_KEY}/sse), a query value as a header placeholder")
 			}
 		}
 		_, segs := redact.PathSegments(src.URL)

@@ -149,10 +149,8 @@ func (s *Set) AddURL(raw string) (short []string) {
 			short = append(short, "the password of the URL")
 		}
 	}
-	segs, at, decoded := pathCredentials(raw)
-	for k, i := range at {
-		s.Add("a path segment of the URL that looks like a credential", segs[i])
-		s.AddPathValue("a path segment of the URL that looks like a credential", decoded[k])
+	for _, f := range credentialForms(raw) {
+		s.Add("a path segment of the URL that looks like a credential", f)
 	}
 	if parts, keys := queryKeyCredentials(raw); len(keys) > 0 {
 		for _, k := range keys {
@@ -461,7 +459,9 @@ func SanitizeURL(raw string) string {
 		return "(an unparsable URL)"
 	}
 	// The credential segments replaced in the path as written (url.URL
-	// would cut a path that is not a valid encoding elsewhere).
+	// would cut a path that is not a valid encoding elsewhere), and their
+	// values wherever else the URL repeats them.
+	forms := credentialForms(raw)
 	if segs, at, _ := pathCredentials(raw); len(at) > 0 {
 		for _, i := range at {
 			segs[i] = Placeholder
@@ -487,7 +487,13 @@ func SanitizeURL(raw string) string {
 		u.RawQuery = strings.Join(parts, "&")
 	}
 	u.Fragment, u.RawFragment = "", ""
-	return u.String()
+	out := u.String()
+	for _, f := range forms {
+		if len(f) >= minCredential {
+			out = strings.ReplaceAll(out, f, Placeholder)
+		}
+	}
+	return out
 }
 
 // printableKey is a query key as a URL may carry it, with every byte a

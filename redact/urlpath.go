@@ -159,10 +159,46 @@ func pathCredentials(raw string) (segs []string, at []int, decoded []string) {
 	return segs, at, decoded
 }
 
-// HasCredentialShape reports whether the URL raw has a path segment or a
-// query key that looks like a credential (what SanitizeURL replaces).
+// sentCredentials returns the decoded path segments that look like a
+// credential in the path Go sends for raw (url.URL's EscapedPath): when
+// the path as written is not a valid encoding, Go escapes the decoded path
+// again, and a %2F in a segment becomes a '/' between two.
+func sentCredentials(raw string) (decoded []string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	for s := range strings.SplitSeq(u.EscapedPath(), "/") {
+		d, err := url.PathUnescape(s)
+		if err != nil {
+			d = s
+		}
+		if credentialLike(d) {
+			decoded = append(decoded, d)
+		}
+	}
+	return decoded
+}
+
+// credentialForms are the forms of every credential the URL raw holds in
+// its path, as written or as sent (pathForms of each).
+func credentialForms(raw string) []string {
+	var forms []string
+	segs, at, decoded := pathCredentials(raw)
+	for k, i := range at {
+		forms = append(append(forms, segs[i]), pathForms(decoded[k])...)
+	}
+	for _, d := range sentCredentials(raw) {
+		forms = append(forms, pathForms(d)...)
+	}
+	return forms
+}
+
+// HasCredentialShape reports whether the URL raw has a path segment (as
+// written or as sent) or a query key that looks like a credential (what
+// SanitizeURL replaces).
 func HasCredentialShape(raw string) bool {
-	if _, at, _ := pathCredentials(raw); len(at) > 0 {
+	if _, at, _ := pathCredentials(raw); len(at) > 0 || len(sentCredentials(raw)) > 0 {
 		return true
 	}
 	_, bad := queryKeyCredentials(raw)
