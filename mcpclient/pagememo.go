@@ -82,7 +82,9 @@ type recordJob struct {
 
 // recorder starts the recorder of the listing that records into m.
 func (m *PageMemo) recorder() *recorder {
-	r := &recorder{m: m, jobs: make(chan recordJob, 4), done: make(chan struct{})}
+	// Unbuffered: a page's bytes are held until it is hashed, so at most
+	// one page waits (hashing one takes 2 ms, reading the next tens).
+	r := &recorder{m: m, jobs: make(chan recordJob), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		for j := range r.jobs {
