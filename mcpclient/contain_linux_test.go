@@ -587,7 +587,14 @@ func TestContainParentDeath(t *testing.T) {
 			if stale == "" {
 				return
 			}
-			if _, err := os.Stat(stale); err != nil {
+			if _, err := os.Stat(stale); errors.Is(err, os.ErrNotExist) {
+				// Another mcpdrift process (a test binary of another
+				// package, run beside this one by go test ./...) swept it
+				// first: a dead host's cgroup is anyone's to sweep. No
+				// stale cgroup is left, which is what the sweep is for.
+				t.Logf("the killed host's cgroup %s was swept by another process already", stale)
+				return
+			} else if err != nil {
 				t.Fatalf("the killed host's cgroup %s: %v", stale, err)
 			}
 			swept.Delete(filepath.Dir(stale))
