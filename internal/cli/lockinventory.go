@@ -170,6 +170,12 @@ func addFromInventory(e *env, lf *lockFile, invPath string, names []string, all,
 			continue
 		}
 		source, warns := inventorySource(ent)
+		// Refused before anything is sent: a source the lock could not
+		// store (a literal key in the url, say).
+		if err := lock.CheckSource(source); err != nil {
+			fail(s.Name, safetext.Escape(err.Error()))
+			continue
+		}
 		cfg, err := ff.entryConfig(e, ent)
 		if err != nil {
 			fail(s.Name, errMessage(err))

@@ -253,6 +253,19 @@ func (sr *scanRun) runAll(ctx context.Context, concurrency int) []scan.Result {
 	if prog != nil {
 		prog.Wait()
 	}
+	return nameResults(rs, sr.servers)
+}
+
+// nameResults gives each result its server's name and target when the
+// check did not (scan.Run's own results: a server the stopped scan never
+// started, a check abandoned past its deadline, one that panicked), so
+// that no row of the table or the JSON is a server nobody can tell.
+func nameResults(rs []scan.Result, servers []*fleetServer) []scan.Result {
+	for i := range rs {
+		if rs[i].Server == "" && i < len(servers) {
+			rs[i].Server, rs[i].Target = safetext.Escape(servers[i].name), safetext.Escape(servers[i].target)
+		}
+	}
 	return rs
 }
 
