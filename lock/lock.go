@@ -341,11 +341,6 @@ func checkSource(src Source, credentials bool) error {
 				}
 			}
 		}
-		if credentials && redact.HasCredentialShape(src.URL) {
-			if _, segs := redact.PathSegments(src.URL); !slices.ContainsFunc(segs, redact.CredentialLike) {
-				return errors.New("a query key or a path segment of the url looks like a credential: a lock never stores one; write a path segment as a ${env:NAME} placeholder (https://host/mcp/${env:MCP_KEY}/sse), a query value as a header placeholder")
-			}
-		}
 		_, segs := redact.PathSegments(src.URL)
 		for i, seg := range segs {
 			switch {
@@ -355,6 +350,11 @@ func checkSource(src Source, credentials bool) error {
 				// The segment is not repeated: it may be the key.
 				return fmt.Errorf("path segment %d of the url looks like a credential: a lock never stores one; write the segment as a ${env:NAME} placeholder (https://host/mcp/${env:MCP_KEY}/sse) and export it where the lock is checked", i)
 			}
+		}
+		// What no segment as written shows: a query key, or a segment of
+		// the path as it is sent.
+		if credentials && redact.HasCredentialShape(src.URL) {
+			return errors.New("a query key or a path segment of the url looks like a credential: a lock never stores one; write a path segment as a ${env:NAME} placeholder (https://host/mcp/${env:MCP_KEY}/sse), a query value as a header placeholder")
 		}
 	}
 	for k, v := range src.Headers {

@@ -462,13 +462,12 @@ func SanitizeURL(raw string) string {
 	// would cut a path that is not a valid encoding elsewhere), and their
 	// values wherever else the URL repeats them.
 	forms := credentialForms(raw)
-	if segs, at, _ := pathCredentials(raw); len(at) > 0 {
-		for _, i := range at {
-			segs[i] = Placeholder
+	raw, _ = MapPathSegments(raw, func(written, decoded string) (string, error) {
+		if credentialLike(decoded) {
+			return Placeholder, nil
 		}
-		p, start := writtenPath(raw)
-		raw = raw[:start] + strings.Join(segs, "/") + raw[start+len(p):]
-	}
+		return written, nil
+	})
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(an unparsable URL)"

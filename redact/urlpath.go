@@ -145,6 +145,24 @@ func PathSegments(raw string) (written, decoded []string) {
 	return written, decoded
 }
 
+// MapPathSegments returns the URL raw with each segment of its path, as
+// written (PathSegments), replaced by what f makes of it (written and
+// decoded); the rest of raw stays byte for byte. An error of f is
+// returned as it is.
+func MapPathSegments(raw string, f func(written, decoded string) (string, error)) (string, error) {
+	written, decoded := PathSegments(raw)
+	out := make([]string, len(written))
+	for i := range written {
+		s, err := f(written[i], decoded[i])
+		if err != nil {
+			return "", err
+		}
+		out[i] = s
+	}
+	p, start := writtenPath(raw)
+	return raw[:start] + strings.Join(out, "/") + raw[start+len(p):], nil
+}
+
 // pathCredentials returns the segments of raw's path (PathSegments), the
 // indexes of those that look like a credential once decoded, and those
 // decoded.

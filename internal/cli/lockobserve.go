@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -140,29 +139,14 @@ func expandURLSegments(e *env, raw string) (string, error) {
 	if !strings.Contains(raw, "${") && !strings.Contains(raw, "%7B") && !strings.Contains(raw, "%7b") {
 		return raw, nil
 	}
-	// The path ends at the query or the fragment; the scheme and host
-	// hold no placeholder (the lock refuses one there: it does not parse).
-	end := len(raw)
-	if i := strings.IndexAny(raw, "?#"); i >= 0 {
-		end = i
-	}
-	var b strings.Builder
-	rest := raw[:end]
-	for {
-		i := strings.Index(rest, "/${env:")
-		if i < 0 {
-			b.WriteString(rest)
-			break
+	out, err := redact.MapPathSegments(raw, func(written, decoded string) (string, error) {
+		switch {
+		case !strings.Contains(decoded, "${"):
+			return written, nil
+		case written != decoded || !lock.URLSegmentTemplate(written):
+			return "", usageErr("a placeholder in the url is a whole path segment written as ${env:NAME}, /${env:NAME}/, not escaped")
 		}
-		j := strings.IndexByte(rest[i:], '}')
-		if j < 0 {
-			return "", usageErr("the url has an unterminated placeholder")
-		}
-		name := rest[i+len("/${env:") : i+j]
-		after := rest[i+j+1:]
-		if !lock.URLSegmentTemplate("${env:"+name+"}") || (after != "" && after[0] != '/') {
-			return "", usageErr("a placeholder in the url is a whole path segment, /${env:NAME}/")
-		}
+		name := strings.TrimSuffix(strings.TrimPrefix(written, "${env:"), "}")
 		v, ok := os.LookupEnv(name)
 		switch {
 		case !ok || v == "":
@@ -174,16 +158,13 @@ func expandURLSegments(e *env, raw string) (string, error) {
 		// is written about it (escaped again by Go when the URL's path is
 		// not a valid encoding).
 		e.secrets.AddPathValue("the value of env "+name+" in the url", v)
-		b.WriteString(rest[:i+1])
-		b.WriteString(url.PathEscape(v))
-		rest = after
+		return url.PathEscape(v), nil
+	})
+	if err != nil {
+		return "", err
 	}
-	out := b.String() + raw[end:]
 	if _, err := url.Parse(out); err != nil {
 		return "", usageErr("the lock's url is not a URL once its placeholders are expanded")
-	}
-	if _, segs := redact.PathSegments(out); slices.ContainsFunc(segs, func(s string) bool { return strings.Contains(s, "${") }) {
-		return "", usageErr("a placeholder in the url is written as ${env:NAME} between slashes, not escaped")
 	}
 	return out, nil
 }
