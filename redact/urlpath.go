@@ -40,13 +40,12 @@ func CredentialLike(seg string) bool { return credentialLike(seg) }
 
 // credentialLike reports whether a path segment (decoded) looks like a
 // credential: at least minCredential bytes, and a known token prefix, or a
-// UUID, or 32 hexadecimal digits or more, or at least 12 letters and
-// digits with at least two each of two of lowercase, uppercase and digits,
-// whose class changes, other than where a capitalised word or an acronym
-// starts, at least every fourth of them (every fifth without uppercase,
-// every sixth without lowercase) — what random tokens are and path words
-// (mcp-server-2025-06-18, streamableHttpServer, GoogleCloudPlatform,
-// OpenAPI2MCPServer, v1) are not.
+// UUID, or 32 hexadecimal digits or more (the whole segment or one of its
+// words), or random-looking letters and digits (randomLooking). A segment of words joined by separators, one
+// byte in six or more a separator (all-MiniLM-L6-v2, k8s-mcp-server-v2,
+// o4-mini-2025-04-16), is judged word by word, since a word does not
+// change class where the separators are; a key written in groups of one
+// length (ABCD-EFGH-IJKL-MNOP-QRST-UVWX) is judged whole.
 func credentialLike(seg string) bool {
 	if len(seg) < minCredential {
 		return false
@@ -59,9 +58,58 @@ func credentialLike(seg string) bool {
 	if uuidSegment.MatchString(seg) || hexKey.MatchString(seg) {
 		return true
 	}
-	// The letters and digits of the segment, in order (separators and other
-	// bytes skipped: base64url keys hold - and _), by class, and how often
-	// the class changes in a way words do not: a lowercase letter to an
+	whole := !manyWords(seg)
+	if whole && randomLooking(seg) {
+		return true
+	}
+	for w := range strings.FieldsFuncSeq(seg, notAlnum) {
+		if hexKey.MatchString(w) || !whole && randomLooking(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func notAlnum(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+}
+
+// manyWords reports whether seg is words joined by separators: more than
+// one byte in six is a byte other than a letter or a digit (a random
+// base64url key of 16 bytes has three such bytes once in 60), and its
+// words are not groups of one length.
+func manyWords(seg string) bool {
+	seps := 0
+	for i := 0; i < len(seg); i++ {
+		if notAlnum(rune(seg[i])) {
+			seps++
+		}
+	}
+	if seps*6 <= len(seg) {
+		return false
+	}
+	n, same, words := -1, true, 0
+	for w := range strings.FieldsFuncSeq(seg, notAlnum) {
+		if n >= 0 && len(w) != n {
+			same = false
+		}
+		n = len(w)
+		words++
+	}
+	return !(same && words >= 4 && n >= 3)
+}
+
+// randomLooking reports whether s holds at least 12 letters and digits
+// with at least two each of two of lowercase, uppercase and digits, whose
+// class changes, other than where a capitalised word or an acronym starts,
+// at least every fourth of them (every fifth without uppercase, every
+// sixth without lowercase): what random tokens are and path words
+// (mcp-server-2025-06-18, streamableHttpServer, GoogleCloudPlatform,
+// OpenAPI2MCPServer, v1) are not.
+func randomLooking(s string) bool {
+	// The letters and digits of s, in order (separators and other bytes
+	// skipped: base64url keys hold - and _), by class, and how often the
+	// class changes in a way words do not: a lowercase letter to an
 	// uppercase one, a letter to a digit or back. A capitalised word
 	// starting (uppercase to lowercase) and an acronym (uppercase to
 	// uppercase) are what names are made of (GoogleCloudPlatform,
@@ -69,9 +117,9 @@ func credentialLike(seg string) bool {
 	// every other byte.
 	var lower, upper, digit, changes int
 	prev := -1
-	for i := 0; i < len(seg); i++ {
+	for i := 0; i < len(s); i++ {
 		k := -1
-		switch c := seg[i]; {
+		switch c := s[i]; {
 		case c >= 'a' && c <= 'z':
 			k, lower = 0, lower+1
 		case c >= 'A' && c <= 'Z':

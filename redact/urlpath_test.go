@@ -27,6 +27,11 @@ func TestCredentialLike(t *testing.T) {
 		"ZmFrZS10b2tlbi1mb3ItdGVzdHM", // base64url
 		"Xk9pL2mN4qR7sT1uV8wY3zA6bC",  // base62
 		"dGhpcyBpcyBhIHNlY3JldCBrZXk=",
+		// Keys written in groups, and a key beside words.
+		"K7QX-M2PA-9WZR-T4NB-H8LC-3DVE",
+		"a8F3-kLm2-9QzX-7pRt-4VwY-1nB6",
+		"my-mcp-a8F3kLm29QzX7pRt4VwY1nB6",
+		"x-y-z-0123456789abcdef0123456789abcdef",
 	} {
 		if !credentialLike(s) {
 			t.Errorf("%q is not taken for a credential", s)
@@ -42,6 +47,11 @@ func TestCredentialLike(t *testing.T) {
 		"mcpServerOAuth2Demo", "PersonalAccessTokenDemo", "modelcontextprotocol", "@smithery-ai", "context7-mcp",
 		"copilot_spaces", "readonly", "runtime", "webhooks", "MicrosoftDocs", "AzureDevOpsMCP", "2025-03-26",
 		"streamable-http", "awslabs.aws-documentation-mcp-server", "cloudflare-docs-mcp",
+		// Words joined by separators: model and server names with versions.
+		"all-MiniLM-L6-v2", "k8s-mcp-server-v2", "s3-mcp-server-v2", "o4-mini-2025-04-16",
+		"gpt-4o-mini-2024-07-18", "Llama-3.1-8B-Instruct", "Qwen2.5-Coder-32B-Instruct",
+		"Mistral-7B-Instruct-v0.3", "claude-3-5-sonnet-20241022", "text-embedding-3-large",
+		"bge-m3-v1.5-q4_k_m", "gemini-2.0-flash-001",
 	} {
 		if credentialLike(s) {
 			t.Errorf("%q is taken for a credential", s)
