@@ -108,7 +108,8 @@ func phraseText(r *rand.Rand, n int) string {
 }
 
 // TestPhraseMatchAgrees: on long texts, a phrase's windowed search says
-// what its regexp over the whole text says, for texts with and without
+// what its regexp over the whole text says (on short ones, its search
+// behind the anchors' check), for texts with and without
 // matches, and with matches only at the very start or end.
 func TestPhraseMatchAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -124,6 +125,10 @@ func TestPhraseMatchAgrees(t *testing.T) {
 	}
 	for range 120 {
 		check(phraseText(r, phraseWhole+1+r.IntN(phraseWhole)))
+	}
+	// Short texts are searched whole, once an anchor is in them.
+	for range 3000 {
+		check(phraseText(r, r.IntN(200)))
 	}
 	for _, hit := range []string{"shell command", "sql", "xſql", "http headers", "env vars", "eval code", "command-line", "ruby source"} {
 		check(hit + " " + filler)
@@ -145,8 +150,8 @@ func FuzzPhraseMatch(f *testing.F) {
 		f.Add(s, uint16(3))
 	}
 	f.Fuzz(func(t *testing.T, s string, pad uint16) {
-		fill := strings.Repeat("word ", int(pad/3%200))
-		text := [...]string{s + fill + strings.Repeat(" ", phraseWhole), fill + strings.Repeat(".", phraseWhole) + s, strings.Repeat(s+" ", phraseWhole/max(1, len(s))+1)}[pad%3]
+		fill := strings.Repeat("word ", int(pad/4%200))
+		text := [...]string{s + fill + strings.Repeat(" ", phraseWhole), fill + strings.Repeat(".", phraseWhole) + s, strings.Repeat(s+" ", phraseWhole/max(1, len(s))+1), s}[pad%4]
 		low := lowerASCII(text)
 		for _, p := range allPhrases() {
 			if got, want := p.match(text, low), p.re.MatchString(text); got != want {
@@ -160,11 +165,15 @@ func FuzzPhraseMatch(f *testing.F) {
 // description (a server sends it, and the gateway decides each listing),
 // the windowed search beside its baseline, the regexps over the whole
 // text; and over 1 MB that is all anchors (the worst case: every window
-// searched, merged).
+// searched, merged); and over a short description, without an anchor and
+// with one (searched whole behind the anchors' check).
 func BenchmarkCapabilityPhrases(b *testing.B) {
 	for _, c := range []struct{ name, text string }{
 		{"prose", strings.Repeat("The number of results to return for the search query, at most one hundred. ", 14000)},
 		{"anchors", strings.Repeat("command code script sql env header ", 30000)},
+		// A parameter's description as most are: no capability named.
+		{"short", "The maximum number of results to return, between 1 and 100. Defaults to 20."},
+		{"short-anchor", "The SQL query to run against the read-only replica."},
 	} {
 		low := lowerASCII(c.text)
 		b.Run(c.name+"/windows", func(b *testing.B) {
