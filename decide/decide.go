@@ -170,6 +170,9 @@ type Options struct {
 	// whose digest differs is external_ref_document_changed, the URL and
 	// both digests in the detail. Ignored without PinnedRefs.
 	VerifiedRefs map[string]string
+	// Diffs, when set, remembers each changed tool's structural diff, for
+	// a caller that diffs the same lists again (schemadiff.DiffMemo).
+	Diffs *schemadiff.DiffMemo
 }
 
 // refPins is the trust record of opt (nil without one).
@@ -394,7 +397,7 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 					d.Fields = append(d.Fields, f)
 				}
 			}
-			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: pins}})
+			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: pins}, Memo: opt.Diffs})
 			var why string
 			d.Decision, why, d.DeniedBy = prof.DecideTool(true, d.Changes)
 			switch {

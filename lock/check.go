@@ -138,6 +138,10 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 	dprof := dopt.Profile
 	pinned := s.ToolValues()
 	res := &ServerResult{Name: s.Name, Profile: s.Profile, Pending: []string{}, AutoApprovable: []string{}}
+	// The structural report below diffs the same lists: each changed tool
+	// is diffed once, for both.
+	diffs := &schemadiff.DiffMemo{}
+	dopt.Diffs = diffs
 	decisions := decide.DecideTools(pinned, sv.Tools, dopt)
 	refFindings := false
 	for _, d := range decisions {
@@ -183,7 +187,7 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 	}
 	old := schemadiff.Input{Side: schemadiff.Side{Identity: &s.Identity, ServerID: s.Name}, Tools: pinned}
 	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &sv.Identity, ServerID: s.Name, Completeness: string(sv.Observed.Observed.ToolsListComplete)}, Tools: sv.Tools}
-	r.StructuralChanges = schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c, Schema: schemadiff.Options{Refs: &schemadiff.RefPins{Pinned: dopt.PinnedRefs, Verified: dopt.VerifiedRefs}}}).Changes
+	r.StructuralChanges = schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c, Schema: schemadiff.Options{Refs: &schemadiff.RefPins{Pinned: dopt.PinnedRefs, Verified: dopt.VerifiedRefs}}, Memo: diffs}).Changes
 	r.DecisionProfile = dprof.Name
 	r.Tools = make([]schemadiff.ToolVerdict, 0, len(decisions))
 	for _, d := range decisions {
