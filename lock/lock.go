@@ -223,7 +223,6 @@ var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 var (
 	envName        = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	headerTemplate = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9-]* )?\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$`)
-	timeFormat     = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`)
 )
 
 // urlTemplate is a URL path segment a lock expands from the environment

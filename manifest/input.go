@@ -32,16 +32,6 @@ func ParseCompleteness(s string) (Completeness, error) {
 	return "", fmt.Errorf("completeness must be complete, partial or unknown, not %s", safetext.Quote(s))
 }
 
-func (c Completeness) rank() int {
-	switch c {
-	case Complete:
-		return 2
-	case Partial:
-		return 1
-	}
-	return 0
-}
-
 // InputError is a problem with an input document: where it is (JSON pointer
 // and byte offset) and what is wrong. It wraps *jcs.Error for syntax errors.
 type InputError struct {

@@ -267,7 +267,6 @@ type legacyServer struct {
 	deleteAllow bool
 
 	mu          sync.Mutex
-	session     string
 	initialized bool
 	deleted     bool
 	methods     []string

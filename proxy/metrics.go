@@ -12,16 +12,15 @@ import (
 // own (so several gateways, or tests, never collide). A nil *Metrics
 // records nothing.
 type Metrics struct {
-	reg       *prometheus.Registry
-	requests  *prometheus.CounterVec
-	refusals  *prometheus.CounterVec
-	latency   *prometheus.HistogramVec
-	served    prometheus.Gauge
-	hidden    prometheus.Gauge
-	relists   *prometheus.CounterVec
-	upErrors  *prometheus.CounterVec
-	sessions  prometheus.Gauge
-	decisions *prometheus.CounterVec
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	refusals *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	served   prometheus.Gauge
+	hidden   prometheus.Gauge
+	relists  *prometheus.CounterVec
+	upErrors *prometheus.CounterVec
+	sessions prometheus.Gauge
 }
 
 // NewMetrics registers the gateway's metrics on a fresh registry.

@@ -272,10 +272,6 @@ func (s *schSide) hasRef(v jcs.Value) bool {
 	return false
 }
 
-// schDataKeywords hold instance data, not schemas: the anchor index does not
-// look inside them.
-var schDataKeywords = map[string]bool{"enum": true, "const": true, "default": true, "examples": true}
-
 // schSchemaKeywords are the keywords whose values are subschemas (1), objects
 // of subschemas (2) or arrays of subschemas (3): the places where an "$id"
 // starts a resource and an anchor names a schema. $id and anchors inside
@@ -469,12 +465,6 @@ func (s *schSide) internalRef(ref string, at jcs.Value) bool {
 	}
 	_, _, ok := s.locate(ref, at)
 	return ok
-}
-
-// resolve finds the target of an internal reference held by the root
-// (see resolveAt).
-func (s *schSide) resolve(ref string) (target jcs.Value, path *schPath, problem string) {
-	return s.resolveAt(ref, jcs.Value{})
 }
 
 // resolveAt finds the target of an internal reference held by object at:

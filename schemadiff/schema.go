@@ -1280,31 +1280,6 @@ func schPreview(v jcs.Value) string {
 	return safetext.Clip(string(v.Canonical()), 60)
 }
 
-func schPreviewList(a jcs.Value, idx []int) string {
-	var b strings.Builder
-	n := a.Len()
-	if idx != nil {
-		n = len(idx)
-	}
-	for k := 0; k < n && k < 8; k++ {
-		if k > 0 {
-			b.WriteString(", ")
-		}
-		i := k
-		if idx != nil {
-			i = idx[k]
-		}
-		b.WriteString(safetext.Clip(string(a.Index(i).Canonical()), 40))
-	}
-	if n > 8 {
-		b.WriteString(", … (" + strconv.Itoa(n) + " in all)")
-	}
-	if n == 0 {
-		b.WriteString("no values")
-	}
-	return b.String()
-}
-
 // schClip cuts s to at most n bytes at a rune boundary.
 func schQuote(s string) string { return strconv.Quote(safetext.Clip(s, 120)) }
 

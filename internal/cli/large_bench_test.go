@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -116,73 +115,4 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// bareList lists a Streamable HTTP server with nothing but net/http:
-// initialize, notifications/initialized, then tools/list pages, each body
-// read whole and only its nextCursor looked for (by encoding/json, into a
-// struct that keeps nothing else). It is the floor of a listing: what the
-// server and the loopback cost. It returns the bytes read.
-func bareList(url string) (int64, error) {
-	c := &http.Client{}
-	session := ""
-	post := func(body string) ([]byte, error) {
-		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
-			session = sid
-		}
-		return io.ReadAll(resp.Body)
-	}
-	if _, err := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bare","version":"1"}}}`); err != nil {
-		return 0, err
-	}
-	if _, err := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		return 0, err
-	}
-	total := int64(0)
-	cursor := ""
-	for id := 2; ; id++ {
-		params := "{}"
-		if cursor != "" {
-			c, _ := json.Marshal(cursor)
-			params = `{"cursor":` + string(c) + `}`
-		}
-		body, err := post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":%s}`, id, params))
-		if err != nil {
-			return total, err
-		}
-		total += int64(len(body))
-		// An SSE body: the data line holds the response.
-		data := body
-		if i := bytes.Index(body, []byte("data: ")); i >= 0 {
-			data = body[i+6:]
-		}
-		var r struct {
-			Result struct {
-				NextCursor string `json:"nextCursor"`
-			} `json:"result"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&r); err != nil {
-			return total, err
-		}
-		if r.Result.NextCursor == "" {
-			return total, nil
-		}
-		cursor = r.Result.NextCursor
-	}
 }

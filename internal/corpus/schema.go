@@ -65,7 +65,6 @@ func (g *gen) strArray(desc string, item object, kv ...any) object {
 // Fixed literals in forms real generators emit.
 var (
 	int64Max  = number("9223372036854775807")
-	int64Min  = number("-9223372036854775808")
 	uint64Max = number("18446744073709551615")
 	maxSafe   = number("9007199254740991")
 	maxDouble = number("1.7976931348623157e308")

@@ -111,5 +111,16 @@ func installNPMPeer(name string) (entry, skip string) {
 	if st, err := os.Stat(entry); err != nil || st.IsDir() {
 		return "", fmt.Sprintf("scripts/install-test-peers.sh %s printed %q, which is not a file", name, entry)
 	}
+	// The peer is at the version the tests are written for (the script
+	// installs each version in a directory of its own), unless one was
+	// asked for.
+	for _, p := range []struct{ name, env, dir string }{
+		{peerInspector, "MCPDRIFT_INSPECTOR_VERSION", "inspector-" + inspectorPinned},
+		{peerConformance, "MCPDRIFT_CONFORMANCE_VERSION", "conformance-" + conformancePinned + "-"},
+	} {
+		if name == p.name && os.Getenv(p.env) == "" && !strings.Contains(filepath.ToSlash(entry), "/"+p.dir) {
+			return "", fmt.Sprintf("scripts/install-test-peers.sh %s installed %q, not the version the tests pin (%s)", name, entry, p.dir)
+		}
+	}
 	return entry, ""
 }
