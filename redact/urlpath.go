@@ -41,11 +41,12 @@ func CredentialLike(seg string) bool { return credentialLike(seg) }
 // credentialLike reports whether a path segment (decoded) looks like a
 // credential: at least minCredential bytes, and a known token prefix, or a
 // UUID, or 32 hexadecimal digits or more (the whole segment or one of its
-// words), or random-looking letters and digits (randomLooking). A segment of words joined by separators, one
-// byte in six or more a separator (all-MiniLM-L6-v2, k8s-mcp-server-v2,
-// o4-mini-2025-04-16), is judged word by word, since a word does not
-// change class where the separators are; a key written in groups of one
-// length (ABCD-EFGH-IJKL-MNOP-QRST-UVWX) is judged whole.
+// words), or random-looking letters and digits (randomLooking). A segment
+// of words joined by separators (manyWords: all-MiniLM-L6-v2,
+// k8s-mcp-server-v2, o4-mini-2025-04-16) is judged word by word, since a
+// word does not change class where the separators are; any other, a key
+// written in groups (K7QX-M2PA-9WZR-T4NB, key-K7QX-M2PA-9WZR-T4NB-H8)
+// included, is judged whole.
 func credentialLike(seg string) bool {
 	if len(seg) < minCredential {
 		return false
@@ -74,10 +75,13 @@ func notAlnum(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 }
 
-// manyWords reports whether seg is words joined by separators: more than
-// one byte in six is a byte other than a letter or a digit (a random
-// base64url key of 16 bytes has three such bytes once in 60), and its
-// words are not groups of one length.
+// manyWords reports whether seg is words joined by separators, as names
+// are: more than one byte in six is a byte other than a letter or a digit
+// (a random base64url key of 16 bytes has three such bytes once in 60),
+// one of its words is a plain word (plainWord: all, mcp, Instruct, mini),
+// and no run of its words is groups of one length (three or more of 3
+// bytes or more, or four or more of 2 or more: how keys are written for
+// people to read, after a word or before a shorter last group).
 func manyWords(seg string) bool {
 	seps := 0
 	for i := 0; i < len(seg); i++ {
@@ -88,15 +92,41 @@ func manyWords(seg string) bool {
 	if seps*6 <= len(seg) {
 		return false
 	}
-	n, same, words := -1, true, 0
+	plain, run, n := false, 0, -1
 	for w := range strings.FieldsFuncSeq(seg, notAlnum) {
-		if n >= 0 && len(w) != n {
-			same = false
+		plain = plain || plainWord(w)
+		if len(w) == n {
+			run++
+		} else {
+			run, n = 1, len(w)
 		}
-		n = len(w)
-		words++
+		if n >= 3 && run >= 3 || n >= 2 && run >= 4 {
+			return false
+		}
 	}
-	return !(same && words >= 4 && n >= 3)
+	return plain
+}
+
+// plainWord reports whether w (letters and digits) is a word as people
+// write one: 3 letters or more, no digit, all lowercase, all uppercase or
+// capitalised.
+func plainWord(w string) bool {
+	if len(w) < 3 {
+		return false
+	}
+	upper := 0
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9':
+			return false
+		case c >= 'A' && c <= 'Z':
+			if i > 0 && upper < i {
+				return false // an uppercase letter after a lowercase one
+			}
+			upper++
+		}
+	}
+	return upper <= 1 || upper == len(w)
 }
 
 // randomLooking reports whether s holds at least 12 letters and digits

@@ -32,6 +32,10 @@ func TestCredentialLike(t *testing.T) {
 		"a8F3-kLm2-9QzX-7pRt-4VwY-1nB6",
 		"my-mcp-a8F3kLm29QzX7pRt4VwY1nB6",
 		"x-y-z-0123456789abcdef0123456789abcdef",
+		// Groups after a word or before a shorter group, short groups
+		// (missed by a first version of the word rule; the review's).
+		"key-K7QX-M2PA-9WZR-T4NB", "u_a8F3-kLm2-9QzX-7pRt", "v1-K7Q-M2P-9WZ-T4N-H8L",
+		"K7QX-M2PA-9WZR-T4NB-H8", "K7-M2-9W-T4-H8-LC-3D-VE", "a8F-kLm2-9Qz-X7pR-4Vw-Y1nB",
 	} {
 		if !credentialLike(s) {
 			t.Errorf("%q is not taken for a credential", s)
@@ -181,6 +185,45 @@ func TestCredentialLikeRandomKeys(t *testing.T) {
 			} else {
 				t.Logf("%s keys of %d bytes: %.1f%%", c.name, n, 100*got)
 			}
+		}
+	}
+}
+
+// TestCredentialLikeGroupedKeys: keys written in groups for people to
+// read, alone, after a word, or before a shorter last group, are taken for
+// credentials about as often as the same letters and digits without the
+// separators.
+func TestCredentialLikeGroupedKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const set = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	group := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = set[r.IntN(len(set))]
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		prefix string
+		groups []int
+	}{
+		{"", []int{4, 4, 4, 4}}, {"key-", []int{4, 4, 4, 4}}, {"u_", []int{5, 5, 5}}, {"", []int{4, 4, 4, 2}},
+		{"mcp-", []int{4, 4, 4, 4, 4, 2}}, {"", []int{2, 2, 2, 2, 2, 2, 2, 2}}, {"v1-", []int{3, 3, 3, 3, 3}},
+	} {
+		hit := 0
+		for range 2000 {
+			var parts []string
+			for _, n := range c.groups {
+				parts = append(parts, group(n))
+			}
+			if credentialLike(c.prefix + strings.Join(parts, "-")) {
+				hit++
+			}
+		}
+		if got := float64(hit) / 2000; got < 0.85 {
+			t.Errorf("%q + groups %v: %.1f%% taken for credentials, want at least 85%%", c.prefix, c.groups, 100*got)
+		} else {
+			t.Logf("%q + groups %v: %.1f%%", c.prefix, c.groups, 100*got)
 		}
 	}
 }
