@@ -264,6 +264,10 @@ func sameApartFromName(a, b *manifest.Tool) bool {
 
 // DiffTool compares two definitions of the same tool.
 func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
+	// Checked before the memo too: a tool made lean since it was diffed is
+	// the caller's bug, and is said so, not answered.
+	o.MustNotBeLean("schemadiff.DiffTool")
+	n.MustNotBeLean("schemadiff.DiffTool")
 	if opt.Memo == nil {
 		return diffTool(o, n, opt)
 	}
@@ -276,8 +280,6 @@ func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 }
 
 func diffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
-	o.MustNotBeLean("schemadiff.DiffTool")
-	n.MustNotBeLean("schemadiff.DiffTool")
 	name := n.Name
 	var out []Change
 	descSame := canonEqual(o.Proj.Description, n.Proj.Description)
