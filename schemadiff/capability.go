@@ -2,7 +2,6 @@ package schemadiff
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -114,18 +113,17 @@ var capDescriptions = []struct {
 	kind string
 	p    phrase
 }{
-	{CapCommand, phrase{regexp.MustCompile(`(?i)\b(shell|bash|terminal|kubectl|cli|system) commands?\b|\bcommands? (line|to (run|execute))\b|\bcommand-line\b`), []string{"command"}}},
-	{CapCode, phrase{regexp.MustCompile(`(?i)\b(javascript|typescript|python|node\.?js|js|ruby|lua|php) (code|function|snippet|expression|source)\b|\bcode to (run|execute|evaluate)\b|\b(run|execute|evaluate|eval)s? (arbitrary |the |this )?(javascript|typescript|python|code)\b`),
-		[]string{"code", "function", "nippet", "expre", "ource", "java", "type", "python"}}},
-	{CapScript, phrase{regexp.MustCompile(`(?i)\bscripts? to (run|execute)\b|\b(shell|bash|python|javascript|powershell) scripts?\b`), []string{"cript"}}},
-	{CapSQL, phrase{regexp.MustCompile(`(?i)\bsql\b|\bcypher\b`), []string{"ql", "cypher"}}},
+	{CapCommand, newPhrase(`(?i)\b(shell|bash|terminal|kubectl|cli|system) commands?\b|\bcommands? (line|to (run|execute))\b|\bcommand-line\b`, "command")},
+	{CapCode, newPhrase(`(?i)\b(javascript|typescript|python|node\.?js|js|ruby|lua|php) (code|function|snippet|expression|source)\b|\bcode to (run|execute|evaluate)\b|\b(run|execute|evaluate|eval)s? (arbitrary |the |this )?(javascript|typescript|python|code)\b`, "code", "function", "nippet", "expre", "ource", "java", "type", "python")},
+	{CapScript, newPhrase(`(?i)\bscripts? to (run|execute)\b|\b(shell|bash|python|javascript|powershell) scripts?\b`, "cript")},
+	{CapSQL, newPhrase(`(?i)\bsql\b|\bcypher\b`, "ql", "cypher")},
 	{CapEnv, capEnvDescription},
 	{CapHeaders, capHeadersDescription},
 }
 
 var (
-	capEnvDescription     = phrase{regexp.MustCompile(`(?i)\benvironment variables?\b|\benv vars?\b`), []string{"env"}}
-	capHeadersDescription = phrase{regexp.MustCompile(`(?i)\bhttp headers?\b|\brequest headers?\b`), []string{"header"}}
+	capEnvDescription     = newPhrase(`(?i)\benvironment variables?\b|\benv vars?\b`, "env")
+	capHeadersDescription = newPhrase(`(?i)\bhttp headers?\b|\brequest headers?\b`, "header")
 )
 
 // description is a parameter's description, searched for phrases.

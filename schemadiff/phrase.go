@@ -12,10 +12,11 @@ import (
 //
 // Go's regexp has no DFA: over a long description its six capability
 // patterns ran at about 1.3 MB/s together (0.8 s for 1 MB of prose, from a
-// server that controls every byte of it). A phrase runs its regexp only
-// on the windows of the text around its anchors' occurrences, found by
-// byte search; what it reports is exactly what the regexp over the whole
-// text reports (match):
+// server that controls every byte of it). A phrase searches a long text
+// only in the windows around its anchors' occurrences, found by byte
+// search, with its regexp's language as a trie (phraselit.go; a text
+// dense with anchors is searched whole by it); what it reports is exactly
+// what the regexp over the whole text reports (match):
 //
 //   - an anchor is lowercase ASCII without 'k' or 's', the only ASCII
 //     letters that (?i) also matches with a non-ASCII rune (U+212A KELVIN
@@ -30,11 +31,31 @@ import (
 type phrase struct {
 	re      *regexp.Regexp
 	anchors []string
+	// lits is re's language as a trie (phraselit.go), which the search
+	// runs instead of re; nil: re is run.
+	lits *litTrie
+}
+
+// newPhrase is the phrase of pattern (a regexp) and its anchors.
+func newPhrase(pattern string, anchors ...string) phrase {
+	return phrase{re: regexp.MustCompile(pattern), anchors: anchors, lits: compileLits(pattern)}
+}
+
+// find reports whether p's language occurs in text.
+func (p phrase) find(text string) bool {
+	if p.lits != nil {
+		return p.lits.match(text)
+	}
+	return p.re.MatchString(text)
 }
 
 // phraseReach bounds how far a phrase's match reaches beyond the anchor
 // it holds, in bytes.
 const phraseReach = 160
+
+// phraseDense: a text with more anchor occurrences than one in this many
+// bytes is searched whole (by its trie), not in windows.
+const phraseDense = 256
 
 // phraseWhole is the longest text searched whole, without windows.
 const phraseWhole = 4 << 10
@@ -47,9 +68,11 @@ const phraseWhole = 4 << 10
 // spent 40% of its time in them).
 func (p phrase) match(text, low string) bool {
 	if len(text) <= phraseWhole {
-		return p.anyAnchor(text) && p.re.MatchString(text)
+		return p.anyAnchor(text) && p.find(text)
 	}
-	// The occurrences of the anchors as [lo, hi) windows, in order.
+	// The occurrences of the anchors as [lo, hi) windows, in order. A text
+	// dense with them (more than one in phraseDense bytes) is searched
+	// whole: the windows would cover it, and cost their own memory.
 	var wins [][2]int
 	for _, a := range p.anchors {
 		for i := 0; ; {
@@ -60,6 +83,9 @@ func (p phrase) match(text, low string) bool {
 			at := i + j
 			wins = append(wins, [2]int{max(0, at-phraseReach), min(len(text), at+len(a)+phraseReach)})
 			i = at + 1
+			if p.lits != nil && len(wins) > len(text)/phraseDense {
+				return p.lits.match(text)
+			}
 		}
 	}
 	if len(wins) == 0 {
@@ -86,7 +112,7 @@ func (p phrase) match(text, low string) bool {
 			continue
 		}
 		// text[hi] is a clean edge, between this window and the next.
-		if p.re.MatchString(text[lo:hi]) {
+		if p.find(text[lo:hi]) {
 			return true
 		}
 		lo, hi = w[0], widenRight(w[1])
@@ -94,7 +120,7 @@ func (p phrase) match(text, low string) bool {
 			lo--
 		}
 	}
-	return p.re.MatchString(text[lo:hi])
+	return p.find(text[lo:hi])
 }
 
 // anyAnchor reports whether text holds one of p's anchors, its ASCII

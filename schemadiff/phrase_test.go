@@ -194,3 +194,19 @@ func BenchmarkCapabilityPhrases(b *testing.B) {
 		})
 	}
 }
+
+// TestPhrasesCompiled: every capability phrase is searched as a trie, not
+// as its regexp (a phrase that falls back is searched at the regexps'
+// speed, which a text of its anchor words makes the whole text's).
+func TestPhrasesCompiled(t *testing.T) {
+	for _, p := range allPhrases() {
+		if p.lits == nil {
+			t.Errorf("%s: not compiled to a trie", p.re)
+		}
+	}
+	for _, s := range []string{`(?i)a*b`, `abc`, `(?i)[a-z]+`, `(?i)\w+`, `(?i)x.y`, `[a-c]`} {
+		if compileLits(s) != nil {
+			t.Errorf("%s compiled: it is not a finite set of (?i) literals", s)
+		}
+	}
+}
