@@ -76,8 +76,8 @@ func notAlnum(r rune) bool {
 }
 
 // manyWords reports whether seg is words joined by separators, as names
-// are: more than one byte in six is a byte other than a letter or a digit
-// (a random base64url key of 16 bytes has three such bytes once in 60),
+// are: more than one byte in eight is a byte other than a letter or a digit
+// (a random base64url key of 24 bytes has four such bytes once in 250),
 // one of its words is a plain word (plainWord: all, mcp, Instruct, mini),
 // and no run of its words is groups of one length (three or more of 3
 // bytes or more, or four or more of 2 or more: how keys are written for
@@ -89,7 +89,7 @@ func manyWords(seg string) bool {
 			seps++
 		}
 	}
-	if seps*6 <= len(seg) {
+	if seps*8 <= len(seg) {
 		return false
 	}
 	plain, run, n := false, 0, -1

@@ -55,7 +55,7 @@ func TestCredentialLike(t *testing.T) {
 		"all-MiniLM-L6-v2", "k8s-mcp-server-v2", "s3-mcp-server-v2", "o4-mini-2025-04-16",
 		"gpt-4o-mini-2024-07-18", "Llama-3.1-8B-Instruct", "Qwen2.5-Coder-32B-Instruct",
 		"Mistral-7B-Instruct-v0.3", "claude-3-5-sonnet-20241022", "text-embedding-3-large",
-		"bge-m3-v1.5-q4_k_m", "gemini-2.0-flash-001",
+		"bge-m3-v1.5-q4_k_m", "gemini-2.0-flash-001", "e5-mistral-7b-instruct",
 	} {
 		if credentialLike(s) {
 			t.Errorf("%q is taken for a credential", s)
