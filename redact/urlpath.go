@@ -77,7 +77,7 @@ func notAlnum(r rune) bool {
 
 // manyWords reports whether seg is words joined by separators, as names
 // are: more than one byte in eight is a byte other than a letter or a digit
-// (a random base64url key of 24 bytes has four such bytes once in 250),
+// (a random base64url key of 24 bytes has four such bytes once in 160),
 // one of its words is a plain word (plainWord: all, mcp, Instruct, mini),
 // and no run of its words is groups of one length (three or more of 3
 // bytes or more, or four or more of 2 or more: how keys are written for
