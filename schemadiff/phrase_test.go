@@ -2,6 +2,7 @@ package schemadiff
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"regexp/syntax"
 	"strings"
 	"testing"
@@ -202,6 +203,21 @@ func TestPhrasesCompiled(t *testing.T) {
 	for _, p := range allPhrases() {
 		if p.lits == nil {
 			t.Errorf("%s: not compiled to a trie", p.re)
+		}
+	}
+	// Patterns that compile say what their regexp says (U+FFFD first: an
+	// invalid byte reads as it; the review's case).
+	for _, c := range []struct{ pattern, text string }{
+		{`(?i)\b\x{FFFD}`, "a\xff"}, {`(?i)\b\x{FFFD}`, "a\xe2\x84"}, {`(?i)\b(K|\x{FFFD})`, "sk 1\x80."},
+		{`(?i)\bk`, "x \u212a"}, {`(?i)\bsql\b`, "x\u017fql"}, {`(?i)\bab\b`, "AB"}, {`(?i)\bab\b`, "xab"},
+	} {
+		l := compileLits(c.pattern)
+		if l == nil {
+			t.Errorf("%s: not compiled", c.pattern)
+			continue
+		}
+		if got, want := l.match(c.text), regexp.MustCompile(c.pattern).MatchString(c.text); got != want {
+			t.Errorf("%s on %q: %v, the regexp says %v", c.pattern, c.text, got, want)
 		}
 	}
 	for _, s := range []string{`(?i)a*b`, `abc`, `(?i)[a-z]+`, `(?i)\w+`, `(?i)x.y`, `[a-c]`} {

@@ -88,6 +88,11 @@ func compileLits(pattern string) *litTrie {
 	if !root.end && root.next == nil && root.boundary != nil && !root.boundary.end && root.boundary.boundary == nil {
 		var st [256]bool
 		for k := range root.boundary.next {
+			if k == utf8.RuneError {
+				// Every invalid byte reads as U+FFFD: no table of first
+				// bytes says where one starts, so every rune is tried.
+				return root
+			}
 			// Every rune whose fold key is k: k's orbit.
 			r := k
 			for {
