@@ -170,9 +170,10 @@ type Options struct {
 	// whose digest differs is external_ref_document_changed, the URL and
 	// both digests in the detail. Ignored without PinnedRefs.
 	VerifiedRefs map[string]string
-	// Diffs, when set, remembers each changed tool's structural diff, for
-	// a caller that diffs the same lists again (schemadiff.DiffMemo).
-	Diffs *schemadiff.DiffMemo
+
+	// diffs, when set, remembers each changed tool's structural diff for
+	// the report DecideAndDiff makes of the same lists.
+	diffs *schemadiff.DiffMemo
 }
 
 // refPins is the trust record of opt (nil without one).
@@ -328,6 +329,22 @@ func DecideTools(pinned, served []manifest.Tool, opt Options) []Tool {
 	return decideTools(NewBaseline("", manifest.Identity{}, pinned), served, prof, opt)
 }
 
+// DecideAndDiff is DecideTools of old's and new's tools under opt, and
+// beside it the structural changes between the two lists
+// (schemadiff.Compare's, identities included when both sides carry one)
+// under the same classifier and trust record: each changed tool is
+// diffed once, for both (schemadiff.DiffMemo). Lock check and gate with
+// snapshots report both.
+func DecideAndDiff(old, new schemadiff.Input, opt Options) ([]Tool, []schemadiff.Change) {
+	if opt.Classifier == nil {
+		opt.Classifier = classify.Default()
+	}
+	opt.diffs = &schemadiff.DiffMemo{}
+	tools := DecideTools(old.Tools, new.Tools, opt)
+	changes := schemadiff.Compare(old, new, nil, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: opt.refPins()}, Memo: opt.diffs}).Changes
+	return tools, changes
+}
+
 func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionProfile, opt Options) []Tool {
 	// A lean tool (manifest.Tool.Lean) is decided by its digest; what
 	// reads a parse (the structural diff, external references) refuses it.
@@ -397,7 +414,7 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 					d.Fields = append(d.Fields, f)
 				}
 			}
-			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: pins}, Memo: opt.Diffs})
+			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: pins}, Memo: opt.diffs})
 			var why string
 			d.Decision, why, d.DeniedBy = prof.DecideTool(true, d.Changes)
 			switch {

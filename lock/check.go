@@ -138,11 +138,9 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 	dprof := dopt.Profile
 	pinned := s.ToolValues()
 	res := &ServerResult{Name: s.Name, Profile: s.Profile, Pending: []string{}, AutoApprovable: []string{}}
-	// The structural report below diffs the same lists: each changed tool
-	// is diffed once, for both.
-	diffs := &schemadiff.DiffMemo{}
-	dopt.Diffs = diffs
-	decisions := decide.DecideTools(pinned, sv.Tools, dopt)
+	old := schemadiff.Input{Side: schemadiff.Side{Identity: &s.Identity, ServerID: s.Name}, Tools: pinned}
+	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &sv.Identity, ServerID: s.Name, Completeness: string(sv.Observed.Observed.ToolsListComplete)}, Tools: sv.Tools}
+	decisions, structural := decide.DecideAndDiff(old, nw, dopt)
 	refFindings := false
 	for _, d := range decisions {
 		switch {
@@ -185,9 +183,7 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 			return nil, err
 		}
 	}
-	old := schemadiff.Input{Side: schemadiff.Side{Identity: &s.Identity, ServerID: s.Name}, Tools: pinned}
-	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &sv.Identity, ServerID: s.Name, Completeness: string(sv.Observed.Observed.ToolsListComplete)}, Tools: sv.Tools}
-	r.StructuralChanges = schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c, Schema: schemadiff.Options{Refs: &schemadiff.RefPins{Pinned: dopt.PinnedRefs, Verified: dopt.VerifiedRefs}}, Memo: diffs}).Changes
+	r.StructuralChanges = structural
 	r.DecisionProfile = dprof.Name
 	r.Tools = make([]schemadiff.ToolVerdict, 0, len(decisions))
 	for _, d := range decisions {

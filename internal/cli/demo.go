@@ -87,12 +87,12 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 			// The snapshots kept beside the baseline and the observation say
 			// how each tool changed, and the review profile decides on each
 			// (as gate --declared-snapshot --observed-snapshot does).
-			diffs := &schemadiff.DiffMemo{} // each changed tool diffed once, for both
-			r.StructuralChanges = schemadiff.Compare(
+			decisions, changes := decide.DecideAndDiff(
 				schemadiff.Input{Side: schemadiff.Side{Completeness: string(tl1.Completeness)}, Tools: tl1.Tools},
 				schemadiff.Input{Side: schemadiff.Side{Completeness: string(tl2.Completeness)}, Tools: tl2.Tools},
-				nil, schemadiff.ToolOptions{Memo: diffs}).Changes
-			for _, d := range decide.DecideTools(tl1.Tools, tl2.Tools, decide.Options{Profile: schemadiff.ReviewProfile, Diffs: diffs}) {
+				decide.Options{Profile: schemadiff.ReviewProfile})
+			r.StructuralChanges = changes
+			for _, d := range decisions {
 				r.Tools = append(r.Tools, d.Verdict())
 			}
 			r.DecisionProfile = schemadiff.ReviewProfile.Name

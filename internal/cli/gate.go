@@ -224,11 +224,11 @@ func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifi
 	old := schemadiff.Input{Side: schemadiff.Side{Identity: &ds.Identity}, Tools: ds.Tools}
 	nw := schemadiff.Input{Side: schemadiff.Side{Identity: &obsSnap.Identity, ServerID: obsSnap.ServerID, Completeness: string(obsSnap.Completeness)}, Tools: obsSnap.Tools}
 	var tools []schemadiff.ToolVerdict
-	diffs := &schemadiff.DiffMemo{} // each changed tool diffed once, for both
-	for _, d := range decide.DecideTools(ds.Tools, obsSnap.Tools, decide.Options{Profile: dprof, Classifier: c, Diffs: diffs}) {
+	decisions, changes := decide.DecideAndDiff(old, nw, decide.Options{Profile: dprof, Classifier: c})
+	for _, d := range decisions {
 		tools = append(tools, d.Verdict())
 	}
-	return schemadiff.Compare(old, nw, nil, schemadiff.ToolOptions{Classifier: c, Memo: diffs}).Changes, tools, &gateSnapshots{ds.Tools, obsSnap.Tools}, nil
+	return changes, tools, &gateSnapshots{ds.Tools, obsSnap.Tools}, nil
 }
 
 func contains(list []string, s string) bool {
