@@ -129,7 +129,11 @@ func FuzzURLCredentials(f *testing.F) {
 		s.AddURL(raw)
 		// What is written of the URL: as typed, and as Go writes it again
 		// (what an HTTP error message quotes).
-		redacted := s.String(raw) + " " + s.String(u.String()) + " " + s.String(u.EscapedPath())
+		// Each is searched on its own: joined, the end of one and the
+		// start of the next could spell a segment neither holds (a query
+		// key of hex digits, then the joining space, spelled the segment
+		// "<the same digits> ", found by the fuzzer).
+		redacted := []string{s.String(raw), s.String(u.String()), s.String(u.EscapedPath())}
 		for k, i := range at {
 			if len(decoded[k]) < MinLen {
 				continue
@@ -138,8 +142,10 @@ func FuzzURLCredentials(f *testing.F) {
 				if len(v) >= 16 && strings.Contains(clean, v) {
 					t.Fatalf("SanitizeURL(%q) = %q holds %q", raw, clean, v)
 				}
-				if len(v) >= 16 && strings.Contains(redacted, v) {
-					t.Fatalf("redacted %q = %q holds %q", raw, redacted, v)
+				for _, r := range redacted {
+					if len(v) >= 16 && strings.Contains(r, v) {
+						t.Fatalf("redacted %q = %q holds %q", raw, r, v)
+					}
 				}
 			}
 		}
