@@ -35,13 +35,13 @@ func readTOML(src []byte) (*node, error) {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
-			return nil, fmt.Errorf("line %d, column %d: %s", row, col, safetext.Escape(trimTOML(de.Error())))
+			return nil, fmt.Errorf("line %d, column %d: %s", row, col, safetext.Inert(trimTOML(de.Error())))
 		}
 		var se *toml.StrictMissingError
 		if errors.As(err, &se) {
 			return nil, errors.New("unknown key")
 		}
-		return nil, errors.New(safetext.Escape(trimTOML(err.Error())))
+		return nil, errors.New(safetext.Inert(trimTOML(err.Error())))
 	}
 	return fromGo(m, 0)
 }

@@ -122,7 +122,7 @@ func ReadInventory(src []byte, file string) (*Inventory, error) {
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&inv); err != nil {
-		return nil, fmt.Errorf("%s: %s", safetext.Escape(file), safetext.Escape(err.Error()))
+		return nil, fmt.Errorf("%s: %s", safetext.Escape(file), safetext.Inert(err.Error()))
 	}
 	return &inv, nil
 }
@@ -152,7 +152,7 @@ func LoadEntry(s Server, opt Options) (*Entry, error) {
 	}
 	rel, err := filepath.Rel(dir, s.File)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", safetext.Escape(s.File), safetext.Escape(err.Error()))
+		return nil, fmt.Errorf("%s: %s", safetext.Escape(s.File), safetext.Inert(err.Error()))
 	}
 	r, err := os.OpenRoot(dir)
 	if err != nil {
@@ -161,7 +161,7 @@ func LoadEntry(s Server, opt Options) (*Entry, error) {
 	defer r.Close()
 	f := readIn(r, dir, rel, opt.MaxFileSize)
 	if f.err != nil {
-		return nil, fmt.Errorf("%s: %s", safetext.Escape(s.File), safetext.Escape(f.err.Error()))
+		return nil, fmt.Errorf("%s: %s", safetext.Escape(s.File), safetext.Inert(f.err.Error()))
 	}
 	fm := c.formatOf(s.File)
 	root, err := fm.read(f.src)

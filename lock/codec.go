@@ -135,7 +135,7 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 	s.Name = name.Str()
 	src, _ := v.Get("source")
 	if err := decodeInto(src, &s.Source); err != nil {
-		return bad(ptr+"/source", "%s", safetext.Escape(err.Error()))
+		return bad(ptr+"/source", "%s", safetext.Inert(err.Error()))
 	}
 	if err := checkSource(s.Source, false); err != nil {
 		return bad(ptr+"/source", "%s", err.Error())
@@ -150,7 +150,7 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 	}
 	idv, _ := v.Get("identity")
 	if err := decodeInto(idv, &s.Identity); err != nil {
-		return bad(ptr+"/identity", "%s", safetext.Escape(err.Error()))
+		return bad(ptr+"/identity", "%s", safetext.Inert(err.Error()))
 	}
 	if cc, ok := v.Get("client_capabilities"); ok {
 		s.ClientCapabilities = cc.Canonical()
@@ -160,7 +160,7 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 	// declared schema): it is read from the tree, not parsed again.
 	d, err := manifest.DeclaredFromValidated(dv)
 	if err != nil {
-		return bad(ptr+"/declared", "%s", safetext.Escape(err.Error()))
+		return bad(ptr+"/declared", "%s", safetext.Inert(err.Error()))
 	}
 	if d.Server.ID != s.Name {
 		return bad(ptr+"/declared/server/id", "the baseline's server id %s is not the server's name %s", safetext.Quote(d.Server.ID), safetext.Quote(s.Name))
@@ -189,7 +189,7 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 		seen[t.Name] = i
 		av, _ := x.Get("approval")
 		if err := decodeInto(av, &t.Approval); err != nil {
-			return bad(tp+"/approval", "%s", safetext.Escape(err.Error()))
+			return bad(tp+"/approval", "%s", safetext.Inert(err.Error()))
 		}
 		def, _ := x.Get("definition")
 		mt, err := manifest.ToolFromValue(def, tp+"/definition")
@@ -207,7 +207,7 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 		} else {
 			var cb bytes.Buffer
 			if err := json.Compact(&cb, raw); err != nil {
-				return bad(tp+"/definition", "%s", safetext.Escape(err.Error()))
+				return bad(tp+"/definition", "%s", safetext.Inert(err.Error()))
 			}
 			t.Definition = cb.Bytes()
 		}
@@ -237,7 +237,7 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 	s.Declared = d
 	if rv, ok := v.Get("refs"); ok {
 		if err := decodeInto(rv, &s.Refs); err != nil {
-			return bad(ptr+"/refs", "%s", safetext.Escape(err.Error()))
+			return bad(ptr+"/refs", "%s", safetext.Inert(err.Error()))
 		}
 		urls := make(map[string]bool, len(s.Refs))
 		for i, r := range s.Refs {
@@ -246,7 +246,7 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 			switch doc, err := schemadiff.RefDocument(r.URL); {
 			case err != nil:
 				// Not quoted: it may carry user info.
-				return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "the ref's URL cannot be pinned: %s", safetext.Escape(err.Error()))
+				return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "the ref's URL cannot be pinned: %s", safetext.Inert(err.Error()))
 			case doc != r.URL:
 				return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "ref %s is not in its normal form (%s), so no $ref would match it; pin it with mcpdrift lock pin-ref", safetext.Quote(r.URL), safetext.Quote(doc))
 			}
@@ -259,7 +259,7 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 	}
 	if hv, ok := v.Get("history"); ok {
 		if err := decodeInto(hv, &s.History); err != nil {
-			return bad(ptr+"/history", "%s", safetext.Escape(err.Error()))
+			return bad(ptr+"/history", "%s", safetext.Inert(err.Error()))
 		}
 	}
 	return s, nil

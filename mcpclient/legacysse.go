@@ -104,7 +104,7 @@ func openSSE(ctx context.Context, cfg *Config, obs *Observation) (*sseTransport,
 
 	hr, err := http.NewRequestWithContext(t.streamCtx, http.MethodGet, cfg.BaseURL, nil)
 	if err != nil {
-		return fail(&ConfigError{Msg: "BaseURL: " + safetext.Escape(err.Error())})
+		return fail(&ConfigError{Msg: "BaseURL: " + safetext.Inert(err.Error())})
 	}
 	t.setHeaders(hr.Header)
 	hr.Header.Set("Accept", "text/event-stream")

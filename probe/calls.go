@@ -252,7 +252,7 @@ func checkCall(r *Result, c CallCheck) {
 	}
 	problems, err := validateOutput(c.DeclaredOutput, sc)
 	if err != nil {
-		r.Notes = append(r.Notes, fmt.Sprintf("the declared outputSchema of %s could not be compiled, so its output was not checked: %s", safetext.Quote(c.Tool), safetext.Escape(err.Error())))
+		r.Notes = append(r.Notes, fmt.Sprintf("the declared outputSchema of %s could not be compiled, so its output was not checked: %s", safetext.Quote(c.Tool), safetext.Inert(err.Error())))
 		return
 	}
 	for _, p := range problems {

@@ -177,14 +177,14 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 	defer cancel()
 	hr, err := u.newRequest(ctx, http.MethodPost, raw, m, fwd)
 	if err != nil {
-		return nil, &upstreamError{Msg: safetext.Escape(err.Error())}
+		return nil, &upstreamError{Msg: safetext.Inert(err.Error())}
 	}
 	start := u.g.cfg.Now()
 	resp, err := u.client.Do(hr)
 	u.g.cfg.Metrics.upstreamLatency(m.Method, u.g.cfg.Now().Sub(start))
 	if err != nil {
 		u.g.cfg.Metrics.upstreamError("transport")
-		return nil, &upstreamError{Msg: "cannot reach it: " + safetext.Escape(safetext.Clip(err.Error(), 300))}
+		return nil, &upstreamError{Msg: "cannot reach it: " + safetext.Inert(safetext.Clip(err.Error(), 300))}
 	}
 	defer resp.Body.Close()
 	if m.Method == "initialize" {
@@ -220,7 +220,7 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 				if errors.Is(err, io.EOF) {
 					return nil, &upstreamError{Status: resp.StatusCode, Msg: "the response stream ended without the response"}
 				}
-				return nil, &upstreamError{Status: resp.StatusCode, Msg: safetext.Escape(err.Error())}
+				return nil, &upstreamError{Status: resp.StatusCode, Msg: safetext.Inert(err.Error())}
 			}
 			if len(frame.TrimSpace(ev.Data)) == 0 {
 				continue // a priming event
@@ -239,7 +239,7 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 	case ct == "application/json":
 		b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 		if err != nil {
-			return nil, &upstreamError{Status: resp.StatusCode, Msg: "reading the response: " + safetext.Escape(err.Error())}
+			return nil, &upstreamError{Status: resp.StatusCode, Msg: "reading the response: " + safetext.Inert(err.Error())}
 		}
 		if int64(len(b)) > max {
 			return nil, &upstreamError{Status: resp.StatusCode, Msg: fmt.Sprintf("the response exceeded %d bytes", max)}
@@ -263,12 +263,12 @@ func (u *httpUpstream) send(ctx context.Context, raw []byte, m *frame.Message, f
 	defer cancel()
 	hr, err := u.newRequest(ctx, http.MethodPost, raw, m, fwd)
 	if err != nil {
-		return &upstreamError{Msg: safetext.Escape(err.Error())}
+		return &upstreamError{Msg: safetext.Inert(err.Error())}
 	}
 	resp, err := u.client.Do(hr)
 	if err != nil {
 		u.g.cfg.Metrics.upstreamError("transport")
-		return &upstreamError{Msg: "cannot reach it: " + safetext.Escape(safetext.Clip(err.Error(), 300))}
+		return &upstreamError{Msg: "cannot reach it: " + safetext.Inert(safetext.Clip(err.Error(), 300))}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()

@@ -46,7 +46,7 @@ func newStdioUpstream(ctx context.Context, g *Gateway) (*stdioUpstream, error) {
 	u := g.cfg.Upstream
 	p, err := mcpclient.StartProcess(ctx, mcpclient.Config{Command: u.Command, PassEnv: u.PassEnv, Env: u.Env})
 	if err != nil {
-		return nil, &upstreamError{Msg: safetext.Escape(err.Error())}
+		return nil, &upstreamError{Msg: safetext.Inert(err.Error())}
 	}
 	s := &stdioUpstream{g: g, proc: p, pending: map[int64]chan *frame.Message{}, streams: map[int64]stream{}, done: make(chan struct{})}
 	go s.readLoop()
@@ -134,7 +134,7 @@ func (s *stdioUpstream) write(b []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if _, err := s.proc.Stdin.Write(frame.AppendLine(nil, b)); err != nil {
-		return &upstreamError{Msg: "the server process is gone: " + safetext.Escape(err.Error())}
+		return &upstreamError{Msg: "the server process is gone: " + safetext.Inert(err.Error())}
 	}
 	return nil
 }

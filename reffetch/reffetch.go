@@ -366,5 +366,5 @@ func cause(ctx context.Context, err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return errors.New(safetext.Escape(err.Error()))
+	return errors.New(safetext.Inert(err.Error()))
 }

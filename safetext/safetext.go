@@ -240,3 +240,50 @@ func escapeLen(s string) int {
 	}
 	return 1
 }
+
+// Shows reports whether text that Escape or Quote produced shows s to a
+// reader: whether s, escaped as Escape (or Quote) writes it, occurs in
+// escaped without splitting an escape sequence. A test that searches what
+// was written for a secret needs it: the text "\u0010000" holds the bytes
+// "0000" but shows the runes U+0010, '0', '0', '0', never "0000".
+func Shows(escaped, s string) bool {
+	if s == "" {
+		return true
+	}
+	// cut[i] is true when position i splits an escape sequence (or a \"
+	// of a quote).
+	cut := make([]bool, len(escaped)+1)
+	for i := 0; i < len(escaped); {
+		if escaped[i] != '\\' {
+			i++
+			continue
+		}
+		n := escapeLen(escaped[i:])
+		if n == 0 {
+			n = 2
+		}
+		for j := i + 1; j < i+n; j++ {
+			cut[j] = true
+		}
+		i += n
+	}
+	e := Escape(s)
+	forms := []string{e}
+	if strings.IndexByte(e, '"') >= 0 {
+		forms = append(forms, strings.ReplaceAll(e, `"`, `\"`))
+	}
+	for _, f := range forms {
+		for off := 0; off+len(f) <= len(escaped); {
+			i := strings.Index(escaped[off:], f)
+			if i < 0 {
+				break
+			}
+			i += off
+			if !cut[i] && !cut[i+len(f)] {
+				return true
+			}
+			off = i + 1
+		}
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Segments splits escaped text back into its plain runs and its escapes,
@@ -42,6 +43,57 @@ func FuzzSegments(f *testing.F) {
 			if b.String() != esc {
 				t.Fatalf("segments of %q join to %q", esc, b.String())
 			}
+		}
+	})
+}
+
+// Shows finds what a reader sees in escaped text, never the bytes of an
+// escape sequence read as text.
+func TestShows(t *testing.T) {
+	for _, c := range []struct {
+		escaped, s string
+		want       bool
+	}{
+		{Quote("\x10000"), "0000", false}, // "\u0010000": found by FuzzParseURL
+		{Quote("\x10000"), "000", true},
+		{Quote("\x10000"), "\x10000", true},
+		{Quote("a\x1bb"), "x1b", false},
+		{Quote("a\x1bb"), "a\x1bb", true},
+		{Quote("a\x1bb"), "\x1bb", true},
+		{Quote("\xff00"), "ff00", false},
+		{Quote(`a\b`), `\b`, true},
+		{Quote(`a\b`), `\`, true},
+		{Quote(`say "pw1234"`), `"pw1234"`, true},
+		{Quote(`say "pw1234"`), `pw1234`, true},
+		{Quote(`a"b`), `"b`, true},
+		{Quote("x\U0001F600y"), "\U0001F600y", true},
+		{Quote("x\u202ey"), "202e", false},
+		{Escape("plain secret"), "secret", true},
+		{Escape("plain"), "secret", false},
+		{"anything", "", true},
+	} {
+		if got := Shows(c.escaped, c.s); got != c.want {
+			t.Errorf("Shows(%q, %q) = %v, want %v", c.escaped, c.s, got, c.want)
+		}
+	}
+}
+
+// FuzzShows: what Escape or Quote wrote of a text shows every piece of it
+// (cut between runes).
+func FuzzShows(f *testing.F) {
+	f.Add("a\x10000b", 1, 4)
+	f.Add(`q"\x1b`, 0, 3)
+	f.Fuzz(func(t *testing.T, s string, i, j int) {
+		if i < 0 || j < i || j > len(s) {
+			return
+		}
+		// a piece whose ends fall between runes
+		if !utf8.ValidString(s[:i]) || !utf8.ValidString(s[i:j]) || !utf8.ValidString(s[j:]) {
+			return
+		}
+		piece := s[i:j]
+		if !Shows(Quote(s), piece) || !Shows(Escape(s), piece) {
+			t.Fatalf("Shows(%q, %q) is false", Quote(s), piece)
 		}
 	})
 }

@@ -250,7 +250,7 @@ func (e *Error) Error() string {
 		if e.Kind != nil {
 			b.WriteString(": ")
 		}
-		b.WriteString(safetext.Escape(e.Err.Error()))
+		b.WriteString(safetext.Inert(e.Err.Error()))
 	}
 	return b.String()
 }

@@ -125,7 +125,7 @@ func New(s *Settings, o Options) (*Provider, error) {
 		otlptracehttp.WithHTTPClient(client),
 	)
 	if err != nil {
-		return nil, &ConfigError{Msg: "the OTLP exporter cannot be set up: " + safetext.Escape(err.Error())}
+		return nil, &ConfigError{Msg: "the OTLP exporter cannot be set up: " + safetext.Inert(err.Error())}
 	}
 	res := resource.NewSchemaless(
 		attribute.String("service.name", s.ServiceName),
@@ -229,7 +229,7 @@ func (p *Provider) reason(ctx context.Context, err error) string {
 	case terr != nil:
 		var oe *net.OpError
 		if errors.As(terr, &oe) {
-			return "cannot reach the collector (" + safetext.Escape(safetext.Clip(oe.Error(), 200)) + ")"
+			return "cannot reach the collector (" + safetext.Inert(safetext.Clip(oe.Error(), 200)) + ")"
 		}
 		return "cannot reach the collector"
 	}

@@ -135,7 +135,7 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			fmt.Fprintf(e.stderr, "mcpdrift: %s\n", xe.msg)
 			return xe.code
 		}
-		fmt.Fprintf(e.stderr, "mcpdrift: %s\n", safetext.Escape(err.Error()))
+		fmt.Fprintf(e.stderr, "mcpdrift: %s\n", safetext.Inert(err.Error()))
 		return ExitUsage
 	}
 	return e.code
@@ -151,7 +151,7 @@ func newRoot(e *env) *cobra.Command {
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%s (see %s --help)", safetext.Escape(err.Error()), c.CommandPath())
+		return usageErr("%s (see %s --help)", safetext.Inert(err.Error()), c.CommandPath())
 	})
 	root.AddCommand(newObserve(e), newPin(e), newGate(e), newDiff(e), newDrift(e), newProxy(e), newMockServer(e), newCodes(e), newDemo(e), newLock(e), newReview(e), newApprove(e))
 	root.AddCommand(newWatch(e), newScan(e))

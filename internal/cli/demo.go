@@ -98,7 +98,7 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 			r.DecisionProfile = schemadiff.ReviewProfile.Name
 			if keep != "" {
 				if err := os.MkdirAll(keep, 0o755); err != nil {
-					return usageErr("--keep: %s", safetext.Escape(err.Error()))
+					return usageErr("--keep: %s", safetext.Inert(err.Error()))
 				}
 				s1, err := manifest.MarshalSnapshot(server, manifest.Identity{}, tl1, tl1.Completeness)
 				if err != nil {
@@ -152,7 +152,7 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 				err = report.RenderDemo(&buf, r, live, format, report.Options{ToolVersion: version(), Color: useColor(e, "", color), ArtifactURI: "observed.v2.json"})
 			}
 			if err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			return e.emit("-", buf.Bytes())
 		},
@@ -186,7 +186,7 @@ func demoLive(e *env) (*probe.Report, []delta.Tool, error) {
 	defer srv.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, nil, &exitError{ExitInconclusive, "demo: cannot listen on loopback: " + safetext.Escape(err.Error())}
+		return nil, nil, &exitError{ExitInconclusive, "demo: cannot listen on loopback: " + safetext.Inert(err.Error())}
 	}
 	hs := &http.Server{Handler: srv, ConnContext: srv.ConnContext, ReadHeaderTimeout: 5 * time.Second}
 	go hs.Serve(ln)

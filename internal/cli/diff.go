@@ -183,7 +183,7 @@ name/version and a stdio server's environment are compared too.`,
 			}
 			prof, err := schemadiff.DecisionProfileByName(profile)
 			if err != nil {
-				return usageErr("--profile: %s", safetext.Escape(err.Error()))
+				return usageErr("--profile: %s", safetext.Inert(err.Error()))
 			}
 			c, err := loadClassifier(rules)
 			if err != nil {
@@ -205,7 +205,7 @@ name/version and a stdio server's environment are compared too.`,
 				err = report.RenderDiff(&buf, r, format, report.Options{Color: useColor(e, out, color), ToolVersion: version()})
 			}
 			if err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			if err := e.emit(out, buf.Bytes()); err != nil {
 				return err

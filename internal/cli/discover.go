@@ -51,20 +51,20 @@ ran, 2 on bad usage.`,
 			for _, a := range args {
 				abs, err := filepath.Abs(a)
 				if err != nil {
-					return usageErr("%s: %s", safetext.Quote(a), safetext.Escape(err.Error()))
+					return usageErr("%s: %s", safetext.Quote(a), safetext.Inert(err.Error()))
 				}
 				opt.Dirs = append(opt.Dirs, abs)
 			}
 			if includeHome {
 				home, err := os.UserHomeDir()
 				if err != nil {
-					return usageErr("--include-home: %s", safetext.Escape(err.Error()))
+					return usageErr("--include-home: %s", safetext.Inert(err.Error()))
 				}
 				opt.Home = home
 			}
 			inv, err := discover.Discover(opt)
 			if err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			var data []byte
 			if format == "text" {

@@ -288,11 +288,11 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 	if l.caFile != "" {
 		pem, err := os.ReadFile(l.caFile)
 		if err != nil {
-			return cfg, usageErr("--ca-file: %s", safetext.Escape(err.Error()))
+			return cfg, usageErr("--ca-file: %s", safetext.Inert(err.Error()))
 		}
 		pool, err := systemPoolWith(pem)
 		if err != nil {
-			return cfg, usageErr("--ca-file: %s", safetext.Escape(err.Error()))
+			return cfg, usageErr("--ca-file: %s", safetext.Inert(err.Error()))
 		}
 		cfg.RootCAs = pool
 	}
@@ -803,7 +803,7 @@ then says so).`,
 			}
 			prof, err := schemadiff.DecisionProfileByName(profile)
 			if err != nil {
-				return usageErr("--profile: %s", safetext.Escape(err.Error()))
+				return usageErr("--profile: %s", safetext.Inert(err.Error()))
 			}
 			classifier, err := classifierBeside(rules)
 			if err != nil {
@@ -869,7 +869,7 @@ then says so).`,
 				err = report.RenderDrift(&buf, rep, format, report.Options{Color: useColor(e, out, color), ToolVersion: version(), ArtifactURI: manifestPath})
 			}
 			if err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			if observedOut != "" {
 				b, err := manifest.MarshalArtifact(res.observed())

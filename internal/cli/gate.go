@@ -55,7 +55,7 @@ func newGate(e *env) *cobra.Command {
 				err = report.Render(&buf, r, g.format, opt)
 			}
 			if err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			if err := e.emit(g.out, buf.Bytes()); err != nil {
 				return err
@@ -166,7 +166,7 @@ func runGate(e *env, g *gateFlags) (*gate.Report, *gateSnapshots, error) {
 	}
 	dprof, err := schemadiff.DecisionProfileByName(g.decisionProfile)
 	if err != nil {
-		return nil, nil, usageErr("--decision-profile: %s", safetext.Escape(err.Error()))
+		return nil, nil, usageErr("--decision-profile: %s", safetext.Inert(err.Error()))
 	}
 	if g.declaredSnapshot == "" {
 		return r, nil, nil

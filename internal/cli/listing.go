@@ -208,7 +208,7 @@ func (n *nameDigests) add(res jcs.Value) error {
 		}
 		t, err := manifest.ToolFromValue(v, ptr)
 		if err != nil {
-			msg := safetext.Escape(err.Error())
+			msg := safetext.Inert(err.Error())
 			if ie, ok := errors.AsType[*manifest.InputError](err); ok {
 				msg = safetext.Quote(ie.Pointer) + ": " + safetext.Escape(ie.Msg)
 			}

@@ -163,7 +163,7 @@ A listing that is not complete is refused (exit 3), as is a server already in th
 			// Refused before anything is sent: what the lock could not
 			// store.
 			if err := lock.CheckSource(src); err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			lf, err := openLockForWrite(e, lockPath, true)
 			if err != nil {
@@ -199,15 +199,15 @@ A listing that is not complete is refused (exit 3), as is a server already in th
 			}
 			s, err := lock.NewServer(name, src, profile, o.served.Identity, o.obs.ClientCapabilities, o.tools.Tools, c, a)
 			if err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			if len(autoApprove) > 0 {
 				if err := s.SetProfile(profile, autoApprove, a); err != nil {
-					return usageErr("%s", safetext.Escape(err.Error()))
+					return usageErr("%s", safetext.Inert(err.Error()))
 				}
 			}
 			if err := lf.lock.Add(s); err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			if err := lf.save(e); err != nil {
 				return err
@@ -288,7 +288,7 @@ func newLockProfile(e *env) *cobra.Command {
 				aa = nil
 			}
 			if err := s.SetProfile(args[1], aa, a); err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			return lf.save(e)
 		},
@@ -384,7 +384,7 @@ func checkServer(ctx context.Context, e *env, base *liveFlags, s *lock.Server, o
 	}
 	r, err := s.Check(o.served, opt)
 	if err != nil {
-		return checked{result: s.NotObserved(target, "the check failed: "+safetext.Escape(err.Error()), opt)}
+		return checked{result: s.NotObserved(target, "the check failed: "+safetext.Inert(err.Error()), opt)}
 	}
 	r.Target = target
 	var ds []delta.Tool
@@ -510,7 +510,7 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 			var buf bytes.Buffer
 			opt2 := report.Options{ToolVersion: version(), ArtifactURI: lockPath, Color: useColor(e, out, color)}
 			if err := report.RenderLockCheck(&buf, rep, deltas, format, opt2); err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			if err := e.emit(out, buf.Bytes()); err != nil {
 				return err

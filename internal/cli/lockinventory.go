@@ -173,7 +173,7 @@ func addFromInventory(e *env, lf *lockFile, invPath string, names []string, all,
 		// Refused before anything is sent: a source the lock could not
 		// store (a literal key in the url, say).
 		if err := lock.CheckSource(source); err != nil {
-			fail(s.Name, safetext.Escape(err.Error()))
+			fail(s.Name, safetext.Inert(err.Error()))
 			continue
 		}
 		cfg, err := ff.entryConfig(e, ent)
@@ -203,7 +203,7 @@ func addFromInventory(e *env, lf *lockFile, invPath string, names []string, all,
 			err = lf.lock.Add(srv)
 		}
 		if err != nil {
-			fail(s.Name, safetext.Escape(err.Error()))
+			fail(s.Name, safetext.Inert(err.Error()))
 			continue
 		}
 		for _, w := range warns {

@@ -261,5 +261,5 @@ func errMessage(err error) string {
 	if errors.As(err, &xe) {
 		return xe.msg
 	}
-	return safetext.Escape(err.Error())
+	return safetext.Inert(err.Error())
 }

@@ -75,7 +75,7 @@ verify the signature. See docs/lock-signing.md.`,
 			}
 			parsed, err := lock.Parse(lockBytes, lockPath)
 			if err != nil {
-				return &exitError{ExitUsage, safetext.Escape(err.Error()) + " (the lock does not validate, so it was not signed)"}
+				return &exitError{ExitUsage, safetext.Inert(err.Error()) + " (the lock does not validate, so it was not signed)"}
 			}
 			signer, err := loadSigner(keyPath)
 			if err != nil {
@@ -83,7 +83,7 @@ verify the signature. See docs/lock-signing.md.`,
 			}
 			sig, err := sshsig.Sign(lockBytes, signer, sshsig.Namespace)
 			if err != nil {
-				return usageErr("cannot sign with %s: %s", safetext.Quote(keyPath), safetext.Escape(err.Error()))
+				return usageErr("cannot sign with %s: %s", safetext.Quote(keyPath), safetext.Inert(err.Error()))
 			}
 			if err := e.emit(sigPath, sig); err != nil {
 				return err
@@ -182,9 +182,9 @@ func verifyLockSignature(e *env, lockPath string, lockBytes []byte, allowedSigne
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return usageErr("cannot read the lock's signature %s: %s", sq, safetext.Escape(pe.Err.Error()))
+		return usageErr("cannot read the lock's signature %s: %s", sq, safetext.Inert(pe.Err.Error()))
 	}
-	return usageErr("cannot check the lock's signature %s: %s", sq, safetext.Escape(err.Error()))
+	return usageErr("cannot check the lock's signature %s: %s", sq, safetext.Inert(err.Error()))
 }
 
 // readAllowedSigners reads and parses an allowed_signers file (bounded by
@@ -201,7 +201,7 @@ func readAllowedSigners(path string) (*sshsig.AllowedSigners, error) {
 	}
 	a, err := sshsig.ParseAllowedSigners(f)
 	if err != nil {
-		return nil, usageErr("--allowed-signers %s: %s (the file is refused as a whole)", q, safetext.Escape(err.Error()))
+		return nil, usageErr("--allowed-signers %s: %s (the file is refused as a whole)", q, safetext.Inert(err.Error()))
 	}
 	return a, nil
 }
@@ -275,7 +275,7 @@ func agentSigner(path string, pub ssh.PublicKey) (ssh.Signer, error) {
 	signers, err := agent.NewClient(conn).Signers()
 	if err != nil {
 		conn.Close()
-		return nil, usageErr("--key %s: ssh-agent did not list its keys: %s", q, safetext.Escape(err.Error()))
+		return nil, usageErr("--key %s: ssh-agent did not list its keys: %s", q, safetext.Inert(err.Error()))
 	}
 	want := pub.Marshal()
 	for _, s := range signers {

@@ -140,7 +140,7 @@ func expandPlaceholders(s string, lookup func(string) (string, bool)) (string, [
 		case ph == "userHome":
 			home, err := os.UserHomeDir()
 			if err != nil {
-				return "", nil, fmt.Errorf("${userHome}: %s", safetext.Escape(err.Error()))
+				return "", nil, fmt.Errorf("${userHome}: %s", safetext.Inert(err.Error()))
 			}
 			b.WriteString(home)
 			continue

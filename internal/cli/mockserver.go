@@ -113,7 +113,7 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 			}
 			s, err := mockserver.New(cfg)
 			if err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			defer s.Close()
 
@@ -133,7 +133,7 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 							continue
 						}
 						if n, err := s.ReloadFile(manifestPath); err != nil {
-							fmt.Fprintf(e.stderr, "mcpdrift: SIGHUP: reload failed, still serving the previous tools: %s\n", safetext.Escape(err.Error()))
+							fmt.Fprintf(e.stderr, "mcpdrift: SIGHUP: reload failed, still serving the previous tools: %s\n", safetext.Inert(err.Error()))
 						} else {
 							fmt.Fprintf(e.stderr, "mcpdrift: SIGHUP: reloaded %s: now serving %d tools\n", safetext.Escape(manifestPath), n)
 						}
@@ -145,7 +145,7 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 			if stdio {
 				fmt.Fprintf(e.stderr, "mcpdrift: mock-server serving %d tools on stdio (%s)\n", ntools, strings.Join(s.SupportedVersions(), ", "))
 				if err := s.ServeStdio(ctx, e.stdin, e.stdout); err != nil && !errors.Is(err, context.Canceled) {
-					return &exitError{ExitUsage, "mock-server: " + safetext.Escape(err.Error())}
+					return &exitError{ExitUsage, "mock-server: " + safetext.Inert(err.Error())}
 				}
 				return nil
 			}
@@ -155,7 +155,7 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
-				return usageErr("--listen: %s", safetext.Escape(err.Error()))
+				return usageErr("--listen: %s", safetext.Inert(err.Error()))
 			}
 			if !allowNonLoopback && !loopbackListen(ln.Addr().String()) {
 				ln.Close()
@@ -192,7 +192,7 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 			case <-ctx.Done():
 			case err := <-errc:
 				if !errors.Is(err, http.ErrServerClosed) {
-					return &exitError{ExitUsage, "mock-server: " + safetext.Escape(err.Error())}
+					return &exitError{ExitUsage, "mock-server: " + safetext.Inert(err.Error())}
 				}
 			}
 			s.Close() // ends never-ending streams so that Shutdown can finish

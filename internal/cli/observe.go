@@ -25,7 +25,7 @@ func loadClassifier(rules string) (*classify.Classifier, error) {
 	}
 	c, err := classify.Load(rules)
 	if err != nil {
-		return nil, &exitError{ExitUsage, safetext.Escape(err.Error())}
+		return nil, &exitError{ExitUsage, safetext.Inert(err.Error())}
 	}
 	return c, nil
 }

@@ -105,7 +105,7 @@ func verifiedRefs(ctx context.Context, e *env, servers []*lock.Server, allowPriv
 	out := make(map[string]string, len(urls))
 	for i, u := range urls {
 		if errs[i] != nil {
-			fmt.Fprintf(e.stderr, "mcpdrift: warning: --verify-refs could not fetch %s: %s%s\n", safetext.Quote(u), safetext.Escape(errs[i].Error()), privateHint(errs[i], "--allow-private-refs"))
+			fmt.Fprintf(e.stderr, "mcpdrift: warning: --verify-refs could not fetch %s: %s%s\n", safetext.Quote(u), safetext.Inert(errs[i].Error()), privateHint(errs[i], "--allow-private-refs"))
 			continue
 		}
 		out[u] = digests[i]
@@ -150,7 +150,7 @@ could not be had (unreachable, too slow, not 200).`,
 			name, raw := args[0], args[1]
 			doc, err := schemadiff.RefDocument(raw)
 			if err != nil {
-				return usageErr("%s cannot be pinned: %s", safetext.Quote(reffetch.Redacted(raw)), safetext.Escape(err.Error()))
+				return usageErr("%s cannot be pinned: %s", safetext.Quote(reffetch.Redacted(raw)), safetext.Inert(err.Error()))
 			}
 			opt, err := fetch.options()
 			if err != nil {
@@ -187,7 +187,7 @@ could not be had (unreachable, too slow, not 200).`,
 					if errors.Is(err, reffetch.ErrPrivateAddress) || errors.Is(err, reffetch.ErrBadURL) || errors.Is(err, reffetch.ErrRedirect) || errors.Is(err, reffetch.ErrTooLarge) {
 						code = ExitUsage
 					}
-					return &exitError{code, "cannot pin: " + safetext.Escape(err.Error()) + privateHint(err, "--allow-private-refs") + " (the lock was not changed)"}
+					return &exitError{code, "cannot pin: " + safetext.Inert(err.Error()) + privateHint(err, "--allow-private-refs") + " (the lock was not changed)"}
 				}
 				ref.SHA256, ref.Bytes = d.SHA256, &d.Bytes
 				where = "fetched from " + safetext.Quote(d.Final)

@@ -101,7 +101,7 @@ old one stays in force.`,
 			}
 			prof, err := schemadiff.DecisionProfileByName(profile)
 			if err != nil {
-				return usageErr("--profile: %s", safetext.Escape(err.Error()))
+				return usageErr("--profile: %s", safetext.Inert(err.Error()))
 			}
 			m := proxy.Mode(mode)
 			switch {
@@ -215,7 +215,7 @@ old one stays in force.`,
 			}
 			g, err := proxy.New(pc)
 			if err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			defer g.Close()
 			parent := e.ctx
@@ -244,7 +244,7 @@ old one stays in force.`,
 			if metricsListen != "" {
 				ln, err := net.Listen("tcp", metricsListen)
 				if err != nil {
-					return usageErr("--metrics-listen: %s", safetext.Escape(err.Error()))
+					return usageErr("--metrics-listen: %s", safetext.Inert(err.Error()))
 				}
 				ms := &http.Server{Handler: metrics.Handler(), ReadHeaderTimeout: 5 * time.Second}
 				go ms.Serve(ln)
@@ -256,7 +256,7 @@ old one stays in force.`,
 			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
-				return usageErr("--listen: %s", safetext.Escape(err.Error()))
+				return usageErr("--listen: %s", safetext.Inert(err.Error()))
 			}
 			// The gateway's own server: the bounds its hostile-downstream
 			// tests hold it to (header and body deadlines, stream writes).
@@ -272,7 +272,7 @@ old one stays in force.`,
 				_ = hs.Shutdown(sctx)
 			}()
 			if err := hs.Serve(ln); err != nil && err != http.ErrServerClosed {
-				return &exitError{ExitInconclusive, "mcpdrift proxy: " + safetext.Escape(err.Error())}
+				return &exitError{ExitInconclusive, "mcpdrift proxy: " + safetext.Inert(err.Error())}
 			}
 			return nil
 		},

@@ -65,7 +65,7 @@ func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*
 	}
 	res, err := s.Check(o.served, lock.CheckOptions{Classifier: c, Today: today()})
 	if err != nil {
-		return nil, usageErr("%s", safetext.Escape(err.Error()))
+		return nil, usageErr("%s", safetext.Inert(err.Error()))
 	}
 	res.Target = o.target
 	// The check's own decisions: each tool's is made once.
@@ -88,14 +88,14 @@ func (st *reviewState) apply(e *env, names []string, identity bool, a lock.Appro
 	served := st.o.served.Tools
 	ev, err := st.s.Approve(served, names, a, c, "")
 	if err != nil {
-		return 0, usageErr("%s", safetext.Escape(err.Error()))
+		return 0, usageErr("%s", safetext.Inert(err.Error()))
 	}
 	n := len(ev)
 	auto := slices.DeleteFunc(slices.Clone(st.res.AutoApprovable), func(x string) bool { return slices.Contains(names, x) })
 	if len(auto) > 0 {
 		ev2, err := st.s.Approve(served, auto, a, c, lock.AutoNotation)
 		if err != nil {
-			return 0, usageErr("%s", safetext.Escape(err.Error()))
+			return 0, usageErr("%s", safetext.Inert(err.Error()))
 		}
 		for _, x := range ev2 {
 			fmt.Fprintf(e.stderr, "mcpdrift: auto-approved %s: notation only (the profile's auto_approve: notation)\n", safetext.QuoteASCII(x.Tool))

@@ -119,7 +119,7 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 			defer tr.finish()
 			c, err := loadClassifier(rules)
 			if err != nil {
-				return usageErr("--rules: %s", safetext.Escape(err.Error()))
+				return usageErr("--rules: %s", safetext.Inert(err.Error()))
 			}
 			src, err := fleet.selected()
 			if err != nil {
@@ -145,7 +145,7 @@ every DUR; --shard I/N claims only the servers of shard I of N.`,
 			}
 			if storeURL == "" && src == "--inventory" && !noStore {
 				if storeURL, err = store.DefaultURL(); err != nil {
-					return usageErr("the default store: %s", safetext.Escape(err.Error()))
+					return usageErr("the default store: %s", safetext.Inert(err.Error()))
 				}
 			}
 			parent := e.ctx

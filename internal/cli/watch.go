@@ -261,7 +261,7 @@ events get 5 s, and the command exits 0.`,
 					_, err := out.Write(line)
 					wmu.Unlock()
 					if err != nil {
-						warn("writing an event failed: " + safetext.Escape(err.Error()))
+						warn("writing an event failed: " + safetext.Inert(err.Error()))
 					}
 					if wh != nil {
 						wh.Send(line)
@@ -289,7 +289,7 @@ events get 5 s, and the command exits 0.`,
 			defer stop()
 			fmt.Fprintf(e.stderr, "mcpdrift watch: watching %d server(s)\n", len(targets))
 			if err := watch.Run(ctx, targets, opt); err != nil {
-				return usageErr("%s", safetext.Escape(err.Error()))
+				return usageErr("%s", safetext.Inert(err.Error()))
 			}
 			if wh != nil {
 				dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

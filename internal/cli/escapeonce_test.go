@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
+// TestErrorsEscapeOnce: a hostile value in an argument reaches stderr
+// escaped exactly once, whichever command and layer refuses it. A message
+// that one layer composed with Quote and the next escaped again shows
+// "\\u001b", a backslash the value never held, to the reader (found in
+// --store's scheme by FuzzParseURL, then in --profile and --rules).
+func TestErrorsEscapeOnce(t *testing.T) {
+	dir := t.TempDir()
+	lockFile := filepath.Join(dir, "l.lock")
+	shown := 0
+	for _, h := range []string{"x\x1by\xffz", "x\u202ey"} {
+		missing := filepath.Join(dir, "no", h)
+		for _, args := range [][]string{
+			{"diff", "--profile", h, "/dev/null", "/dev/null"},
+			{"diff", missing, missing},
+			{"drift", "--profile", h, "/dev/null", "--base-url", "http://127.0.0.1:1/"},
+			{"drift", missing, "--base-url", "http://127.0.0.1:1/"},
+			{"drift", "--rules", missing, "/dev/null", "--base-url", "http://127.0.0.1:1/"},
+			{"drift", "--ca-file", missing, "/dev/null", "--base-url", "https://127.0.0.1:1/"},
+			{"drift", "--suppressions", missing, "/dev/null", "--base-url", "http://127.0.0.1:1/"},
+			{"drift", "--otlp-endpoint", h, "/dev/null", "--base-url", "http://127.0.0.1:1/"},
+			{"drift", "--client-capabilities", h, "/dev/null", "--base-url", "http://127.0.0.1:1/"},
+			{"drift", "--mcp-config", missing, "/dev/null", "--server", "s"},
+			{"gate", "--decision-profile", h, "--observed", "/dev/null", "--declared", "/dev/null"},
+			{"gate", "--policy", missing, "--observed", "/dev/null"},
+			{"gate", "--rules", missing, "--observed", "/dev/null", "--declared", "/dev/null"},
+			{"observe", "--server-id", "s", "--input", missing},
+			{"observe", "--server-id", "s", "--input", "/dev/null", "--rules", missing},
+			{"pin", "--server-id", "s", "--input", missing},
+			{"pin", "--server-id", "s", "--url", "http://127.0.0.1:1/", "--ca-file", missing},
+			{"scan", "--store", h + ":x", "--url", "http://127.0.0.1:1/"},
+			{"scan", "--rules", missing, "--url", "http://127.0.0.1:1/"},
+			{"scan", "--keep", h, "--url", "http://127.0.0.1:1/"},
+			{"scan", "--inventory", missing},
+			{"history", "s", "--store", h + ":x"},
+			{"mock-server", "--manifest", missing},
+			{"mock-server", "--listen", h},
+			{"lock", "check", "--lock", missing},
+			{"lock", "sign", "--lock", missing, "--key", missing},
+			{"review", "s", "--lock", missing},
+			{"discover", missing},
+			{"watch", "--lock", missing},
+			{"lock", "add", "s", "--url", "http://127.0.0.1:1/", "--lock", lockFile, "--rules", missing},
+		} {
+			_, _, stderr := run(t, "", args...)
+			if strings.Contains(stderr, `\\`) {
+				t.Errorf("%q: escaped twice: %s", args, stderr)
+			}
+			if !safetext.IsSafe(strings.NewReplacer("\n", "", `\`, "").Replace(stderr)) {
+				t.Errorf("%q: unescaped: %q", args, stderr)
+			}
+			if safetext.Shows(stderr, h) {
+				shown++
+			}
+		}
+	}
+	// Most refusals name the value; a check that never saw one escaped
+	// would pass on anything.
+	if shown < 30 {
+		t.Errorf("only %d refusals show the hostile value escaped", shown)
+	}
+}
