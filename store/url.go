@@ -80,7 +80,7 @@ func ParseURL(s string) (Location, error) {
 	case "postgres", "postgresql":
 		u, err := url.Parse(s)
 		if err != nil {
-			return Location{}, urlErr("the PostgreSQL URL does not parse: %s", safetext.Escape(shown(redactParseErr(err, s))))
+			return Location{}, urlErr("the PostgreSQL URL does not parse: %s", safetext.Inert(shown(redactParseErr(err, s))))
 		}
 		if !strings.HasPrefix(rest, "//") {
 			return Location{}, urlErr("a PostgreSQL store URL is postgres://[user[:password]@]host[:port]/database")

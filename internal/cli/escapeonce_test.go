@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,9 +17,13 @@ import (
 func TestErrorsEscapeOnce(t *testing.T) {
 	dir := t.TempDir()
 	lockFile := filepath.Join(dir, "l.lock")
+	signed := signLockFile(t, dir)
 	shown := 0
-	for _, h := range []string{"x\x1by\xffz", "x\u202ey"} {
+	for k, h := range []string{"x\x1by\xffz", "x\u202ey"} {
 		missing := filepath.Join(dir, "no", h)
+		// files whose contents hold the value: their parsers quote it
+		key := writeFile(t, dir, fmt.Sprintf("key%d", k), []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"+h+"\n"))
+		signers := writeFile(t, dir, fmt.Sprintf("signers%d", k), []byte("alice@example.com ssh-ed25519 "+h+"\n"))
 		for _, args := range [][]string{
 			{"diff", "--profile", h, "/dev/null", "/dev/null"},
 			{"diff", missing, missing},
@@ -49,6 +54,8 @@ func TestErrorsEscapeOnce(t *testing.T) {
 			{"review", "s", "--lock", missing},
 			{"discover", missing},
 			{"watch", "--lock", missing},
+			{"lock", "sign", "--lock", signed, "--key", key},
+			{"lock", "check", "--lock", signed, "--allowed-signers", signers},
 			{"lock", "add", "s", "--url", "http://127.0.0.1:1/", "--lock", lockFile, "--rules", missing},
 		} {
 			_, _, stderr := run(t, "", args...)

@@ -106,7 +106,7 @@ func openLockForWrite(e *env, path string, create bool) (*lockFile, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, usageErr("cannot write %s: the directory %s does not exist", safetext.Quote(path), safetext.Quote(dir))
 	case err != nil:
-		return nil, usageErr("cannot lock %s for writing: %s", safetext.Quote(dir), safetext.Escape(errText(err)))
+		return nil, usageErr("cannot lock %s for writing: %s", safetext.Quote(dir), safetext.Inert(errText(err)))
 	}
 	e.releases = append(e.releases, release)
 	return openLock(path, create)

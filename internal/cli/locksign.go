@@ -193,7 +193,7 @@ func readAllowedSigners(path string) (*sshsig.AllowedSigners, error) {
 	q := safetext.Quote(path)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageErr("--allowed-signers %s: %s", q, safetext.Escape(errText(err)))
+		return nil, usageErr("--allowed-signers %s: %s", q, safetext.Inert(errText(err)))
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
@@ -226,7 +226,7 @@ func loadSigner(path string) (ssh.Signer, error) {
 	q := safetext.Quote(path)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageErr("--key %s: %s", q, safetext.Escape(errText(err)))
+		return nil, usageErr("--key %s: %s", q, safetext.Inert(errText(err)))
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
@@ -234,7 +234,7 @@ func loadSigner(path string) (ssh.Signer, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(f, sshsig.MaxPrivateKeyBytes+1))
 	if err != nil {
-		return nil, usageErr("--key %s: %s", q, safetext.Escape(errText(err)))
+		return nil, usageErr("--key %s: %s", q, safetext.Inert(errText(err)))
 	}
 	defer clear(b)
 	if len(b) > sshsig.MaxPrivateKeyBytes {
@@ -267,7 +267,7 @@ func agentSigner(path string, pub ssh.PublicKey) (ssh.Signer, error) {
 	}
 	conn, err := net.DialTimeout("unix", sock, agentTimeout)
 	if err != nil {
-		return nil, usageErr("--key %s is a public key (%s), and ssh-agent at SSH_AUTH_SOCK cannot be reached: %s", q, fp, safetext.Escape(errText(err)))
+		return nil, usageErr("--key %s is a public key (%s), and ssh-agent at SSH_AUTH_SOCK cannot be reached: %s", q, fp, safetext.Inert(errText(err)))
 	}
 	// The connection stays open until the process ends: Sign asks the
 	// agent through it. Its deadline bounds the whole exchange.

@@ -95,13 +95,13 @@ func classifyTarget(path string) (targetKind, fs.FileMode, error) {
 		case errors.Is(derr, fs.ErrNotExist):
 			return 0, 0, cannotWrite(path, "the directory "+safetext.Quote(dir)+" does not exist")
 		case derr != nil:
-			return 0, 0, cannotWrite(path, safetext.Escape(errText(derr)))
+			return 0, 0, cannotWrite(path, safetext.Inert(errText(derr)))
 		case !dst.IsDir():
 			return 0, 0, cannotWrite(path, safetext.Quote(dir)+" is not a directory")
 		}
 		return toAtomic, 0o644, nil
 	case err != nil:
-		return 0, 0, cannotWrite(path, safetext.Escape(errText(err)))
+		return 0, 0, cannotWrite(path, safetext.Inert(errText(err)))
 	}
 	m := st.Mode()
 	switch {
@@ -191,7 +191,7 @@ func (e *env) commit() error {
 		if o.staging != nil {
 			if err := o.wait(); err != nil {
 				cleanup()
-				return cannotWrite(o.path, safetext.Escape(errText(err)))
+				return cannotWrite(o.path, safetext.Inert(errText(err)))
 			}
 			if e.secrets.Empty() {
 				// Staged while the run went on; the target is checked
@@ -216,7 +216,7 @@ func (e *env) commit() error {
 			var b bytes.Buffer
 			if err := o.stream(&b); err != nil {
 				cleanup()
-				return cannotWrite(o.path, safetext.Escape(errText(err)))
+				return cannotWrite(o.path, safetext.Inert(errText(err)))
 			}
 			o.data, o.stream = b.Bytes(), nil
 		}
@@ -237,12 +237,12 @@ func (e *env) commit() error {
 		f, err := os.CreateTemp(filepath.Dir(o.path), ".mcpdrift-*.tmp")
 		if err != nil {
 			cleanup()
-			return cannotWrite(o.path, safetext.Escape(errText(err)))
+			return cannotWrite(o.path, safetext.Inert(errText(err)))
 		}
 		o.tmp = f.Name()
 		if werr := o.writeStaged(f); werr != nil {
 			cleanup()
-			return cannotWrite(o.path, safetext.Escape(errText(werr)))
+			return cannotWrite(o.path, safetext.Inert(errText(werr)))
 		}
 	}
 	for _, o := range outs {
@@ -269,7 +269,7 @@ func (e *env) commit() error {
 		}
 		if err != nil {
 			cleanup()
-			return cannotWrite(o.path, safetext.Escape(errText(err))+fmt.Sprintf(" (%d of %d outputs were written)", i, len(outs)))
+			return cannotWrite(o.path, safetext.Inert(errText(err))+fmt.Sprintf(" (%d of %d outputs were written)", i, len(outs)))
 		}
 	}
 	return nil
@@ -325,7 +325,7 @@ func (e *env) emitStream(path string, write func(io.Writer) error) error {
 	}
 	f, err := os.CreateTemp(filepath.Dir(o.path), ".mcpdrift-*.tmp")
 	if err != nil {
-		return cannotWrite(o.path, safetext.Escape(errText(err)))
+		return cannotWrite(o.path, safetext.Inert(errText(err)))
 	}
 	o.tmp = f.Name()
 	o.staging = make(chan error, 1)

@@ -396,7 +396,7 @@ func openAppend(path string) (*os.File, error) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, cannotWrite(path, safetext.Escape(errText(err)))
+		return nil, cannotWrite(path, safetext.Inert(errText(err)))
 	}
 	return f, nil
 }
