@@ -7,6 +7,8 @@ import (
 	"os"
 	"sort"
 	"sync"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Classification values of Result.
@@ -112,7 +114,7 @@ func New(userRules []byte, source string) (*Classifier, error) {
 	for _, d := range rf.disable {
 		if !known[d.name] {
 			return nil, &RuleError{Source: source, Line: d.line,
-				Msg: fmt.Sprintf("disable: %q is neither a built-in action class nor a family", d.name)}
+				Msg: fmt.Sprintf("disable: %s is neither a built-in action class nor a family", safetext.Quote(d.name))}
 		}
 		disabled[d.name] = true
 	}

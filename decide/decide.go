@@ -35,6 +35,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 	"github.com/mcpdrift/mcpdrift/schemas"
 )
@@ -115,7 +116,7 @@ func NewBaseline(serverID string, id manifest.Identity, tools []manifest.Tool) *
 	for i := range tools {
 		t := &tools[i]
 		if _, dup := b.byName[t.Name]; dup {
-			b.invalid = fmt.Sprintf("the baseline lists tool %q twice", t.Name)
+			b.invalid = fmt.Sprintf("the baseline lists tool %s twice", safetext.Quote(t.Name))
 			continue
 		}
 		b.byName[t.Name] = t
@@ -306,7 +307,7 @@ func withheldBy(b *Baseline, s *Served, prof *schemadiff.DecisionProfile, l *Lis
 	for i := range s.Tools {
 		if seen[s.Tools[i].Name] {
 			// Which of two same-named tools a client calls is undefined.
-			return ReasonBaselineInvalid, fmt.Sprintf("the upstream serves tool %q twice", s.Tools[i].Name)
+			return ReasonBaselineInvalid, fmt.Sprintf("the upstream serves tool %s twice", safetext.Quote(s.Tools[i].Name))
 		}
 		seen[s.Tools[i].Name] = true
 	}
@@ -463,7 +464,7 @@ func identityMismatch(pinned, now manifest.Identity, prof *schemadiff.DecisionPr
 		if moved, why := schemadiff.InstallMoved(pinned.Endpoint, now.Endpoint); moved && prof.Name != schemadiff.FailClosedProfile.Name {
 			l.Notes = append(l.Notes, why)
 		} else {
-			return fmt.Sprintf("the endpoint is %q, the baseline pinned %q", now.Endpoint, pinned.Endpoint)
+			return fmt.Sprintf("the endpoint is %s, the baseline pinned %s", safetext.Quote(now.Endpoint), safetext.Quote(pinned.Endpoint))
 		}
 	}
 	if pinned.PublisherKey != "" && now.PublisherKey != pinned.PublisherKey {
@@ -475,9 +476,9 @@ func identityMismatch(pinned, now manifest.Identity, prof *schemadiff.DecisionPr
 			continue
 		}
 		if failClosed {
-			return fmt.Sprintf("the %s is %q, the baseline pinned %q (fail-closed)", f.what, f.n, f.p)
+			return fmt.Sprintf("the %s is %s, the baseline pinned %s (fail-closed)", f.what, safetext.Quote(f.n), safetext.Quote(f.p))
 		}
-		l.Notes = append(l.Notes, fmt.Sprintf("the %s is %q, the baseline pinned %q; each tool is judged by its digest", f.what, f.n, f.p))
+		l.Notes = append(l.Notes, fmt.Sprintf("the %s is %s, the baseline pinned %s; each tool is judged by its digest", f.what, safetext.Quote(f.n), safetext.Quote(f.p)))
 	}
 	return ""
 }
@@ -539,18 +540,18 @@ func (l *List) DecideCall(name string, args jcs.Value, opt CallOptions) Call {
 	}
 	d, ok := l.Decision(name)
 	if !ok {
-		return refuse(ReasonUnknownTool, fmt.Sprintf("no served tool is named %q", name))
+		return refuse(ReasonUnknownTool, fmt.Sprintf("no served tool is named %s", safetext.Quote(name)))
 	}
 	if !d.Serve {
-		return refuse(ReasonHiddenTool, fmt.Sprintf("tool %q is not approved (%s)", name, d.Reason))
+		return refuse(ReasonHiddenTool, fmt.Sprintf("tool %s is not approved (%s)", safetext.Quote(name), d.Reason))
 	}
 	pt := l.baseline.byName[name]
 	if pt == nil {
-		return refuse(ReasonHiddenTool, fmt.Sprintf("tool %q is not in the baseline", name))
+		return refuse(ReasonHiddenTool, fmt.Sprintf("tool %s is not in the baseline", safetext.Quote(name)))
 	}
 	cs := l.baseline.compiledFor(pt)
 	if cs.err != nil {
-		return refuse(ReasonSchemaUnusable, fmt.Sprintf("the pinned inputSchema of %q cannot be used to check arguments: %s", name, cs.err))
+		return refuse(ReasonSchemaUnusable, fmt.Sprintf("the pinned inputSchema of %s cannot be used to check arguments: %s", safetext.Quote(name), cs.err))
 	}
 	if cs.c != nil {
 		var problems []schemas.Problem
@@ -566,13 +567,13 @@ func (l *List) DecideCall(name string, args jcs.Value, opt CallOptions) Call {
 		if len(problems) > 0 {
 			p := problems[0]
 			return Call{Reason: ReasonBadArguments, Pointer: p.Pointer, Constraint: p.Constraint,
-				Message: fmt.Sprintf("the arguments break the approved inputSchema at %q: %s", p.Pointer, p.Constraint)}
+				Message: fmt.Sprintf("the arguments break the approved inputSchema at %s: %s", safetext.Quote(p.Pointer), p.Constraint)}
 		}
 	}
 	if opt.Strict && args.Valid() {
 		if ptr := undeclared(cs.schema, cs.schema, args, "", 0); ptr != "" {
 			return Call{Reason: ReasonUndeclaredArg, Pointer: ptr, Constraint: "not declared by the approved inputSchema",
-				Message: fmt.Sprintf("the argument at %q is not declared by the approved inputSchema (strict arguments)", ptr)}
+				Message: fmt.Sprintf("the argument at %s is not declared by the approved inputSchema (strict arguments)", safetext.Quote(ptr))}
 		}
 	}
 	return Call{Allowed: true}

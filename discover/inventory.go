@@ -156,7 +156,7 @@ func LoadEntry(s Server, opt Options) (*Entry, error) {
 	}
 	r, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", safetext.Escape(s.File), safetext.Escape(reason(err)))
+		return nil, fmt.Errorf("%s: %s", safetext.Escape(s.File), safetext.Inert(reason(err)))
 	}
 	defer r.Close()
 	f := readIn(r, dir, rel, opt.MaxFileSize)

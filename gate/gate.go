@@ -12,6 +12,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
@@ -169,10 +170,10 @@ func Run(in Input) (*Report, error) {
 	}
 	if in.Declared == nil {
 		if pol == nil {
-			return nil, &InputError{fmt.Sprintf("the policy has no declared_mcp_manifests entry for server %q", o.Server.ID)}
+			return nil, &InputError{fmt.Sprintf("the policy has no declared_mcp_manifests entry for server %s", safetext.Quote(o.Server.ID))}
 		}
 		if o.Observed.Canonicalization != manifest.ProjectionID {
-			return nil, &InputError{fmt.Sprintf("the observed record uses canonicalization %q; the policy map pins %s digests", o.Observed.Canonicalization, manifest.ProjectionID)}
+			return nil, &InputError{fmt.Sprintf("the observed record uses canonicalization %s; the policy map pins %s digests", safetext.Quote(o.Observed.Canonicalization), manifest.ProjectionID)}
 		}
 		r.Mode = "coarse"
 		coarse(r, o, pol, in.Profile)

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/mcpdrift/mcpdrift/catalog"
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Profile is a severity policy: data, not conditionals. A code absent from
@@ -54,7 +55,7 @@ var profiles = map[string]*Profile{Default.Name: Default, Strict.Name: Strict}
 func ProfileByName(name string) (*Profile, error) {
 	p, ok := profiles[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown profile %q (known: %v)", name, ProfileNames())
+		return nil, fmt.Errorf("unknown profile %s (known: %v)", safetext.Quote(name), ProfileNames())
 	}
 	return p, nil
 }

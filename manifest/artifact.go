@@ -204,7 +204,7 @@ func checkObserved(o *Observed, hasCount, hasPriv bool) error {
 		}
 	case StatusObserved, StatusAmbiguous:
 		if !b.ToolsListObserved {
-			return fmt.Errorf("status %q contradicts tools_list_observed false", o.Status)
+			return fmt.Errorf("status %s contradicts tools_list_observed false", safetext.Quote(o.Status))
 		}
 		if o.Status == StatusAmbiguous && b.ManifestDigest != nil {
 			return errors.New(`status "ambiguous" must have a null manifest_digest: an ambiguous identity is never claimed clean`)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
+	"strings"
 
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/classify"
@@ -229,7 +229,7 @@ func Evaluate(in Input) *Result {
 	stdio := class == ClassStdio
 	// Protocol.
 	if in.ProtocolUnsupported != nil {
-		r.add("MCP-DRIFT-PROTOCOL-UNSUPPORTED", "", fmt.Sprintf("the server refused protocol revision %q (it supports %v); no tools were compared", in.ProtocolUnsupported.Requested, in.ProtocolUnsupported.Supported), "", nil)
+		r.add("MCP-DRIFT-PROTOCOL-UNSUPPORTED", "", fmt.Sprintf("the server refused protocol revision %s (it supports %s); no tools were compared", safetext.Quote(in.ProtocolUnsupported.Requested), quoteList(in.ProtocolUnsupported.Supported)), "", nil)
 		r.Notes = append(r.Notes, "no tool list was obtained, so no declared tool is reported missing")
 	}
 	if in.Primary != nil && in.Primary.Era == "legacy" {
@@ -392,7 +392,23 @@ func cloaking(r *Result, in Input) {
 func toolDigest(t *manifest.Tool) string { return t.ToolDigest() }
 
 // quoteText quotes text composed from untrusted parts for a message.
-func quoteText(s string) string { return strconv.Quote(s) }
+func quoteText(s string) string { return safetext.Quote(s) }
+
+// quoteList quotes each of a server's strings (at most 20 of them).
+func quoteList(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	q := make([]string, 0, min(len(xs), 21))
+	for i, x := range xs {
+		if i == 20 {
+			q = append(q, fmt.Sprintf("and %d more", len(xs)-20))
+			break
+		}
+		q = append(q, safetext.Quote(safetext.Clip(x, 100)))
+	}
+	return strings.Join(q, ", ")
+}
 
 var annotationKinds = map[string]bool{schemadiff.AnnotationHintWeakened: true, schemadiff.AnnotationHintStrengthened: true}
 

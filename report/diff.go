@@ -34,7 +34,7 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 		}
 		reason := ""
 		if r.DecisionReason != "" {
-			reason = ": " + e(r.DecisionReason)
+			reason = ": " + msg(r.DecisionReason)
 		}
 		t.line("mcpdrift diff: %s%s (profile %s, %d change(s))", t.paint(color, strings.ToUpper(e(r.Decision))), reason, e(r.Profile), len(r.Changes))
 		t.line("  old: %s", sideText(r.Old))
@@ -49,7 +49,7 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 		}
 		for _, w := range r.Warnings {
 			t.line("")
-			t.line("%s %s", t.paint(ansiYellow, "Warning:"), e(w))
+			t.line("%s %s", t.paint(ansiYellow, "Warning:"), msg(w))
 		}
 		if len(r.Inconclusive) > 0 {
 			t.line("")
@@ -73,7 +73,7 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 	case "markdown":
 		var b strings.Builder
 		if r.DecisionReason != "" {
-			fmt.Fprintf(&b, "### mcpdrift diff: %s (%s)\n\n", mdEscape(r.Decision), mdEscape(r.DecisionReason))
+			fmt.Fprintf(&b, "### mcpdrift diff: %s (%s)\n\n", mdEscape(r.Decision), mdMsg(r.DecisionReason))
 		} else {
 			fmt.Fprintf(&b, "### mcpdrift diff: %s\n\n", mdEscape(r.Decision))
 		}
@@ -95,7 +95,7 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 		}
 		structuralMarkdown(&b, r.Changes)
 		for _, w := range r.Warnings {
-			fmt.Fprintf(&b, "\n> %s\n", mdEscape(w))
+			fmt.Fprintf(&b, "\n> %s\n", mdMsg(w))
 		}
 		_, err := io.WriteString(w, b.String())
 		return err

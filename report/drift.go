@@ -131,7 +131,7 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 				head += "  " + safetext.QuoteASCII(f.Tool)
 			}
 			t.line("  %s", head)
-			t.line("        %s", e(f.Message))
+			t.line("        %s", msg(f.Message))
 			for _, c := range f.Changes {
 				t.line("        - %s", schemadiff.Sentence(c, safetext.Quote))
 			}
@@ -151,11 +151,11 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 	}
 	for _, n := range r.Notes {
 		t.line("")
-		t.line("Note: %s", e(n))
+		t.line("Note: %s", msg(n))
 	}
 	for _, wn := range r.Warnings {
 		t.line("")
-		t.line("%s %s", t.paint(ansiYellow, "Warning:"), e(wn))
+		t.line("%s %s", t.paint(ansiYellow, "Warning:"), msg(wn))
 	}
 	t.line("")
 	switch r.ExitCode {
@@ -175,12 +175,12 @@ func driftMarkdown(w io.Writer, r *probe.Report) error {
 	fmt.Fprintf(&b, "### mcpdrift drift: %d finding(s)\n\n", len(r.Findings))
 	fmt.Fprintf(&b, "Target %s (classified %s), declared %s. Exit %d.\n", mdCode(targetText(r.Target)), mdEscape(r.Target.Class), mdCode(r.Declared.Source), r.ExitCode)
 	if r.NotObserved != "" {
-		fmt.Fprintf(&b, "\n**Not observed:** %s\n", mdEscape(r.NotObserved))
+		fmt.Fprintf(&b, "\n**Not observed:** %s\n", mdMsg(r.NotObserved))
 	}
 	if len(r.Findings) > 0 {
 		b.WriteString("\n| level | rule | tool | message |\n|---|---|---|---|\n")
 		for _, f := range r.Findings {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdEscape(f.Level), mdCode(f.RuleID), mdName(f.Tool), mdEscape(f.Message))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdEscape(f.Level), mdCode(f.RuleID), mdName(f.Tool), mdMsg(f.Message))
 		}
 	}
 	if len(r.Suppressed) > 0 {
@@ -190,7 +190,7 @@ func driftMarkdown(w io.Writer, r *probe.Report) error {
 		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "\n> %s\n", mdEscape(n))
+		fmt.Fprintf(&b, "\n> %s\n", mdMsg(n))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -224,7 +224,7 @@ func driftSARIFRun(r *probe.Report, opt Options) sarifRun {
 	for _, it := range items {
 		f := it.f
 		id, idx := s.ruleIndex(f.RuleID)
-		msg := sarifEscape(f.Message)
+		msg := sarifMsg(f.Message)
 		if f.Tool != "" {
 			msg = "tool " + sarifQuoteName(f.Tool) + ": " + msg
 		}
@@ -253,7 +253,7 @@ func driftSARIFRun(r *probe.Report, opt Options) sarifRun {
 		verdict = "not_observed"
 		id, idx := s.ruleIndex("MCP-DRIFT-NOT-OBSERVED")
 		s.results = append(s.results, sarifResult{
-			RuleID: id, RuleIndex: idx, Level: "error", Message: sarifMessage{Text: sarifEscape(r.NotObserved)},
+			RuleID: id, RuleIndex: idx, Level: "error", Message: sarifMessage{Text: sarifMsg(r.NotObserved)},
 			Locations:           s.location(""),
 			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(g.ServerID, "", "MCP-DRIFT-NOT-OBSERVED", "", "")},
 			Properties:          sarifResultProps{Kind: string(catalog.Inconclusive)},

@@ -161,6 +161,9 @@ func hname(s string) htmlText {
 // message built with Quote).
 func hsafe(s string) htmlText { return safetext.Segments(safetext.Inert(s)) }
 
+// hmsg is msg in HTML: a composed message, clipped, inert.
+func hmsg(s string) htmlText { return safetext.Segments(safetext.Inert(safetext.Clip(s, htmlClip))) }
+
 type htmlPage struct {
 	Title, CSP, Version, Sub string
 	Style                    template.CSS
@@ -573,9 +576,9 @@ func GateSection(r *gate.Report, deltas []delta.Tool) Section {
 			l := htmlLine{Text: hsafe(safetext.Escape(c) + ": " + titleFor(c))}
 			for _, d := range detailsFor(r, c) {
 				if d.Name != "" {
-					l.Sub = append(l.Sub, hsafe(toolLabel(d.Name)+": "+safetext.Escape(d.Message)))
+					l.Sub = append(l.Sub, hsafe(toolLabel(d.Name)+": "+safetext.Inert(d.Message)))
 				} else {
-					l.Sub = append(l.Sub, ht(d.Message))
+					l.Sub = append(l.Sub, hmsg(d.Message))
 				}
 			}
 			items = append(items, l)
@@ -616,7 +619,7 @@ func gateFindingLine(f gate.Finding) htmlLine {
 	if len(f.Notes) > 0 {
 		notes := make([]string, len(f.Notes))
 		for i, n := range f.Notes {
-			notes[i] = safetext.Escape(n)
+			notes[i] = safetext.Inert(n)
 		}
 		title += " (note: " + strings.Join(notes, ", ") + ")"
 	}
@@ -662,7 +665,7 @@ func DiffSection(r *schemadiff.Report, deltas []delta.Tool) Section {
 	}
 	s.Verdict = ht(r.Decision)
 	if r.DecisionReason != "" {
-		s.Verdict = ht(r.Decision + ": " + r.DecisionReason)
+		s.Verdict = hmsg(safetext.Escape(r.Decision) + ": " + r.DecisionReason)
 	}
 	switch r.Decision {
 	case schemadiff.Allow:
@@ -717,7 +720,7 @@ func DiffSection(r *schemadiff.Report, deltas []delta.Tool) Section {
 	lines := func(title string, xs []string) {
 		var items []htmlLine
 		for _, x := range xs {
-			items = append(items, htmlLine{Text: ht(x)})
+			items = append(items, htmlLine{Text: hmsg(x)})
 		}
 		if len(items) > 0 {
 			s.Blocks = append(s.Blocks, htmlBlock{Title: title, Items: items})
@@ -819,7 +822,7 @@ func DriftSection(r *probe.Report, deltas []delta.Tool) Section {
 	lines := func(title string, xs []string) {
 		var items []htmlLine
 		for _, x := range xs {
-			items = append(items, htmlLine{Text: ht(x)})
+			items = append(items, htmlLine{Text: hmsg(x)})
 		}
 		if len(items) > 0 {
 			s.Blocks = append(s.Blocks, htmlBlock{Title: title, Items: items})
@@ -836,7 +839,7 @@ func driftFindingLine(f probe.Finding) htmlLine {
 	if f.Tool != "" {
 		head += "  " + safetext.QuoteASCII(f.Tool)
 	}
-	l := htmlLine{Severity: sev, SevClass: cls, Text: hsafe(head), Sub: []htmlText{ht(f.Message)}}
+	l := htmlLine{Severity: sev, SevClass: cls, Text: hsafe(head), Sub: []htmlText{hmsg(f.Message)}}
 	if e, ok := catalog.Lookup(f.RuleID); ok {
 		l.Sub = append(l.Sub, ht(e.Title))
 	}

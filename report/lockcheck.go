@@ -33,7 +33,7 @@ func RenderLockCheck(w io.Writer, r *lock.CheckReport, deltas map[string][]delta
 			run := gateSARIFRun(s.Gate, opt)
 			if s.Status == lock.StatusNotObserved {
 				run.Invocations[0].ExecutionSuccessful = false
-				run.Invocations[0].ToolExecutionNotifications = []sarifNotification{{Level: "error", Message: sarifMessage{Text: sarifEscape(s.Error)}}}
+				run.Invocations[0].ToolExecutionNotifications = []sarifNotification{{Level: "error", Message: sarifMessage{Text: sarifMsg(s.Error)}}}
 			}
 			runs = append(runs, run)
 		}
@@ -53,13 +53,25 @@ func RenderLockCheck(w io.Writer, r *lock.CheckReport, deltas map[string][]delta
 		t := &textWriter{color: opt.Color && !md}
 		head := fmt.Sprintf("mcpdrift lock check: %s, %d server(s): %d with findings, %d not observed, %d inconclusive, %d clean (exit %d)",
 			safetext.Quote(r.Lock), len(r.Servers), r.Counts[lock.StatusFindings], r.Counts[lock.StatusNotObserved], r.Counts[lock.StatusInconclusive], r.Counts[lock.StatusClean], r.ExitCode)
+		// Every line is composed of escaped parts (Quote, QuoteASCII,
+		// Escape, and the run's own messages, which are escaped where
+		// they are made); put writes it inert, and in Markdown escapes
+		// its Markdown too, once: a tool name or a server's error
+		// message is never a link, an image or HTML in the report.
+		put := func(t *textWriter, prefix, line string) {
+			line = safetext.Inert(line)
+			if md {
+				line = mdInert(line)
+			}
+			t.line("%s", prefix+line)
+		}
 		if md {
-			t.line("%s", "# "+mdEscape(head))
+			put(t, "# ", head)
 		} else {
-			t.line("%s", head)
+			put(t, "", head)
 		}
 		if r.Signed != "" {
-			t.line("%s", "signature: "+safetext.Escape(r.Signed))
+			put(t, "", "signature: "+safetext.Escape(r.Signed))
 		}
 		b.WriteString(t.b.String())
 		for _, s := range r.Servers {
@@ -71,20 +83,21 @@ func RenderLockCheck(w io.Writer, r *lock.CheckReport, deltas map[string][]delta
 			}
 			line += " (profile " + safetext.Escape(s.Profile) + ")"
 			if md {
-				line = "## " + mdEscape(line)
+				put(t, "## ", line)
+			} else {
+				put(t, "", line)
 			}
-			t.line("%s", line)
 			if s.Error != "" {
-				t.line("%s", "  not observed: "+s.Error)
+				put(t, "  ", "not observed: "+s.Error)
 			}
 			if s.Withheld {
-				t.line("%s", "  the gateway would withhold this server: "+safetext.Escape(s.WithheldReason)+": "+safetext.Inert(s.WithheldDetail))
+				put(t, "  ", "the gateway would withhold this server: "+safetext.Escape(s.WithheldReason)+": "+s.WithheldDetail)
 			}
 			if len(s.Pending) > 0 {
-				t.line("%s", "  to review: "+quoteNames(s.Pending)+fmt.Sprintf(" — mcpdrift review %s, or mcpdrift approve %s TOOL...", safetext.QuoteASCII(s.Name), safetext.QuoteASCII(s.Name)))
+				put(t, "  ", "to review: "+quoteNames(s.Pending)+fmt.Sprintf(" — mcpdrift review %s, or mcpdrift approve %s TOOL...", safetext.QuoteASCII(s.Name), safetext.QuoteASCII(s.Name)))
 			}
 			if len(s.AutoApprovable) > 0 {
-				t.line("%s", "  notation only, auto-approved by the profile: "+quoteNames(s.AutoApprovable))
+				put(t, "  ", "notation only, auto-approved by the profile: "+quoteNames(s.AutoApprovable))
 			}
 			b.WriteString(t.b.String())
 			if d := deltas[s.Name]; len(d) > 0 && !md {

@@ -30,6 +30,10 @@ import (
 // as safetext.Escape(s).
 func mdEscape(s string) string { return mdInert(safetext.Escape(s)) }
 
+// mdMsg is msg in Markdown: a composed message, inert, its Markdown
+// escaped.
+func mdMsg(s string) string { return mdInert(safetext.Inert(s)) }
+
 // mdInert applies mdEscape's Markdown escaping to text that safetext has
 // already escaped.
 func mdInert(s string) string {
@@ -144,7 +148,7 @@ func renderMarkdown(w io.Writer, r *gate.Report, _ Options) error {
 				continue
 			}
 			for _, d := range ds {
-				msg := mdEscape(d.Message)
+				msg := mdMsg(d.Message)
 				if d.Name != "" {
 					msg = mdName(d.Name) + ": " + msg
 				}

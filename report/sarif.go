@@ -216,8 +216,13 @@ func ruleFor(e catalog.Entry) sarifRule {
 // ("[text](id)", SARIF §3.11.6) in plain-text messages find none. Every
 // untrusted string in the log (messages, logical locations, properties)
 // goes through it.
-func sarifEscape(s string) string {
-	s = safetext.Escape(s)
+func sarifEscape(s string) string { return sarifBrackets(safetext.Escape(s)) }
+
+// sarifMsg is msg in SARIF: a composed message, inert, its brackets
+// escaped.
+func sarifMsg(s string) string { return sarifBrackets(safetext.Inert(s)) }
+
+func sarifBrackets(s string) string {
 	if strings.ContainsAny(s, "[]") {
 		s = strings.NewReplacer("[", `\[`, "]", `\]`).Replace(s)
 	}
@@ -392,7 +397,7 @@ func (s *sarifBuilder) detail(code, kind, level, tool string, messages []string)
 	if len(messages) > 0 {
 		esc := make([]string, len(messages))
 		for i, m := range messages {
-			esc[i] = sarifEscape(m)
+			esc[i] = sarifMsg(m)
 		}
 		text += ": " + strings.Join(esc, "; ")
 	}
@@ -501,7 +506,7 @@ func newSARIFBuilder(r *gate.Report, opt Options) *sarifBuilder {
 func (s *sarifBuilder) run(props sarifRunProps, notObserved string) sarifRun {
 	inv := sarifInvocation{ExecutionSuccessful: notObserved == "", ExitCode: props.ExitCode}
 	if notObserved != "" {
-		inv.ToolExecutionNotifications = []sarifNotification{{Level: "error", Message: sarifMessage{Text: sarifEscape(notObserved)}}}
+		inv.ToolExecutionNotifications = []sarifNotification{{Level: "error", Message: sarifMessage{Text: sarifMsg(notObserved)}}}
 	}
 	return sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{

@@ -64,6 +64,11 @@ func severityColor(sev string) string {
 // e escapes untrusted text for the terminal.
 func e(s string) string { return safetext.Escape(s) }
 
+// msg shows a message mcpdrift composed (a finding's message, a note, a
+// warning, why a server was not observed): its parts were escaped where
+// it was made, so it is let through inert, never escaped again.
+func msg(s string) string { return safetext.Inert(s) }
+
 // digestText renders a digest shortened and escaped, or "none".
 func digestText(d string) string {
 	if d == "" {
@@ -125,7 +130,7 @@ func renderText(w io.Writer, r *gate.Report, opt Options) error {
 				if len(f.Notes) > 0 {
 					notes := make([]string, len(f.Notes))
 					for i, n := range f.Notes {
-						notes[i] = e(n)
+						notes[i] = msg(n)
 					}
 					title += " (note: " + strings.Join(notes, ", ") + ")"
 				}
@@ -158,9 +163,9 @@ func renderText(w io.Writer, r *gate.Report, opt Options) error {
 			t.line("  - %s: %s", e(c), titleFor(c))
 			for _, d := range detailsFor(r, c) {
 				if d.Name != "" {
-					t.line("      %s: %s", toolLabel(d.Name), e(d.Message))
+					t.line("      %s: %s", toolLabel(d.Name), msg(d.Message))
 				} else {
-					t.line("      %s", e(d.Message))
+					t.line("      %s", msg(d.Message))
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/mcpdrift/mcpdrift/catalog"
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Decisions.
@@ -43,7 +44,7 @@ func DecisionProfileByName(name string) (*DecisionProfile, error) {
 	if p, ok := decisionProfiles[name]; ok {
 		return p, nil
 	}
-	return nil, fmt.Errorf("unknown decision profile %q (known: review, fail-closed)", name)
+	return nil, fmt.Errorf("unknown decision profile %s (known: review, fail-closed)", safetext.Quote(name))
 }
 
 // ReasonNotationOnly is the reason of an allow decision over changes that

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // DiffIdentity compares the server half of the identity tuple. A field
@@ -32,7 +33,7 @@ func DiffIdentity(old, new manifest.Identity) (changes []Change, unverified []st
 			unverified = append(unverified, f.name)
 		case f.name == "endpoint" && manifest.SameEndpoint(f.o, f.n):
 		case f.o != f.n:
-			d := fmt.Sprintf("%s %q → %q", f.name, f.o, f.n)
+			d := fmt.Sprintf("%s %s → %s", f.name, safetext.Quote(f.o), safetext.Quote(f.n))
 			kind, sev := f.kind, f.sev
 			switch f.name {
 			case "publisher_key":
@@ -128,7 +129,7 @@ func installMoved(a, b string) (bool, string) {
 		if px == "" || px != py {
 			return false, ""
 		}
-		moved = append(moved, fmt.Sprintf("%s of package %s: %q → %q", path.Base(x), px, path.Dir(x), path.Dir(y)))
+		moved = append(moved, fmt.Sprintf("%s of package %s: %s → %s", safetext.Quote(path.Base(x)), safetext.Quote(px), safetext.Quote(path.Dir(x)), safetext.Quote(path.Dir(y))))
 	}
 	if len(moved) == 0 {
 		return false, ""

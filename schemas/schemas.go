@@ -354,7 +354,48 @@ func (e *Error) Error() string {
 		b.WriteString("; at ")
 		b.WriteString(safetext.Quote(p.Pointer))
 		b.WriteString(": ")
-		b.WriteString(safetext.Escape(p.Msg))
+		b.WriteString(safetext.Inert(p.Msg))
+	}
+	return b.String()
+}
+
+// requote rewrites the library's quoted values ('…', Go's %q escapes
+// inside, \' for a quote: kind.quote) as safetext quotes them, so that a
+// message holds one escape dialect: a property name "x\x1b" reads
+// "x\u001b" here as it does everywhere else, and Inert lets it through
+// unchanged. A span that does not unquote (an apostrophe of prose) stays
+// as it is.
+func requote(msg string) string {
+	if strings.IndexByte(msg, '\'') < 0 {
+		return msg
+	}
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		if msg[i] != '\'' {
+			b.WriteByte(msg[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(msg) && msg[j] != '\'' {
+			if msg[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(msg) {
+			b.WriteString(msg[i:])
+			break
+		}
+		inner := strings.ReplaceAll(msg[i+1:j], `\'`, `'`)
+		inner = strings.ReplaceAll(inner, `"`, `\"`)
+		if u, err := strconv.Unquote(`"` + inner + `"`); err == nil {
+			b.WriteString(safetext.Quote(u))
+			i = j + 1
+			continue
+		}
+		b.WriteByte(msg[i])
+		i++
 	}
 	return b.String()
 }
@@ -405,6 +446,7 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 				msg = msg[i+3:]
 			}
 		}
+		msg = requote(msg)
 		k := ptr + "\x00" + msg
 		if seen[k] {
 			return

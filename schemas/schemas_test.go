@@ -111,7 +111,7 @@ func TestValidateMessagesDeterministic(t *testing.T) {
 		}
 		if i == 0 {
 			first = err.Error()
-			if !strings.Contains(first, "'alpha', 'beta', 'kappa', 'mu', 'omega', 'zeta'") {
+			if !strings.Contains(first, `"alpha", "beta", "kappa", "mu", "omega", "zeta"`) {
 				t.Fatalf("additional properties not in order: %s", first)
 			}
 		} else if err.Error() != first {

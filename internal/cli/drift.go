@@ -371,7 +371,7 @@ func probeObservation(obs *mcpclient.Observation, tl *manifest.ToolList) *probe.
 	d, _ := manifest.ManifestDigestOf(tl.Tools)
 	var invalid []string
 	for _, it := range tl.Invalid {
-		invalid = append(invalid, safetext.Quote(it.Pointer)+": "+safetext.Escape(it.Msg))
+		invalid = append(invalid, safetext.Quote(it.Pointer)+": "+safetext.Inert(it.Msg))
 	}
 	return &probe.Observation{
 		Invalid: invalid,
@@ -386,7 +386,7 @@ func probeObservation(obs *mcpclient.Observation, tl *manifest.ToolList) *probe.
 // (safetext.Inert only guards that), so they are not escaped twice.
 func liveError(target string, err error) error {
 	if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
-		return usageErr("%s", safetext.Escape(ce.Msg))
+		return usageErr("%s", safetext.Inert(ce.Msg))
 	}
 	return &exitError{ExitInconclusive, "cannot observe " + safetext.Quote(target) + ": " + safetext.Inert(err.Error())}
 }

@@ -157,7 +157,7 @@ func runGate(e *env, g *gateFlags) (*gate.Report, *gateSnapshots, error) {
 	if err != nil {
 		var ie *gate.InputError
 		if errors.As(err, &ie) {
-			return nil, nil, usageErr("%s", safetext.Escape(ie.Msg))
+			return nil, nil, usageErr("%s", safetext.Inert(ie.Msg))
 		}
 		return nil, nil, err
 	}

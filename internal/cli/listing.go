@@ -210,7 +210,7 @@ func (n *nameDigests) add(res jcs.Value) error {
 		if err != nil {
 			msg := safetext.Inert(err.Error())
 			if ie, ok := errors.AsType[*manifest.InputError](err); ok {
-				msg = safetext.Quote(ie.Pointer) + ": " + safetext.Escape(ie.Msg)
+				msg = safetext.Quote(ie.Pointer) + ": " + safetext.Inert(ie.Msg)
 			}
 			n.invalid = append(n.invalid, msg)
 			continue

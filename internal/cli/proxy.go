@@ -332,7 +332,7 @@ func loadBaseline(e *env, path, sid string) (*decide.Baseline, string, error) {
 	}
 	b := decide.NewBaseline(id, *in.Identity, in.Tools)
 	if why := b.Invalid(); why != "" {
-		return nil, "", usageErr("%s: %s", safetext.Quote(path), safetext.Escape(why))
+		return nil, "", usageErr("%s: %s", safetext.Quote(path), safetext.Inert(why))
 	}
 	return b, id, nil
 }

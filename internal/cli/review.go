@@ -413,7 +413,7 @@ func historyText(s *lock.Server) []byte {
 		}
 		fmt.Fprintf(&b, " by %s", safetext.Quote(ev.By))
 		if ev.Reason != "" {
-			fmt.Fprintf(&b, " [%s]", safetext.Escape(ev.Reason))
+			fmt.Fprintf(&b, " [%s]", safetext.Inert(ev.Reason))
 		}
 		if ev.Note != "" {
 			fmt.Fprintf(&b, ": %s", safetext.Quote(ev.Note))

@@ -320,7 +320,7 @@ func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.R
 	if err != nil {
 		msg := safetext.Inert(err.Error())
 		if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
-			msg = safetext.Escape(ce.Msg)
+			msg = safetext.Inert(ce.Msg)
 		}
 		return sr.notObserved(s, errorClass(err), msg)
 	}

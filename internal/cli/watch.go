@@ -324,7 +324,7 @@ func observeServer(ctx context.Context, e *env, s *fleetServer, ws *watchStore) 
 	if err != nil {
 		msg := safetext.Inert(err.Error())
 		if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
-			msg = safetext.Escape(ce.Msg)
+			msg = safetext.Inert(ce.Msg)
 		}
 		ws.record(ctx, &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: errorClass(err), ErrorDetail: msg}, ExitInconclusive)
 		return nil, errors.New(msg)
