@@ -415,7 +415,7 @@ func TestUserRulesErrors(t *testing.T) {
 		{"unknown rule key", "version: 1\nrules:\n  - action_class: x\n    family: iam\n    match: [a]\n    priority: 3\n", 6, `unknown key "priority"`},
 		{"duplicate top-level key", "version: 1\nversion: 1\n", 2, "duplicate key"},
 		{"duplicate rule key", "version: 1\nrules:\n  - action_class: x\n    family: iam\n    match: [a]\n    match: [b]\n", 6, "duplicate key"},
-		{"bad pattern", "version: 1\nrules:\n  - action_class: x\n    family: iam\n    match:\n      - ok_pattern\n      - \"bad[pattern\"\n", 7, "invalid character '['"},
+		{"bad pattern", "version: 1\nrules:\n  - action_class: x\n    family: iam\n    match:\n      - ok_pattern\n      - \"bad[pattern\"\n", 7, "invalid character \"[\""},
 		{"bad exclude pattern", "version: 1\nrules:\n  - action_class: x\n    family: iam\n    match: [a]\n    exclude: ['{a,']\n", 6, "unclosed"},
 		{"wildcard only", "version: 1\nrules:\n  - action_class: x\n    family: iam\n    match: ['*']\n", 5, "at least one required word"},
 		{"missing action_class", "version: 1\nrules:\n  - family: iam\n    match: [a]\n", 3, `missing required key "action_class"`},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Pattern syntax (see the package documentation for the full description):
@@ -61,7 +63,7 @@ func parsePattern(src string) (pattern, error) {
 		return p, fmt.Errorf("pattern is longer than %d bytes", maxPatternBytes)
 	}
 	if !utf8.ValidString(src) {
-		return p, fmt.Errorf("pattern %q is not valid UTF-8", src)
+		return p, fmt.Errorf("pattern %s is not valid UTF-8", safetext.Quote(src))
 	}
 	wordStart := -1
 	flush := func(end int) {
@@ -95,7 +97,7 @@ func parsePattern(src string) (pattern, error) {
 			flush(i)
 			end := strings.IndexByte(src[i:], '}')
 			if end < 0 {
-				return p, fmt.Errorf("pattern %q: unclosed '{'", src)
+				return p, fmt.Errorf("pattern %s: unclosed '{'", safetext.Quote(src))
 			}
 			el, err := parseGroup(src, src[i+1:i+end])
 			if err != nil {
@@ -104,11 +106,11 @@ func parsePattern(src string) (pattern, error) {
 			p.elems = append(p.elems, el)
 			size = end + 1
 		case r == '}':
-			return p, fmt.Errorf("pattern %q: unexpected '}'", src)
+			return p, fmt.Errorf("pattern %s: unexpected '}'", safetext.Quote(src))
 		case r == ',':
-			return p, fmt.Errorf("pattern %q: ',' is only allowed inside {...}", src)
+			return p, fmt.Errorf("pattern %s: ',' is only allowed inside {...}", safetext.Quote(src))
 		default:
-			return p, fmt.Errorf("pattern %q: invalid character %q (use words, *, ?, {a,b} and the separators _ . - / : space)", src, r)
+			return p, fmt.Errorf("pattern %s: invalid character %s (use words, *, ?, {a,b} and the separators _ . - / : space)", safetext.Quote(src), safetext.Quote(string(r)))
 		}
 		i += size
 	}
@@ -121,17 +123,17 @@ func parsePattern(src string) (pattern, error) {
 		}
 	}
 	if !hasWord {
-		return p, fmt.Errorf("pattern %q must contain at least one required word", src)
+		return p, fmt.Errorf("pattern %s must contain at least one required word", safetext.Quote(src))
 	}
 	if len(p.elems) > maxPatternElements {
-		return p, fmt.Errorf("pattern %q has more than %d elements", src, maxPatternElements)
+		return p, fmt.Errorf("pattern %s has more than %d elements", safetext.Quote(src), maxPatternElements)
 	}
 	return p, nil
 }
 
 func parseGroup(src, inner string) (patElem, error) {
 	if strings.ContainsAny(inner, "{*?") {
-		return patElem{}, fmt.Errorf("pattern %q: groups may only contain words separated by ','", src)
+		return patElem{}, fmt.Errorf("pattern %s: groups may only contain words separated by ','", safetext.Quote(src))
 	}
 	el := patElem{kind: elemWord}
 	seen := map[string]bool{}
@@ -143,13 +145,13 @@ func parseGroup(src, inner string) (patElem, error) {
 		}
 		for _, r := range alt {
 			if !isWordRune(r) {
-				return patElem{}, fmt.Errorf("pattern %q: alternative %q must be a single word (letters and digits only)", src, alt)
+				return patElem{}, fmt.Errorf("pattern %s: alternative %s must be a single word (letters and digits only)", safetext.Quote(src), safetext.Quote(alt))
 			}
 		}
 		toks, keys := normalizeKeys(alt)
 		if len(toks) != 1 {
-			return patElem{}, fmt.Errorf("pattern %q: alternative %q is %d words after normalisation (%s); use one word per alternative or a separate pattern",
-				src, alt, len(toks), strings.Join(toks, " "))
+			return patElem{}, fmt.Errorf("pattern %s: alternative %s is %d words after normalisation (%s); use one word per alternative or a separate pattern",
+				safetext.Quote(src), safetext.Quote(alt), len(toks), strings.Join(toks, " "))
 		}
 		if !seen[keys[0]] {
 			seen[keys[0]] = true
@@ -157,7 +159,7 @@ func parseGroup(src, inner string) (patElem, error) {
 		}
 	}
 	if len(el.words) == 0 {
-		return patElem{}, fmt.Errorf("pattern %q: empty group {%s}", src, inner)
+		return patElem{}, fmt.Errorf("pattern %s: empty group {%s}", safetext.Quote(src), inner)
 	}
 	return el, nil
 }

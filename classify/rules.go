@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // RulesVersion is the only rules-file version this package understands.
@@ -183,20 +185,20 @@ func parseRuleFile(data []byte, source string) (*ruleFile, error) {
 			return nil, errAt(line, "rule %d: missing required key \"action_class\"", i+1)
 		}
 		if !validActionClass(ry.ActionClass) {
-			return nil, errAt(keyLine("action_class", line), "rule %d: action_class %q must be snake_case ([a-z][a-z0-9_]*, at most 64 characters)", i+1, ry.ActionClass)
+			return nil, errAt(keyLine("action_class", line), "rule %d: action_class %s must be snake_case ([a-z][a-z0-9_]*, at most 64 characters)", i+1, safetext.Quote(ry.ActionClass))
 		}
 		if prev, dup := firstLine[ry.ActionClass]; dup {
-			return nil, errAt(keyLine("action_class", line), "action_class %q is already defined at line %d", ry.ActionClass, prev)
+			return nil, errAt(keyLine("action_class", line), "action_class %s is already defined at line %d", safetext.Quote(ry.ActionClass), prev)
 		}
 		firstLine[ry.ActionClass] = line
 		if ry.Family == "" {
-			return nil, errAt(line, "rule %q: missing required key \"family\" (one of %s)", ry.ActionClass, strings.Join(families, ", "))
+			return nil, errAt(line, "rule %s: missing required key \"family\" (one of %s)", safetext.Quote(ry.ActionClass), strings.Join(families, ", "))
 		}
 		if !isFamily(ry.Family) {
-			return nil, errAt(keyLine("family", line), "rule %q: unknown family %q (one of %s)", ry.ActionClass, ry.Family, strings.Join(families, ", "))
+			return nil, errAt(keyLine("family", line), "rule %s: unknown family %s (one of %s)", safetext.Quote(ry.ActionClass), safetext.Quote(ry.Family), strings.Join(families, ", "))
 		}
 		if len(ry.Match) == 0 {
-			return nil, errAt(line, "rule %q: \"match\" needs at least one pattern", ry.ActionClass)
+			return nil, errAt(line, "rule %s: \"match\" needs at least one pattern", safetext.Quote(ry.ActionClass))
 		}
 		spec := ruleSpec{Rule: Rule{
 			ActionClass: ry.ActionClass,
@@ -217,7 +219,7 @@ func parseRuleFile(data []byte, source string) (*ruleFile, error) {
 			for j, src := range list.srcs {
 				p, err := parsePattern(src)
 				if err != nil {
-					return nil, errAt(lineOf(seqItem(listNode, j), keyLine(list.key, line)), "rule %q: %s %d: %v", ry.ActionClass, list.key, j+1, err)
+					return nil, errAt(lineOf(seqItem(listNode, j), keyLine(list.key, line)), "rule %s: %s %d: %v", safetext.Quote(ry.ActionClass), list.key, j+1, err)
 				}
 				*list.dst = append(*list.dst, p)
 			}
@@ -279,7 +281,7 @@ func friendlyYAML(msg string) string {
 	// "field foo not found in type classify.ruleYAML"
 	if rest, ok := strings.CutPrefix(msg, "field "); ok {
 		if name, _, ok := strings.Cut(rest, " not found in type "); ok {
-			return fmt.Sprintf("unknown key %q", name)
+			return fmt.Sprintf("unknown key %s", safetext.Quote(name))
 		}
 	}
 	// "mapping key "match" already defined at line 4"

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -18,12 +19,17 @@ func TestErrorsEscapeOnce(t *testing.T) {
 	dir := t.TempDir()
 	lockFile := filepath.Join(dir, "l.lock")
 	signed := signLockFile(t, dir)
+	obs := filepath.Join(dir, "obs.json")
+	if code, _, stderr := run(t, "", "observe", "--server-id", "s", "--input", acmeV1, "-o", obs); code != 0 {
+		t.Fatalf("observe: %d %s", code, stderr)
+	}
 	shown := 0
 	for k, h := range []string{"x\x1by\xffz", "x\u202ey"} {
 		missing := filepath.Join(dir, "no", h)
 		// files whose contents hold the value: their parsers quote it
 		key := writeFile(t, dir, fmt.Sprintf("key%d", k), []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"+h+"\n"))
 		signers := writeFile(t, dir, fmt.Sprintf("signers%d", k), []byte("alice@example.com ssh-ed25519 "+h+"\n"))
+		rules := writeFile(t, dir, fmt.Sprintf("rules%d.yaml", k), []byte("version: 1\nrules:\n  - action_class: x\n    family: iam\n    match:\n      - "+yamlString(strings.ToValidUTF8(h, "")+"[")+"\n"))
 		for _, args := range [][]string{
 			{"diff", "--profile", h, "/dev/null", "/dev/null"},
 			{"diff", missing, missing},
@@ -35,9 +41,10 @@ func TestErrorsEscapeOnce(t *testing.T) {
 			{"drift", "--otlp-endpoint", h, "/dev/null", "--base-url", "http://127.0.0.1:1/"},
 			{"drift", "--client-capabilities", h, "/dev/null", "--base-url", "http://127.0.0.1:1/"},
 			{"drift", "--mcp-config", missing, "/dev/null", "--server", "s"},
-			{"gate", "--decision-profile", h, "--observed", "/dev/null", "--declared", "/dev/null"},
-			{"gate", "--policy", missing, "--observed", "/dev/null"},
-			{"gate", "--rules", missing, "--observed", "/dev/null", "--declared", "/dev/null"},
+			{"gate", "--decision-profile", h, "--observed", obs, "--declared", acmeV1},
+			{"gate", "--policy", missing, "--observed", obs},
+			{"gate", "--rules", missing, "--observed", obs, "--declared", acmeV1},
+			{"scan", "--rules", rules, "--url", "http://127.0.0.1:1/"},
 			{"observe", "--server-id", "s", "--input", missing},
 			{"observe", "--server-id", "s", "--input", "/dev/null", "--rules", missing},
 			{"pin", "--server-id", "s", "--input", missing},
@@ -59,7 +66,9 @@ func TestErrorsEscapeOnce(t *testing.T) {
 			{"lock", "add", "s", "--url", "http://127.0.0.1:1/", "--lock", lockFile, "--rules", missing},
 		} {
 			_, _, stderr := run(t, "", args...)
-			if strings.Contains(stderr, `\\`) {
+			// Go's %q dialect (\x1b for a control character) is not
+			// safetext's (\u001b; \xNN is an invalid byte).
+			if strings.Contains(stderr, `\\`) || strings.Contains(stderr, `\x1b`) {
 				t.Errorf("%q: escaped twice: %s", args, stderr)
 			}
 			if !safetext.IsSafe(strings.NewReplacer("\n", "", `\`, "").Replace(stderr)) {
@@ -75,4 +84,11 @@ func TestErrorsEscapeOnce(t *testing.T) {
 	if shown < 30 {
 		t.Errorf("only %d refusals show the hostile value escaped", shown)
 	}
+}
+
+// yamlString is s as a YAML double-quoted scalar (JSON's string syntax is
+// YAML's).
+func yamlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
