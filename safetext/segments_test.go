@@ -83,12 +83,21 @@ func TestShows(t *testing.T) {
 func FuzzShows(f *testing.F) {
 	f.Add("a\x10000b", 1, 4)
 	f.Add(`q"\x1b`, 0, 3)
+	f.Add("a\xff\xe2\x80b\\", 1, 3)
 	f.Fuzz(func(t *testing.T, s string, i, j int) {
 		if i < 0 || j < i || j > len(s) {
 			return
 		}
-		// a piece whose ends fall between runes
-		if !utf8.ValidString(s[:i]) || !utf8.ValidString(s[i:j]) || !utf8.ValidString(s[j:]) {
+		// a piece whose ends fall between what the escaper reads as one
+		// (a rune, or an invalid byte): the escapes of the pieces are then
+		// the pieces of the escape
+		at := map[int]bool{len(s): true}
+		for k := 0; k < len(s); {
+			at[k] = true
+			_, n := utf8.DecodeRuneInString(s[k:])
+			k += n
+		}
+		if !at[i] || !at[j] {
 			return
 		}
 		piece := s[i:j]
