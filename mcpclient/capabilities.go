@@ -47,7 +47,7 @@ func ParseClientCapabilities(s string) ([]byte, error) {
 	}
 	doc, err := jcs.Parse([]byte(t))
 	if err != nil {
-		return nil, errors.New("client capabilities: not strict JSON: " + safetext.Inert(safetext.Clip(err.Error(), 300)))
+		return nil, errors.New("client capabilities: not strict JSON: " + safetext.Inert(safetext.ClipEscaped(err.Error(), 300)))
 	}
 	root := doc.Root()
 	if root.Kind() != jcs.Object {

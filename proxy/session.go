@@ -774,5 +774,5 @@ func (s *session) logNote(note string) {
 		return
 	}
 	s.g.cfg.Log.write(s.g.cfg.Secrets, Record{Time: s.g.cfg.Now(), ServerID: s.g.cfg.ServerID, Session: s.id, Mode: string(s.g.cfg.Mode),
-		Event: "note", Note: safetext.Inert(safetext.Clip(note, 1024))})
+		Event: "note", Note: safetext.Inert(safetext.ClipEscaped(note, 1024))})
 }

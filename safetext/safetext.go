@@ -138,10 +138,46 @@ func Clip(s string, n int) string {
 		return s
 	}
 	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
+	// Back to the start of the rune the cut falls in: at most 3 bytes (a
+	// rune is at most 4), so that a run of invalid continuation bytes is
+	// cut where n says, not emptied.
+	for cut > 0 && cut > n-3 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
+	if !utf8.RuneStart(s[cut]) {
+		cut = n
+	}
 	return s[:cut] + "…"
+}
+
+// ClipEscaped is Clip for text that is already escaped (a message composed
+// with Escape and Quote): the cut never falls inside an escape sequence,
+// so that no half sequence ("\u00") is shown.
+func ClipEscaped(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	c := Clip(s, n)
+	cut := len(c) - len("…")
+	for i := 0; i < cut; i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			continue
+		}
+		l := 2
+		switch s[i+1] {
+		case 'x':
+			l = 4
+		case 'u':
+			l = 6
+		case 'U':
+			l = 10
+		}
+		if i+l > cut {
+			return s[:i] + "…"
+		}
+		i += l - 1
+	}
+	return c
 }
 
 // Inert returns a message that its producer already escaped (composed

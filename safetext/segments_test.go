@@ -106,3 +106,72 @@ func FuzzShows(f *testing.F) {
 		}
 	})
 }
+
+// Clip cuts between runes, and a run of invalid bytes where n says;
+// ClipEscaped never cuts an escape sequence in half.
+func TestClipEscaped(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{strings.Repeat("\x80", 10), 4, "\x80\x80\x80\x80…"},
+		{"ab\u00e9cd", 3, "ab…"},
+		{"ab\U0001F600", 5, "ab…"},
+	} {
+		if got := Clip(c.in, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{`abc\u001bdef`, 6, `abc…`},
+		{`abc\u001bdef`, 9, `abc\u001b…`},
+		{`abc\\def`, 4, `abc…`},
+		{`abc\\def`, 5, `abc\\…`},
+		{`a\xffb`, 3, `a…`},
+		{`a\U0001f600b`, 8, `a…`},
+		{`ab\"cd`, 3, `ab…`},
+		{`short`, 10, `short`},
+	} {
+		if got := ClipEscaped(c.in, c.n); got != c.want {
+			t.Errorf("ClipEscaped(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+// FuzzClipEscaped: what ClipEscaped keeps of an escaped text is whole
+// escape sequences, within n bytes.
+func FuzzClipEscaped(f *testing.F) {
+	f.Add("a\x1bb\u202ec\\d\xff", 5)
+	f.Fuzz(func(t *testing.T, raw string, n int) {
+		if n <= 0 || n > 1<<16 {
+			return
+		}
+		e := Quote(raw)
+		c := ClipEscaped(e, n)
+		if c == e {
+			return
+		}
+		kept, ok := strings.CutSuffix(c, "…")
+		if !ok || len(kept) > n || !strings.HasPrefix(e, kept) {
+			t.Fatalf("ClipEscaped(%q, %d) = %q", e, n, c)
+		}
+		// every escape sequence kept is whole: Segments of the kept text
+		// are segments of the whole text's
+		whole := map[string]bool{}
+		for _, s := range Segments(e) {
+			if s.Escape {
+				whole[s.Text] = true
+			}
+		}
+		for _, s := range Segments(kept) {
+			if s.Escape && !whole[s.Text] {
+				t.Fatalf("ClipEscaped(%q, %d) = %q: half an escape %q", e, n, c, s.Text)
+			}
+		}
+	})
+}

@@ -229,7 +229,7 @@ func (p *Provider) reason(ctx context.Context, err error) string {
 	case terr != nil:
 		var oe *net.OpError
 		if errors.As(terr, &oe) {
-			return "cannot reach the collector (" + safetext.Inert(safetext.Clip(oe.Error(), 200)) + ")"
+			return "cannot reach the collector (" + safetext.Inert(safetext.ClipEscaped(oe.Error(), 200)) + ")"
 		}
 		return "cannot reach the collector"
 	}

@@ -203,7 +203,7 @@ func timelineText(storeName string, q store.Query, vs []store.Version, truncated
 				}
 				fmt.Fprintf(&b, "      %s %s (scan %d)", safetext.Escape(f.RuleID), safetext.Escape(sev), f.Scan)
 				if f.Message != "" {
-					b.WriteString(": " + safetext.Inert(safetext.Clip(f.Message, 300)))
+					b.WriteString(": " + safetext.Inert(safetext.ClipEscaped(f.Message, 300)))
 				}
 				b.WriteByte('\n')
 			}

@@ -186,7 +186,7 @@ func FromServer(b []byte) (*Message, error) {
 	}
 	doc, err := jcs.Parse(b)
 	if err != nil {
-		return nil, errors.New("not strict JSON: " + safetext.Inert(safetext.Clip(err.Error(), 300)))
+		return nil, errors.New("not strict JSON: " + safetext.Inert(safetext.ClipEscaped(err.Error(), 300)))
 	}
 	m := &Message{Raw: b, Root: doc.Root()}
 	if problem := m.classify(); problem != "" {
