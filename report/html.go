@@ -162,7 +162,9 @@ func hname(s string) htmlText {
 func hsafe(s string) htmlText { return safetext.Segments(safetext.Inert(s)) }
 
 // hmsg is msg in HTML: a composed message, clipped, inert.
-func hmsg(s string) htmlText { return safetext.Segments(safetext.Inert(safetext.ClipEscaped(s, htmlClip))) }
+func hmsg(s string) htmlText {
+	return safetext.Segments(safetext.Inert(safetext.ClipEscaped(s, htmlClip)))
+}
 
 type htmlPage struct {
 	Title, CSP, Version, Sub string
