@@ -285,10 +285,12 @@ func friendlyYAML(msg string) string {
 		}
 	}
 	// "mapping key "match" already defined at line 4"
+	// yaml.v3 quotes a key with Go's %#v: requoted, it reads as every
+	// other message of mcpdrift's does ("m\u001b", not "m\x1b").
 	if strings.HasPrefix(msg, "mapping key ") && strings.Contains(msg, "already defined") {
-		return "duplicate key: " + strings.TrimPrefix(msg, "mapping ")
+		return "duplicate key: " + safetext.RequoteGo(strings.TrimPrefix(msg, "mapping "), '"')
 	}
-	return msg
+	return safetext.RequoteGo(msg, '"')
 }
 
 // Helpers to find line numbers in a yaml.Node tree. They tolerate any shape

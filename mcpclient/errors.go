@@ -119,9 +119,7 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	// Wrapped errors can carry server-controlled text (certificate names,
-	// resolver answers), so the whole text is escaped.
-	return "mcpclient: cannot reach " + safetext.Quote(safetext.Clip(e.Target, 400)) + ": " + safetext.Inert(safetext.ClipEscaped(e.Err.Error(), 400))
+	return "mcpclient: cannot reach " + safetext.Quote(safetext.Clip(e.Target, 400)) + ": " + mcpwire.ErrorText(e.Err, 400)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

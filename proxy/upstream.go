@@ -184,7 +184,7 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 	u.g.cfg.Metrics.upstreamLatency(m.Method, u.g.cfg.Now().Sub(start))
 	if err != nil {
 		u.g.cfg.Metrics.upstreamError("transport")
-		return nil, &upstreamError{Msg: "cannot reach it: " + safetext.Inert(safetext.ClipEscaped(err.Error(), 300))}
+		return nil, &upstreamError{Msg: "cannot reach it: " + mcpwire.ErrorText(err, 300)}
 	}
 	defer resp.Body.Close()
 	if m.Method == "initialize" {
@@ -268,7 +268,7 @@ func (u *httpUpstream) send(ctx context.Context, raw []byte, m *frame.Message, f
 	resp, err := u.client.Do(hr)
 	if err != nil {
 		u.g.cfg.Metrics.upstreamError("transport")
-		return &upstreamError{Msg: "cannot reach it: " + safetext.Inert(safetext.ClipEscaped(err.Error(), 300))}
+		return &upstreamError{Msg: "cannot reach it: " + mcpwire.ErrorText(err, 300)}
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()

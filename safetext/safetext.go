@@ -323,3 +323,49 @@ func Shows(escaped, s string) bool {
 	}
 	return false
 }
+
+// RequoteGo rewrites the spans of msg that a Go library quoted in Go's
+// dialect (strconv.Quote's escapes between q and q: q '"' as %q writes
+// them, or q '\” with \' for a quote, as some libraries write them) as
+// Quote writes them, so that a message holds one dialect: "x\x1b" reads
+// "x\u001b", as everywhere else in mcpdrift's output. A span that does
+// not unquote (an apostrophe of prose) stays as it is, up to and with its
+// closing q. Linear in len(msg): each byte is read once.
+func RequoteGo(msg string, q byte) string {
+	if strings.IndexByte(msg, q) < 0 {
+		return msg
+	}
+	var b strings.Builder
+	b.Grow(len(msg) + 8)
+	for i := 0; i < len(msg); {
+		if msg[i] != q {
+			b.WriteByte(msg[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(msg) && msg[j] != q {
+			if msg[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(msg) {
+			b.WriteString(msg[i:])
+			break
+		}
+		lit := msg[i : j+1]
+		if q != '"' {
+			inner := strings.ReplaceAll(msg[i+1:j], `\`+string(q), string(q))
+			lit = `"` + strings.ReplaceAll(inner, `"`, `\"`) + `"`
+		}
+		if u, err := strconv.Unquote(lit); err == nil {
+			b.WriteString(Quote(u))
+			i = j + 1
+			continue
+		}
+		b.WriteString(msg[i : j+1])
+		i = j + 1
+	}
+	return b.String()
+}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -172,6 +173,57 @@ func FuzzClipEscaped(f *testing.F) {
 			if s.Escape && !whole[s.Text] {
 				t.Fatalf("ClipEscaped(%q, %d) = %q: half an escape %q", e, n, c, s.Text)
 			}
+		}
+	})
+}
+
+// RequoteGo rewrites Go-quoted spans into Quote's dialect, leaves prose
+// apostrophes and spans that do not unquote alone, and is linear: a run
+// of unpaired quotes (a server's value inside a library's message) once
+// took it quadratic time.
+func TestRequoteGo(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		q    byte
+		want string
+	}{
+		{`additional properties 'x\x1by\u202ez' not allowed`, '\'', `additional properties "x\u001by\u202ez" not allowed`},
+		{`additional properties 'a', 'b' not allowed`, '\'', `additional properties "a", "b" not allowed`},
+		{`'it\'s "q"' does not match pattern '^a$'`, '\'', `"it's \"q\"" does not match pattern "^a$"`},
+		{`the value's type is wrong`, '\'', `the value's type is wrong`},
+		{`'\xff' is not valid`, '\'', `"\xff" is not valid`},
+		{`'\q' then 'ok'`, '\'', `'\q' then "ok"`},
+		{`key "m\x1b" already defined at line 6`, '"', `key "m\u001b" already defined at line 6`},
+		{`key "a\"b" x`, '"', `key "a\"b" x`},
+		{`lone "`, '"', `lone "`},
+		{`end '\`, '\'', `end '\`},
+	} {
+		if got := RequoteGo(c.in, c.q); got != c.want {
+			t.Errorf("RequoteGo(%s, %c) = %s, want %s", c.in, c.q, got, c.want)
+		}
+	}
+	for _, q := range []byte{'\'', '"'} {
+		hostile := "('" + strings.Repeat(`\`+string(q), 100000) + `\.` + string(q)
+		start := time.Now()
+		RequoteGo(hostile, q)
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("RequoteGo of %d bytes of unpaired %c took %v", len(hostile), q, d)
+		}
+	}
+}
+
+func FuzzRequoteGo(f *testing.F) {
+	f.Add(`a 'x\x1b' b`, true)
+	f.Add(`k "\u202e" "`, false)
+	f.Fuzz(func(t *testing.T, msg string, single bool) {
+		q := byte('"')
+		if single {
+			q = '\''
+		}
+		out := RequoteGo(msg, q)
+		// what is not a quoted span is kept; what is, is never less safe
+		if IsSafe(strings.ReplaceAll(msg, `\`, "")) && !IsSafe(strings.ReplaceAll(out, `\`, "")) {
+			t.Fatalf("RequoteGo(%q) = %q holds what msg did not", msg, out)
 		}
 	})
 }

@@ -363,42 +363,15 @@ func (e *Error) Error() string {
 // inside, \' for a quote: kind.quote) as safetext quotes them, so that a
 // message holds one escape dialect: a property name "x\x1b" reads
 // "x\u001b" here as it does everywhere else, and Inert lets it through
-// unchanged. A span that does not unquote (an apostrophe of prose) stays
-// as it is.
+// unchanged. The library's message can hold an instance's value whole (a
+// pattern's, a format checker's error), so it is clipped first: a
+// message is for people, and an argument of megabytes is not read out.
 func requote(msg string) string {
-	if strings.IndexByte(msg, '\'') < 0 {
-		return msg
-	}
-	var b strings.Builder
-	for i := 0; i < len(msg); {
-		if msg[i] != '\'' {
-			b.WriteByte(msg[i])
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(msg) && msg[j] != '\'' {
-			if msg[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(msg) {
-			b.WriteString(msg[i:])
-			break
-		}
-		inner := strings.ReplaceAll(msg[i+1:j], `\'`, `'`)
-		inner = strings.ReplaceAll(inner, `"`, `\"`)
-		if u, err := strconv.Unquote(`"` + inner + `"`); err == nil {
-			b.WriteString(safetext.Quote(u))
-			i = j + 1
-			continue
-		}
-		b.WriteByte(msg[i])
-		i++
-	}
-	return b.String()
+	return safetext.RequoteGo(safetext.ClipEscaped(msg, maxProblemMsg), '\'')
 }
+
+// maxProblemMsg bounds a problem's message (bytes, before requoting).
+const maxProblemMsg = 2048
 
 func flatten(ve *jsonschema.ValidationError) []Problem {
 	var ps []Problem
