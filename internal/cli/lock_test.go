@@ -58,16 +58,22 @@ func lockCheck(t *testing.T, lockPath string, args ...string) (int, lockCheckJSO
 
 // Two live servers in one lock; one drifts; check names it, approve one
 // tool, check names only the other.
-func TestLockAddCheckApprove(t *testing.T) {
-	dir := t.TempDir()
-	lp := filepath.Join(dir, "mcpdrift.lock")
-	s1, u1 := mock(t, mockserver.Config{}, acmeV1)
-	_, u2 := mock(t, mockserver.Config{}, acmeV1)
+// lockAddOneTwo adds servers "one" and "two" at u1 and u2 to the lock lp.
+func lockAddOneTwo(t *testing.T, lp, u1, u2 string) {
+	t.Helper()
 	for _, x := range []struct{ name, url string }{{"one", u1}, {"two", u2}} {
 		if code, _, stderr := run(t, "", "lock", "add", x.name, "--lock", lp, "--url", x.url, "--by", "alice@example.com"); code != 0 {
 			t.Fatalf("lock add %s: exit %d: %s", x.name, code, stderr)
 		}
 	}
+}
+
+func TestLockAddCheckApprove(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	s1, u1 := mock(t, mockserver.Config{}, acmeV1)
+	_, u2 := mock(t, mockserver.Config{}, acmeV1)
+	lockAddOneTwo(t, lp, u1, u2)
 	// The lock parses and round-trips.
 	b, err := os.ReadFile(lp)
 	if err != nil {

@@ -106,11 +106,7 @@ func TestLockCheckMarkdownInert(t *testing.T) {
 	lp := filepath.Join(dir, "mcpdrift.lock")
 	s1, u1 := mock(t, mockserver.Config{}, acmeV1)
 	_, u2 := mock(t, mockserver.Config{}, acmeV1)
-	for _, x := range []struct{ name, url string }{{"one", u1}, {"two", u2}} {
-		if code, _, stderr := run(t, "", "lock", "add", x.name, "--lock", lp, "--url", x.url, "--by", "alice@example.com"); code != 0 {
-			t.Fatalf("lock add %s: exit %d: %s", x.name, code, stderr)
-		}
-	}
+	lockAddOneTwo(t, lp, u1, u2)
 	evil := "[Approve all](https://evil.example/x)"
 	tools := loadMockTools(t, acmeV1)
 	tools = append(tools, json.RawMessage(fmt.Sprintf(`{"name":%q,"description":"<img src=x onerror=alert(1)>","inputSchema":{"type":"object"}}`, evil)))
