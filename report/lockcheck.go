@@ -65,11 +65,11 @@ func RenderLockCheck(w io.Writer, r *lock.CheckReport, deltas map[string][]delta
 			}
 			t.line("%s", prefix+line)
 		}
+		h1, h2 := "", ""
 		if md {
-			put(t, "# ", head)
-		} else {
-			put(t, "", head)
+			h1, h2 = "# ", "## "
 		}
+		put(t, h1, head)
 		if r.Signed != "" {
 			put(t, "", "signature: "+safetext.Escape(r.Signed))
 		}
@@ -82,11 +82,7 @@ func RenderLockCheck(w io.Writer, r *lock.CheckReport, deltas map[string][]delta
 				line += " — " + safetext.Quote(s.Target)
 			}
 			line += " (profile " + safetext.Escape(s.Profile) + ")"
-			if md {
-				put(t, "## ", line)
-			} else {
-				put(t, "", line)
-			}
+			put(t, h2, line)
 			if s.Error != "" {
 				put(t, "  ", "not observed: "+s.Error)
 			}
