@@ -338,3 +338,38 @@ func TestTextOnlyPrintable(t *testing.T) {
 		}
 	}
 }
+
+// A composed message's quoted values (a server's names and error text)
+// are shown in Markdown inside code elements, where GitHub makes no
+// mention and no issue reference of "@org/security" or "#1"; what is
+// outside them is mcpdrift's own words.
+func TestMarkdownMessageMentions(t *testing.T) {
+	for in, want := range map[string]string{
+		`cannot observe "https://h/mcp": the server said "ping @org/security #1"`: `cannot observe <code>&quot;https&#58;//h/mcp&quot;</code>&#58; the server said <code>&quot;ping &#64;org/security \#1&quot;</code>`,
+		`tool "a\"b" and "c\\"`: `tool <code>&quot;a\\&quot;b&quot;</code> and <code>&quot;c\\\\&quot;</code>`,
+		`a lone " stays`:         `a lone &quot; stays`,
+		"no quotes @ all":        "no quotes &#64; all",
+	} {
+		if got := mdMsg(in); got != want {
+			t.Errorf("mdMsg(%s)\n = %s\nwant %s", in, got, want)
+		}
+	}
+	// Whatever the message, no @ or # is left outside a code element.
+	for _, in := range []string{safetext.Quote("@a #1") + " @ " + safetext.Quote(`x"@y`), `"unterminated @x`, `a "b" #c "d`} {
+		out := mdMsg(in)
+		outside := out
+		for {
+			i := strings.Index(outside, "<code>")
+			if i < 0 {
+				break
+			}
+			j := strings.Index(outside[i:], "</code>")
+			outside = outside[:i] + outside[i+j+len("</code>"):]
+		}
+		// the entities and the escaped \# are mdInert's; a bare @ or #
+		// outside code would be GitHub's to link
+		if strings.ContainsAny(strings.NewReplacer("&#64;", "", "&#58;", "", `\#`, "").Replace(outside), "@#") {
+			t.Errorf("mdMsg(%s) = %s", in, out)
+		}
+	}
+}

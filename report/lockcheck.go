@@ -59,9 +59,10 @@ func RenderLockCheck(w io.Writer, r *lock.CheckReport, deltas map[string][]delta
 		// its Markdown too, once: a tool name or a server's error
 		// message is never a link, an image or HTML in the report.
 		put := func(t *textWriter, prefix, line string) {
-			line = safetext.Inert(line)
 			if md {
-				line = mdInert(line)
+				line = mdMsg(line)
+			} else {
+				line = safetext.Inert(line)
 			}
 			t.line("%s", prefix+line)
 		}

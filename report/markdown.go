@@ -31,8 +31,39 @@ import (
 func mdEscape(s string) string { return mdInert(safetext.Escape(s)) }
 
 // mdMsg is msg in Markdown: a composed message, inert, its Markdown
-// escaped.
-func mdMsg(s string) string { return mdInert(safetext.Inert(s)) }
+// escaped, and each of its quoted spans (the values safetext.Quote put in
+// it: a server's names, its error message, a file's text) inside a code
+// element, as mdCode puts identifiers, so that a server's "@org/team" or
+// "#1" makes no mention and no reference where GitHub renders the
+// report.
+func mdMsg(s string) string {
+	s = safetext.Inert(s)
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			break
+		}
+		j := i + 1
+		for j < len(s) && s[j] != '"' {
+			if s[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(s) {
+			break
+		}
+		b.WriteString(mdInert(s[:i]))
+		b.WriteString("<code>")
+		b.WriteString(mdInert(s[i : j+1]))
+		b.WriteString("</code>")
+		s = s[j+1:]
+	}
+	b.WriteString(mdInert(s))
+	return b.String()
+}
 
 // mdInert applies mdEscape's Markdown escaping to text that safetext has
 // already escaped.
