@@ -347,8 +347,8 @@ func TestMarkdownMessageMentions(t *testing.T) {
 	for in, want := range map[string]string{
 		`cannot observe "https://h/mcp": the server said "ping @org/security #1"`: `cannot observe <code>&quot;https&#58;//h/mcp&quot;</code>&#58; the server said <code>&quot;ping &#64;org/security \#1&quot;</code>`,
 		`tool "a\"b" and "c\\"`: `tool <code>&quot;a\\&quot;b&quot;</code> and <code>&quot;c\\\\&quot;</code>`,
-		`a lone " stays`:         `a lone &quot; stays`,
-		"no quotes @ all":        "no quotes &#64; all",
+		`a lone " stays`:        `a lone &quot; stays`,
+		"no quotes @ all":       "no quotes &#64; all",
 	} {
 		if got := mdMsg(in); got != want {
 			t.Errorf("mdMsg(%s)\n = %s\nwant %s", in, got, want)
