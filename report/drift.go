@@ -192,6 +192,9 @@ func driftMarkdown(w io.Writer, r *probe.Report) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\n> %s\n", mdMsg(n))
 	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(&b, "\n> **Warning:** %s\n", mdMsg(wn))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

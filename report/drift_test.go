@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/probe"
+	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
@@ -21,6 +22,7 @@ func driftReport() *probe.Report {
 			{RuleID: "MCP-AUTH-ANONYMOUS-LIST", Level: probe.LevelError, Severity: "high", Message: "anonymous", TargetClass: "production"},
 			{RuleID: "MCP-DRIFT-LEGACY-SERVER", Level: probe.LevelInfo, Severity: "low", Message: "legacy"},
 		},
+		Warnings: []string{"the served tool " + safetext.Quote(hostileName) + " differs"},
 		ExitCode: probe.ExitFindings,
 	}
 }
@@ -44,6 +46,9 @@ func TestRenderDrift(t *testing.T) {
 			}
 		case "markdown":
 			checkMarkdownTables(t, "drift", out)
+			if !strings.Contains(out, "**Warning:**") {
+				t.Errorf("markdown has no warning: %s", out)
+			}
 		case "text":
 			if !strings.Contains(out, "MCP-DRIFT-SCHEMA") || !strings.Contains(out, "Exit 1") {
 				t.Errorf("text: %s", out)
