@@ -29,3 +29,13 @@ func TestRequote(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// A schema that does not compile is refused with the library's message
+// in safetext's dialect: a server's pattern quoted as "…\u001b", not
+// '…\x1b'.
+func TestCompileErrorRequoted(t *testing.T) {
+	_, err := Compile([]byte(`{"type":"string","pattern":"(\u001b"}`))
+	if err == nil || strings.Contains(err.Error(), `\x1b`) || !strings.Contains(err.Error(), `\u001b`) {
+		t.Errorf("%v", err)
+	}
+}

@@ -240,21 +240,31 @@ func strconvQuote(s string) string { return strconv.Quote(s) }
 // is ever read), for validating many instances.
 type Compiled struct{ s *jsonschema.Schema }
 
+// compileError is the library's error about a schema, its message
+// requoted and clipped (requote): the schema is often a server's, and its
+// text is quoted in the message.
+type compileError struct{ err error }
+
+func (e *compileError) Error() string { return requote(e.err.Error()) }
+func (e *compileError) Unwrap() error { return e.err }
+
+func compileErr(err error) error { return &compileError{err} }
+
 // Compile compiles a schema given as raw JSON; its own $schema picks the
 // draft (2020-12 when absent).
 func Compile(schema []byte) (*Compiled, error) {
 	sdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
-		return nil, err
+		return nil, compileErr(err)
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(nil)
 	if err := c.AddResource("mem:///schema.json", sdoc); err != nil {
-		return nil, err
+		return nil, compileErr(err)
 	}
 	sch, err := c.Compile("mem:///schema.json")
 	if err != nil {
-		return nil, err
+		return nil, compileErr(err)
 	}
 	return &Compiled{sch}, nil
 }
