@@ -7,6 +7,12 @@
 // the server sent), never fetches a $ref, and bounds its work.
 package schemadiff
 
+import (
+	"strings"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
+)
+
 // Direction of a change, from the caller's and executor's point of view.
 type Direction string
 
@@ -52,6 +58,25 @@ type Change struct {
 	// code, SQL, a URL, a path, env, headers, a free-form object; see
 	// Capabilities): which parameter, and the grade before.
 	SeverityRaised *SeverityRaise `json:"severity_raised,omitempty"`
+	// parts is Detail as it was composed, when it holds a server's values:
+	// mcpdrift's words at even indexes, the values (raw) at odd ones.
+	// Sentence quotes each value in its reader's format; Detail has them
+	// quoted by safetext.Quote (what JSON readers get). A pointer keeps
+	// Change comparable; the parts are never changed once made.
+	parts *[]string
+}
+
+// composed returns the Detail of parts (words and raw values, alternating;
+// see Change.parts) and the parts.
+func composed(parts ...string) (string, *[]string) {
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			p = safetext.Quote(p)
+		}
+		b.WriteString(p)
+	}
+	return b.String(), &parts
 }
 
 // Kinds of schema changes (see catalog for explanations).

@@ -1,13 +1,11 @@
 package schemadiff
 
 import (
-	"fmt"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/mcpdrift/mcpdrift/manifest"
-	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // DiffIdentity compares the server half of the identity tuple. A field
@@ -33,17 +31,18 @@ func DiffIdentity(old, new manifest.Identity) (changes []Change, unverified []st
 			unverified = append(unverified, f.name)
 		case f.name == "endpoint" && manifest.SameEndpoint(f.o, f.n):
 		case f.o != f.n:
-			d := fmt.Sprintf("%s %s → %s", f.name, safetext.Quote(f.o), safetext.Quote(f.n))
+			d, parts := composed(f.name+" ", f.o, " → ", f.n)
 			kind, sev := f.kind, f.sev
 			switch f.name {
 			case "publisher_key":
-				d = "the publisher key changed"
+				d, parts = "the publisher key changed", nil
 			case "endpoint":
-				if moved, why := installMoved(f.o, f.n); moved {
-					kind, sev, d = ServerInstallMoved, "medium", why
+				if moved, why := installMovedParts(f.o, f.n); moved {
+					kind, sev = ServerInstallMoved, "medium"
+					d, parts = composed(why...)
 				}
 			}
-			changes = append(changes, Change{Kind: kind, Pointer: "/identity/" + f.name, Direction: Neutral, Severity: sev, Detail: d})
+			changes = append(changes, Change{Kind: kind, Pointer: "/identity/" + f.name, Direction: Neutral, Severity: sev, Detail: d, parts: parts})
 		}
 	}
 	changes = append(changes, diffEnv(old.Env, new.Env)...)
@@ -99,42 +98,52 @@ func diffEnv(old, new *[]manifest.EnvEntry) []Change {
 // InstallMoved reports whether two stdio endpoints (as recorded: "stdio:"
 // and the shell-quoted command line) differ only in where the same binary
 // of the same package is installed, and says how.
-func InstallMoved(a, b string) (bool, string) { return installMoved(a, b) }
+func InstallMoved(a, b string) (bool, string) {
+	moved, parts := installMovedParts(a, b)
+	if !moved {
+		return false, ""
+	}
+	d, _ := composed(parts...)
+	return true, d
+}
 
 // installMoved reports whether two stdio endpoints differ only in where
 // the same binary of the same package is installed: the same arguments,
 // and every differing word an absolute path with the same file name and
 // the same package (the node_modules/<package> component, or the
 // directory holding the file when there is none).
-func installMoved(a, b string) (bool, string) {
+func installMovedParts(a, b string) (bool, []string) {
 	const pre = "stdio:"
 	if !strings.HasPrefix(a, pre) || !strings.HasPrefix(b, pre) {
-		return false, ""
+		return false, nil
 	}
 	wa, okA := shellSplit(strings.TrimPrefix(a, pre))
 	wb, okB := shellSplit(strings.TrimPrefix(b, pre))
 	if !okA || !okB || len(wa) != len(wb) || len(wa) == 0 {
-		return false, ""
+		return false, nil
 	}
-	var moved []string
+	parts := []string{"only the install path moved (same package, same binary, same arguments): "}
 	for i := range wa {
 		if wa[i] == wb[i] {
 			continue
 		}
 		x, y := wa[i], wb[i]
 		if !path.IsAbs(x) || !path.IsAbs(y) || path.Base(x) != path.Base(y) {
-			return false, ""
+			return false, nil
 		}
 		px, py := packageOf(x), packageOf(y)
 		if px == "" || px != py {
-			return false, ""
+			return false, nil
 		}
-		moved = append(moved, fmt.Sprintf("%s of package %s: %s → %s", safetext.Quote(path.Base(x)), safetext.Quote(px), safetext.Quote(path.Dir(x)), safetext.Quote(path.Dir(y))))
+		if len(parts) > 1 {
+			parts[len(parts)-1] += "; "
+		}
+		parts = append(parts, path.Base(x), " of package ", px, ": ", path.Dir(x), " → ", path.Dir(y), "")
 	}
-	if len(moved) == 0 {
-		return false, ""
+	if len(parts) == 1 {
+		return false, nil
 	}
-	return true, "only the install path moved (same package, same binary, same arguments): " + strings.Join(moved, "; ")
+	return true, parts
 }
 
 // packageOf names the package an installed file belongs to: the nearest

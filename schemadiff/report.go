@@ -272,7 +272,18 @@ func Sentence(c Change, quote func(string) string) string {
 		return "parameter " + quote(param)
 	}
 	detail := ""
-	if c.Detail != "" {
+	if c.parts != nil {
+		// A detail composed of mcpdrift's words and a server's values:
+		// each value quoted, once, in the reader's format.
+		var b strings.Builder
+		for i, part := range *c.parts {
+			if i%2 == 1 {
+				part = quote(part)
+			}
+			b.WriteString(part)
+		}
+		detail = " (" + b.String() + ")"
+	} else if c.Detail != "" {
 		d := c.Detail
 		// Parameter records carry "NAME (TYPE)"; the name is already said.
 		if last := lastSegment(param); last != "" && strings.HasPrefix(d, last+" (") && strings.HasSuffix(d, ")") {
