@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"weak"
+
+	"github.com/mcpdrift/mcpdrift/internal/corpus"
 )
 
 // readBoth reads src with ReadTools and with ReadToolsWith (lean, on src
@@ -321,4 +326,44 @@ func TestReadSnapshotFramed(t *testing.T) {
 		}
 		readDeferred(t, []byte(src), true, true, nil)
 	}
+}
+
+// TestToolListLeanLetsGoOfTheTree: once a list is lean, nothing it holds
+// keeps its parse tree alive (pin --input writes its baseline and
+// snapshot without the tree, which is larger than the input), and the
+// tools read as they did: names, digests, bytes and the checks' facts.
+func TestToolListLeanLetsGoOfTheTree(t *testing.T) {
+	src := corpus.LeanTools(3000, 5)
+	tl, err := ParseToolList(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ParseToolList(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := weak.Make(tl.Doc)
+	tl.Lean()
+	for range 5 {
+		runtime.GC()
+	}
+	if tree.Value() != nil {
+		t.Fatal("the parse tree is still reachable from the lean list")
+	}
+	if len(tl.Tools) != len(want.Tools) {
+		t.Fatalf("%d tools, want %d", len(tl.Tools), len(want.Tools))
+	}
+	for i := range tl.Tools {
+		a, b := &tl.Tools[i], &want.Tools[i]
+		if !a.IsLean() || a.Name != b.Name || a.Pointer != b.Pointer || a.ToolDigest() != b.ToolDigest() || a.FieldDigests() != b.FieldDigests() ||
+			!bytes.Equal(a.Raw(), b.Raw()) || a.ShapeProblem() != b.ShapeProblem() {
+			t.Fatalf("tool %d (%s) reads otherwise once lean", i, b.Name)
+		}
+	}
+	gi, gn := ImpreciseNumbers(tl.Tools, -1)
+	wi, wn := ImpreciseNumbers(want.Tools, -1)
+	if gn != wn || !slices.Equal(gi, wi) {
+		t.Fatalf("imprecise numbers: %d %v, want %d %v", gn, gi, wn, wi)
+	}
+	runtime.KeepAlive(src)
 }

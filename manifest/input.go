@@ -159,6 +159,21 @@ func (t *Tool) Lean() {
 	t.Value, t.Proj = jcs.Value{}, Projection{}
 }
 
+// Lean makes every tool of the list lean (Tool.Lean), on every CPU, and
+// lets go of the list's parse tree (Doc): the tools then keep their bytes
+// (the input's, which stay alive) and what the checks of every tool read,
+// and the tree, larger than the input, can be collected. pin --input does
+// it once its checks have read the parse, so that the baseline and the
+// snapshot are written without the tree held.
+func (tl *ToolList) Lean() {
+	par.Range(len(tl.Tools), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			tl.Tools[i].Lean()
+		}
+	})
+	tl.Doc = nil
+}
+
 // Attach gives a lean tool its parse again: like's, when like holds the
 // same bytes (the same bytes parse alike, so the tool reads as it did),
 // else its own bytes parsed again. Its name, pointer and digests stay.

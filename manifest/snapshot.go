@@ -501,15 +501,11 @@ func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
 	if err != nil {
 		return nil, err
 	}
-	var tools []Tool
 	switch {
 	case t.Snapshot != nil:
-		tools = t.Snapshot.Tools
+		(&ToolList{Tools: t.Snapshot.Tools}).Lean()
 	case t.List != nil:
-		tools = t.List.Tools
-	}
-	for i := range tools {
-		tools[i].Lean()
+		t.List.Lean()
 	}
 	return t, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -73,6 +74,18 @@ func toolList(t *manifest.Tools) *manifest.ToolList {
 		return t.Snapshot.ToolList()
 	}
 	return t.List
+}
+
+// leanInput lets go of the parse tree of a list read whole from a file
+// (pin --input, observe --input), which is larger than the input: what
+// follows reads its tools' bytes, digests and the facts the checks of
+// every tool read (manifest.ToolList.Lean, on every CPU). One collection
+// beside the run makes the tree's memory the outputs' (the baseline, the
+// record, the snapshot's buffers): handed back to the system instead, it
+// would be faulted in again.
+func leanInput(tl *manifest.ToolList) {
+	tl.Lean()
+	go runtime.GC()
 }
 
 // loadTools reads one side of a comparison (see resolveTools).

@@ -86,6 +86,7 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 					return err
 				}
 				tl := toolList(tools)
+				leanInput(tl)
 				comp := tl.Completeness
 				if complete != "" {
 					want, err := manifest.ParseCompleteness(complete)
@@ -241,6 +242,10 @@ not observed, and says why.`,
 					}
 					tl = toolList(tools)
 					comp = tl.Completeness
+					// A saved list carries no secret of this run
+					// (reflections are a live pin's): its checks read the
+					// lean tools' facts.
+					leanInput(tl)
 					checks.page(tl.Tools)
 				} else {
 					// Exported when the run ends, whatever its outcome:
