@@ -7,8 +7,9 @@
 // exactly those values, wherever they turn up — in
 // a tool description a server echoed them into, in an error message, in a
 // URL. A secret is searched for in each form an mcpdrift renderer could
-// have written it in (raw, escaped by safetext, JSON-escaped, URL-escaped,
-// and the forms the report renderers register with AddEscaper), and also
+// have written it in (raw, escaped or quoted by safetext, through the
+// layers the report renderers register with AddEscaper, JSON-escaped, and
+// each composition of those; URL-escaped), and also
 // as a clipped prefix (of at least MinLen bytes) right before "…"
 // (safetext.Clip cuts long untrusted text that way), so a message that cut
 // a secret in half does not print the half.
@@ -65,8 +66,10 @@ type secret struct {
 	label string // where it came from, e.g. "the value of header Authorization"; never the value
 }
 
-// AddEscaper registers a further form a renderer writes text in (for
-// example Markdown escaping), so secrets are found in that form too.
+// AddEscaper registers a renderer's layer: how it writes text that
+// safetext already escaped or quoted (Markdown's escaping of a message,
+// SARIF's brackets, the HTML report's markup). A secret is looked for in
+// every form of it through each layer, JSON-encoded or not.
 func (s *Set) AddEscaper(f func(string) string) {
 	if s == nil || f == nil {
 		return
@@ -214,22 +217,48 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 	if len(s.secrets) == 0 {
 		return nil, nil
 	}
-	escapers := append([]func(string) string{
+	// A secret reaches the output through up to three layers, and each
+	// composition is a form: how mcpdrift quoted it in a message (as it
+	// is, Escape, the inside of Quote, of Quote twice, EscapeASCII's,
+	// Go's quote, which a library's message may carry), how a renderer
+	// wrote that text (as it is, or a layer a renderer registered with
+	// AddEscaper: Markdown, SARIF, HTML), and how the document encodes a
+	// string (as it is, or JSON: a report, a SARIF log). Query and path
+	// escaping are the raw value's (a URL).
+	inners := []func(string) string{
 		func(x string) string { return x },
 		safetext.Escape,
-		func(x string) string { return strings.ReplaceAll(safetext.Escape(x), `"`, `\"`) },
-		jsonEscape,
-		jsonEscapeNoHTML,
-		url.QueryEscape,
-		url.PathEscape,
-	}, s.escapers...)
+		quoteInside,
+		func(x string) string { return quoteInside(quoteInside(x)) }, // a quoted message quoted again
+		safetext.EscapeASCII,
+		func(x string) string { q := safetext.QuoteASCII(x); return q[1 : len(q)-1] },
+		func(x string) string { q := strconv.Quote(x); return q[1 : len(q)-1] },
+	}
+	layers := append([]func(string) string{func(x string) string { return x }}, s.escapers...)
+	wires := []func(string) string{func(x string) string { return x }, jsonEscape, jsonEscapeNoHTML}
 	seen := map[string]bool{}
 	var needles []string
+	add := func(n string) {
+		if len(n) >= MinLen && !seen[n] {
+			seen[n] = true
+			needles = append(needles, n)
+		}
+	}
 	for _, sec := range s.secrets {
-		for _, f := range escapers {
-			if n := f(sec.value); len(n) >= MinLen && !seen[n] {
-				seen[n] = true
-				needles = append(needles, n)
+		add(url.QueryEscape(sec.value))
+		add(url.PathEscape(sec.value))
+		inner := map[string]bool{}
+		for _, q := range inners {
+			t := q(sec.value)
+			if inner[t] {
+				continue // a value with nothing to escape has one form
+			}
+			inner[t] = true
+			for _, l := range layers {
+				u := l(t)
+				for _, w := range wires {
+					add(w(u))
+				}
 			}
 		}
 	}
@@ -519,6 +548,12 @@ func queryByte(c byte) bool {
 		return true
 	}
 	return strings.IndexByte("-._~!$&'()*+,;=:@/?%", c) >= 0
+}
+
+// quoteInside is what safetext.Quote writes between its quotes.
+func quoteInside(x string) string {
+	q := safetext.Quote(x)
+	return q[1 : len(q)-1]
 }
 
 func jsonEscape(x string) string {

@@ -867,19 +867,13 @@ func DriftChanges(r *probe.Report) []schemadiff.Change {
 	return out
 }
 
-// htmlEscaper is the form a text takes in the HTML report (for
-// redact.Set: see Escapers): safetext's escape, its escapes marked, then
+// htmlLayer is how the HTML report writes text safetext already escaped
+// or quoted (for redact.Set: see Escapers): its escapes marked, then
 // html/template's escaping, exactly as the page writes it.
-func htmlEscaper(quote bool) func(string) string {
-	return func(s string) string {
-		var b bytes.Buffer
-		t := ht(s)
-		if quote {
-			t = hq(s)
-		}
-		if err := htmlTemplate.ExecuteTemplate(&b, "txt", t); err != nil {
-			return s
-		}
-		return b.String()
+func htmlLayer(s string) string {
+	var b bytes.Buffer
+	if err := htmlTemplate.ExecuteTemplate(&b, "txt", htmlText(safetext.Segments(s))); err != nil {
+		return s
 	}
+	return b.String()
 }

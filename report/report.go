@@ -248,22 +248,12 @@ func detailsFor(r *gate.Report, code string) []gate.Detail {
 	return out
 }
 
-// Escapers are the forms, beyond safetext.Escape and JSON string escaping,
-// in which the renderers write untrusted text (Markdown, SARIF messages).
-// The CLI gives them to its redact.Set, so a secret is found in a report
-// whatever renderer wrote it.
+// Escapers are the renderers' layers over text that safetext already
+// escaped or quoted: Markdown's escaping (mdInert, which mdEscape, mdMsg
+// and mdCode write), SARIF's brackets, and the HTML report's markup. The
+// CLI gives them to its redact.Set, which looks for a secret in each of
+// its quoted and escaped forms through each layer, JSON-encoded or not,
+// so a secret is found in a report whatever renderer wrote it.
 func Escapers() []func(string) string {
-	return []func(string) string{
-		mdEscape,
-		sarifEscape,
-		func(s string) string { return strings.ReplaceAll(sarifEscape(s), `"`, `\"`) },
-		// A SARIF message is then JSON-encoded: sarifEscape's backslashes
-		// are doubled on the wire.
-		func(s string) string { return strings.ReplaceAll(sarifEscape(s), `\`, `\\`) },
-		func(s string) string { return strings.ReplaceAll(mdEscape(s), `\`, `\\`) },
-		// The HTML report: safetext's escape with its escapes marked, then
-		// html/template's escaping (also inside a quote).
-		htmlEscaper(false),
-		htmlEscaper(true),
-	}
+	return []func(string) string{mdInert, sarifBrackets, htmlLayer}
 }

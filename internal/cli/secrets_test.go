@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/mockserver"
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Secrets a test sends. Every byte mcpdrift writes (stdout, stderr, every
@@ -402,5 +404,39 @@ func TestExpandPlaceholders(t *testing.T) {
 	_, vals, _ := expandPlaceholders("${env:A}${B_2}${X:-d}", lookup)
 	if len(vals) != 2 {
 		t.Errorf("values from the environment: %v", vals)
+	}
+}
+
+// A secret with a character some layer escapes (a quote, a backslash,
+// Markdown's, HTML's and SARIF's characters, a non-ASCII letter) is
+// written through several layers at once: quoted in a message
+// (safetext.Quote's \"), escaped by the renderer (Markdown, HTML), and
+// JSON-encoded (a JSON report, a SARIF log). Every composition must be
+// redacted: the review found tok"en written as tok\\\"en in JSON and
+// SARIF, and tok\\&quot;en in Markdown. Each secret's tail is plain text
+// that every form keeps, so it must appear nowhere.
+func TestSecretsThroughEveryLayerNeverWritten(t *testing.T) {
+	specials := []string{`"`, `\`, `\"`, `<&>`, `'`, "[|]#@*_`", "é", `"\<`}
+	declared := writeFile(t, t.TempDir(), "declared.json", []byte(plainTools))
+	for i, sp := range specials {
+		tail := fmt.Sprintf("-Zq8Wm3Rt7Yp%02d", i)
+		secret := "tok" + sp + "en" + tail
+		for _, mode := range []string{"echo", "error", "status"} {
+			tools := plainTools
+			if mode == "echo" {
+				tools = echoTools
+			}
+			url := echoingServer(t, tools, mode)
+			for _, format := range []string{"json", "text", "sarif", "markdown", "html"} {
+				_, stdout, stderr := run(t, "", "drift", declared, "--base-url", url, "--header", "Authorization="+secret,
+					"--format", format, "--skip-second-connection")
+				for what, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+					if strings.Contains(out, tail) {
+						j := strings.Index(out, tail)
+						t.Errorf("secret %s, server %s, %s %s: written as …%s…", safetext.Quote(secret), mode, format, what, out[max(j-40, 0):min(j+len(tail)+10, len(out))])
+					}
+				}
+			}
+		}
 	}
 }
