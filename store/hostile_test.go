@@ -607,3 +607,31 @@ func TestSecretsNeverStored(t *testing.T) {
 		}
 	}
 }
+
+// A password holding an unencoded '?', '#', '/' or '@' (generated ones
+// do) ends the authority early for url.Parse, whose error then quotes a
+// piece of it ("invalid port \":S3cretPw\" after host", found by the
+// review); a sqlite path or any other message showing such a URL must
+// not show the password either. No piece of the password is written.
+func TestParseURLPasswordWithDelimiter(t *testing.T) {
+	for _, s := range []string{
+		"postgres://app:S3cretPw?x@db/mcp",
+		"postgres://app:S3cretPw#x@db/mcp",
+		"postgres://app:S3cretPw/x@db/mcp",
+		"postgres://app:S3cretPw@x@db/mcp",
+		"postgres://app:S3cretPw%zz@db/mcp",
+		"postgresql://app:S3cretPw?x=1@[::1/mcp",
+		"sqlite://app:S3cretPw?x@db/mcp",
+	} {
+		l, err := ParseURL(s)
+		if err == nil {
+			if strings.Contains(l.Display, "S3cret") {
+				t.Errorf("ParseURL(%s): shown as %s", s, l.Display)
+			}
+			continue
+		}
+		if strings.Contains(err.Error(), "S3cret") {
+			t.Errorf("ParseURL(%s): %v", s, err)
+		}
+	}
+}

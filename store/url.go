@@ -119,24 +119,28 @@ func ParseURL(s string) (Location, error) {
 }
 
 // urlPasswords are the passwords a store URL may carry, read leniently
-// (whatever the scheme, parsed or not): the user info's password (after
-// the first ':' before the last '@' of the authority) and the values of
-// password query parameters. Empty ones are left out, and the longest
-// come first so that one that holds another is replaced whole.
+// (whatever the scheme, parsed or not): the user info's password, after
+// the first ':' of the authority and before an '@' (before each '@' of
+// the URL, since a password may hold an unencoded '/', '?', '#' or '@',
+// which end the authority for url.Parse), and the values of password
+// query parameters. Empty ones are left out, and the longest come first
+// so that one that holds another is replaced whole.
 func urlPasswords(s string) []string {
 	var out []string
 	if _, rest, ok := strings.Cut(s, "//"); ok {
-		auth := rest
-		if i := strings.IndexAny(auth, "/?#"); i >= 0 {
-			auth = auth[:i]
-		}
-		if i := strings.LastIndex(auth, "@"); i >= 0 {
-			if _, pw, ok := strings.Cut(auth[:i], ":"); ok && pw != "" {
+		for at, n := 0, 0; n < maxUserInfoReadings; n++ {
+			i := strings.IndexByte(rest[at:], '@')
+			if i < 0 {
+				break
+			}
+			at += i
+			if _, pw, ok := strings.Cut(rest[:at], ":"); ok && pw != "" {
 				out = append(out, pw)
 				if u, err := url.PathUnescape(pw); err == nil && u != pw && u != "" {
 					out = append(out, u)
 				}
 			}
+			at++
 		}
 	}
 	if u, err := url.Parse(s); err == nil {
@@ -159,14 +163,54 @@ func urlPasswords(s string) []string {
 	return slices.Compact(out)
 }
 
-// redactParseErr removes s (which may hold a password) from a url.Parse
-// error, which quotes its input.
+// maxUserInfoReadings bounds the '@'s urlPasswords reads a password up
+// to (a URL is at most 4096 bytes; a real one has one or two).
+const maxUserInfoReadings = 64
+
+// redactParseErr is a url.Parse error without the URL: url.Error's text
+// quotes the whole input, and its inner errors quote the piece they
+// refused (an invalid port, a host's character, an escape), which is a
+// piece of the password when the password holds an unencoded delimiter
+// ("postgres://app:S3cret?x@db" has the port ":S3cret"). Every quoted
+// span is dropped, and a URL with user info is told how to write one.
 func redactParseErr(err error, s string) string {
+	msg := err.Error()
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return ue.Err.Error()
+		msg = ue.Err.Error()
 	}
-	return strings.ReplaceAll(err.Error(), s, "…")
+	msg = strings.ReplaceAll(dropQuoted(msg), s, "…")
+	if strings.Contains(s, "@") {
+		msg += " (a password holding '/', '?', '#' or '@' must be percent-encoded)"
+	}
+	return msg
+}
+
+// dropQuoted replaces each double-quoted span of msg (as Go's %q writes
+// one: its quotes escaped inside) by "…".
+func dropQuoted(msg string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(msg, '"')
+		if i < 0 {
+			break
+		}
+		j := i + 1
+		for j < len(msg) && msg[j] != '"' {
+			if msg[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		b.WriteString(msg[:i])
+		b.WriteString("…")
+		if j >= len(msg) {
+			return b.String() // unterminated: the rest is dropped too
+		}
+		msg = msg[j+1:]
+	}
+	b.WriteString(msg)
+	return b.String()
 }
 
 func urlErr(format string, args ...any) error {
