@@ -442,7 +442,7 @@ func errorBody(m *frame.Message, code int, msg, reason string, extra map[string]
 		data[k] = v
 	}
 	db, _ := json.Marshal(data)
-	return frame.AppendError(nil, m.IDRaw(), &frame.Error{Code: code, Message: safetext.Clip(msg, 1024), Data: db})
+	return frame.AppendError(nil, m.IDRaw(), &frame.Error{Code: code, Message: safetext.ClipEscaped(msg, 1024), Data: db})
 }
 
 func callTarget(m *frame.Message) (string, jcs.Value) {

@@ -326,21 +326,75 @@ func Shows(escaped, s string) bool {
 
 // RequoteGo rewrites the spans of msg that a Go library quoted in Go's
 // dialect (strconv.Quote's escapes between q and q: q '"' as %q writes
-// them, or q '\” with \' for a quote, as some libraries write them) as
+// them, or q the apostrophe with \' for a quote, as some libraries write them) as
 // Quote writes them, so that a message holds one dialect: "x\x1b" reads
 // "x\u001b", as everywhere else in mcpdrift's output. A span that does
 // not unquote (an apostrophe of prose) stays as it is, up to and with its
 // closing q. Linear in len(msg): each byte is read once.
-func RequoteGo(msg string, q byte) string {
-	if strings.IndexByte(msg, q) < 0 {
+func RequoteGo(msg string, q byte) string { return requoteGo(msg, q, false, nil) }
+
+// InertGo is RequoteGo for a library's message that may also hold text
+// raw: what is not a quoted span is escaped (Escape: a control character,
+// a newline of a message of several lines, a backslash), and a span
+// between backquotes (as the regexp package shows an expression, raw) is
+// quoted (Quote). Every byte of the result is then inside a quote of
+// safetext's or escaped: Inert lets it through as it is. Linear in
+// len(msg) (times the literals of known at a q).
+//
+// known maps the literals the library wrote (each a value it quoted, in
+// its quoting) to their values, when the caller knows them: each is
+// matched whole at a q before the span is read, the longest first. A
+// library whose quoting is ambiguous (one that writes the value a\ as
+// 'a\', which reads as the start of a value with a quote in it) is then
+// read right for the values it was given.
+func InertGo(msg string, q byte, known map[string]string) string {
+	return requoteGo(msg, q, true, known)
+}
+
+// longestKnown is the longest literal of known that s starts with.
+func longestKnown(s string, known map[string]string) (string, bool) {
+	best, ok := "", false
+	for lit := range known {
+		if len(lit) > len(best) && strings.HasPrefix(s, lit) {
+			best, ok = lit, true
+		}
+	}
+	return best, ok
+}
+
+func requoteGo(msg string, q byte, inert bool, known map[string]string) string {
+	if !inert && strings.IndexByte(msg, q) < 0 {
 		return msg
 	}
 	var b strings.Builder
 	b.Grow(len(msg) + 8)
+	plain := func(s string) {
+		if inert {
+			s = Escape(s)
+		}
+		b.WriteString(s)
+	}
+	from := 0 // the start of the plain text not yet written
 	for i := 0; i < len(msg); {
-		if msg[i] != q {
-			b.WriteByte(msg[i])
+		c := msg[i]
+		if inert && c == '`' {
+			if k := strings.IndexByte(msg[i+1:], '`'); k >= 0 {
+				plain(msg[from:i])
+				b.WriteString(Quote(msg[i+1 : i+1+k]))
+				i += k + 2
+				from = i
+				continue
+			}
+		}
+		if c != q {
 			i++
+			continue
+		}
+		if lit, ok := longestKnown(msg[i:], known); ok {
+			plain(msg[from:i])
+			b.WriteString(Quote(known[lit]))
+			i += len(lit)
+			from = i
 			continue
 		}
 		j := i + 1
@@ -351,8 +405,7 @@ func RequoteGo(msg string, q byte) string {
 			j++
 		}
 		if j >= len(msg) {
-			b.WriteString(msg[i:])
-			break
+			break // unterminated: plain text to the end
 		}
 		lit := msg[i : j+1]
 		if q != '"' {
@@ -360,12 +413,14 @@ func RequoteGo(msg string, q byte) string {
 			lit = `"` + strings.ReplaceAll(inner, `"`, `\"`) + `"`
 		}
 		if u, err := strconv.Unquote(lit); err == nil {
+			plain(msg[from:i])
 			b.WriteString(Quote(u))
 			i = j + 1
+			from = i
 			continue
 		}
-		b.WriteString(msg[i : j+1])
-		i = j + 1
+		i = j + 1 // not a quote: plain text, with its closing q
 	}
+	plain(msg[from:])
 	return b.String()
 }

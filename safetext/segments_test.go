@@ -227,3 +227,45 @@ func FuzzRequoteGo(f *testing.F) {
 		}
 	})
 }
+
+// TestInertGo: a library's message with raw text (the regexp package's
+// expression between backquotes, a metaschema error's newlines, a control
+// character outside any quote) comes out inert, each value quoted once
+// in safetext's dialect, and a value the caller knows is read whole even
+// where the library's quoting is ambiguous ('a\' for a\).
+func TestInertGo(t *testing.T) {
+	cases := []struct {
+		msg   string
+		known map[string]string
+		want  string
+	}{
+		{"error parsing regexp: missing closing ): `\x1b[2J(`", nil, `error parsing regexp: missing closing ): "\u001b[2J("`},
+		{"line one\nline 'x\\x1b' two", nil, `line one\u000aline "x\u001b" two`},
+		{"raw \x1b and a \\ outside", nil, `raw \u001b and a \\ outside`},
+		{`additional properties 'a\', 'b @o #1' not allowed`, map[string]string{`'a\'`: `a\`, `'b @o #1'`: "b @o #1"}, `additional properties "a\\", "b @o #1" not allowed`},
+		// without the values, the ambiguity stays (inert still)
+		{`additional properties 'a\', 'b' not allowed`, nil, `additional properties "a', "b' not allowed`},
+		{"unterminated 'x\x1b", nil, `unterminated 'x\u001b`},
+		{"a `b", nil, "a `b"},
+	}
+	for _, c := range cases {
+		got := InertGo(c.msg, '\'', c.known)
+		if got != c.want {
+			t.Errorf("InertGo(%q)\n got %s\nwant %s", c.msg, got, c.want)
+		}
+		if Inert(got) != got {
+			t.Errorf("InertGo(%q) = %q is not inert", c.msg, got)
+		}
+	}
+}
+
+func FuzzInertGo(f *testing.F) {
+	f.Add("a 'x\\x1b' `\x1b` b\n", "x")
+	f.Add(`k 'a\', 'b'`, `a\`)
+	f.Fuzz(func(t *testing.T, msg, value string) {
+		out := InertGo(msg, '\'', map[string]string{"'" + value + "'": value})
+		if Inert(out) != out {
+			t.Fatalf("InertGo(%q) = %q holds an active character", msg, out)
+		}
+	})
+}

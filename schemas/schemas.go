@@ -9,6 +9,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -370,14 +371,76 @@ func (e *Error) Error() string {
 }
 
 // requote rewrites the library's quoted values ('…', Go's %q escapes
-// inside, \' for a quote: kind.quote) as safetext quotes them, so that a
-// message holds one escape dialect: a property name "x\x1b" reads
-// "x\u001b" here as it does everywhere else, and Inert lets it through
+// inside, \' for a quote: kind.quote) as safetext quotes them, quotes what
+// it shows between backquotes (the regexp package's expression, raw), and
+// escapes the rest (safetext.InertGo), so that a message holds one escape
+// dialect and no active character: a property name "x\x1b" reads
+// "x\u001b" here as it does everywhere else, a pattern's ESC or a
+// metaschema error's newlines are escaped, and Inert lets it through
 // unchanged. The library's message can hold an instance's value whole (a
-// pattern's, a format checker's error), so it is clipped first: a
-// message is for people, and an argument of megabytes is not read out.
-func requote(msg string) string {
-	return safetext.RequoteGo(safetext.ClipEscaped(msg, maxProblemMsg), '\'')
+// pattern's, a format checker's error), so it is clipped (a message is
+// for people, and an argument of megabytes is not read out): first, to
+// bound the work, then once rewritten, so that a span cut short is not
+// left in Go's dialect.
+func requote(msg string) string { return requoteKnown(msg, nil) }
+
+// requoteKnown is requote reading the values an error kind gave the
+// library whole (kindValues): its quoting writes a\ as 'a\', which reads
+// as the start of a value holding a quote, and the next value would be
+// taken for prose.
+func requoteKnown(msg string, known map[string]string) string {
+	return safetext.ClipEscaped(safetext.InertGo(safetext.Clip(msg, 16*maxProblemMsg), '\'', known), maxProblemMsg)
+}
+
+// kindValues are the strings an error kind holds (its string and
+// []string fields: the names and values its message quotes), keyed by
+// the library's quoting of each (libQuote), at most maxKnownValues.
+func kindValues(k jsonschema.ErrorKind) map[string]string {
+	v := reflect.ValueOf(k)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	out := map[string]string{}
+	add := func(s string) {
+		if len(out) < maxKnownValues {
+			out[libQuote(s)] = s
+		}
+	}
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !v.Type().Field(i).IsExported() {
+			continue
+		}
+		switch {
+		case f.Kind() == reflect.String:
+			add(f.String())
+		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
+			for j := range f.Len() {
+				add(f.Index(j).String())
+			}
+		}
+	}
+	return out
+}
+
+// maxKnownValues bounds the values requoteKnown matches whole.
+const maxKnownValues = 256
+
+// libQuote is how the library quotes a value in its messages (its kind
+// package's quote: Go's %q, its \" unescaped, ' escaped as \'). Its
+// ambiguity is the library's: a value that ends in a backslash loses it
+// ("a\\"'s \" is read as an escaped quote).
+func libQuote(s string) string {
+	s = strconv.Quote(s)
+	s = strings.ReplaceAll(s, `\"`, `"`)
+	s = strings.ReplaceAll(s, `'`, `\'`)
+	return "'" + s[1:len(s)-1] + "'"
 }
 
 // maxProblemMsg bounds a problem's message (bytes, before requoting).
@@ -429,7 +492,7 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 				msg = msg[i+3:]
 			}
 		}
-		msg = requote(msg)
+		msg = requoteKnown(msg, kindValues(e.ErrorKind))
 		k := ptr + "\x00" + msg
 		if seen[k] {
 			return

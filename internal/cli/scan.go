@@ -455,7 +455,7 @@ func scanText(rs []scan.Result, code, maxRows int) []byte {
 			}
 			detail = strings.Join(parts, "; ")
 		}
-		line(r.Status, safetext.Clip(r.Server, 48), strconv.Itoa(len(r.Findings)), strconv.Itoa(r.ToolCount), safetext.Clip(detail, 300))
+		line(r.Status, safetext.Clip(r.Server, 48), strconv.Itoa(len(r.Findings)), strconv.Itoa(r.ToolCount), safetext.ClipEscaped(detail, 300))
 	}
 	if len(rows) < len(rs) {
 		fmt.Fprintf(&b, "... %d more servers (see --format json)\n", len(rs)-len(rows))
