@@ -505,9 +505,23 @@ func idKey(id jcs.Value) string {
 	return "n" + id.NumberKey()
 }
 
-// idText shows an id in a message: its JSON text, escaped and clipped.
-func idText(id jcs.Value) string {
-	return safetext.Escape(safetext.Clip(string(id.Raw()), 60))
+// idText shows an id in a message (IDText).
+func idText(id jcs.Value) string { return IDText(id, 60) }
+
+// IDText shows a JSON-RPC id in a message, clipped to about n bytes: a
+// number as it is written (its digits, sign, point and exponent), a
+// string quoted (safetext.Quote, so that "1" is told from 1 and the id's
+// own quotes from the message's), and anything else, which is no valid
+// id, as its JSON text quoted. A server's id never stands outside a
+// quote: a report that shows quoted spans as code shows it there.
+func IDText(id jcs.Value, n int) string {
+	switch id.Kind() {
+	case jcs.Number:
+		return safetext.Escape(safetext.Clip(string(id.Raw()), n))
+	case jcs.String:
+		return safetext.Quote(safetext.Clip(id.Str(), n))
+	}
+	return safetext.Quote(safetext.Clip(string(id.Raw()), n))
 }
 
 func cursorOf(res jcs.Value, ptr string) (string, bool, error) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
 	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -164,12 +165,12 @@ func (m *message) idIs(id int64) bool {
 	return ok && n == id
 }
 
-// idText is the id for a message, escaped and clipped.
+// idText is the id for a message (manifest.IDText), clipped.
 func (m *message) idText() string {
 	if !m.id.Valid() {
 		return "(none)"
 	}
-	return safetext.Escape(safetext.Clip(string(m.id.Raw()), 80))
+	return manifest.IDText(m.id, 80)
 }
 
 // answers reports whether the response answers the request with id: same

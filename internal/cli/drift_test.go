@@ -512,7 +512,7 @@ func TestDriftToolCallOutputSchema(t *testing.T) {
 	}))
 	defer proxy.Close()
 	code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", proxy.URL+"/mcp", "--invoke-tool", "get_file_contents", "--execute", "--format", "json", "--skip-second-connection")
-	if code != 1 || !strings.Contains(out, "MCP-DRIFT-CALL-OUTPUT-SCHEMA") || !strings.Contains(out, "/content: does not satisfy the declared") {
+	if code != 1 || !strings.Contains(out, "MCP-DRIFT-CALL-OUTPUT-SCHEMA") || !strings.Contains(out, `\"/content\": does not satisfy the declared`) {
 		t.Errorf("exit %d %s %s", code, out, stderr)
 	}
 	if strings.Contains(out, "SECRET") {
