@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // Capability kinds: what a parameter lets a caller steer beyond what the
@@ -507,7 +508,7 @@ func RaiseForCapabilities(cs []Change, caps []Capability) {
 			}
 		}
 		r := &SeverityRaise{From: c.Severity, Capability: cap}
-		r.Reason = r.reason(strconv.Quote)
+		r.Reason = r.reason(safetext.Quote)
 		c.SeverityRaised = r
 		c.Severity = next
 	}

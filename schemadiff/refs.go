@@ -482,7 +482,7 @@ func (s *schSide) resolveAt(ref string, at jcs.Value) (target jcs.Value, path *s
 		return jcs.Value{}, nil, "not an internal reference"
 	}
 	if r.ambiguous {
-		return jcs.Value{}, nil, "two subschemas have the $id " + strconv.Quote(r.uri)
+		return jcs.Value{}, nil, "two subschemas have the $id " + schQuote(r.uri)
 	}
 	frag, err := url.PathUnescape(rawFrag)
 	if err != nil {
@@ -499,9 +499,9 @@ func (s *schSide) resolveAt(ref string, at jcs.Value) (target jcs.Value, path *s
 		a, ok := r.anchors[frag]
 		switch {
 		case !ok:
-			return jcs.Value{}, nil, "no $anchor named " + strconv.Quote(frag)
+			return jcs.Value{}, nil, "no $anchor named " + schQuote(frag)
 		case a.ambiguous:
-			return jcs.Value{}, nil, "the anchor " + strconv.Quote(frag) + " is defined more than once"
+			return jcs.Value{}, nil, "the anchor " + schQuote(frag) + " is defined more than once"
 		}
 		return a.v, a.path, ""
 	}
@@ -528,17 +528,17 @@ func (s *schSide) resolveAt(ref string, at jcs.Value) (target jcs.Value, path *s
 		case jcs.Object:
 			c, ok := v.Get(seg)
 			if !ok {
-				return jcs.Value{}, nil, "no member " + strconv.Quote(seg) + " at " + strconv.Quote(p.str())
+				return jcs.Value{}, nil, "no member " + schQuote(seg) + " at " + schQuote(p.str())
 			}
 			v = c
 		case jcs.Array:
 			i, ok := schIndex(seg)
 			if !ok || i >= v.Len() {
-				return jcs.Value{}, nil, "no element " + strconv.Quote(seg) + " at " + strconv.Quote(p.str())
+				return jcs.Value{}, nil, "no element " + schQuote(seg) + " at " + schQuote(p.str())
 			}
 			v = v.Index(i)
 		default:
-			return jcs.Value{}, nil, "the pointer goes through a " + v.Kind().String() + " at " + strconv.Quote(p.str())
+			return jcs.Value{}, nil, "the pointer goes through a " + v.Kind().String() + " at " + schQuote(p.str())
 		}
 		p = &schPath{p, schEscape(seg)}
 	}

@@ -1280,8 +1280,10 @@ func schPreview(v jcs.Value) string {
 	return safetext.Clip(string(v.Canonical()), 60)
 }
 
-// schClip cuts s to at most n bytes at a rune boundary.
-func schQuote(s string) string { return strconv.Quote(safetext.Clip(s, 120)) }
+// schQuote quotes a schema's text in a detail, clipped, in safetext's
+// dialect (as every value mcpdrift shows: an ESC reads \u001b, an
+// invisible filler is escaped, where Go's quote wrote \x1b and left it).
+func schQuote(s string) string { return safetext.Quote(safetext.Clip(s, 120)) }
 
 // ---- objects ----
 

@@ -144,9 +144,9 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 			}
 			matched[r], matched[a] = true, true
 			out = append(out, Change{Name: a.Name, Kind: ToolRenameSuspected, Direction: Neutral, Severity: "medium",
-				// %+q quotes in ASCII: a look-alike rename ("delete_file" to
+				// Quoted in ASCII: a look-alike rename ("delete_file" to
 				// one with a Cyrillic е) must not read as no rename at all.
-				Detail: fmt.Sprintf("%+q was removed and %+q added with the same description, schemas and annotations", r.Name, a.Name)})
+				Detail: safetext.QuoteASCII(r.Name) + " was removed and " + safetext.QuoteASCII(a.Name) + " added with the same description, schemas and annotations"})
 			break
 		}
 	}
