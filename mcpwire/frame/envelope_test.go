@@ -292,3 +292,16 @@ func TestKindString(t *testing.T) {
 		t.Error("IsResponse")
 	}
 }
+
+// A header mismatch quotes the body's value in safetext's dialect: an
+// invisible filler (U+3164, which Go's %q leaves as it is) is escaped, so
+// the gateway's error never shows a value that reads as another.
+func TestHeaderMismatchQuotesOnce(t *testing.T) {
+	e := CheckHeaderValue("Mcp-Name", "a", "a\u3164")
+	if e == nil {
+		t.Fatal("no mismatch")
+	}
+	if strings.Contains(e.Message, "\u3164") || !strings.Contains(e.Message, `"a\u3164"`) {
+		t.Errorf("%s", e.Message)
+	}
+}

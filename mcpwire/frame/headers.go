@@ -155,7 +155,7 @@ func CheckHeaders(h http.Header, m *Message, supported func(version string) *Err
 			return e
 		}
 		if hv == "" || hv != hs.ProtocolVersion {
-			return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version header %q does not match _meta protocolVersion %q", safetext.Clip(hv, 64), safetext.Clip(hs.ProtocolVersion, 64))
+			return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: MCP-Protocol-Version header %s does not match _meta protocolVersion %s", safetext.Quote(safetext.Clip(hv, 64)), safetext.Quote(safetext.Clip(hs.ProtocolVersion, 64)))
 		}
 	}
 	if supported != nil {
@@ -169,7 +169,7 @@ func CheckHeaders(h http.Header, m *Message, supported func(version string) *Err
 			return e
 		}
 		if hm != hs.Method {
-			return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: Mcp-Method header %q does not match method %q", safetext.Clip(hm, 64), safetext.Clip(hs.Method, 64))
+			return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: Mcp-Method header %s does not match method %s", safetext.Quote(safetext.Clip(hm, 64)), safetext.Quote(safetext.Clip(hs.Method, 64)))
 		}
 	}
 	if key := NameKey(hs.Method); key != "" {
@@ -244,7 +244,7 @@ func CheckHeaderValue(name, raw, want string) *Error {
 		return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header: %s", name, err.Error())
 	}
 	if got != want {
-		return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header does not match the body value %q", name, safetext.Clip(want, 128))
+		return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header does not match the body value %s", name, safetext.Quote(safetext.Clip(want, 128)))
 	}
 	return nil
 }
