@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -340,9 +341,20 @@ func (p *parser) str() (int32, *Error) {
 	}
 }
 
+// sbufRoom is the room strEscaped makes in sbuf before a string: one
+// decoded string longer than it still grows the buffer as append does.
+const sbufRoom = 4096
+
 // strEscaped continues a string that has escapes, decoding into sbuf.
 func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 	src := p.src
+	if cap(p.sbuf)-len(p.sbuf) < sbufRoom {
+		// Doubled, not by append's 1.25 for a large slice: a document
+		// of many escaped strings (a large listing's descriptions) grows
+		// its buffer to tens of megabytes, and growing by a quarter
+		// allocated (and faulted in) five times what it holds.
+		p.sbuf = slices.Grow(p.sbuf, cap(p.sbuf)+sbufRoom)
+	}
 	off := len(p.sbuf)
 	p.sbuf = append(p.sbuf, src[bodyStart:i]...)
 	for {
