@@ -334,7 +334,8 @@ func Shows(escaped, s string) bool {
 func RequoteGo(msg string, q byte) string { return requoteGo(msg, q, false, nil) }
 
 // InertGo is RequoteGo for a library's message that may also hold text
-// raw: what is not a quoted span is escaped (Escape: a control character,
+// raw, and Go's %q spans beside its q spans: what is not a quoted span is
+// escaped (Escape: a control character,
 // a newline of a message of several lines, a backslash), and a span
 // between backquotes (as the regexp package shows an expression, raw) is
 // quoted (Quote). Every byte of the result is then inside a quote of
@@ -343,7 +344,8 @@ func RequoteGo(msg string, q byte) string { return requoteGo(msg, q, false, nil)
 //
 // known maps the literals the library wrote (each a value it quoted, in
 // its quoting) to their values, when the caller knows them: each is
-// matched whole at a q before the span is read, the longest first. A
+// matched whole at a q whose span is ambiguous (holds \q), the longest
+// first. A
 // library whose quoting is ambiguous (one that writes the value a\ as
 // 'a\', which reads as the start of a value with a quote in it) is then
 // read right for the values it was given.
@@ -374,6 +376,9 @@ func requoteGo(msg string, q byte, inert bool, known map[string]string) string {
 		}
 		b.WriteString(s)
 	}
+	// dead: a quote kind whose span ran to the end unterminated; its
+	// later quotes are plain text (so that the reading stays linear).
+	var dead [256]bool
 	from := 0 // the start of the plain text not yet written
 	for i := 0; i < len(msg); {
 		c := msg[i]
@@ -386,30 +391,40 @@ func requoteGo(msg string, q byte, inert bool, known map[string]string) string {
 				continue
 			}
 		}
-		if c != q {
+		// Inert reads Go's %q spans too: a library quotes some values
+		// with q and others with %q.
+		if (c != q && (!inert || c != '"')) || dead[c] {
 			i++
 			continue
 		}
-		if lit, ok := longestKnown(msg[i:], known); ok {
-			plain(msg[from:i])
-			b.WriteString(Quote(known[lit]))
-			i += len(lit)
-			from = i
-			continue
-		}
 		j := i + 1
-		for j < len(msg) && msg[j] != q {
+		ambiguous := false // a \q inside: the value may end in a backslash
+		for j < len(msg) && msg[j] != c {
 			if msg[j] == '\\' {
+				if j+1 < len(msg) && msg[j+1] == c {
+					ambiguous = true
+				}
 				j++
 			}
 			j++
 		}
+		if ambiguous && c == q {
+			if lit, ok := longestKnown(msg[i:], known); ok {
+				plain(msg[from:i])
+				b.WriteString(Quote(known[lit]))
+				i += len(lit)
+				from = i
+				continue
+			}
+		}
 		if j >= len(msg) {
-			break // unterminated: plain text to the end
+			dead[c] = true // unterminated: plain text
+			i++
+			continue
 		}
 		lit := msg[i : j+1]
-		if q != '"' {
-			inner := strings.ReplaceAll(msg[i+1:j], `\`+string(q), string(q))
+		if c != '"' {
+			inner := strings.ReplaceAll(msg[i+1:j], `\`+string(c), string(c))
 			lit = `"` + strings.ReplaceAll(inner, `"`, `\"`) + `"`
 		}
 		if u, err := strconv.Unquote(lit); err == nil {
@@ -419,7 +434,7 @@ func requoteGo(msg string, q byte, inert bool, known map[string]string) string {
 			from = i
 			continue
 		}
-		i = j + 1 // not a quote: plain text, with its closing q
+		i = j + 1 // not a quote: plain text, with its closing quote
 	}
 	plain(msg[from:])
 	return b.String()

@@ -247,6 +247,9 @@ func TestInertGo(t *testing.T) {
 		{`additional properties 'a\', 'b' not allowed`, nil, `additional properties "a', "b' not allowed`},
 		{"unterminated 'x\x1b", nil, `unterminated 'x\u001b`},
 		{"a `b", nil, "a `b"},
+		// Go's %q spans beside the library's: requoted, not escaped again
+		{`invalid $schema in "mem:///s": parse "http://a/\"\x1b": bad`, nil, `invalid $schema in "mem:///s": parse "http://a/\"\u001b": bad`},
+		{`'a\' and "b"`, nil, `'a\\' and "b"`},
 	}
 	for _, c := range cases {
 		got := InertGo(c.msg, '\'', c.known)
@@ -255,6 +258,24 @@ func TestInertGo(t *testing.T) {
 		}
 		if Inert(got) != got {
 			t.Errorf("InertGo(%q) = %q is not inert", c.msg, got)
+		}
+	}
+}
+
+// TestInertGoLinear: a message of quotes is read in linear time, with
+// the most values the caller may know (a known value is looked for only
+// at an ambiguous span).
+func TestInertGoLinear(t *testing.T) {
+	known := map[string]string{}
+	for i := range 256 {
+		v := strings.Repeat("v", i) + `\`
+		known["'"+v+"'"] = v
+	}
+	for _, msg := range []string{strings.Repeat("'", 1<<20), strings.Repeat(`'\'`, 1<<15), strings.Repeat(`"\"`, 1<<18)} {
+		start := time.Now()
+		InertGo(msg, '\'', known)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%d bytes of %.4q took %v", len(msg), msg, d)
 		}
 	}
 }

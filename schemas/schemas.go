@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -246,7 +247,34 @@ type Compiled struct{ s *jsonschema.Schema }
 // text is quoted in the message.
 type compileError struct{ err error }
 
-func (e *compileError) Error() string { return requote(e.err.Error()) }
+func (e *compileError) Error() string { return requoteKnown(e.err.Error(), errValues(e.err)) }
+
+// errValues are kindValues of every error kind of a validation error
+// tree err holds (a schema that fails its metaschema), at most
+// maxKnownValues in all.
+func errValues(err error) map[string]string {
+	if se, ok := errors.AsType[*jsonschema.SchemaValidationError](err); ok {
+		err = se.Err // it has no Unwrap
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	out := map[string]string{}
+	var walk func(v *jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		for lit, val := range kindValues(v.ErrorKind) {
+			if len(out) < maxKnownValues {
+				out[lit] = val
+			}
+		}
+		for _, c := range v.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return out
+}
 func (e *compileError) Unwrap() error { return e.err }
 
 func compileErr(err error) error { return &compileError{err} }
@@ -392,8 +420,8 @@ func requoteKnown(msg string, known map[string]string) string {
 	return safetext.ClipEscaped(safetext.InertGo(safetext.Clip(msg, 16*maxProblemMsg), '\'', known), maxProblemMsg)
 }
 
-// kindValues are the strings an error kind holds (its string and
-// []string fields: the names and values its message quotes), keyed by
+// kindValues are the strings an error kind holds (in its fields of
+// string, any and slice types: the names and values its message quotes), keyed by
 // the library's quoting of each (libQuote), at most maxKnownValues.
 func kindValues(k jsonschema.ErrorKind) map[string]string {
 	v := reflect.ValueOf(k)
@@ -417,12 +445,23 @@ func kindValues(k jsonschema.ErrorKind) map[string]string {
 		if !v.Type().Field(i).IsExported() {
 			continue
 		}
-		switch {
-		case f.Kind() == reflect.String:
-			add(f.String())
-		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String:
-			for j := range f.Len() {
-				add(f.Index(j).String())
+		// A string the kind holds as itself, in a slice, or in a field of
+		// type any (an enum's or a const's values, a format's instance).
+		addValue := func(x reflect.Value) {
+			for x.Kind() == reflect.Interface && !x.IsNil() {
+				x = x.Elem()
+			}
+			if x.Kind() == reflect.String {
+				add(x.String())
+			}
+		}
+		addValue(f)
+		if f.Kind() == reflect.Interface && !f.IsNil() {
+			f = f.Elem()
+		}
+		if f.Kind() == reflect.Slice {
+			for j := range min(f.Len(), maxKnownValues) {
+				addValue(f.Index(j))
 			}
 		}
 	}
