@@ -85,6 +85,13 @@ func ParseURL(s string) (Location, error) {
 		if !strings.HasPrefix(rest, "//") {
 			return Location{}, urlErr("a PostgreSQL store URL is postgres://[user[:password]@]host[:port]/database")
 		}
+		if u.User == nil && len(userInfoPasswords(s)) > 0 {
+			// "postgres://app:/S3cret@db/x" parses, as the host "app:"
+			// and the path "/S3cret@db/x": the password would be the
+			// database's name, shown by the URL's display and by the
+			// server's errors. Refused, and nothing of it shown.
+			return Location{}, urlErr("the PostgreSQL URL's user info does not read as user:password@ (a password holding '/', '?', '#' or '@' must be percent-encoded)")
+		}
 		loc := Location{Kind: KindPostgres, URL: s}
 		if u.User != nil {
 			if pw, ok := u.User.Password(); ok && pw != "" {
@@ -126,23 +133,7 @@ func ParseURL(s string) (Location, error) {
 // query parameters. Empty ones are left out, and the longest come first
 // so that one that holds another is replaced whole.
 func urlPasswords(s string) []string {
-	var out []string
-	if _, rest, ok := strings.Cut(s, "//"); ok {
-		for at, n := 0, 0; n < maxUserInfoReadings; n++ {
-			i := strings.IndexByte(rest[at:], '@')
-			if i < 0 {
-				break
-			}
-			at += i
-			if _, pw, ok := strings.Cut(rest[:at], ":"); ok && pw != "" {
-				out = append(out, pw)
-				if u, err := url.PathUnescape(pw); err == nil && u != pw && u != "" {
-					out = append(out, u)
-				}
-			}
-			at++
-		}
-	}
+	out := userInfoPasswords(s)
 	if u, err := url.Parse(s); err == nil {
 		if u.User != nil {
 			if pw, ok := u.User.Password(); ok && pw != "" {
@@ -161,6 +152,30 @@ func urlPasswords(s string) []string {
 	}
 	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return slices.Compact(out)
+}
+
+// userInfoPasswords are the passwords of the user info urlPasswords
+// reads leniently, up to each '@' of s.
+func userInfoPasswords(s string) []string {
+	var out []string
+	if _, rest, ok := strings.Cut(s, "//"); ok {
+		for at, n := 0, 0; n < maxUserInfoReadings; n++ {
+			i := strings.IndexByte(rest[at:], '@')
+			if i < 0 {
+				break
+			}
+			at += i
+			// A user name holds no delimiter: "h/db?x=a:b@c" has none.
+			if user, pw, ok := strings.Cut(rest[:at], ":"); ok && pw != "" && !strings.ContainsAny(user, "/?#") {
+				out = append(out, pw)
+				if u, err := url.PathUnescape(pw); err == nil && u != pw && u != "" {
+					out = append(out, u)
+				}
+			}
+			at++
+		}
+	}
+	return out
 }
 
 // maxUserInfoReadings bounds the '@'s urlPasswords reads a password up
