@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 	"unsafe"
 
@@ -249,15 +250,17 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 		add(url.PathEscape(sec.value))
 		inner := map[string]bool{}
 		for _, q := range inners {
-			t := q(sec.value)
-			if inner[t] {
-				continue // a value with nothing to escape has one form
-			}
-			inner[t] = true
-			for _, l := range layers {
-				u := l(t)
-				for _, w := range wires {
-					add(w(u))
+			for _, v := range spaced(sec.value) {
+				t := q(v)
+				if inner[t] {
+					continue // a value with nothing to escape has one form
+				}
+				inner[t] = true
+				for _, l := range layers {
+					u := l(t)
+					for _, w := range wires {
+						add(w(u))
+					}
 				}
 			}
 		}
@@ -548,6 +551,17 @@ func queryByte(c byte) bool {
 		return true
 	}
 	return strings.IndexByte("-._~!$&'()*+,;=:@/?%", c) >= 0
+}
+
+// spaced is x, and x with each run of white space made one space when
+// that differs: a description's word diff splits text at white space and
+// joins its words with spaces, so a secret with a tab or U+00A0 in it is
+// written with a space there.
+func spaced(x string) []string {
+	if c := strings.Join(strings.FieldsFunc(x, unicode.IsSpace), " "); c != x {
+		return []string{x, c}
+	}
+	return []string{x}
 }
 
 // quoteInside is what safetext.Quote writes between its quotes.

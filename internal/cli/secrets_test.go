@@ -413,10 +413,11 @@ func TestExpandPlaceholders(t *testing.T) {
 // (safetext.Quote's \"), escaped by the renderer (Markdown, HTML), and
 // JSON-encoded (a JSON report, a SARIF log). Every composition must be
 // redacted: the review found tok"en written as tok\\\"en in JSON and
-// SARIF, and tok\\&quot;en in Markdown. Each secret's tail is plain text
+// SARIF, and tok\\&quot;en in Markdown; the second review, a tab or a
+// no-break space written as a space by a description's word diff. Each secret's tail is plain text
 // that every form keeps, so it must appear nowhere.
 func TestSecretsThroughEveryLayerNeverWritten(t *testing.T) {
-	specials := []string{`"`, `\`, `\"`, `<&>`, `'`, "[|]#@*_`", "é", `"\<`}
+	specials := []string{`"`, `\`, `\"`, `<&>`, `'`, "[|]#@*_`", "é", `"\<`, "\t", "\u00a0", "\u2028"}
 	declared := writeFile(t, t.TempDir(), "declared.json", []byte(plainTools))
 	for i, sp := range specials {
 		tail := fmt.Sprintf("-Zq8Wm3Rt7Yp%02d", i)
