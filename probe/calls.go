@@ -290,7 +290,7 @@ func validateOutput(schema, instance jcs.Value) ([]string, error) {
 		if ptr == "" {
 			ptr = "/"
 		}
-		msg := fmt.Sprintf("%s: does not satisfy the declared %s; observed %s", safetext.Quote(ptr), safetext.Escape(p.Keyword), observed)
+		msg := fmt.Sprintf("%s: does not satisfy the declared %s; observed %s", safetext.Quote(ptr), safetext.Quote(p.Keyword), observed)
 		if !seen[msg] && len(out) < 20 {
 			seen[msg] = true
 			out = append(out, msg)

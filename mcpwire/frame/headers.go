@@ -216,17 +216,33 @@ func checkNotificationHeaders(h http.Header, m *Message, hs Headers, supported f
 	return nil
 }
 
+// shownName is a header name in a message: as it is when it is an HTTP
+// token (every name mcpdrift sends), else quoted (safetext.Quote): an
+// Mcp-Param-* name comes from a server's x-mcp-header, its text.
+func shownName(name string) string {
+	if name == "" {
+		return `""`
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return safetext.Quote(name)
+		}
+	}
+	return name
+}
+
 // SingleHeader returns the one value of a required header, spaces and
 // tabs around it trimmed: absent or repeated is a -32020 (HTTP 400).
 func SingleHeader(h http.Header, name string) (string, *Error) {
 	vs := h.Values(name)
 	switch len(vs) {
 	case 0:
-		return "", Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: missing required %s header", name)
+		return "", Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: missing required %s header", shownName(name))
 	case 1:
 		return strings.Trim(vs[0], " \t"), nil
 	}
-	return "", Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header repeated", name)
+	return "", Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header repeated", shownName(name))
 }
 
 // CheckHeaderValue checks an Mcp-Name or Mcp-Param-* value against the
@@ -236,15 +252,15 @@ func SingleHeader(h http.Header, name string) (string, *Error) {
 func CheckHeaderValue(name, raw, want string) *Error {
 	for i := 0; i < len(raw); i++ {
 		if c := raw[i]; (c < 0x21 || c > 0x7e) && c != ' ' && c != '\t' {
-			return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header has invalid characters (non-ASCII values must be =?base64?...?= encoded)", name)
+			return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header has invalid characters (non-ASCII values must be =?base64?...?= encoded)", shownName(name))
 		}
 	}
 	got, err := mcpwire.DecodeHeaderValue(raw)
 	if err != nil {
-		return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header: %s", name, err.Error())
+		return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header: %s", shownName(name), safetext.Inert(err.Error()))
 	}
 	if got != want {
-		return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header does not match the body value %s", name, safetext.Quote(safetext.Clip(want, 128)))
+		return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: %s header does not match the body value %s", shownName(name), safetext.Quote(safetext.Clip(want, 128)))
 	}
 	return nil
 }
