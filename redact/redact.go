@@ -239,13 +239,19 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 	wires := []func(string) string{func(x string) string { return x }, jsonEscape, jsonEscapeNoHTML}
 	seen := map[string]bool{}
 	var needles []string
+	anchorOf := map[string]string{}
+	anchor := ""
 	add := func(n string) {
 		if len(n) >= MinLen && !seen[n] {
 			seen[n] = true
 			needles = append(needles, n)
+			if anchor != "" && strings.Contains(n, anchor) {
+				anchorOf[n] = anchor
+			}
 		}
 	}
 	for _, sec := range s.secrets {
+		anchor = anchorIn(sec.value)
 		add(url.QueryEscape(sec.value))
 		add(url.PathEscape(sec.value))
 		inner := map[string]bool{}
@@ -269,7 +275,9 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 	pairs := make([]string, 0, 2*len(needles))
 	for _, n := range needles {
 		pairs = append(pairs, n, Placeholder)
-		s.forms = append(s.forms, newForm(n))
+		f := newForm(n)
+		f.anchor = anchorOf[n]
+		s.forms = append(s.forms, f)
 	}
 	s.rep = strings.NewReplacer(pairs...)
 	return s.rep, s.forms
@@ -280,6 +288,34 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 type form struct {
 	text string
 	fail []int
+	// anchor is the secret's longest run of ASCII letters and digits,
+	// which every form of it holds as it is (no escaper touches them):
+	// text that lacks it lacks the form, and one scan for the anchor
+	// spares one per form (a secret with characters the layers escape
+	// has dozens). "" when the run is too short to tell.
+	anchor string
+}
+
+// anchorIn is the longest run of ASCII letters and digits of x, or ""
+// when it is shorter than MinLen.
+func anchorIn(x string) string {
+	best, start := "", -1
+	for i := 0; i <= len(x); i++ {
+		alnum := i < len(x) && (x[i] >= 'a' && x[i] <= 'z' || x[i] >= 'A' && x[i] <= 'Z' || x[i] >= '0' && x[i] <= '9')
+		switch {
+		case alnum && start < 0:
+			start = i
+		case !alnum && start >= 0:
+			if i-start > len(best) {
+				best = x[start:i]
+			}
+			start = -1
+		}
+	}
+	if len(best) < MinLen {
+		return ""
+	}
+	return best
 }
 
 func newForm(t string) form {
@@ -293,7 +329,7 @@ func newForm(t string) form {
 		}
 		f[i] = k
 	}
-	return form{t, f}
+	return form{text: t, fail: f}
 }
 
 // longestPrefixBefore returns the length of the longest proper prefix of
@@ -358,7 +394,19 @@ func (s *Set) redact(text string) string {
 	// Most outputs hold no secret: a scan per form (strings.Index is
 	// vectorised) is much cheaper than the replacer's byte-by-byte walk,
 	// which runs only when some form is there.
+	absent := ""  // the last anchor found absent
+	present := "" // the last anchor found present
 	for _, f := range forms {
+		if a := f.anchor; a != "" && a != present {
+			if a == absent {
+				continue
+			}
+			if !strings.Contains(text, a) {
+				absent = a
+				continue
+			}
+			present = a
+		}
 		if strings.Contains(text, f.text) {
 			text = r.Replace(text)
 			break
