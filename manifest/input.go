@@ -166,12 +166,17 @@ func (t *Tool) Lean() {
 // it once its checks have read the parse, so that the baseline and the
 // snapshot are written without the tree held.
 func (tl *ToolList) Lean() {
-	par.Range(len(tl.Tools), func(lo, hi int) {
+	leanTools(tl.Tools)
+	tl.Doc = nil
+}
+
+// leanTools makes every tool lean, on every CPU.
+func leanTools(tools []Tool) {
+	par.Range(len(tools), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			tl.Tools[i].Lean()
+			tools[i].Lean()
 		}
 	})
-	tl.Doc = nil
 }
 
 // Attach gives a lean tool its parse again: like's, when like holds the

@@ -38,15 +38,7 @@ func TestMarshalArtifactFast(t *testing.T) {
 			Observed: ObservedBody{ManifestDigest: &md, Canonicalization: ProjectionID, ToolCount: 3, PrivilegedToolCount: -1, ToolsListObserved: true, ToolsListComplete: Partial, ToolDigests: entries}},
 		&Observed{},
 	}
-	tl, err := ParseToolList(corpus.LeanTools(300, 7))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := BuildObserved("corpus", tl, Complete, nil)
-	d, err := Pin(o, PinOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, d := corpusRecords(t, 300, 7)
 	cases = append(cases, o, d)
 	for i, c := range cases {
 		want, err := marshalIndented(c)
@@ -72,7 +64,24 @@ func TestMarshalArtifactFast(t *testing.T) {
 // is 68 MB; growing to it by doubling allocated 120 MB), and the estimate
 // is close (at most 16 bytes an entry over).
 func TestMarshalFastPresized(t *testing.T) {
-	tl, err := ParseToolList(corpus.LeanTools(2000, 3))
+	const n = 2000
+	o, d := corpusRecords(t, n, 3)
+	for _, c := range []any{o, d} {
+		b, ok := marshalFast(c)
+		if !ok {
+			t.Fatalf("%T: not written fast", c)
+		}
+		if size := fastSize(c); len(b) > size || cap(b) != size || size-len(b) > 16*n+1024 {
+			t.Errorf("%T: %d bytes written in a buffer of %d presized to %d", c, len(b), cap(b), size)
+		}
+	}
+}
+
+// corpusRecords are the observed record and the baseline of n corpus
+// tools.
+func corpusRecords(t *testing.T, n int, seed uint64) (*Observed, *Declared) {
+	t.Helper()
+	tl, err := ParseToolList(corpus.LeanTools(n, seed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,13 +90,5 @@ func TestMarshalFastPresized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []any{o, d} {
-		b, ok := marshalFast(c)
-		if !ok {
-			t.Fatalf("%T: not written fast", c)
-		}
-		if n := fastSize(c); len(b) > n || cap(b) != n || n-len(b) > 16*len(tl.Tools)+1024 {
-			t.Errorf("%T: %d bytes written in a buffer of %d presized to %d", c, len(b), cap(b), n)
-		}
-	}
+	return o, d
 }

@@ -503,7 +503,7 @@ func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
 	}
 	switch {
 	case t.Snapshot != nil:
-		(&ToolList{Tools: t.Snapshot.Tools}).Lean()
+		leanTools(t.Snapshot.Tools)
 	case t.List != nil:
 		t.List.Lean()
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"golang.org/x/net/http/httpguts"
 	"net/http"
 	"net/url"
 	"slices"
@@ -354,7 +355,7 @@ func (c Config) normalize() (Config, error) {
 		}
 	}
 	for name, vals := range c.Headers {
-		if !validToken(name) {
+		if !httpguts.ValidHeaderFieldName(name) { // an RFC 9110 token
 			return bad("header name " + quote(name) + " is not a token")
 		}
 		cn := http.CanonicalHeaderKey(name)
@@ -429,21 +430,6 @@ func headerNames(h http.Header) []string {
 	}
 	slices.Sort(names)
 	return slices.Compact(names)
-}
-
-// validToken reports whether s is an RFC 9110 token.
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
-			continue
-		}
-		return false
-	}
-	return true
 }
 
 // tlsConfig is the TLS configuration of the default transport.

@@ -27,6 +27,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"golang.org/x/net/http/httpguts"
 	"io"
 	"net/url"
 	"slices"
@@ -115,7 +116,7 @@ func (s *Set) AddHeader(name, value string) (short []string) {
 	}
 	scheme, cred, ok := strings.Cut(value, " ")
 	cred = strings.TrimSpace(cred)
-	if !ok || cred == "" || !isToken(scheme) {
+	if !ok || cred == "" || !httpguts.ValidHeaderFieldName(scheme) {
 		return short
 	}
 	// The credential after an auth scheme, on its own: a server may echo
@@ -240,8 +241,7 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 	seen := map[string]bool{}
 	var needles []string
 	anchorOf := map[string]string{}
-	anchor := ""
-	add := func(n string) {
+	add := func(n, anchor string) {
 		if len(n) >= MinLen && !seen[n] {
 			seen[n] = true
 			needles = append(needles, n)
@@ -251,12 +251,12 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 		}
 	}
 	for _, sec := range s.secrets {
-		anchor = anchorIn(sec.value)
-		add(url.QueryEscape(sec.value))
-		add(url.PathEscape(sec.value))
+		a, vs := anchorIn(sec.value), spaced(sec.value)
+		add(url.QueryEscape(sec.value), a)
+		add(url.PathEscape(sec.value), a)
 		inner := map[string]bool{}
 		for _, q := range inners {
-			for _, v := range spaced(sec.value) {
+			for _, v := range vs {
 				t := q(v)
 				if inner[t] {
 					continue // a value with nothing to escape has one form
@@ -265,7 +265,7 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 				for _, l := range layers {
 					u := l(t)
 					for _, w := range wires {
-						add(w(u))
+						add(w(u), a)
 					}
 				}
 			}
@@ -630,19 +630,6 @@ func jsonEscapeNoHTML(x string) string {
 	enc.Encode(x)
 	out := strings.TrimSuffix(sb.String(), "\n")
 	return out[1 : len(out)-1]
-}
-
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 func escapePointer(s string) string {

@@ -45,14 +45,8 @@ func mdMsg(s string) string {
 		if i < 0 {
 			break
 		}
-		j := i + 1
-		for j < len(s) && s[j] != '"' {
-			if s[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(s) {
+		j := safetext.QuoteEnd(s, i, '"')
+		if j < 0 {
 			break
 		}
 		b.WriteString(mdInert(s[:i]))

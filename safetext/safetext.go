@@ -353,6 +353,21 @@ func InertGo(msg string, q byte, known map[string]string) string {
 	return requoteGo(msg, q, true, known)
 }
 
+// QuoteEnd is the index of the quote q that closes the span s[i] opens
+// (a backslash escapes the byte after it), or -1 when none does: how a
+// quoted value's end is found in text Quote or Go's %q wrote.
+func QuoteEnd(s string, i int, q byte) int {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case q:
+			return j
+		}
+	}
+	return -1
+}
+
 // longestKnown is the longest literal of known that s starts with.
 func longestKnown(s string, known map[string]string) (string, bool) {
 	best, ok := "", false
@@ -397,18 +412,14 @@ func requoteGo(msg string, q byte, inert bool, known map[string]string) string {
 			i++
 			continue
 		}
-		j := i + 1
-		ambiguous := false // a \q inside: the value may end in a backslash
-		for j < len(msg) && msg[j] != c {
-			if msg[j] == '\\' {
-				if j+1 < len(msg) && msg[j+1] == c {
-					ambiguous = true
-				}
-				j++
-			}
-			j++
+		j := QuoteEnd(msg, i, c)
+		span := msg[i+1:]
+		if j >= 0 {
+			span = msg[i+1 : j]
 		}
-		if ambiguous && c == q {
+		// A quote inside is escaped (\q): the value may end in a
+		// backslash instead (the library's ambiguity).
+		if c == q && strings.IndexByte(span, c) >= 0 {
 			if lit, ok := longestKnown(msg[i:], known); ok {
 				plain(msg[from:i])
 				b.WriteString(Quote(known[lit]))
@@ -417,7 +428,7 @@ func requoteGo(msg string, q byte, inert bool, known map[string]string) string {
 				continue
 			}
 		}
-		if j >= len(msg) {
+		if j < 0 {
 			dead[c] = true // unterminated: plain text
 			i++
 			continue

@@ -290,3 +290,24 @@ func FuzzInertGo(f *testing.F) {
 		}
 	})
 }
+
+// TestQuoteEnd: the closing quote of a span, a backslash escaping the
+// byte after it.
+func TestQuoteEnd(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		q    byte
+		want int
+	}{
+		{`"ab"c`, '"', 3},
+		{`"a\"b"`, '"', 5},
+		{`"a\\"b"`, '"', 4},
+		{`"a\`, '"', -1},
+		{`"ab`, '"', -1},
+		{`'a\'b'`, '\'', 5},
+	} {
+		if got := QuoteEnd(c.s, 0, c.q); got != c.want {
+			t.Errorf("QuoteEnd(%s) = %d, want %d", c.s, got, c.want)
+		}
+	}
+}

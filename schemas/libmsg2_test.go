@@ -31,14 +31,7 @@ func TestCompileErrorQuotedOnce(t *testing.T) {
 // instance with %q (net/url's parse "…"), and the server's value is shown
 // escaped twice, its quote ended early.
 func TestFormatErrorQuotedOnce(t *testing.T) {
-	c, err := Compile([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","format":"uri"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := c.Validate([]byte(`"http://a\"b\u001b c/ @org/security #1"`))
-	if err != nil || len(ps) == 0 {
-		t.Fatalf("%v %v", ps, err)
-	}
+	ps := problemsOf(t, `{"$schema":"http://json-schema.org/draft-07/schema#","format":"uri"}`, `"http://a\"b\u001b c/ @org/security #1"`)
 	for _, p := range ps {
 		if strings.Contains(p.Msg, `\\x1b`) || strings.Contains(p.Msg, `\\"`) {
 			t.Errorf("escaped twice: %s", p.Msg)
@@ -52,14 +45,7 @@ func TestFormatErrorQuotedOnce(t *testing.T) {
 // string). An enum value ending in a backslash, which the library writes
 // 'a\', still shifts the next value out of its quotes.
 func TestEnumTrailingBackslash(t *testing.T) {
-	c, err := Compile([]byte(`{"enum":["a\\","b @org/security #1"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := c.Validate([]byte(`"zz"`))
-	if err != nil || len(ps) == 0 {
-		t.Fatalf("%v %v", ps, err)
-	}
+	ps := problemsOf(t, `{"enum":["a\\","b @org/security #1"]}`, `"zz"`)
 	for _, p := range ps {
 		t.Logf("%s", p.Msg)
 		if !strings.Contains(p.Msg, `"b @org/security #1"`) {
@@ -69,14 +55,7 @@ func TestEnumTrailingBackslash(t *testing.T) {
 }
 
 func TestFormatGotTrailingBackslash(t *testing.T) {
-	c, err := Compile([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","format":"regex"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := c.Validate([]byte(`"x\u001b(\\"`))
-	if err != nil || len(ps) == 0 {
-		t.Fatalf("%v %v", ps, err)
-	}
+	ps := problemsOf(t, `{"$schema":"http://json-schema.org/draft-07/schema#","format":"regex"}`, `"x\u001b(\\"`)
 	for _, p := range ps {
 		t.Logf("%s", p.Msg)
 		if strings.Contains(p.Msg, `\\x1b`) || strings.Contains(p.Msg, `\\u001b`) {

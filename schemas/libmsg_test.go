@@ -10,20 +10,13 @@ import (
 // A format checker's or the regexp package's message holds the instance's
 // or the pattern's text raw: every Problem.Msg and compile error is inert.
 func TestProblemMsgInert(t *testing.T) {
-	c, err := Compile([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","format":"regex"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := c.Validate([]byte(`"q\" @x \u001b("`))
-	if err != nil || len(ps) == 0 {
-		t.Fatalf("%v %v", ps, err)
-	}
+	ps := problemsOf(t, `{"$schema":"http://json-schema.org/draft-07/schema#","format":"regex"}`, `"q\" @x \u001b("`)
 	for _, p := range ps {
 		if safetext.Inert(p.Msg) != p.Msg {
 			t.Errorf("Problem.Msg holds active characters: %q", p.Msg)
 		}
 	}
-	_, err = Compile([]byte(`{"type":"string","pattern":"\u001b("}`))
+	_, err := Compile([]byte(`{"type":"string","pattern":"\u001b("}`))
 	if safetext.Inert(err.Error()) != err.Error() {
 		t.Errorf("compile error holds active characters: %q", err.Error())
 	}
@@ -47,4 +40,19 @@ func TestRequoteTrailingBackslash(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"b @org/security #1"`) {
 		t.Errorf("%v", err)
 	}
+}
+
+// problemsOf validates instance against schema and fails unless it has
+// problems.
+func problemsOf(t *testing.T, schema, instance string) []Problem {
+	t.Helper()
+	c, err := Compile([]byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.Validate([]byte(instance))
+	if err != nil || len(ps) == 0 {
+		t.Fatalf("%v %v", ps, err)
+	}
+	return ps
 }

@@ -18,7 +18,7 @@ func TestRequote(t *testing.T) {
 		`got string, want null`:     `got string, want null`,
 		`'\xff' is not valid`:       `"\xff" is not valid`,
 	} {
-		if got := requote(in); got != want {
+		if got := requote(in, nil); got != want {
 			t.Errorf("requote(%s) = %s, want %s", in, got, want)
 		}
 	}

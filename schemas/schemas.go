@@ -247,7 +247,7 @@ type Compiled struct{ s *jsonschema.Schema }
 // text is quoted in the message.
 type compileError struct{ err error }
 
-func (e *compileError) Error() string { return requoteKnown(e.err.Error(), errValues(e.err)) }
+func (e *compileError) Error() string { return requote(e.err.Error(), errValues(e.err)) }
 
 // errValues are kindValues of every error kind of a validation error
 // tree err holds (a schema that fails its metaschema), at most
@@ -263,11 +263,7 @@ func errValues(err error) map[string]string {
 	out := map[string]string{}
 	var walk func(v *jsonschema.ValidationError)
 	walk = func(v *jsonschema.ValidationError) {
-		for lit, val := range kindValues(v.ErrorKind) {
-			if len(out) < maxKnownValues {
-				out[lit] = val
-			}
-		}
+		addKindValues(out, v.ErrorKind)
 		for _, c := range v.Causes {
 			walk(c)
 		}
@@ -409,14 +405,10 @@ func (e *Error) Error() string {
 // pattern's, a format checker's error), so it is clipped (a message is
 // for people, and an argument of megabytes is not read out): first, to
 // bound the work, then once rewritten, so that a span cut short is not
-// left in Go's dialect.
-func requote(msg string) string { return requoteKnown(msg, nil) }
-
-// requoteKnown is requote reading the values an error kind gave the
-// library whole (kindValues): its quoting writes a\ as 'a\', which reads
-// as the start of a value holding a quote, and the next value would be
-// taken for prose.
-func requoteKnown(msg string, known map[string]string) string {
+// left in Go's dialect. known are the values the error kinds gave the
+// library (kindValues, errValues), read whole: its quoting writes a\ as
+// 'a\', which reads as the start of a value holding a quote.
+func requote(msg string, known map[string]string) string {
 	return safetext.ClipEscaped(safetext.InertGo(safetext.Clip(msg, 16*maxProblemMsg), '\'', known), maxProblemMsg)
 }
 
@@ -424,51 +416,51 @@ func requoteKnown(msg string, known map[string]string) string {
 // string, any and slice types: the names and values its message quotes), keyed by
 // the library's quoting of each (libQuote), at most maxKnownValues.
 func kindValues(k jsonschema.ErrorKind) map[string]string {
+	out := map[string]string{}
+	addKindValues(out, k)
+	return out
+}
+
+// addKindValues adds kindValues of k to out, up to maxKnownValues in out.
+func addKindValues(out map[string]string, k jsonschema.ErrorKind) {
 	v := reflect.ValueOf(k)
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {
-			return nil
+			return
 		}
 		v = v.Elem()
 	}
 	if v.Kind() != reflect.Struct {
-		return nil
+		return
 	}
-	out := map[string]string{}
-	add := func(s string) {
-		if len(out) < maxKnownValues {
-			out[libQuote(s)] = s
+	// A string the kind holds as itself, in a slice, or in a field of
+	// type any (an enum's or a const's values, a format's instance).
+	add := func(x reflect.Value) {
+		for x.Kind() == reflect.Interface && !x.IsNil() {
+			x = x.Elem()
+		}
+		if x.Kind() == reflect.String && len(out) < maxKnownValues {
+			out[libQuote(x.String())] = x.String()
 		}
 	}
 	for i := range v.NumField() {
-		f := v.Field(i)
 		if !v.Type().Field(i).IsExported() {
 			continue
 		}
-		// A string the kind holds as itself, in a slice, or in a field of
-		// type any (an enum's or a const's values, a format's instance).
-		addValue := func(x reflect.Value) {
-			for x.Kind() == reflect.Interface && !x.IsNil() {
-				x = x.Elem()
-			}
-			if x.Kind() == reflect.String {
-				add(x.String())
-			}
-		}
-		addValue(f)
+		f := v.Field(i)
+		add(f)
 		if f.Kind() == reflect.Interface && !f.IsNil() {
 			f = f.Elem()
 		}
 		if f.Kind() == reflect.Slice {
 			for j := range min(f.Len(), maxKnownValues) {
-				addValue(f.Index(j))
+				add(f.Index(j))
 			}
 		}
 	}
-	return out
 }
 
-// maxKnownValues bounds the values requoteKnown matches whole.
+// maxKnownValues bounds the values requote matches whole.
 const maxKnownValues = 256
 
 // libQuote is how the library quotes a value in its messages (its kind
@@ -531,7 +523,7 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 				msg = msg[i+3:]
 			}
 		}
-		msg = requoteKnown(msg, kindValues(e.ErrorKind))
+		msg = requote(msg, kindValues(e.ErrorKind))
 		k := ptr + "\x00" + msg
 		if seen[k] {
 			return

@@ -210,16 +210,10 @@ func dropQuoted(msg string) string {
 		if i < 0 {
 			break
 		}
-		j := i + 1
-		for j < len(msg) && msg[j] != '"' {
-			if msg[j] == '\\' {
-				j++
-			}
-			j++
-		}
+		j := safetext.QuoteEnd(msg, i, '"')
 		b.WriteString(msg[:i])
 		b.WriteString("…")
-		if j >= len(msg) {
+		if j < 0 {
 			return b.String() // unterminated: the rest is dropped too
 		}
 		msg = msg[j+1:]

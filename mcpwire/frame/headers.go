@@ -2,6 +2,7 @@ package frame
 
 import (
 	"errors"
+	"golang.org/x/net/http/httpguts"
 	"net/http"
 	"strings"
 
@@ -220,16 +221,10 @@ func checkNotificationHeaders(h http.Header, m *Message, hs Headers, supported f
 // token (every name mcpdrift sends), else quoted (safetext.Quote): an
 // Mcp-Param-* name comes from a server's x-mcp-header, its text.
 func shownName(name string) string {
-	if name == "" {
-		return `""`
+	if httpguts.ValidHeaderFieldName(name) {
+		return name
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return safetext.Quote(name)
-		}
-	}
-	return name
+	return safetext.Quote(name)
 }
 
 // SingleHeader returns the one value of a required header, spaces and
