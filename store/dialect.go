@@ -198,7 +198,7 @@ func openSQLite(ctx context.Context, loc Location, opt Options) (*Store, error) 
 	// writer in WAL mode.
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
-	if err := db.PingContext(ctx); err != nil {
+	if err := s.pingSQLite(ctx); err != nil {
 		db.Close()
 		if !opt.ReadOnly || !errors.Is(s.wrap("open", err), ErrReadOnly) {
 			return nil, s.wrap("open", err)
@@ -221,6 +221,26 @@ func openSQLite(ctx context.Context, loc Location, opt Options) (*Store, error) 
 		}
 	}
 	return s, nil
+}
+
+// pingSQLite opens the first connection, whose pragmas make a new store
+// WAL. SQLite answers a connection that switches the journal mode while
+// another does SQLITE_BUSY at once, without its busy handler (many
+// processes opening a new store together: TestConcurrentFirstOpen), so a
+// locked first connection is tried again until the busy timeout.
+func (s *Store) pingSQLite(ctx context.Context) error {
+	deadline := time.Now().Add(s.opt.BusyTimeout)
+	for {
+		err := s.db.PingContext(ctx)
+		if err == nil || !errors.Is(s.wrap("open", err), ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func openPostgres(ctx context.Context, loc Location, opt Options) (*Store, error) {
