@@ -382,11 +382,7 @@ func joinPointer(segs []seg) string {
 			b.WriteString(strconv.Itoa(int(sg.idx)))
 			continue
 		}
-		s := string(sg.key.strBytes())
-		if strings.ContainsAny(s, "~/") {
-			s = strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-		}
-		b.WriteString(s)
+		b.WriteString(PointerToken(string(sg.key.strBytes())))
 	}
 	return b.String()
 }

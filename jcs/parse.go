@@ -65,8 +65,7 @@ func (e *Error) finish(src []byte) *Error {
 		var ptr strings.Builder
 		for i := len(e.segs) - 1; i >= 0; i-- {
 			ptr.WriteByte('/')
-			s := strings.ReplaceAll(e.segs[i], "~", "~0")
-			ptr.WriteString(strings.ReplaceAll(s, "/", "~1"))
+			ptr.WriteString(PointerToken(e.segs[i]))
 		}
 		e.Pointer = ptr.String()
 		e.segs = nil

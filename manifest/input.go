@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/mcpdrift/mcpdrift/internal/par"
@@ -785,8 +784,7 @@ func IsInputError(err error) bool {
 
 // pointerJoin appends an escaped RFC 6901 segment.
 func pointerJoin(ptr, seg string) string {
-	seg = strings.ReplaceAll(seg, "~", "~0")
-	return ptr + "/" + strings.ReplaceAll(seg, "/", "~1")
+	return ptr + "/" + jcs.PointerToken(seg)
 }
 
 // digestSums are the tool's four field sums (FieldNames order), computed

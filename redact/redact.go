@@ -633,5 +633,5 @@ func jsonEscapeNoHTML(x string) string {
 }
 
 func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+	return jcs.PointerToken(s)
 }

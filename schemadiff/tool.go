@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/jcs"
@@ -578,7 +577,7 @@ func hintValue(v jcs.Value, def bool) (bool, bool) {
 }
 
 func escapePtr(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+	return jcs.PointerToken(s)
 }
 
 var sevRank = map[string]int{"high": 3, "medium": 2, "low": 1}

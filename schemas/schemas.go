@@ -507,8 +507,7 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 		}
 		ptr := ""
 		for _, seg := range e.InstanceLocation {
-			seg = strings.ReplaceAll(seg, "~", "~0")
-			ptr += "/" + strings.ReplaceAll(seg, "/", "~1")
+			ptr += "/" + jcs.PointerToken(seg)
 		}
 		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
 			// The library lists them in map order: a message must say the
