@@ -18,10 +18,18 @@ func TestParamHeaderNameInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	args, _ := jcs.Parse([]byte(`{"q":"v"}`))
-	want := ParamHeaders(schema.Root(), args.Root())
-	if len(want) != 1 {
-		t.Fatalf("headers %v", want)
+	// Such a name is not an HTTP header name: ParamHeaders derives no
+	// header from it (a client excludes the tool:
+	// ParamAnnotationProblem), and the errors of one given by hand stay
+	// inert.
+	if got := ParamHeaders(schema.Root(), args.Root()); len(got) != 0 {
+		t.Fatalf("a header from an invalid annotation: %v", got)
 	}
+	if p := ParamAnnotationProblem(schema.Root()); p == "" {
+		t.Fatal("the annotation is not called invalid")
+	}
+	want := []ParamHeader{{Name: "Mcp-Param-Q\x1b[31m\u3164 @org/security #1", Value: "v", Text: "v"}}
+	want[0].Name = "Mcp-Param-" + "Q\x1b[31m\u3164 @org/security #1"
 	for _, h := range []http.Header{{}, {want[0].Name: {"w"}}, {want[0].Name: {"=?base64?%%%?="}}} {
 		e := CheckParamHeaders(h, want)
 		if e == nil {

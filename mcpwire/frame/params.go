@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
 )
@@ -16,9 +18,11 @@ type ParamHeader struct {
 	Text  string // the value before encoding (what CheckHeaderValue compares)
 }
 
-// Bounds of the walk: a schema is server-controlled.
+// Bounds of the walk: a schema is server-controlled. The depth is all a
+// parsed schema can nest (an annotation ParamAnnotationProblem calls valid
+// is never left without its header); at most 64 headers.
 const (
-	maxParamDepth   = 32
+	maxParamDepth   = jcs.MaxDepth / 2
 	maxParamHeaders = 64
 )
 
@@ -27,10 +31,12 @@ const (
 // send them (SEP-2243): one for each property annotated "x-mcp-header":
 // NAME (reached from the root through properties chains only) whose
 // argument is present and not null — a string as it is, an integer in
-// decimal, a boolean as true or false, encoded with EncodeHeaderValue. An
-// argument of another type gets no header (its annotation is invalid).
-// Headers come in the order of the property names (as the parsed
-// schema keeps its members); at most 64, 32 levels deep.
+// decimal (within JavaScript's safe integers, as the transport requires),
+// a boolean as true or false, encoded with EncodeHeaderValue. An argument
+// of another type, and an annotation that is not an HTTP header name, get
+// no header (the annotation is invalid: ParamAnnotationProblem, which a
+// client's tools/list excludes the tool for). Headers come in the order of
+// the property names (as the parsed schema keeps its members); at most 64.
 func ParamHeaders(inputSchema, args jcs.Value) []ParamHeader {
 	if !inputSchema.Valid() || !args.Valid() || args.Kind() != jcs.Object {
 		return nil
@@ -60,7 +66,7 @@ func walkParams(schema, arg jcs.Value, out *[]ParamHeader, depth int) {
 		if !present || v.Kind() == jcs.Null {
 			continue
 		}
-		if h, ok := sub.Get("x-mcp-header"); ok && h.Kind() == jcs.String && h.Str() != "" {
+		if h, ok := sub.Get("x-mcp-header"); ok && h.Kind() == jcs.String && httpguts.ValidHeaderFieldName(h.Str()) {
 			if val, ok := paramValue(v); ok {
 				*out = append(*out, ParamHeader{Name: mcpwire.HeaderParamPrefix + h.Str(), Value: mcpwire.EncodeHeaderValue(val), Text: val})
 			}
@@ -79,7 +85,7 @@ func paramValue(v jcs.Value) (string, bool) {
 		return "false", true
 	case jcs.Number:
 		f := v.Float()
-		if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		if f != math.Trunc(f) || math.Abs(f) > 1<<53-1 {
 			return "", false
 		}
 		return strconv.FormatInt(int64(f), 10), true

@@ -85,3 +85,35 @@ func parseValue(t *testing.T, s string) jcs.Value {
 	}
 	return d.Root()
 }
+
+// TestParamHeadersSafeIntegers: an integer argument is mirrored only within
+// JavaScript's safe integers (−2^53+1 to 2^53−1, as the transport says),
+// and a valid annotation deeper than 32 levels still gets its header.
+func TestParamHeadersSafeIntegers(t *testing.T) {
+	schema, _ := jcs.Parse([]byte(`{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"N"}}}`))
+	for arg, want := range map[string]string{
+		`9007199254740991`: "9007199254740991", `-9007199254740991`: "-9007199254740991",
+		`9007199254740992`: "", `-9007199254740992`: "", `1e300`: "", `2.5`: "",
+	} {
+		args, _ := jcs.Parse([]byte(`{"n":` + arg + `}`))
+		got := ""
+		if hs := ParamHeaders(schema.Root(), args.Root()); len(hs) == 1 {
+			got = hs[0].Text
+		}
+		if got != want {
+			t.Errorf("%s: header %q, want %q", arg, got, want)
+		}
+	}
+	s, a := `{"type":"string","x-mcp-header":"Deep"}`, `"v"`
+	for range 40 {
+		s, a = `{"type":"object","properties":{"a":`+s+`}}`, `{"a":`+a+`}`
+	}
+	ds, _ := jcs.Parse([]byte(s))
+	da, _ := jcs.Parse([]byte(a))
+	if p := ParamAnnotationProblem(ds.Root()); p != "" {
+		t.Fatal(p)
+	}
+	if hs := ParamHeaders(ds.Root(), da.Root()); len(hs) != 1 || hs[0].Name != "Mcp-Param-Deep" {
+		t.Errorf("deep annotation: %v", hs)
+	}
+}
