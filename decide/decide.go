@@ -55,6 +55,7 @@ const (
 	ReasonDenied           = "tool_change_denied"
 	ReasonAdded            = "tool_not_in_baseline"
 	ReasonRemoved          = "tool_no_longer_served"
+	ReasonParamHeader      = "tool_param_header_invalid"
 	ReasonListIncomplete   = "server_list_incomplete"
 	ReasonIdentityMismatch = "server_identity_mismatch"
 	ReasonBaselineInvalid  = "server_baseline_invalid"
@@ -171,6 +172,13 @@ type Options struct {
 	// whose digest differs is external_ref_document_changed, the URL and
 	// both digests in the detail. Ignored without PinnedRefs.
 	VerifiedRefs map[string]string
+	// HTTPModern: the list was served over the 2026-07-28 Streamable HTTP
+	// transport, whose clients MUST exclude a tool whose x-mcp-header
+	// annotations break its rules (manifest.Tool.ParamHeaderProblem). In
+	// a List such a tool is not served, whatever its approval
+	// (tool_param_header_invalid), and a note says why: the gateway is
+	// such a client, and its downstream's own client would drop it too.
+	HTTPModern bool
 
 	// diffs, when set, remembers each changed tool's structural diff for
 	// the report DecideAndDiff makes of the same lists.
@@ -266,6 +274,12 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 		if d.Removed {
 			l.Removed = append(l.Removed, d.Name)
 			continue
+		}
+		if d.Serve && opt.HTTPModern {
+			if msg := d.served.ParamHeaderProblem(); msg != "" {
+				d.Serve, d.Reason = false, ReasonParamHeader
+				l.Notes = append(l.Notes, "tool "+safetext.Quote(d.Name)+" is not served: "+msg)
+			}
 		}
 		if d.Serve {
 			l.served[d.Name] = d.served

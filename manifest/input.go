@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -82,6 +83,7 @@ type Tool struct {
 // kept when the parse is dropped (Lean).
 type leanFacts struct {
 	shape          string            // ShapeProblem
+	paramHeader    string            // ParamHeaderProblem
 	imprecise      []ImpreciseNumber // the first MaxPrecisionWarnings
 	impreciseTotal int
 	// sum is the SHA-256 of the tool's bytes, once RawSum computed it.
@@ -122,6 +124,27 @@ func (t *Tool) ShapeProblem() string {
 	return ""
 }
 
+// factsOf is what the checks of every tool read of t (settled; lean or
+// not): the one place they are gathered.
+func factsOf(t *Tool) *leanFacts {
+	f := &leanFacts{shape: t.ShapeProblem(), paramHeader: t.ParamHeaderProblem()}
+	f.imprecise, f.impreciseTotal = impreciseNumbers(t, MaxPrecisionWarnings)
+	return f
+}
+
+// ParamHeaderProblem says how the tool's inputSchema breaks the rules of
+// the x-mcp-header annotation (frame.ParamAnnotationProblem), or "" when
+// it does not: clients of the 2026-07-28 Streamable HTTP transport must
+// exclude such a tool from tools/list. A lean tool answers what its parse
+// said.
+func (t *Tool) ParamHeaderProblem() string {
+	t.mustBeSettled()
+	if t.lean != nil {
+		return t.lean.paramHeader
+	}
+	return frame.ParamAnnotationProblem(t.Proj.InputSchema)
+}
+
 // Raw is the tool object's bytes as the server sent them. A hollow tool
 // does not hold them (Bytes reads them again): Raw panics on one, a bug in
 // mcpdrift, never a verdict.
@@ -152,9 +175,7 @@ func (t *Tool) Lean() {
 	if t.digest == "" || !t.hasFields {
 		t.setDigest()
 	}
-	f := &leanFacts{shape: t.ShapeProblem()}
-	f.imprecise, f.impreciseTotal = impreciseNumbers(t, MaxPrecisionWarnings)
-	t.raw, t.lean = t.Value.Raw(), f
+	t.raw, t.lean = t.Value.Raw(), factsOf(t)
 	t.Value, t.Proj = jcs.Value{}, Projection{}
 }
 

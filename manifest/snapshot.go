@@ -699,8 +699,7 @@ func (t *Tool) settleFrom(l *Tool) bool {
 	if t.lean == nil || !t.lean.unsettled || l == nil || l == t || (l.lean != nil && l.lean.unsettled) || !(l.IsLean() || l.Value.Valid()) || !t.SameBytes(l) {
 		return false
 	}
-	f := &leanFacts{shape: l.ShapeProblem()}
-	f.imprecise, f.impreciseTotal = impreciseNumbers(l, MaxPrecisionWarnings)
+	f := factsOf(l)
 	f.sum, f.hasSum = t.RawSum(), true
 	t.Name, t.digest = l.Name, l.ToolDigest()
 	t.fieldSums, t.hasFields = l.digestSums()
@@ -716,8 +715,7 @@ func (t *Tool) settleOwn() error {
 		return err
 	}
 	nt.setDigest()
-	f := &leanFacts{shape: nt.ShapeProblem()}
-	f.imprecise, f.impreciseTotal = impreciseNumbers(&nt, MaxPrecisionWarnings)
+	f := factsOf(&nt)
 	f.sum, f.hasSum = t.RawSum(), true
 	t.Name, t.digest, t.fieldSums, t.hasFields, t.lean = nt.Name, nt.digest, nt.fieldSums, true, f
 	return nil

@@ -253,7 +253,7 @@ func Evaluate(in Input) *Result {
 	decided := par.Go(func() []decide.Tool {
 		return decide.DecideTools(in.Declared, p.Tools, decide.Options{Profile: in.Profile, Classifier: in.Classifier})
 	})
-	conformance(r, in)
+	conformance(r, in, stdio)
 	r.Warnings = append(r.Warnings, manifest.PrecisionWarnings("declared", in.Declared)...)
 	r.Warnings = append(r.Warnings, manifest.PrecisionWarnings("served", p.Tools)...)
 	// Drift against the declared manifest.
@@ -492,7 +492,7 @@ func summarize(cs []schemadiff.Change) string {
 
 // conformance checks the server against the specification; it needs no
 // manifest.
-func conformance(r *Result, in Input) {
+func conformance(r *Result, in Input, stdio bool) {
 	p := in.Primary
 	if p.Era == "modern" && p.MissingCacheFields {
 		r.add("MCP-CONF-LIST-CACHE-FIELDS", "", "a 2026-07-28 tools/list result lacks ttlMs or cacheScope, which the revision requires", "", nil)
@@ -513,6 +513,13 @@ func conformance(r *Result, in Input) {
 		}
 		if msg := ShapeProblem(t); msg != "" {
 			r.add("MCP-CONF-TOOL-SHAPE", t.Name, msg, "", nil)
+		}
+		// What a 2026-07-28 HTTP client excludes (the gateway too):
+		// stdio and the legacy revisions mirror no argument.
+		if p.Era == "modern" && !stdio {
+			if msg := t.ParamHeaderProblem(); msg != "" {
+				r.add("MCP-CONF-PARAM-HEADER", t.Name, msg, "", nil)
+			}
 		}
 	}
 	if in.Second != nil {

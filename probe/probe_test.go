@@ -266,6 +266,7 @@ func TestEveryRuleFires(t *testing.T) {
 	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: d, Primary: obs(t, declared),
 		Reflected: []Reflection{{Tool: "search", Pointer: "/description", Source: "the value of header Authorization"}},
 		Cloak:     &Cloak{Client: "claude-code/2.0.0", Obs: obs(t, `[]`)}}))
+	collect(Evaluate(Input{Target: "http://localhost/mcp", TargetClass: ClassLocal, Primary: obs(t, paramHeaderBad)}))
 	names := namedTools("delete_file", "d\u0435lete_file")
 	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: tools(t, names), Primary: obs(t, names)}))
 	for _, e := range catalog.All() {
@@ -328,5 +329,41 @@ func TestCloaking(t *testing.T) {
 	failed := Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: d, Primary: p, Cloak: &Cloak{Client: "claude-code/2.0.0", Error: "boom"}})
 	if !slices.ContainsFunc(failed.Notes, func(n string) bool { return strings.Contains(n, "not checked") }) {
 		t.Errorf("a failed cloak listing must be noted: %v", failed.Notes)
+	}
+}
+
+const paramHeaderBad = `[{"name":"n","inputSchema":{"type":"object","properties":{"s":{"type":"number","x-mcp-header":"S"}}}},{"name":"ok","inputSchema":{"type":"object","properties":{"s":{"type":"string","x-mcp-header":"S"}}}}]`
+
+// MCP-CONF-PARAM-HEADER: a 2026-07-28 listing over HTTP only (stdio and
+// the legacy revisions mirror no argument into a header), on the tool
+// that breaks the rules, lean or not.
+func TestParamHeaderConformance(t *testing.T) {
+	has := func(r *Result) []string {
+		var out []string
+		for _, f := range r.Findings {
+			if f.RuleID == "MCP-CONF-PARAM-HEADER" {
+				out = append(out, f.Tool+": "+f.Message)
+			}
+		}
+		return out
+	}
+	got := has(Evaluate(Input{Target: "http://localhost/mcp", TargetClass: ClassLocal, Primary: obs(t, paramHeaderBad)}))
+	if len(got) != 1 || !strings.HasPrefix(got[0], `n: x-mcp-header "S" at "/properties/s" annotates a property of type "number"`) {
+		t.Errorf("modern over HTTP: %v", got)
+	}
+	lean := obs(t, paramHeaderBad)
+	for i := range lean.Tools {
+		lean.Tools[i].Lean()
+	}
+	if again := has(Evaluate(Input{Target: "http://localhost/mcp", TargetClass: ClassLocal, Primary: lean})); !slices.Equal(again, got) {
+		t.Errorf("lean: %v, parsed: %v", again, got)
+	}
+	legacy := obs(t, paramHeaderBad)
+	legacy.Era = "legacy"
+	if got := has(Evaluate(Input{Target: "http://localhost/mcp", TargetClass: ClassLocal, Primary: legacy})); len(got) != 0 {
+		t.Errorf("legacy: %v", got)
+	}
+	if got := has(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Primary: obs(t, paramHeaderBad)})); len(got) != 0 {
+		t.Errorf("stdio: %v", got)
 	}
 }

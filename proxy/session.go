@@ -499,7 +499,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	now := s.g.cfg.Now()
 	s.mu.Lock()
 	prev := s.gate
-	name, version := s.serverName, s.serverVersion
+	name, version, legacy := s.serverName, s.serverVersion, s.legacy
 	s.mu.Unlock()
 	var served *decide.Served
 	switch {
@@ -518,7 +518,10 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 			s.g.cfg.OnObserved(manifest.BuildObserved(s.g.cfg.ServerID, tl, tl.Completeness, s.g.cfg.Classifier))
 		}
 	}
-	list := decide.DecideList(b, served, decide.Options{Profile: s.g.cfg.Profile, Classifier: s.g.cfg.Classifier})
+	// A 2026-07-28 listing over HTTP: the gateway is a client of that
+	// transport, and excludes what its clients must (x-mcp-header).
+	httpModern := !legacy && s.g.cfg.Upstream.URL != ""
+	list := decide.DecideList(b, served, decide.Options{Profile: s.g.cfg.Profile, Classifier: s.g.cfg.Classifier, HTTPModern: httpModern})
 	if err != nil {
 		list.Detail = err.Error()
 	}

@@ -267,6 +267,9 @@ not observed, and says why.`,
 					}
 					releaseListing()
 					tl, comp = ltl, manifest.Completeness(obs.Completeness)
+					if obs.Era == mcpclient.EraModern && len(cfg.Command) == 0 {
+						checks.paramHeaders(tl.Tools)
+					}
 					// Part of what was pinned: the tools a server lists can
 					// depend on the client capabilities declared.
 					snapOpt.ClientCapabilities = obs.ClientCapabilities
@@ -391,6 +394,21 @@ func (c *pinChecks) page(tools []manifest.Tool) {
 		}
 		if c.shapeTotal++; c.shapeTotal <= maxShapeWarnings {
 			c.shapes = append(c.shapes, fmt.Sprintf("tool %s breaks the specification: %s; it is pinned as served, and every drift against this baseline will report MCP-CONF-TOOL-SHAPE for it", safetext.Quote(tools[i].Name), msg))
+		}
+	}
+}
+
+// paramHeaders notes the tools a 2026-07-28 Streamable HTTP client
+// excludes for their x-mcp-header annotations (a live pin over HTTP in
+// that era): warned with the shape warnings, in their bound.
+func (c *pinChecks) paramHeaders(tools []manifest.Tool) {
+	for i := range tools {
+		msg := tools[i].ParamHeaderProblem()
+		if msg == "" {
+			continue
+		}
+		if c.shapeTotal++; c.shapeTotal <= maxShapeWarnings {
+			c.shapes = append(c.shapes, fmt.Sprintf("tool %s: %s; it is pinned as served, and every drift over HTTP will report MCP-CONF-PARAM-HEADER for it (the gateway does not serve it)", safetext.Quote(tools[i].Name), msg))
 		}
 	}
 }
