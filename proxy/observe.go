@@ -64,7 +64,7 @@ func (s *session) page(req, resp *frame.Message) {
 	ch.active = false
 	ch.transcript.WriteByte(']')
 	transcript := bytes.Clone(ch.transcript.Bytes())
-	name, version := s.serverName, s.serverVersion
+	name, version, legacy := s.serverName, s.serverVersion, s.legacy
 	s.mu.Unlock()
 
 	tl, err := manifest.ParseToolListWith(transcript, manifest.ParseOptions{SkipInvalidTools: true})
@@ -87,7 +87,7 @@ func (s *session) page(req, resp *frame.Message) {
 		b := s.g.baseline.Load()
 		l := decide.DecideList(b, &decide.Served{Tools: tl.Tools, Completeness: tl.Completeness,
 			Identity: manifest.Identity{Endpoint: s.g.cfg.Target, ServerName: name, ServerVersion: version}},
-			decide.Options{Profile: s.g.cfg.Profile, Classifier: s.g.cfg.Classifier})
+			decide.Options{Profile: s.g.cfg.Profile, Classifier: s.g.cfg.Classifier, HTTPModern: s.httpModern(legacy)})
 		s.mu.Lock()
 		s.chain.last = l
 		s.mu.Unlock()

@@ -70,6 +70,28 @@ func TestInvalidParamHeaderToolsNotServed(t *testing.T) {
 		t.Errorf("decision log: hidden %v, note %v\n%s", hidden, note, log.b.String())
 	}
 
+	// Audit forwards the list as it came and logs what enforce would do.
+	var alog logBuf
+	_, aurl := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Audit, Target: up,
+		Baseline: baselineOf(t, path, manifest.Identity{}), Log: proxy.NewDecisionLog(&alog)})
+	if _, tl := listThrough(t, aurl, false); !slices.Equal(sorted(tl), all) {
+		t.Errorf("audit: forwarded %v, want all", sorted(tl))
+	}
+	postModern(t, aurl, "tools/call", `"name":"score","arguments":{"s":1.5},`+modernMeta, map[string]string{"Mcp-Name": "score"})
+	var audited, call []string
+	for _, r := range alog.records(t) {
+		if r.Method == "tools/list" && r.Decision == "hide" && slices.Contains(r.Reasons, "tool_param_header_invalid") {
+			audited = append(audited, r.Tool)
+		}
+		if r.Method == "tools/call" && r.Tool == "score" {
+			call = append(call, r.Reasons...)
+		}
+	}
+	slices.Sort(audited)
+	if !slices.Equal(slices.Compact(audited), []string{"by_ids", "inject", "score"}) || !slices.Contains(call, "call_hidden_tool") {
+		t.Errorf("audit log: hidden %v, call reasons %v\n%s", audited, call, alog.b.String())
+	}
+
 	if _, tl := listThrough(t, url, true); !slices.Equal(sorted(tl), all) {
 		t.Errorf("legacy session over HTTP: served %v, want all", sorted(tl))
 	}

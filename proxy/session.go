@@ -518,10 +518,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 			s.g.cfg.OnObserved(manifest.BuildObserved(s.g.cfg.ServerID, tl, tl.Completeness, s.g.cfg.Classifier))
 		}
 	}
-	// A 2026-07-28 listing over HTTP: the gateway is a client of that
-	// transport, and excludes what its clients must (x-mcp-header).
-	httpModern := !legacy && s.g.cfg.Upstream.URL != ""
-	list := decide.DecideList(b, served, decide.Options{Profile: s.g.cfg.Profile, Classifier: s.g.cfg.Classifier, HTTPModern: httpModern})
+	list := decide.DecideList(b, served, decide.Options{Profile: s.g.cfg.Profile, Classifier: s.g.cfg.Classifier, HTTPModern: s.httpModern(legacy)})
 	if err != nil {
 		list.Detail = err.Error()
 	}
@@ -536,6 +533,15 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	s.setGate(g)
 	s.recordList(list)
 	return g, nil
+}
+
+// httpModern says whether a session's listing is a 2026-07-28 one over
+// HTTP (legacy: the session initialized): the gateway is then a client of
+// that transport, and does not serve what its clients must exclude
+// (x-mcp-header; decide.Options.HTTPModern), in enforce and in what audit
+// says enforce would do.
+func (s *session) httpModern(legacy bool) bool {
+	return !legacy && s.g.cfg.Upstream.URL != ""
 }
 
 func (s *session) setGate(g *gatedList) {
