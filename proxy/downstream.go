@@ -355,12 +355,15 @@ func (g *Gateway) forwardHeaders(r *http.Request) http.Header {
 	return h
 }
 
-// paramHeadersOf returns a downstream request's Mcp-Param-* headers (at
-// most 64 names), for its tools/call.
+// paramHeadersOf returns a downstream request's Mcp-Param-* headers, for
+// its tools/call: all of them (MaxHeaderBytes bounds them), since each
+// annotated argument's header is checked against the body, however many
+// the tool annotates (at most 64 were kept, and a tool with more had its
+// later arguments refused as missing their headers).
 func paramHeadersOf(h http.Header) http.Header {
 	out := http.Header{}
 	for k, vs := range h {
-		if len(out) < 64 && len(k) > len(mcpwire.HeaderParamPrefix) && strings.EqualFold(k[:len(mcpwire.HeaderParamPrefix)], mcpwire.HeaderParamPrefix) {
+		if len(k) > len(mcpwire.HeaderParamPrefix) && strings.EqualFold(k[:len(mcpwire.HeaderParamPrefix)], mcpwire.HeaderParamPrefix) {
 			out[k] = vs
 		}
 	}

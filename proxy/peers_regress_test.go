@@ -7,6 +7,7 @@ package proxy_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -193,6 +194,48 @@ func TestParamHeadersReachTheUpstream(t *testing.T) {
 	}
 	if !seen {
 		t.Error("the upstream never saw the call with its Mcp-Param-* headers")
+	}
+}
+
+// Every annotation of a served tool is checked, however many it has: the
+// gateway derived at most 64 headers, so a downstream client's header for
+// a 65th annotated argument went upstream unchecked, disagreeing with the
+// body it claims to mirror.
+func TestManyParamHeadersAllChecked(t *testing.T) {
+	const n = 70
+	var props, args []string
+	ok := map[string]string{"Mcp-Name": "wide"}
+	for i := range n {
+		props = append(props, fmt.Sprintf(`"p%d":{"type":"string","x-mcp-header":"H%d"}`, i, i))
+		args = append(args, fmt.Sprintf(`"p%d":"v%d"`, i, i))
+		ok[fmt.Sprintf("Mcp-Param-H%d", i)] = fmt.Sprintf("v%d", i)
+	}
+	manifestPath := filepath.Join(t.TempDir(), "tools.json")
+	tools := `{"tools":[{"name":"wide","description":"Many headers.","inputSchema":{"type":"object","properties":{` + strings.Join(props, ",") + `}}}]}`
+	if err := os.WriteFile(manifestPath, []byte(tools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mock, up := upstreamMock(t, mockserver.Config{}, manifestPath)
+	cfg := proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Enforce, Target: up,
+		Baseline: baselineOf(t, manifestPath, manifest.Identity{})}
+	_, url := gateway(t, cfg)
+	call := `"name":"wide","arguments":{` + strings.Join(args, ",") + `},` + modernMeta
+	if status, _, body := postModern(t, url, "tools/call", call, ok); status != http.StatusOK || !strings.Contains(body, `"result"`) {
+		t.Fatalf("all %d headers agreeing: %d %s, want the upstream's result", n, status, body)
+	}
+	bad := map[string]string{}
+	for k, v := range ok {
+		bad[k] = v
+	}
+	bad[fmt.Sprintf("Mcp-Param-H%d", n-1)] = "forged"
+	before := mock.LogTotal()
+	if status, _, body := postModern(t, url, "tools/call", call, bad); status != http.StatusBadRequest || !strings.Contains(body, `"code":-32020`) {
+		t.Errorf("the last of %d headers disagreeing with its argument: %d %s, want the gateway's 400 -32020", n, status, body)
+	}
+	for _, e := range mock.Log()[before:] {
+		if e.Method == "tools/call" {
+			t.Errorf("the call with a forged Mcp-Param-H%d reached the upstream", n-1)
+		}
 	}
 }
 

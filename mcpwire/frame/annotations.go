@@ -48,15 +48,40 @@ func ParamAnnotationProblem(inputSchema jcs.Value) string {
 	if !MaySpellParamAnnotation(inputSchema.Raw()) {
 		return ""
 	}
+	// A pointer is assembled only for a problem it reports: each schema
+	// keeps its parent and the tokens that lead to it (a long key under
+	// many members is not copied once per member).
+	type step struct {
+		parent int    // index in steps; -1 for the root
+		kw     string // the keyword, as written
+		sub    string // the member's name or the item's index, when hasSub
+		hasSub bool
+	}
+	steps := []step{{parent: -1}}
+	pointer := func(id int) string {
+		var toks []string
+		for ; id > 0; id = steps[id].parent {
+			st := steps[id]
+			if st.hasSub {
+				toks = append(toks, st.sub)
+			}
+			toks = append(toks, st.kw)
+		}
+		var b strings.Builder
+		for i := len(toks) - 1; i >= 0; i-- {
+			b.WriteByte('/')
+			b.WriteString(jcs.PointerToken(toks[i]))
+		}
+		return b.String()
+	}
 	type node struct {
 		v         jcs.Value
-		ptr       string
+		id        int  // in steps
 		reachable bool // through properties only, and not the root
-		root      bool
 	}
-	seen := map[string]string{}  // lower-cased header name → its pointer
+	seen := map[string]int{}     // lower-cased header name → its schema
 	names := map[string]string{} // lower-cased header name → as written
-	stack := []node{{v: inputSchema, root: true}}
+	stack := []node{{v: inputSchema}}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -65,9 +90,9 @@ func ParamAnnotationProblem(inputSchema jcs.Value) string {
 			continue
 		}
 		if h, ok := s.Get(ParamAnnotation); ok {
-			at := safetext.Quote(n.ptr)
-			if n.root {
-				at = "the schema's root"
+			at := "the schema's root"
+			if n.id != 0 {
+				at = safetext.Quote(pointer(n.id))
 			}
 			if !n.reachable {
 				return "x-mcp-header at " + at + " is not on a property reached from the schema's root through properties only; clients of the 2026-07-28 HTTP transport must exclude the tool"
@@ -90,34 +115,37 @@ func ParamAnnotationProblem(inputSchema jcs.Value) string {
 			}
 			lower := strings.ToLower(name)
 			if prev, dup := seen[lower]; dup {
-				return "x-mcp-header " + safetext.Quote(name) + " at " + at + " names the header " + safetext.Quote(names[lower]) + " at " + safetext.Quote(prev) + " names too (header names are case-insensitive); clients of the 2026-07-28 HTTP transport must exclude the tool"
+				return "x-mcp-header " + safetext.Quote(name) + " at " + at + " names the header " + safetext.Quote(names[lower]) + " at " + safetext.Quote(pointer(prev)) + " names too (header names are case-insensitive); clients of the 2026-07-28 HTTP transport must exclude the tool"
 			}
-			seen[lower], names[lower] = n.ptr, name
+			seen[lower], names[lower] = n.id, name
 		}
 		// Pushed in reverse, so that the schema is read in document
 		// order and the first problem said is the first in the text.
 		var kids []node
+		child := func(v jcs.Value, kw, sub string, hasSub, reachable bool) {
+			steps = append(steps, step{parent: n.id, kw: kw, sub: sub, hasSub: hasSub})
+			kids = append(kids, node{v: v, id: len(steps) - 1, reachable: reachable})
+		}
 		for i := range s.Len() {
 			k, v := s.Member(i)
 			key := k.Str()
-			ptr := n.ptr + "/" + jcs.PointerToken(key)
 			switch {
 			case key == "properties" && v.Kind() == jcs.Object:
 				for j := range v.Len() {
 					pk, pv := v.Member(j)
-					kids = append(kids, node{v: pv, ptr: ptr + "/" + jcs.PointerToken(pk.Str()), reachable: n.reachable || n.root})
+					child(pv, key, pk.Str(), true, n.reachable || n.id == 0)
 				}
 			case isKeyword(key, schemaMapKeywords) && v.Kind() == jcs.Object:
 				for j := range v.Len() {
 					pk, pv := v.Member(j)
-					kids = append(kids, node{v: pv, ptr: ptr + "/" + jcs.PointerToken(pk.Str())})
+					child(pv, key, pk.Str(), true, false)
 				}
 			case isKeyword(key, schemaArrayKeywords) && v.Kind() == jcs.Array:
 				for j := range v.Len() {
-					kids = append(kids, node{v: v.Index(j), ptr: ptr + "/" + strconv.Itoa(j)})
+					child(v.Index(j), key, strconv.Itoa(j), true, false)
 				}
 			case isKeyword(key, schemaKeywords) && v.Kind() == jcs.Object:
-				kids = append(kids, node{v: v, ptr: ptr})
+				child(v, key, "", false, false)
 			}
 		}
 		for i := len(kids) - 1; i >= 0; i-- {

@@ -18,13 +18,13 @@ type ParamHeader struct {
 	Text  string // the value before encoding (what CheckHeaderValue compares)
 }
 
-// Bounds of the walk: a schema is server-controlled. The depth is all a
-// parsed schema can nest (an annotation ParamAnnotationProblem calls valid
-// is never left without its header); at most 64 headers.
-const (
-	maxParamDepth   = jcs.MaxDepth / 2
-	maxParamHeaders = 64
-)
+// The bound of the walk: a schema is server-controlled. The depth is all
+// a parsed schema can nest (an annotation ParamAnnotationProblem calls
+// valid is never left without its header). The number of headers is not
+// bounded here: every annotation of a tool that is served gets its header
+// (one left out would go unchecked at the gateway), and they are at most
+// the arguments present, whose size the message's bound limits.
+const maxParamDepth = jcs.MaxDepth / 2
 
 // ParamHeaders derives the Mcp-Param-{Name} headers of a tools/call from
 // the tool's inputSchema and the call's arguments, as an HTTP client must
@@ -36,7 +36,7 @@ const (
 // of another type, and an annotation that is not an HTTP header name, get
 // no header (the annotation is invalid: ParamAnnotationProblem, which a
 // client's tools/list excludes the tool for). Headers come in the order of
-// the property names (as the parsed schema keeps its members); at most 64.
+// the property names (as the parsed schema keeps its members).
 func ParamHeaders(inputSchema, args jcs.Value) []ParamHeader {
 	if !inputSchema.Valid() || !args.Valid() || args.Kind() != jcs.Object {
 		return nil
@@ -55,9 +55,6 @@ func walkParams(schema, arg jcs.Value, out *[]ParamHeader, depth int) {
 		return
 	}
 	for i := range props.Len() {
-		if len(*out) >= maxParamHeaders {
-			return
-		}
 		k, sub := props.Member(i)
 		if sub.Kind() != jcs.Object {
 			continue

@@ -1,8 +1,10 @@
 package frame
 
 import (
+	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
@@ -115,5 +117,36 @@ func TestParamHeadersSafeIntegers(t *testing.T) {
 	}
 	if hs := ParamHeaders(ds.Root(), da.Root()); len(hs) != 1 || hs[0].Name != "Mcp-Param-Deep" {
 		t.Errorf("deep annotation: %v", hs)
+	}
+}
+
+// TestParamHeadersUnbounded: every annotated argument present gets its
+// header, the 65th and after too (at most 64 were derived, and a valid
+// tool's later headers went unchecked).
+func TestParamHeadersUnbounded(t *testing.T) {
+	const n = 200
+	var props, args strings.Builder
+	for i := range n {
+		if i > 0 {
+			props.WriteByte(',')
+			args.WriteByte(',')
+		}
+		fmt.Fprintf(&props, `"p%d":{"type":"integer","x-mcp-header":"H%d"}`, i, i)
+		fmt.Fprintf(&args, `"p%d":%d`, i, i)
+	}
+	schema := parseValue(t, `{"type":"object","properties":{`+props.String()+`}}`)
+	if p := ParamAnnotationProblem(schema); p != "" {
+		t.Fatal(p)
+	}
+	got := ParamHeaders(schema, parseValue(t, `{`+args.String()+`}`))
+	if len(got) != n {
+		t.Fatalf("%d headers, want %d", len(got), n)
+	}
+	seen := map[string]bool{}
+	for _, h := range got {
+		if want := "Mcp-Param-H" + h.Text; h.Name != want || seen[h.Name] {
+			t.Fatalf("header %+v: want %s, once", h, want)
+		}
+		seen[h.Name] = true
 	}
 }
