@@ -259,7 +259,7 @@ func TestDriftCollectorBroken(t *testing.T) {
 		url  string
 		want string
 	}{
-		{"hangs", collector(t, otlptest.Hang).URL(), "no answer within 2s"},
+		{"hangs", collector(t, otlptest.Hang).URL(), "no answer within 1.8s"},
 		{"500", collector(t, otlptest.Fail).URL(), "the collector answered HTTP 500"},
 		{"dead", deadAddr(t), "cannot reach the collector"},
 	} {
@@ -281,7 +281,8 @@ func TestDriftCollectorBroken(t *testing.T) {
 			if !slices.Equal(rulesOf(t, out), rulesOf(t, out0)) {
 				t.Errorf("findings differ: %v vs %v", rulesOf(t, out), rulesOf(t, out0))
 			}
-			if took-plain > 2500*time.Millisecond {
+			// The bound is 2 s; the two runs' own spread is allowed 200 ms.
+			if took-plain > 2200*time.Millisecond {
 				t.Errorf("the collector added %v (bound 2 s)", took-plain)
 			}
 		})
