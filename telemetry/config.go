@@ -20,6 +20,15 @@ const (
 	EnvServiceName    = "OTEL_SERVICE_NAME"
 	EnvSDKDisabled    = "OTEL_SDK_DISABLED"
 	EnvTracesExporter = "OTEL_TRACES_EXPORTER"
+
+	// TLS to the collector: a CA bundle to verify it with, and a client
+	// certificate and key (PEM files), the traces-specific ones first.
+	EnvCertificate             = "OTEL_EXPORTER_OTLP_CERTIFICATE"
+	EnvTracesCertificate       = "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE"
+	EnvClientCertificate       = "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE"
+	EnvTracesClientCertificate = "OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE"
+	EnvClientKey               = "OTEL_EXPORTER_OTLP_CLIENT_KEY"
+	EnvTracesClientKey         = "OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY"
 )
 
 // FlagEndpoint is the flag every command that makes MCP requests takes.
@@ -41,6 +50,17 @@ type Settings struct {
 	From        string
 	Headers     map[string]string
 	ServiceName string
+	// TLS names the PEM files the environment gives for TLS to the
+	// collector (New reads them); zero when it gives none. An http://
+	// endpoint uses none of them.
+	TLS TLSFiles
+}
+
+// TLSFiles are the PEM files of TLS to the collector, and the variables
+// that named them (for messages).
+type TLSFiles struct {
+	CA, Cert, Key             string
+	CAFrom, CertFrom, KeyFrom string
 }
 
 // ConfigError is a configuration that cannot be used. Its message names
@@ -109,6 +129,24 @@ func Resolve(flag string, set bool, lookup func(string) (string, bool)) (*Settin
 		for name, val := range h {
 			s.Headers[name] = val
 		}
+	}
+	pick := func(specific, general string) (path, from string) {
+		if v := get(specific); v != "" {
+			return v, specific
+		}
+		if v := get(general); v != "" {
+			return v, general
+		}
+		return "", ""
+	}
+	s.TLS.CA, s.TLS.CAFrom = pick(EnvTracesCertificate, EnvCertificate)
+	s.TLS.Cert, s.TLS.CertFrom = pick(EnvTracesClientCertificate, EnvClientCertificate)
+	s.TLS.Key, s.TLS.KeyFrom = pick(EnvTracesClientKey, EnvClientKey)
+	switch {
+	case s.TLS.Cert != "" && s.TLS.Key == "":
+		return nil, bad("%s is set without %s: a client certificate needs its key", s.TLS.CertFrom, EnvClientKey)
+	case s.TLS.Key != "" && s.TLS.Cert == "":
+		return nil, bad("%s is set without %s: a client key needs its certificate", s.TLS.KeyFrom, EnvClientCertificate)
 	}
 	if n := get(EnvServiceName); n != "" {
 		if !safetext.IsSafe(n) || len(n) > 256 {

@@ -16,11 +16,16 @@ package telemetry
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -118,7 +123,11 @@ func New(s *Settings, o Options) (*Provider, error) {
 		o.Bound = exportDeadline
 	}
 	p := &Provider{s: s, opt: o, ok: true}
-	p.rt = &recordingTransport{base: exportTransport()}
+	tlsCfg, err := s.TLS.config()
+	if err != nil {
+		return nil, err
+	}
+	p.rt = &recordingTransport{base: exportTransport(tlsCfg)}
 	client := &http.Client{
 		Transport: p.rt,
 		Timeout:   o.Bound,
@@ -156,11 +165,79 @@ func New(s *Settings, o Options) (*Provider, error) {
 }
 
 // exportTransport is the exporter's own HTTP transport (not shared with
-// MCP traffic): Go's defaults, proxies from the environment.
-func exportTransport() *http.Transport {
+// MCP traffic): Go's defaults, proxies from the environment, and the TLS
+// configuration the environment gives (nil: Go's default). The exporter
+// reads the certificate variables only for a client it builds itself, so
+// they are read here for the one mcpdrift gives it.
+func exportTransport(tlsCfg *tls.Config) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = exportDeadline
+	if tlsCfg != nil {
+		t.TLSClientConfig = tlsCfg
+	}
 	return t
+}
+
+// maxPEMBytes bounds a certificate or key file read for TLS to the
+// collector.
+const maxPEMBytes = 1 << 20
+
+// config reads the files into a TLS configuration (nil when none is
+// named). A file that cannot be read, or holds no usable PEM, is a
+// ConfigError naming its variable and path, never its contents.
+func (f TLSFiles) config() (*tls.Config, error) {
+	if f.CA == "" && f.Cert == "" {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if f.CA != "" {
+		pem, err := readPEM(f.CAFrom, f.CA)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, bad("%s (%s) holds no PEM certificate", f.CAFrom, safetext.Quote(f.CA))
+		}
+		cfg.RootCAs = pool
+	}
+	if f.Cert != "" {
+		certPEM, err := readPEM(f.CertFrom, f.Cert)
+		if err != nil {
+			return nil, err
+		}
+		keyPEM, err := readPEM(f.KeyFrom, f.Key)
+		if err != nil {
+			return nil, err
+		}
+		pair, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return nil, bad("%s (%s) and %s (%s) are not a PEM certificate and its private key", f.CertFrom, safetext.Quote(f.Cert), f.KeyFrom, safetext.Quote(f.Key))
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	return cfg, nil
+}
+
+func readPEM(from, path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		why := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err.Error()
+		}
+		return nil, bad("%s (%s) cannot be read: %s", from, safetext.Quote(path), safetext.Inert(why))
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, maxPEMBytes+1))
+	switch {
+	case err != nil:
+		return nil, bad("%s (%s) cannot be read", from, safetext.Quote(path))
+	case len(b) > maxPEMBytes:
+		return nil, bad("%s (%s) is larger than %d bytes", from, safetext.Quote(path), maxPEMBytes)
+	}
+	return b, nil
 }
 
 // Secrets are the values of s a run must redact from everything it

@@ -515,3 +515,39 @@ func TestScanTraced(t *testing.T) {
 		t.Errorf("scan --lock spans %v", names)
 	}
 }
+
+// TestOTLPCertificateRefused: a certificate variable naming a file that
+// cannot be used is exit 2 before any MCP request, naming the variable
+// and the path, never the file's contents; on every command that exports.
+func TestOTLPCertificateRefused(t *testing.T) {
+	s, url := mock(t, mockserver.Config{}, exampleV1)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(bad, []byte("no certificate here: FILE-CONTENT-MARK-13\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env, path, want string
+	}{
+		{"OTEL_EXPORTER_OTLP_CERTIFICATE", bad, "holds no PEM certificate"},
+		{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", filepath.Join(dir, "missing.pem"), "cannot be read"},
+	} {
+		t.Run(c.env, func(t *testing.T) {
+			t.Setenv(c.env, c.path)
+			for _, args := range [][]string{
+				{"drift", exampleV1, "--base-url", url},
+				{"pin", "--url", url, "--server-id", "x", "-o", filepath.Join(dir, "pin.json")},
+			} {
+				before := s.LogTotal()
+				code, out, stderr := run(t, "", append(args, "--otlp-endpoint", "https://127.0.0.1:4318")...)
+				if code != 2 || !strings.Contains(stderr, c.env) || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, c.path) {
+					t.Errorf("%s: exit %d, stderr %s", args[0], code, stderr)
+				}
+				noSecretIn(t, args[0]+"'s output", []byte(out+stderr), "FILE-CONTENT-MARK-13")
+				if n := s.LogTotal() - before; n != 0 {
+					t.Errorf("%s: %d MCP request(s) before the refusal", args[0], n)
+				}
+			}
+		})
+	}
+}

@@ -8,9 +8,11 @@ package otlptest
 
 import (
 	"compress/gzip"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -66,6 +68,17 @@ type Collector struct {
 func New(mode Behaviour) *Collector {
 	c := &Collector{mode: mode, stop: make(chan struct{})}
 	c.srv = httptest.NewServer(http.HandlerFunc(c.serve))
+	return c
+}
+
+// NewTLS starts a receiver that speaks TLS with cfg (its certificate, and
+// ClientAuth and ClientCAs to ask for a client's); Close it.
+func NewTLS(mode Behaviour, cfg *tls.Config) *Collector {
+	c := &Collector{mode: mode, stop: make(chan struct{})}
+	c.srv = httptest.NewUnstartedServer(http.HandlerFunc(c.serve))
+	c.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are what tests ask for
+	c.srv.TLS = cfg
+	c.srv.StartTLS()
 	return c
 }
 
