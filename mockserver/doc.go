@@ -87,8 +87,10 @@
 //	Mcp-Name with bytes outside visible ASCII/SP/HTAB  400   -32020
 //	Mcp-Name =?base64?...?= invalid (padding, chars)   400   -32020 (mcpwire.DecodeHeaderValue)
 //	Mcp-Name (decoded) != params.name / params.uri     400   -32020
-//	Mcp-Param-{H} missing or != an argument annotated  400   -32020 (integers numerically)
-//	  "x-mcp-header": "H" that is present and not null
+//	Mcp-Param-{H} missing or != an argument annotated  400   -32020 (an integer's as the
+//	  "x-mcp-header": "H" that is present and not null        same number, exactly)
+//	Mcp-Param-{H} sent for an annotated argument that  400   -32020
+//	  is absent, null or not a string, integer or boolean
 //	unknown method (ping, prompts/*, resources/*, ...) 404   -32601
 //	invalid cursor; unknown tool; arguments not object 400   -32602
 //	success                                            200   result with resultType "complete",

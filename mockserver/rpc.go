@@ -225,9 +225,6 @@ func validImplementation(v jcs.Value) bool {
 // against the arguments annotated "x-mcp-header" in the tool's inputSchema
 // (frame.ParamHeaders and frame.CheckParamHeaders, the gateway's check).
 func checkParamHeaders(h http.Header, tool []byte, args jcs.Value, hasArgs bool) *frame.Error {
-	if !hasArgs {
-		return nil
-	}
 	doc, err := jcs.Parse(tool)
 	if err != nil {
 		return nil
@@ -236,7 +233,13 @@ func checkParamHeaders(h http.Header, tool []byte, args jcs.Value, hasArgs bool)
 	if !ok {
 		return nil
 	}
-	return frame.CheckParamHeaders(h, frame.ParamHeaders(is, args))
+	var want []frame.ParamHeader
+	if hasArgs {
+		want = frame.ParamHeaders(is, args)
+	}
+	// Without arguments no annotated argument is present: a header of one
+	// is refused too.
+	return frame.CheckParamHeaders(h, want, frame.ParamHeaderNames(is))
 }
 
 // Results.

@@ -71,12 +71,7 @@ func (s *session) page(req, resp *frame.Message) {
 	if err != nil || tl.Completeness != manifest.Complete || len(tl.Invalid) > 0 {
 		return
 	}
-	schemas := make(map[string]jcs.Value, len(tl.Tools))
-	for _, t := range tl.Tools {
-		if is, ok := t.Value.Get("inputSchema"); ok {
-			schemas[t.Name] = is
-		}
-	}
+	schemas := inputSchemas(tl)
 	s.mu.Lock()
 	s.observed = schemas // for a tools/call's Mcp-Param-* headers
 	s.mu.Unlock()

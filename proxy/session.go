@@ -55,6 +55,7 @@ type session struct {
 	inDoubt       bool
 	lastUsed      time.Time
 	observed      map[string]jcs.Value // inputSchemas of the list the downstream last fully observed (audit)
+	schemasListed bool                 // audit listed the upstream for them (listSchemas)
 	closed        bool
 	chain         chain
 
@@ -232,29 +233,32 @@ type downstreamParamsKey struct{}
 
 // callHeaders returns the headers to forward a 2026-07-28 tools/call
 // with: fwd and the call's Mcp-Param-* headers (SEP-2243). When the
-// gateway knows the tool's inputSchema (the gated list, or the list the
-// downstream fully observed), they are derived from the body — a stdio
+// gateway knows the tool's inputSchema (the gated list, the list the
+// downstream fully observed, or in audit the upstream's list, fetched
+// once when neither is had), they are derived from the body — a stdio
 // downstream has none to give, and an HTTP upstream needs them — and an
 // HTTP downstream's own must agree, as a server checks them: -32020 (400)
-// for one missing, repeated or not the argument's value. A header the
-// schema does not annotate, and every header of a tool the gateway does
-// not know, is forwarded as it came.
+// for one missing, repeated or not the argument's value, and for one
+// the schema annotates whose argument gives none (absent, null, not a
+// string, integer or boolean). A header the schema does not annotate,
+// and every header of a tool the gateway does not know, is forwarded as
+// it came.
 func (s *session) callHeaders(ctx context.Context, m *frame.Message, fwd http.Header) (http.Header, *frame.Error) {
 	down, fromHTTP := ctx.Value(downstreamParamsKey{}).(http.Header)
-	if httpUp := isHTTP(s.up); !modernRequest(m) || !fromHTTP && !httpUp {
+	httpUp := isHTTP(s.up)
+	if !modernRequest(m) || !fromHTTP && !httpUp {
 		return fwd, nil
 	}
 	name, args := callTarget(m)
-	s.mu.Lock()
-	var schema jcs.Value
-	known := false
-	if s.gate != nil {
-		schema, known = s.gate.schemas.get(name)
+	schema, known := s.callSchema(name)
+	if !known && httpUp && s.g.cfg.Mode == Audit {
+		// Audit lists nothing of its own, so a call before any list the
+		// downstream observed would go to an HTTP upstream without the
+		// headers it requires (enforce has its gated list): the upstream
+		// is listed once for the session's schemas.
+		s.listSchemas(ctx, fwd)
+		schema, known = s.callSchema(name)
 	}
-	if !known {
-		schema, known = s.observed[name]
-	}
-	s.mu.Unlock()
 	out := make(http.Header, len(fwd)+len(down))
 	for k, vs := range fwd {
 		out[k] = vs
@@ -262,7 +266,7 @@ func (s *session) callHeaders(ctx context.Context, m *frame.Message, fwd http.He
 	if known {
 		phs := frame.ParamHeaders(schema, args)
 		if fromHTTP {
-			if e := frame.CheckParamHeaders(down, phs); e != nil {
+			if e := frame.CheckParamHeaders(down, phs, frame.ParamHeaderNames(schema)); e != nil {
 				return nil, e
 			}
 		}
@@ -276,6 +280,56 @@ func (s *session) callHeaders(ctx context.Context, m *frame.Message, fwd http.He
 		}
 	}
 	return out, nil
+}
+
+// callSchema is the inputSchema the gateway knows for a tool: its gated
+// list's, else the one the downstream last fully observed.
+func (s *session) callSchema(name string) (jcs.Value, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gate != nil {
+		if schema, ok := s.gate.schemas.get(name); ok {
+			return schema, true
+		}
+	}
+	schema, ok := s.observed[name]
+	return schema, ok
+}
+
+// listSchemas lists the upstream once per session, for the schemas of an
+// audit session's calls (s.observed), when no list was observed before; a
+// listing that fails or is not complete leaves them unknown.
+func (s *session) listSchemas(ctx context.Context, fwd http.Header) {
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	s.mu.Lock()
+	done := s.schemasListed || s.observed != nil
+	s.schemasListed = true
+	s.mu.Unlock()
+	if done {
+		return
+	}
+	tl, _, err := s.tracedList(ctx, fwd)
+	if err != nil || tl.Completeness != manifest.Complete {
+		return
+	}
+	schemas := inputSchemas(tl)
+	s.mu.Lock()
+	if s.observed == nil {
+		s.observed = schemas
+	}
+	s.mu.Unlock()
+}
+
+// inputSchemas maps each tool of a list to its inputSchema.
+func inputSchemas(tl *manifest.ToolList) map[string]jcs.Value {
+	schemas := make(map[string]jcs.Value, len(tl.Tools))
+	for _, t := range tl.Tools {
+		if is, ok := t.Value.Get("inputSchema"); ok {
+			schemas[t.Name] = is
+		}
+	}
+	return schemas
 }
 
 // modernRequest: a request of the 2026-07-28 revision (params._meta

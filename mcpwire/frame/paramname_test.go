@@ -31,7 +31,7 @@ func TestParamHeaderNameInert(t *testing.T) {
 	want := []ParamHeader{{Name: "Mcp-Param-Q\x1b[31m\u3164 @org/security #1", Value: "v", Text: "v"}}
 	want[0].Name = "Mcp-Param-" + "Q\x1b[31m\u3164 @org/security #1"
 	for _, h := range []http.Header{{}, {want[0].Name: {"w"}}, {want[0].Name: {"=?base64?%%%?="}}} {
-		e := CheckParamHeaders(h, want)
+		e := CheckParamHeaders(h, want, nil)
 		if e == nil {
 			t.Fatal("no error")
 		}

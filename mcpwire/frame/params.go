@@ -4,6 +4,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"golang.org/x/net/http/httpguts"
 
@@ -16,6 +17,10 @@ type ParamHeader struct {
 	Name  string // the whole header name: "Mcp-Param-" + the annotation
 	Value string // encoded (mcpwire.EncodeHeaderValue)
 	Text  string // the value before encoding (what CheckHeaderValue compares)
+	// Integer: the argument is a JSON number (an integer), so a header
+	// with the same number in another spelling (2.0 for 2) agrees too. A
+	// string argument's header agrees only as the same text.
+	Integer bool
 }
 
 // The bound of the walk: a schema is server-controlled. The depth is all
@@ -65,7 +70,7 @@ func walkParams(schema, arg jcs.Value, out *[]ParamHeader, depth int) {
 		}
 		if h, ok := sub.Get("x-mcp-header"); ok && h.Kind() == jcs.String && httpguts.ValidHeaderFieldName(h.Str()) {
 			if val, ok := paramValue(v); ok {
-				*out = append(*out, ParamHeader{Name: mcpwire.HeaderParamPrefix + h.Str(), Value: mcpwire.EncodeHeaderValue(val), Text: val})
+				*out = append(*out, ParamHeader{Name: mcpwire.HeaderParamPrefix + h.Str(), Value: mcpwire.EncodeHeaderValue(val), Text: val, Integer: v.Kind() == jcs.Number})
 			}
 		}
 		walkParams(sub, v, out, depth+1)
@@ -90,37 +95,151 @@ func paramValue(v jcs.Value) (string, bool) {
 	return "", false
 }
 
-// CheckParamHeaders checks a tools/call's Mcp-Param-* headers in h against
-// want (ParamHeaders of the tool's inputSchema and the call's arguments)
-// as a server checks them: each must be present once (SingleHeader) and
-// carry the argument's value (CheckHeaderValue; an integer argument is
-// also matched numerically, so 42.0 is 42). The first disagreement is a
-// -32020 (HTTP 400). The one check of these headers, for the mock server
-// and the gateway.
-func CheckParamHeaders(h http.Header, want []ParamHeader) *Error {
+// ParamHeaderNames returns the Mcp-Param-{Name} header names the
+// inputSchema's annotations name: every property reached from the root
+// through properties chains whose x-mcp-header is a header name, in the
+// order ParamHeaders derives them, whatever the arguments.
+func ParamHeaderNames(inputSchema jcs.Value) []string {
+	var out []string
+	walkNames(inputSchema, &out, 0)
+	return out
+}
+
+func walkNames(schema jcs.Value, out *[]string, depth int) {
+	if depth > maxParamDepth || schema.Kind() != jcs.Object {
+		return
+	}
+	props, ok := schema.Get("properties")
+	if !ok || props.Kind() != jcs.Object {
+		return
+	}
+	for i := range props.Len() {
+		_, sub := props.Member(i)
+		if sub.Kind() != jcs.Object {
+			continue
+		}
+		if h, ok := sub.Get("x-mcp-header"); ok && h.Kind() == jcs.String && httpguts.ValidHeaderFieldName(h.Str()) {
+			*out = append(*out, mcpwire.HeaderParamPrefix+h.Str())
+		}
+		walkNames(sub, out, depth+1)
+	}
+}
+
+// CheckParamHeaders checks a tools/call's Mcp-Param-* headers in h as a
+// server checks them: want (ParamHeaders of the tool's inputSchema and
+// the call's arguments) must each be present once (SingleHeader) and
+// carry the argument's value (CheckHeaderValue; an integer argument's is
+// also matched as the same number, exactly, so 2.0 is 2), and a header
+// of names (ParamHeaderNames of the inputSchema) that want does not hold
+// must be absent: its argument is absent, null, not a string, integer or
+// boolean, or an integer beyond the safe range, so it has no header, and
+// one sent is not the body's. The first disagreement is a -32020 (HTTP
+// 400). The one check of these headers, for the mock server and the
+// gateway.
+func CheckParamHeaders(h http.Header, want []ParamHeader, names []string) *Error {
 	for _, ph := range want {
 		raw, e := SingleHeader(h, ph.Name)
 		if e != nil {
 			return e
 		}
-		if e := CheckHeaderValue(ph.Name, raw, ph.Text); e != nil && !sameInteger(raw, ph.Text) {
+		if e := CheckHeaderValue(ph.Name, raw, ph.Text); e != nil && !(ph.Integer && sameInteger(raw, ph.Text)) {
 			return e
+		}
+	}
+	if len(names) == len(want) {
+		return nil // every annotated argument gave its header
+	}
+	derived := make(map[string]bool, len(want))
+	for _, ph := range want {
+		derived[strings.ToLower(ph.Name)] = true
+	}
+	for _, n := range names {
+		if !derived[strings.ToLower(n)] && len(h.Values(n)) > 0 {
+			return Errorf(http.StatusBadRequest, mcpwire.CodeHeaderMismatch, "Header mismatch: unexpected %s header: its argument is absent, null, or not a string, an integer or a boolean", shownName(n))
 		}
 	}
 	return nil
 }
 
-// sameInteger: raw (a header value, trimmed) decodes to a number equal to
-// want, a decimal integer.
+// sameInteger: raw (a header value, trimmed) decodes to a JSON number
+// exactly equal to want, a decimal integer: 2.0 and 2e0 are 2, and
+// 1.0000000000000001 is not 1 (no rounding through float64). The number
+// is compared as its digits, so an exponent costs nothing however large.
 func sameInteger(raw, want string) bool {
-	w, err := strconv.ParseInt(want, 10, 64)
-	if err != nil {
-		return false
-	}
 	got, err := mcpwire.DecodeHeaderValue(raw)
-	if err != nil {
+	if err != nil || !jsonNumber(got) {
 		return false
 	}
-	f, err := strconv.ParseFloat(got, 64)
-	return err == nil && f == float64(w)
+	neg := strings.HasPrefix(got, "-")
+	got = strings.TrimPrefix(got, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(got), "e")
+	ip, fp, _ := strings.Cut(mant, ".")
+	digits := ip + fp
+	point := len(ip) // the decimal point's place in digits
+	if exp != "" {
+		e, err := strconv.Atoi(exp)
+		if err != nil || e > len(digits)+64 || e < -len(digits)-64 {
+			// Far beyond any integer want can be, unless every digit is 0.
+			return strings.Trim(digits, "0") == "" && strings.TrimPrefix(want, "-") == "0"
+		}
+		point += e
+	}
+	var whole string
+	switch {
+	case point <= 0:
+		whole, digits = "", strings.Repeat("0", -point)+digits
+	case point >= len(digits):
+		whole, digits = digits+strings.Repeat("0", point-len(digits)), ""
+	default:
+		whole, digits = digits[:point], digits[point:]
+	}
+	if strings.Trim(digits, "0") != "" {
+		return false // a fraction
+	}
+	whole = strings.TrimLeft(whole, "0")
+	w := strings.TrimPrefix(want, "-")
+	wneg := len(w) < len(want)
+	if whole == "" {
+		return w == "0"
+	}
+	return whole == w && neg == wneg
+}
+
+// jsonNumber: s is a JSON number (RFC 8259: -?int frac? exp?), nothing
+// else (no +, no leading zero, no hex, no fraction form).
+func jsonNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }

@@ -24,24 +24,24 @@ func TestParamHeaders(t *testing.T) {
 		want []ParamHeader
 	}{
 		{`{"owner":"acme","repo":"app","stats":true,"page":2,"where":{"region":"Zürich"},"gone":null}`, []ParamHeader{
-			{"Mcp-Param-Owner", "acme", "acme"}, {"Mcp-Param-Page", "2", "2"}, {"Mcp-Param-Include-Stats", "true", "true"},
-			{"Mcp-Param-Region", "=?base64?WsO8cmljaA==?=", "Zürich"}}},
-		{`{"page":2.0,"ratio":0.5,"stats":false}`, []ParamHeader{{"Mcp-Param-Page", "2", "2"}, {"Mcp-Param-Include-Stats", "false", "false"}}},
+			{"Mcp-Param-Owner", "acme", "acme", false}, {"Mcp-Param-Page", "2", "2", true}, {"Mcp-Param-Include-Stats", "true", "true", false},
+			{"Mcp-Param-Region", "=?base64?WsO8cmljaA==?=", "Zürich", false}}},
+		{`{"page":2.0,"ratio":0.5,"stats":false}`, []ParamHeader{{"Mcp-Param-Page", "2", "2", true}, {"Mcp-Param-Include-Stats", "false", "false", false}}},
 		{`{"repo":"app"}`, nil},
-		{`{"owner":12}`, []ParamHeader{{"Mcp-Param-Owner", "12", "12"}}},
+		{`{"owner":12}`, []ParamHeader{{"Mcp-Param-Owner", "12", "12", true}}},
 	}
 	s := parseValue(t, schema)
 	for _, c := range cases {
 		got := ParamHeaders(s, parseValue(t, c.args))
 		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s:\n got %q\nwant %q", c.args, got, c.want)
+			t.Errorf("%s:\n got %+v\nwant %+v", c.args, got, c.want)
 		}
 	}
 	if got := ParamHeaders(s, parseValue(t, `[1]`)); got != nil {
-		t.Errorf("arguments not an object: %q", got)
+		t.Errorf("arguments not an object: %+v", got)
 	}
 	if got := ParamHeaders(jcs.Value{}, parseValue(t, `{"owner":"x"}`)); got != nil {
-		t.Errorf("no schema: %q", got)
+		t.Errorf("no schema: %+v", got)
 	}
 }
 
@@ -66,7 +66,7 @@ func TestCheckParamHeaders(t *testing.T) {
 		{"bad base64", http.Header{"Mcp-Param-Owner": {"acme"}, "Mcp-Param-Page": {"2"}, "Mcp-Param-Region": {"=?base64?!!?="}}, false},
 	}
 	for _, c := range cases {
-		e := CheckParamHeaders(c.h, want)
+		e := CheckParamHeaders(c.h, want, ParamHeaderNames(s))
 		if (e == nil) != c.ok {
 			t.Errorf("%s: got %v, want ok=%v", c.name, e, c.ok)
 		}
@@ -74,7 +74,7 @@ func TestCheckParamHeaders(t *testing.T) {
 			t.Errorf("%s: %d/%d, want -32020/400", c.name, e.Code, e.Status)
 		}
 	}
-	if e := CheckParamHeaders(http.Header{}, nil); e != nil {
+	if e := CheckParamHeaders(http.Header{}, nil, nil); e != nil {
 		t.Errorf("no annotated argument: %v", e)
 	}
 }
@@ -148,5 +148,78 @@ func TestParamHeadersUnbounded(t *testing.T) {
 			t.Fatalf("header %+v: want %s, once", h, want)
 		}
 		seen[h.Name] = true
+	}
+}
+
+// TestCheckParamHeadersUnsetArguments: a header the schema annotates whose
+// argument gives none — absent, null, an object or array, a fraction, an
+// integer beyond the safe range, or under an object argument that is
+// absent or not an object — is a mismatch, as the go-sdk server says
+// ("unexpected header for absent or null parameter"). It was not checked
+// at all, and the gateway forwarded it to the upstream as it came.
+func TestCheckParamHeadersUnsetArguments(t *testing.T) {
+	s := parseValue(t, `{"type":"object","properties":{
+		"owner":{"type":"string","x-mcp-header":"Owner"},
+		"n":{"type":"integer","x-mcp-header":"N"},
+		"f":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}}`)
+	names := ParamHeaderNames(s)
+	if want := []string{"Mcp-Param-Region", "Mcp-Param-N", "Mcp-Param-Owner"}; !reflect.DeepEqual(names, want) { // the parsed schema's member order
+		t.Fatalf("names %q, want %q", names, want)
+	}
+	for _, c := range []struct{ args, header, value string }{
+		{`{}`, "Mcp-Param-Owner", "forged"},
+		{`{"owner":null}`, "Mcp-Param-Owner", "forged"},
+		{`{"owner":{"x":1}}`, "Mcp-Param-Owner", "forged"},
+		{`{"owner":["a"]}`, "Mcp-Param-Owner", "forged"},
+		{`{"n":1.5}`, "Mcp-Param-N", "7"},
+		{`{"n":9007199254740993}`, "Mcp-Param-N", "7"},
+		{`{"f":{}}`, "Mcp-Param-Region", "us"},
+		{`{"f":"eu"}`, "Mcp-Param-Region", "us"},
+		{`{}`, "mcp-param-region", "us"},
+	} {
+		args := parseValue(t, c.args)
+		want := ParamHeaders(s, args)
+		if e := CheckParamHeaders(http.Header{}, want, names); e != nil {
+			t.Errorf("%s without headers: %v", c.args, e)
+		}
+		h := http.Header{}
+		h.Add(c.header, c.value) // canonicalizes, as a server reads it
+		e := CheckParamHeaders(h, want, names)
+		if e == nil || e.Code != -32020 || e.Status != http.StatusBadRequest || !strings.Contains(e.Message, "unexpected") {
+			t.Errorf("%s with %s: %v, want -32020 unexpected header", c.args, c.header, e)
+		}
+	}
+}
+
+// TestSameIntegerExact: an integer argument's header agrees as the same
+// number exactly; a string argument's only as the same text. Before, a
+// string "42" took "42.0", "+42", "042" or "0x2Ap0", and an integer was
+// compared through float64 (1 took 1.0000000000000001).
+func TestSameIntegerExact(t *testing.T) {
+	schema := parseValue(t, `{"type":"object","properties":{"id":{"type":"string","x-mcp-header":"Id"},"n":{"type":"integer","x-mcp-header":"N"}}}`)
+	check := func(args, header, value string) *Error {
+		h := http.Header{}
+		h.Set(header, value)
+		return CheckParamHeaders(h, ParamHeaders(schema, parseValue(t, args)), []string{header})
+	}
+	for _, v := range []string{"42.0", "4.2e1", "+42", "042", "0x2Ap0", "42.000000000000001", "42e0"} {
+		if e := check(`{"id":"42"}`, "Mcp-Param-Id", v); e == nil {
+			t.Errorf("string argument \"42\", header %q: accepted", v)
+		}
+	}
+	for _, c := range []struct {
+		arg, value string
+		ok         bool
+	}{
+		{"42", "42", true}, {"42", "42.0", true}, {"42", "4.2e1", true}, {"42", "420e-1", true}, {"42", "42.000", true},
+		{"0", "-0", true}, {"0", "0e999999999", true}, {"-7", "-7.0", true}, {"9007199254740991", "9007199254740991", true},
+		{"1", "1.0000000000000001", false}, {"9007199254740991", "9007199254740990.9", false}, {"9007199254740991", "9007199254740991.4", false},
+		{"42", "+42", false}, {"42", "042", false}, {"42", "0x2A", false}, {"42", "42.", false}, {"42", ".42e2", false},
+		{"1", "1e999999999", false}, {"1", "1e-999999999", false}, {"-42", "42", false}, {"42", "-42", false},
+		{"1", "0.0000000000000000000000000000000000000000000000000000000000000000000001e70", true},
+	} {
+		if e := check(`{"n":`+c.arg+`}`, "Mcp-Param-N", c.value); (e == nil) != c.ok {
+			t.Errorf("integer argument %s, header %q: %v, want ok=%v", c.arg, c.value, e, c.ok)
+		}
 	}
 }
