@@ -27,6 +27,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,11 +124,20 @@ func New(s *Settings, o Options) (*Provider, error) {
 		o.Bound = exportDeadline
 	}
 	p := &Provider{s: s, opt: o, ok: true}
-	tlsCfg, err := s.TLS.config()
-	if err != nil {
-		return nil, err
+	var tlsCfg *tls.Config
+	if strings.HasPrefix(s.URL, "https://") {
+		// An http:// endpoint uses none of the files: they are not read.
+		var err error
+		if tlsCfg, err = s.TLS.config(); err != nil {
+			return nil, err
+		}
 	}
 	p.rt = &recordingTransport{base: exportTransport(tlsCfg)}
+	if u, err := url.Parse(s.URL); err == nil {
+		// The exporter keeps only the endpoint's host and path: its query
+		// (an API key, often) is put back on every request.
+		p.rt.query = u.RawQuery
+	}
 	client := &http.Client{
 		Transport: p.rt,
 		Timeout:   o.Bound,
@@ -220,6 +230,11 @@ func (f TLSFiles) config() (*tls.Config, error) {
 }
 
 func readPEM(from, path string) ([]byte, error) {
+	// Only a regular file: opening a FIFO (or /dev/stdin) would wait for
+	// a writer with no bound.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, bad("%s (%s) is not a regular file", from, safetext.Quote(path))
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		why := err.Error()
@@ -230,6 +245,9 @@ func readPEM(from, path string) ([]byte, error) {
 		return nil, bad("%s (%s) cannot be read: %s", from, safetext.Quote(path), safetext.Inert(why))
 	}
 	defer fh.Close()
+	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, bad("%s (%s) is not a regular file", from, safetext.Quote(path))
+	}
 	b, err := io.ReadAll(io.LimitReader(fh, maxPEMBytes+1))
 	switch {
 	case err != nil:
@@ -289,10 +307,14 @@ func (p *Provider) Flush() bool {
 	err := p.tp.Shutdown(ctx)
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
+	failed := p.failing
 	if err != nil && !p.failing {
 		p.warn(fmt.Sprintf("OpenTelemetry: the last spans were not exported to %s: %s", safetext.Escape(p.s.Shown()), p.reason(ctx, err)))
+		// The batcher's last export, still running, fails a moment later:
+		// it is the same failure, already said.
+		p.failing, failed = true, true
 	}
-	p.ok = err == nil && !p.failing
+	p.ok = err == nil && !failed
 	return p.ok
 }
 
@@ -327,12 +349,17 @@ func (p *Provider) reason(ctx context.Context, err error) string {
 // quoting the collector.
 type recordingTransport struct {
 	base   http.RoundTripper
+	query  string // the endpoint's query, which the exporter drops
 	mu     sync.Mutex
 	status int
 	err    error
 }
 
 func (t *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.query != "" && r.URL.RawQuery == "" {
+		r = r.Clone(r.Context())
+		r.URL.RawQuery = t.query
+	}
 	resp, err := t.base.RoundTrip(r)
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -264,3 +264,34 @@ func TestServiceModeFlush(t *testing.T) {
 		t.Fatalf("%d spans received", n)
 	}
 }
+
+// TestServiceShutdownWarnsOnce: the gateway's shutdown against a collector
+// that never answers warns once: the batcher's last export, still running
+// when Flush gives up, failed a moment later and warned again (found by a
+// review).
+func TestServiceShutdownWarnsOnce(t *testing.T) {
+	c := otlptest.New(otlptest.Hang)
+	defer c.Close()
+	var mu sync.Mutex
+	var warnings []string
+	p, err := New(&Settings{URL: c.URL() + "/v1/traces", ServiceName: "svc"}, Options{Mode: ModeService,
+		Warn: func(s string) { mu.Lock(); warnings = append(warnings, s); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s := p.Tracer().Start(context.Background(), mcptrace.Request{Kind: mcptrace.Server, Method: "ping"})
+	s.End(mcptrace.Outcome{})
+	start := time.Now()
+	if p.Flush() {
+		t.Error("Flush says the spans were exported")
+	}
+	if took := time.Since(start); took > ExportBound {
+		t.Errorf("shutdown took %v", took)
+	}
+	time.Sleep(300 * time.Millisecond) // the batcher's export ends meanwhile
+	mu.Lock()
+	defer mu.Unlock()
+	if len(warnings) != 1 {
+		t.Fatalf("%d warnings: %q", len(warnings), warnings)
+	}
+}

@@ -169,7 +169,7 @@ func TestTLSFilesRefused(t *testing.T) {
 		{"CA with no PEM", map[string]string{EnvCertificate: pki.garbage}, false, "holds no PEM certificate"},
 		{"key not the certificate's", map[string]string{EnvClientCertificate: pki.otherCert, EnvClientKey: pki.otherKey}, false, "are not a PEM certificate and its private key"},
 		{"key with no PEM", map[string]string{EnvClientCertificate: pki.clientCert, EnvClientKey: pki.garbage}, false, "are not a PEM certificate and its private key"},
-		{"a directory", map[string]string{EnvCertificate: pki.dir}, false, "cannot be read"},
+		{"a directory", map[string]string{EnvCertificate: pki.dir}, false, "is not a regular file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := Resolve(url, true, env(c.env))
@@ -188,9 +188,16 @@ func TestTLSFilesRefused(t *testing.T) {
 			}
 		})
 	}
-	// An http:// endpoint uses none of them, and is not refused for them.
-	if s, err := Resolve("http://127.0.0.1:4318", true, env(map[string]string{EnvCertificate: pki.ca})); err != nil || s == nil {
-		t.Fatalf("http endpoint with a CA: %v", err)
+	// An http:// endpoint uses none of them: they are not read, and a bad
+	// one does not refuse it (the reviewer's case: it was exit 2).
+	for _, ca := range []string{pki.ca, filepath.Join(pki.dir, "nope.pem"), pki.garbage} {
+		s, err := Resolve("http://127.0.0.1:4318", true, env(map[string]string{EnvCertificate: ca}))
+		if err != nil || s == nil {
+			t.Fatalf("http endpoint with CA %s: %v", ca, err)
+		}
+		if _, err := New(s, Options{}); err != nil {
+			t.Errorf("http endpoint refused over an unused CA file %s: %v", ca, err)
+		}
 	}
 }
 
@@ -236,4 +243,19 @@ func FuzzTLSFiles(f *testing.F) {
 			t.Fatalf("accepted without what was asked: %+v", cfg)
 		}
 	})
+}
+
+// TestEndpointQueryKept: the endpoint's query (an API key, often) reaches
+// the collector on every export. The exporter keeps only the host and the
+// path of the URL it is given, so it was dropped.
+func TestEndpointQueryKept(t *testing.T) {
+	c := otlptest.New(otlptest.Accept)
+	defer c.Close()
+	if ok, w := exportVia(t, c.URL()+"/?api_key=k3y-value&team=a%20b", nil); !ok {
+		t.Fatalf("export failed: %q", w)
+	}
+	reqs := c.Requests()
+	if len(reqs) != 1 || reqs[0].URL.Path != "/v1/traces" || reqs[0].URL.Query().Get("api_key") != "k3y-value" || reqs[0].URL.Query().Get("team") != "a b" {
+		t.Fatalf("requests %d, URL %v", len(reqs), reqs[0].URL)
+	}
 }
