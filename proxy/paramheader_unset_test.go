@@ -2,10 +2,12 @@ package proxy_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mockserver"
@@ -111,6 +113,43 @@ func TestAuditCallBeforeAnyListGetsItsHeaders(t *testing.T) {
 			if mode == proxy.Audit && lists > 2 {
 				t.Errorf("audit, list first %v: %d listings for two calls, want at most one of its own", list, lists)
 			}
+		}
+	}
+}
+
+// A first call whose client gives up (its HTTP request cut at 200 ms, the
+// upstream answering in 600 ms) does not leave the audit session without
+// the schemas: the listing for them is the session's, not the call's.
+// It was cancelled with the call and never tried again, so a later forged
+// Mcp-Param header went upstream unchecked, for every client of the shared
+// stateless session (found by a review).
+func TestAuditSchemasOutliveAnAbortedCall(t *testing.T) {
+	manifestPath := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(manifestPath, []byte(unsetTools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mock, up := upstreamMock(t, mockserver.Config{Slow: 600 * time.Millisecond}, manifestPath)
+	_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Audit, Target: up,
+		Baseline: baselineOf(t, manifestPath, manifest.Identity{})})
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_repo","arguments":{"owner":"o"},` + modernMeta + `}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "get_repo", "Mcp-Param-Owner": "o"} {
+		req.Header.Set(k, v)
+	}
+	if resp, err := (&http.Client{Timeout: 200 * time.Millisecond}).Do(req); err == nil {
+		resp.Body.Close()
+	}
+	time.Sleep(time.Second)
+	forged := `"name":"get_repo","arguments":{},` + modernMeta
+	before := mock.LogTotal()
+	status, _, out := postModern(t, url, "tools/call", forged, map[string]string{"Mcp-Name": "get_repo", "Mcp-Param-Owner": "forged"})
+	if status != http.StatusBadRequest || !strings.Contains(out, `"code":-32020`) {
+		t.Errorf("a forged Mcp-Param-Owner after an aborted first call: %d %.160s, want the gateway's 400 -32020", status, out)
+	}
+	for _, e := range mock.Log()[before:] {
+		if e.Method == "tools/call" {
+			t.Error("the forged call reached the upstream")
 		}
 	}
 }

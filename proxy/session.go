@@ -55,7 +55,7 @@ type session struct {
 	inDoubt       bool
 	lastUsed      time.Time
 	observed      map[string]jcs.Value // inputSchemas of the list the downstream last fully observed (audit)
-	schemasListed bool                 // audit listed the upstream for them (listSchemas)
+	schemasTried  time.Time            // audit last listed the upstream for them (listSchemas)
 	closed        bool
 	chain         chain
 
@@ -296,20 +296,27 @@ func (s *session) callSchema(name string) (jcs.Value, bool) {
 	return schema, ok
 }
 
-// listSchemas lists the upstream once per session, for the schemas of an
-// audit session's calls (s.observed), when no list was observed before; a
-// listing that fails or is not complete leaves them unknown.
+// listSchemas lists the upstream for the schemas of an audit session's
+// calls (s.observed) when no list was observed before: once, when it
+// succeeds. The listing is the session's, not the call's: a client that
+// gives up on its call does not cancel it (the shared stateless session
+// would otherwise go without schemas). A listing that fails or is not
+// complete leaves them unknown, and is tried again after
+// schemaRetryInterval, not on every call.
 func (s *session) listSchemas(ctx context.Context, fwd http.Header) {
 	s.lmu.Lock()
 	defer s.lmu.Unlock()
+	now := s.g.cfg.Now()
 	s.mu.Lock()
-	done := s.schemasListed || s.observed != nil
-	s.schemasListed = true
+	skip := s.observed != nil || !s.schemasTried.IsZero() && now.Sub(s.schemasTried) < schemaRetryInterval
+	if !skip {
+		s.schemasTried = now
+	}
 	s.mu.Unlock()
-	if done {
+	if skip {
 		return
 	}
-	tl, _, err := s.tracedList(ctx, fwd)
+	tl, _, err := s.tracedList(context.WithoutCancel(ctx), fwd)
 	if err != nil || tl.Completeness != manifest.Complete {
 		return
 	}
@@ -320,6 +327,10 @@ func (s *session) listSchemas(ctx context.Context, fwd http.Header) {
 	}
 	s.mu.Unlock()
 }
+
+// schemaRetryInterval is how long an audit session waits before listing
+// the upstream for its schemas again after a listing failed.
+const schemaRetryInterval = 5 * time.Second
 
 // inputSchemas maps each tool of a list to its inputSchema.
 func inputSchemas(tl *manifest.ToolList) map[string]jcs.Value {

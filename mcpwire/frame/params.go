@@ -129,7 +129,8 @@ func walkNames(schema jcs.Value, out *[]string, depth int) {
 // server checks them: want (ParamHeaders of the tool's inputSchema and
 // the call's arguments) must each be present once (SingleHeader) and
 // carry the argument's value (CheckHeaderValue; an integer argument's is
-// also matched as the same number, exactly, so 2.0 is 2), and a header
+// also matched as the same number, as a JSON parser reads it, so 2.0 is
+// 2: sameInteger), and a header
 // of names (ParamHeaderNames of the inputSchema) that want does not hold
 // must be absent: its argument is absent, null, not a string, integer or
 // boolean, or an integer beyond the safe range, so it has no header, and
@@ -162,47 +163,21 @@ func CheckParamHeaders(h http.Header, want []ParamHeader, names []string) *Error
 }
 
 // sameInteger: raw (a header value, trimmed) decodes to a JSON number
-// exactly equal to want, a decimal integer: 2.0 and 2e0 are 2, and
-// 1.0000000000000001 is not 1 (no rounding through float64). The number
-// is compared as its digits, so an exponent costs nothing however large.
+// that reads as the same float64 as want, the integer derived from the
+// body. It is the one reading of both sides: the body's number is read
+// as a JSON parser reads it (2.0 and 1.0000000000000001 are the integers
+// 2 and 1 to the go-sdk and TypeScript servers alike, and ParamHeaders
+// derives them so), and the header is held to it, as a JSON number only
+// (no +, no leading zero, no hex; an exponent beyond float64 is no
+// number). A string argument's header is never read as a number.
 func sameInteger(raw, want string) bool {
 	got, err := mcpwire.DecodeHeaderValue(raw)
 	if err != nil || !jsonNumber(got) {
 		return false
 	}
-	neg := strings.HasPrefix(got, "-")
-	got = strings.TrimPrefix(got, "-")
-	mant, exp, _ := strings.Cut(strings.ToLower(got), "e")
-	ip, fp, _ := strings.Cut(mant, ".")
-	digits := ip + fp
-	point := len(ip) // the decimal point's place in digits
-	if exp != "" {
-		e, err := strconv.Atoi(exp)
-		if err != nil || e > len(digits)+64 || e < -len(digits)-64 {
-			// Far beyond any integer want can be, unless every digit is 0.
-			return strings.Trim(digits, "0") == "" && strings.TrimPrefix(want, "-") == "0"
-		}
-		point += e
-	}
-	var whole string
-	switch {
-	case point <= 0:
-		whole, digits = "", strings.Repeat("0", -point)+digits
-	case point >= len(digits):
-		whole, digits = digits+strings.Repeat("0", point-len(digits)), ""
-	default:
-		whole, digits = digits[:point], digits[point:]
-	}
-	if strings.Trim(digits, "0") != "" {
-		return false // a fraction
-	}
-	whole = strings.TrimLeft(whole, "0")
-	w := strings.TrimPrefix(want, "-")
-	wneg := len(w) < len(want)
-	if whole == "" {
-		return w == "0"
-	}
-	return whole == w && neg == wneg
+	g, gerr := strconv.ParseFloat(got, 64)
+	w, werr := strconv.ParseFloat(want, 64)
+	return gerr == nil && werr == nil && g == w
 }
 
 // jsonNumber: s is a JSON number (RFC 8259: -?int frac? exp?), nothing

@@ -9,10 +9,11 @@ import (
 )
 
 // FuzzSameInteger: for any header value and integer argument, the check
-// agrees with an exact reading by math/big of the same text when it is a
-// JSON number of a modest exponent (big.Rat is the reference; it is not
-// asked about huge exponents, which cost it their size), and a value that
-// is not a JSON number never agrees. A string argument's header agrees
+// agrees with math/big's reading of the same text rounded to the nearest
+// float64 (as a JSON parser reads the body) when it is a JSON number of a
+// modest exponent (big.Rat is the reference; it is not asked about huge
+// exponents, which cost it their size), and a value that is not a JSON
+// number never agrees. A string argument's header agrees
 // only as the same text.
 func FuzzSameInteger(f *testing.F) {
 	for _, s := range []string{"42", "42.0", "4.2e1", "+42", "042", "0x2A", "-0", "1e999999999", "420e-1", "1.0000000000000001", "", " ", "1e", "-", ".5"} {
@@ -39,7 +40,8 @@ func FuzzSameInteger(f *testing.F) {
 		if !ok {
 			t.Fatalf("big.Rat cannot read the JSON number %q", value)
 		}
-		if ref := r.Cmp(new(big.Rat).SetInt64(want)) == 0; got != ref {
+		f, _ := r.Float64()
+		if ref := f == float64(want); got != ref {
 			t.Fatalf("%q against %s: %v, math/big says %v", value, w, got, ref)
 		}
 		// A string argument's header is its text, nothing else.

@@ -192,9 +192,11 @@ func TestCheckParamHeadersUnsetArguments(t *testing.T) {
 }
 
 // TestSameIntegerExact: an integer argument's header agrees as the same
-// number exactly; a string argument's only as the same text. Before, a
-// string "42" took "42.0", "+42", "042" or "0x2Ap0", and an integer was
-// compared through float64 (1 took 1.0000000000000001).
+// number, read as the body is read (float64, as every JSON parser the
+// peers use); a string argument's only as the same text. Before, a string
+// "42" took "42.0", "+42", "042" or "0x2Ap0". The body and the header
+// are read alike: the body's 1.0000000000000001 derives the header 1, and
+// a header 1.0000000000000001 agrees with the integer 1.
 func TestSameIntegerExact(t *testing.T) {
 	schema := parseValue(t, `{"type":"object","properties":{"id":{"type":"string","x-mcp-header":"Id"},"n":{"type":"integer","x-mcp-header":"N"}}}`)
 	check := func(args, header, value string) *Error {
@@ -213,7 +215,8 @@ func TestSameIntegerExact(t *testing.T) {
 	}{
 		{"42", "42", true}, {"42", "42.0", true}, {"42", "4.2e1", true}, {"42", "420e-1", true}, {"42", "42.000", true},
 		{"0", "-0", true}, {"0", "0e999999999", true}, {"-7", "-7.0", true}, {"9007199254740991", "9007199254740991", true},
-		{"1", "1.0000000000000001", false}, {"9007199254740991", "9007199254740990.9", false}, {"9007199254740991", "9007199254740991.4", false},
+		{"1", "1.0000000000000001", true}, {"1.0000000000000001", "1", true}, {"1.0000000000000001", "1.0000000000000001", true},
+		{"9007199254740991", "9007199254740991.4", true}, {"9007199254740991", "9007199254740990", false}, {"1", "1.000001", false},
 		{"42", "+42", false}, {"42", "042", false}, {"42", "0x2A", false}, {"42", "42.", false}, {"42", ".42e2", false},
 		{"1", "1e999999999", false}, {"1", "1e-999999999", false}, {"-42", "42", false}, {"42", "-42", false},
 		{"1", "0.0000000000000000000000000000000000000000000000000000000000000000000001e70", true},
