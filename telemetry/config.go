@@ -20,6 +20,8 @@ const (
 	EnvServiceName    = "OTEL_SERVICE_NAME"
 	EnvSDKDisabled    = "OTEL_SDK_DISABLED"
 	EnvTracesExporter = "OTEL_TRACES_EXPORTER"
+	EnvProtocol       = "OTEL_EXPORTER_OTLP_PROTOCOL"
+	EnvTracesProtocol = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
 
 	// TLS to the collector: a CA bundle to verify it with, and a client
 	// certificate and key (PEM files), the traces-specific ones first.
@@ -129,6 +131,24 @@ func Resolve(flag string, set bool, lookup func(string) (string, bool)) (*Settin
 		for name, val := range h {
 			s.Headers[name] = val
 		}
+	}
+	// The protocol: OTLP over HTTP, protobuf (or JSON, which the exporter
+	// also speaks). An environment that configured the endpoint for gRPC
+	// is refused: the exporter would send HTTP to it anyway (it turns
+	// grpc into http/protobuf without a word), and every export would
+	// fail. With the flag, which asks for OTLP/HTTP, grpc is overridden.
+	proto, protoFrom := get(EnvTracesProtocol), EnvTracesProtocol
+	if proto == "" {
+		proto, protoFrom = get(EnvProtocol), EnvProtocol
+	}
+	switch proto {
+	case "", "http/protobuf", "http/json":
+	case "grpc":
+		if s.From != FlagEndpoint {
+			return nil, bad("%s is grpc: mcpdrift exports OTLP over HTTP only; give the collector's OTLP/HTTP endpoint (port 4318 by default) and set %s to http/protobuf, or unset it", protoFrom, protoFrom)
+		}
+	default:
+		return nil, bad("%s must be http/protobuf or http/json (mcpdrift exports OTLP over HTTP), not %s", protoFrom, safetext.Quote(safetext.Clip(proto, 32)))
 	}
 	pick := func(specific, general string) (path, from string) {
 		if v := get(specific); v != "" {

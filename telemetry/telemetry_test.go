@@ -34,6 +34,9 @@ func TestResolve(t *testing.T) {
 		{name: "base endpoint", env: map[string]string{EnvEndpoint: "http://b:2"}, url: "http://b:2/v1/traces", from: EnvEndpoint, service: DefaultServiceName},
 		{name: "disabled", env: map[string]string{EnvEndpoint: "http://b:2", EnvSDKDisabled: "true"}},
 		{name: "exporter none", env: map[string]string{EnvEndpoint: "http://b:2", EnvTracesExporter: "none"}},
+		{name: "http/json", env: map[string]string{EnvEndpoint: "http://b:2", EnvProtocol: "http/json"}, url: "http://b:2/v1/traces", from: EnvEndpoint, service: DefaultServiceName},
+		{name: "the flag asks for OTLP/HTTP whatever the protocol", flag: "http://a:1", set: true, env: map[string]string{EnvProtocol: "grpc"}, url: "http://a:1/v1/traces", from: FlagEndpoint, service: DefaultServiceName},
+		{name: "traces protocol first", env: map[string]string{EnvEndpoint: "http://b:2", EnvProtocol: "grpc", EnvTracesProtocol: "http/protobuf"}, url: "http://b:2/v1/traces", from: EnvEndpoint, service: DefaultServiceName},
 		{name: "flag despite disabled", flag: "http://a:1", set: true, env: map[string]string{EnvSDKDisabled: "true"}, url: "http://a:1/v1/traces", from: FlagEndpoint, service: DefaultServiceName},
 		{name: "headers and service", flag: "http://a:1", set: true,
 			env: map[string]string{EnvHeaders: "authorization=Bearer%20s3cr3t-token, x-team = one", EnvTracesHeaders: "x-team=two", EnvServiceName: "ci-gate"},
@@ -83,6 +86,11 @@ func TestResolveRefuses(t *testing.T) {
 		{flag: "http://h:1", set: true, env: map[string]string{EnvHeaders: "a=b,x=%zz" + secret}, want: "entry 2"},
 		{flag: "http://h:1", set: true, env: map[string]string{EnvHeaders: "content-type=" + secret}, want: "set by the exporter"},
 		{flag: "http://h:1", set: true, env: map[string]string{EnvServiceName: "a\x1bb"}, want: EnvServiceName},
+		// A gRPC export configured by the environment (the exporter would
+		// turn it into HTTP without a word, and every export would fail).
+		{env: map[string]string{EnvEndpoint: "http://h:4317", EnvProtocol: "grpc"}, want: EnvProtocol + " is grpc: mcpdrift exports OTLP over HTTP only"},
+		{env: map[string]string{EnvEndpoint: "http://h:4318", EnvProtocol: "http/protobuf", EnvTracesProtocol: "grpc"}, want: EnvTracesProtocol + " is grpc"},
+		{flag: "http://h:1", set: true, env: map[string]string{EnvProtocol: "thrift"}, want: EnvProtocol + ` must be http/protobuf or http/json (mcpdrift exports OTLP over HTTP), not "thrift"`},
 	} {
 		_, err := Resolve(c.flag, c.set, env(c.env))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

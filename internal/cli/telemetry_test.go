@@ -551,3 +551,33 @@ func TestOTLPCertificateRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestOTLPGRPCRefused: an environment that configures a gRPC export is
+// exit 2 before any MCP request, on every command that exports (the
+// exporter would send OTLP/HTTP to the gRPC port without a word, and
+// every export would fail); with --otlp-endpoint, which asks for
+// OTLP/HTTP, the variable is overridden.
+func TestOTLPGRPCRefused(t *testing.T) {
+	s, url := mock(t, mockserver.Config{}, exampleV1)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"drift", exampleV1, "--base-url", url},
+		{"pin", "--url", url, "--server-id", "x", "-o", filepath.Join(dir, "pin.json")},
+	} {
+		before := s.LogTotal()
+		code, _, stderr := run(t, "", args...)
+		if code != 2 || !strings.Contains(stderr, "OTEL_EXPORTER_OTLP_PROTOCOL is grpc") {
+			t.Errorf("%s: exit %d, stderr %s", args[0], code, stderr)
+		}
+		if n := s.LogTotal() - before; n != 0 {
+			t.Errorf("%s: %d MCP request(s) before the refusal", args[0], n)
+		}
+	}
+	col := collector(t, otlptest.Accept)
+	code, _, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--otlp-endpoint", col.URL())
+	if code == 2 || strings.Contains(stderr, "warning: OpenTelemetry") || col.Received() == 0 {
+		t.Errorf("with the flag: exit %d, %d spans received, stderr %s", code, col.Received(), stderr)
+	}
+}
