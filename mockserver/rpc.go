@@ -233,13 +233,12 @@ func checkParamHeaders(h http.Header, tool []byte, args jcs.Value, hasArgs bool)
 	if !ok {
 		return nil
 	}
-	var want []frame.ParamHeader
-	if hasArgs {
-		want = frame.ParamHeaders(is, args)
+	if !hasArgs {
+		// No annotated argument is present: a header of one is refused.
+		args = jcs.Value{}
 	}
-	// Without arguments no annotated argument is present: a header of one
-	// is refused too.
-	return frame.CheckParamHeaders(h, want, frame.ParamHeaderNames(is))
+	want, names := frame.ParamHeadersAndNames(is, args, true)
+	return frame.CheckParamHeaders(h, want, names)
 }
 
 // Results.

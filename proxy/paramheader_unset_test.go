@@ -3,8 +3,6 @@ package proxy_test
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,10 +21,7 @@ const unsetTools = `{"tools":[{"name":"get_repo","description":"Fetch a reposito
 // the mock server, with the same check, took it. Found by an adversarial
 // review.
 func TestUnsetArgumentHeaderRefused(t *testing.T) {
-	manifestPath := filepath.Join(t.TempDir(), "tools.json")
-	if err := os.WriteFile(manifestPath, []byte(unsetTools), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifestPath := toolsManifest(t, unsetTools)
 	type tc struct{ args, header, value string }
 	both := []tc{
 		{`{}`, "Mcp-Param-Owner", "forged"},
@@ -78,10 +73,7 @@ func TestUnsetArgumentHeaderRefused(t *testing.T) {
 // enforce: audit lists the upstream once for the schemas. It was refused
 // upstream with -32020 (found by an adversarial review).
 func TestAuditCallBeforeAnyListGetsItsHeaders(t *testing.T) {
-	manifestPath := filepath.Join(t.TempDir(), "tools.json")
-	if err := os.WriteFile(manifestPath, []byte(unsetTools), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifestPath := toolsManifest(t, unsetTools)
 	for _, mode := range []proxy.Mode{proxy.Enforce, proxy.Audit} {
 		for _, list := range []bool{false, true} { // true: a list sent just before the call
 			mock, up := upstreamMock(t, mockserver.Config{}, manifestPath)
@@ -124,10 +116,7 @@ func TestAuditCallBeforeAnyListGetsItsHeaders(t *testing.T) {
 // Mcp-Param header went upstream unchecked, for every client of the shared
 // stateless session (found by a review).
 func TestAuditSchemasOutliveAnAbortedCall(t *testing.T) {
-	manifestPath := filepath.Join(t.TempDir(), "tools.json")
-	if err := os.WriteFile(manifestPath, []byte(unsetTools), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifestPath := toolsManifest(t, unsetTools)
 	mock, up := upstreamMock(t, mockserver.Config{Slow: 600 * time.Millisecond}, manifestPath)
 	_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Audit, Target: up,
 		Baseline: baselineOf(t, manifestPath, manifest.Identity{})})

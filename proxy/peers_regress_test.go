@@ -140,11 +140,8 @@ func TestUpstreamStatusAndFramingRelayed(t *testing.T) {
 // annotates owner: every call was refused upstream with -32020, and by the
 // conformance suite's http-custom-header-server-validation).
 func TestParamHeadersReachTheUpstream(t *testing.T) {
-	manifestPath := filepath.Join(t.TempDir(), "tools.json")
 	tools := `{"tools":[{"name":"get_repo","description":"Fetch a repository.","inputSchema":{"type":"object","properties":{"owner":{"type":"string","x-mcp-header":"Owner"},"repo":{"type":"string"},"stats":{"type":"boolean","x-mcp-header":"Include-Stats"}},"required":["owner","repo"]}}]}`
-	if err := os.WriteFile(manifestPath, []byte(tools), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifestPath := toolsManifest(t, tools)
 	mock, up := upstreamMock(t, mockserver.Config{}, manifestPath)
 	cfg := proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Enforce, Target: up,
 		Baseline: baselineOf(t, manifestPath, manifest.Identity{})}
@@ -210,11 +207,8 @@ func TestManyParamHeadersAllChecked(t *testing.T) {
 		args = append(args, fmt.Sprintf(`"p%d":"v%d"`, i, i))
 		ok[fmt.Sprintf("Mcp-Param-H%d", i)] = fmt.Sprintf("v%d", i)
 	}
-	manifestPath := filepath.Join(t.TempDir(), "tools.json")
 	tools := `{"tools":[{"name":"wide","description":"Many headers.","inputSchema":{"type":"object","properties":{` + strings.Join(props, ",") + `}}}]}`
-	if err := os.WriteFile(manifestPath, []byte(tools), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifestPath := toolsManifest(t, tools)
 	mock, up := upstreamMock(t, mockserver.Config{}, manifestPath)
 	cfg := proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Enforce, Target: up,
 		Baseline: baselineOf(t, manifestPath, manifest.Identity{})}
@@ -237,6 +231,17 @@ func TestManyParamHeadersAllChecked(t *testing.T) {
 			t.Errorf("the call with a forged Mcp-Param-H%d reached the upstream", n-1)
 		}
 	}
+}
+
+// toolsManifest writes a tools/list of the tools given (JSON) and returns
+// its path, for upstreamMock and baselineOf.
+func toolsManifest(t *testing.T, tools string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(path, []byte(tools), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // A request with no session and no _meta protocolVersion is -32602 (400),

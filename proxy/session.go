@@ -264,9 +264,9 @@ func (s *session) callHeaders(ctx context.Context, m *frame.Message, fwd http.He
 		out[k] = vs
 	}
 	if known {
-		phs := frame.ParamHeaders(schema, args)
+		phs, names := frame.ParamHeadersAndNames(schema, args, fromHTTP)
 		if fromHTTP {
-			if e := frame.CheckParamHeaders(down, phs, frame.ParamHeaderNames(schema)); e != nil {
+			if e := frame.CheckParamHeaders(down, phs, names); e != nil {
 				return nil, e
 			}
 		}

@@ -132,15 +132,23 @@ func Resolve(flag string, set bool, lookup func(string) (string, bool)) (*Settin
 			s.Headers[name] = val
 		}
 	}
+	// pick is a signal-specific variable's value, else the general one's,
+	// and which gave it.
+	pick := func(specific, general string) (value, from string) {
+		if v := get(specific); v != "" {
+			return v, specific
+		}
+		if v := get(general); v != "" {
+			return v, general
+		}
+		return "", ""
+	}
 	// The protocol: OTLP over HTTP, protobuf (or JSON, which the exporter
 	// also speaks). An environment that configured the endpoint for gRPC
 	// is refused: the exporter would send HTTP to it anyway (it turns
 	// grpc into http/protobuf without a word), and every export would
 	// fail. With the flag, which asks for OTLP/HTTP, grpc is overridden.
-	proto, protoFrom := get(EnvTracesProtocol), EnvTracesProtocol
-	if proto == "" {
-		proto, protoFrom = get(EnvProtocol), EnvProtocol
-	}
+	proto, protoFrom := pick(EnvTracesProtocol, EnvProtocol)
 	switch proto {
 	case "", "http/protobuf", "http/json":
 	case "grpc":
@@ -149,15 +157,6 @@ func Resolve(flag string, set bool, lookup func(string) (string, bool)) (*Settin
 		}
 	default:
 		return nil, bad("%s must be http/protobuf or http/json (mcpdrift exports OTLP over HTTP), not %s", protoFrom, safetext.Quote(safetext.Clip(proto, 32)))
-	}
-	pick := func(specific, general string) (path, from string) {
-		if v := get(specific); v != "" {
-			return v, specific
-		}
-		if v := get(general); v != "" {
-			return v, general
-		}
-		return "", ""
 	}
 	s.TLS.CA, s.TLS.CAFrom = pick(EnvTracesCertificate, EnvCertificate)
 	s.TLS.Cert, s.TLS.CertFrom = pick(EnvTracesClientCertificate, EnvClientCertificate)

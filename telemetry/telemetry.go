@@ -307,14 +307,13 @@ func (p *Provider) Flush() bool {
 	err := p.tp.Shutdown(ctx)
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	failed := p.failing
 	if err != nil && !p.failing {
 		p.warn(fmt.Sprintf("OpenTelemetry: the last spans were not exported to %s: %s", safetext.Escape(p.s.Shown()), p.reason(ctx, err)))
 		// The batcher's last export, still running, fails a moment later:
 		// it is the same failure, already said.
-		p.failing, failed = true, true
+		p.failing = true
 	}
-	p.ok = err == nil && !failed
+	p.ok = err == nil && !p.failing
 	return p.ok
 }
 

@@ -43,16 +43,49 @@ const maxParamDepth = jcs.MaxDepth / 2
 // client's tools/list excludes the tool for). Headers come in the order of
 // the property names (as the parsed schema keeps its members).
 func ParamHeaders(inputSchema, args jcs.Value) []ParamHeader {
-	if !inputSchema.Valid() || !args.Valid() || args.Kind() != jcs.Object {
-		return nil
-	}
-	var out []ParamHeader
-	walkParams(inputSchema, args, &out, 0)
-	return out
+	want, _ := ParamHeadersAndNames(inputSchema, args, false)
+	return want
 }
 
-func walkParams(schema, arg jcs.Value, out *[]ParamHeader, depth int) {
-	if depth > maxParamDepth || schema.Kind() != jcs.Object || arg.Kind() != jcs.Object {
+// ParamHeaderNames returns the Mcp-Param-{Name} header names the
+// inputSchema's annotations name: every property reached from the root
+// through properties chains whose x-mcp-header is a header name, in the
+// order ParamHeaders derives them, whatever the arguments.
+func ParamHeaderNames(inputSchema jcs.Value) []string {
+	_, names := ParamHeadersAndNames(inputSchema, jcs.Value{}, true)
+	return names
+}
+
+// ParamHeadersAndNames is ParamHeaders of args and, with names, also
+// ParamHeaderNames, in one walk of the schema: what CheckParamHeaders
+// takes. Without arguments (args not an object) there are no headers, and
+// the names are all the schema's.
+func ParamHeadersAndNames(inputSchema, args jcs.Value, names bool) ([]ParamHeader, []string) {
+	if !inputSchema.Valid() {
+		return nil, nil
+	}
+	w := paramWalk{names: names}
+	if !args.Valid() || args.Kind() != jcs.Object {
+		if !names {
+			return nil, nil
+		}
+		args = jcs.Value{}
+	}
+	w.walk(inputSchema, args, 0)
+	return w.want, w.named
+}
+
+// paramWalk walks a schema's properties chains beside the arguments
+// (arg invalid: none present below), gathering the headers derived and,
+// with names, every annotated header name.
+type paramWalk struct {
+	names bool
+	want  []ParamHeader
+	named []string
+}
+
+func (w *paramWalk) walk(schema, arg jcs.Value, depth int) {
+	if depth > maxParamDepth || schema.Kind() != jcs.Object {
 		return
 	}
 	props, ok := schema.Get("properties")
@@ -64,16 +97,27 @@ func walkParams(schema, arg jcs.Value, out *[]ParamHeader, depth int) {
 		if sub.Kind() != jcs.Object {
 			continue
 		}
-		v, present := arg.Get(k.Str())
-		if !present || v.Kind() == jcs.Null {
+		var v jcs.Value
+		if arg.Valid() && arg.Kind() == jcs.Object {
+			if got, ok := arg.Get(k.Str()); ok && got.Kind() != jcs.Null {
+				v = got
+			}
+		}
+		if !v.Valid() && !w.names {
 			continue
 		}
 		if h, ok := sub.Get("x-mcp-header"); ok && h.Kind() == jcs.String && httpguts.ValidHeaderFieldName(h.Str()) {
-			if val, ok := paramValue(v); ok {
-				*out = append(*out, ParamHeader{Name: mcpwire.HeaderParamPrefix + h.Str(), Value: mcpwire.EncodeHeaderValue(val), Text: val, Integer: v.Kind() == jcs.Number})
+			name := mcpwire.HeaderParamPrefix + h.Str()
+			if w.names {
+				w.named = append(w.named, name)
+			}
+			if v.Valid() {
+				if val, ok := paramValue(v); ok {
+					w.want = append(w.want, ParamHeader{Name: name, Value: mcpwire.EncodeHeaderValue(val), Text: val, Integer: v.Kind() == jcs.Number})
+				}
 			}
 		}
-		walkParams(sub, v, out, depth+1)
+		w.walk(sub, v, depth+1)
 	}
 }
 
@@ -95,43 +139,13 @@ func paramValue(v jcs.Value) (string, bool) {
 	return "", false
 }
 
-// ParamHeaderNames returns the Mcp-Param-{Name} header names the
-// inputSchema's annotations name: every property reached from the root
-// through properties chains whose x-mcp-header is a header name, in the
-// order ParamHeaders derives them, whatever the arguments.
-func ParamHeaderNames(inputSchema jcs.Value) []string {
-	var out []string
-	walkNames(inputSchema, &out, 0)
-	return out
-}
-
-func walkNames(schema jcs.Value, out *[]string, depth int) {
-	if depth > maxParamDepth || schema.Kind() != jcs.Object {
-		return
-	}
-	props, ok := schema.Get("properties")
-	if !ok || props.Kind() != jcs.Object {
-		return
-	}
-	for i := range props.Len() {
-		_, sub := props.Member(i)
-		if sub.Kind() != jcs.Object {
-			continue
-		}
-		if h, ok := sub.Get("x-mcp-header"); ok && h.Kind() == jcs.String && httpguts.ValidHeaderFieldName(h.Str()) {
-			*out = append(*out, mcpwire.HeaderParamPrefix+h.Str())
-		}
-		walkNames(sub, out, depth+1)
-	}
-}
-
 // CheckParamHeaders checks a tools/call's Mcp-Param-* headers in h as a
 // server checks them: want (ParamHeaders of the tool's inputSchema and
 // the call's arguments) must each be present once (SingleHeader) and
 // carry the argument's value (CheckHeaderValue; an integer argument's is
 // also matched as the same number, as a JSON parser reads it, so 2.0 is
-// 2: sameInteger), and a header
-// of names (ParamHeaderNames of the inputSchema) that want does not hold
+// 2: sameInteger), and a header of names (ParamHeaderNames of the
+// inputSchema; ParamHeadersAndNames gives both) that want does not hold
 // must be absent: its argument is absent, null, not a string, integer or
 // boolean, or an integer beyond the safe range, so it has no header, and
 // one sent is not the body's. The first disagreement is a -32020 (HTTP

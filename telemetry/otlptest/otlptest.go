@@ -66,15 +66,19 @@ type Collector struct {
 
 // New starts a receiver; Close it.
 func New(mode Behaviour) *Collector {
-	c := &Collector{mode: mode, stop: make(chan struct{})}
+	c := newCollector(mode)
 	c.srv = httptest.NewServer(http.HandlerFunc(c.serve))
 	return c
+}
+
+func newCollector(mode Behaviour) *Collector {
+	return &Collector{mode: mode, stop: make(chan struct{})}
 }
 
 // NewTLS starts a receiver that speaks TLS with cfg (its certificate, and
 // ClientAuth and ClientCAs to ask for a client's); Close it.
 func NewTLS(mode Behaviour, cfg *tls.Config) *Collector {
-	c := &Collector{mode: mode, stop: make(chan struct{})}
+	c := newCollector(mode)
 	c.srv = httptest.NewUnstartedServer(http.HandlerFunc(c.serve))
 	c.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are what tests ask for
 	c.srv.TLS = cfg
