@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -255,6 +255,9 @@ func (p *parser) number() (int32, *Error) {
 	}
 	p.kinds[n] |= flagNumFloat
 	p.nodes[n].x = int32(len(p.floats))
+	if len(p.floats) == cap(p.floats) {
+		p.floats = hugemem.Grow(p.floats, 1)
+	}
 	p.floats = append(p.floats, floatInfo{bits: math.Float64bits(f), end: int32(i)})
 	return n, nil
 }
@@ -352,7 +355,8 @@ func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 		// of many escaped strings (a large listing's descriptions) grows
 		// its buffer to tens of megabytes, and growing by a quarter
 		// allocated (and faulted in) five times what it holds.
-		p.sbuf = slices.Grow(p.sbuf, cap(p.sbuf)+sbufRoom)
+		// Large ones are in huge pages (hugemem).
+		p.sbuf = hugemem.Grow(p.sbuf, sbufRoom)
 	}
 	off := len(p.sbuf)
 	p.sbuf = append(p.sbuf, src[bodyStart:i]...)
@@ -369,6 +373,9 @@ func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 			p.pos = i + 1
 			p.kinds[n] |= flagEscaped
 			p.nodes[n].x = int32(len(p.escs))
+			if len(p.escs) == cap(p.escs) {
+				p.escs = hugemem.Grow(p.escs, 1)
+			}
 			p.escs = append(p.escs, escInfo{end: int32(p.pos), off: int32(off), n: int32(len(p.sbuf) - off)})
 			return n, nil
 		case c == '\\':

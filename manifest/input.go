@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
@@ -717,8 +718,14 @@ func (tl *ToolList) page(res jcs.Value, ptr string) error {
 func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 	n := arr.Len()
 	from := len(tl.Tools)
-	tl.Tools = slices.Grow(tl.Tools, n)[:from+n] // once, not by doubling
-	read := tl.Tools[from:]                      // compacted below
+	if from == 0 {
+		// One page, or the first: exactly its tools, a large list's
+		// in huge pages (hugemem).
+		tl.Tools = hugemem.Make[Tool](n, n, false)
+	} else {
+		tl.Tools = slices.Grow(tl.Tools, n)[:from+n] // once, not by doubling
+	}
+	read := tl.Tools[from:] // compacted below
 	errs := make([]error, n)
 	mixed := make([]bool, n)
 	par.Range(n, func(lo, hi int) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -120,6 +121,7 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 	}()
 	root := newRoot(e)
+	hugemem.Enable(!servesCommand(root, args))
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(e.stdout)
@@ -139,6 +141,21 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return ExitUsage
 	}
 	return e.code
+}
+
+// servesCommand reports whether args run a command that serves until it
+// is stopped (proxy, mock-server, watch) rather than one that ends: only
+// a run that ends has its large buffers in huge pages (hugemem).
+func servesCommand(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	if err != nil {
+		return false
+	}
+	switch c.Name() {
+	case "proxy", "mock-server", "watch":
+		return true
+	}
+	return false
 }
 
 func newRoot(e *env) *cobra.Command {
@@ -167,7 +184,7 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 	if size < 0 {
 		return io.ReadAll(r)
 	}
-	b := make([]byte, 0, size+1) // +1: the read that finds the end
+	b := hugemem.Make[byte](0, int(size)+1, true) // +1: the read that finds the end
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]

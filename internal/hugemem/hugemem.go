@@ -1,0 +1,117 @@
+// Package hugemem backs the few large buffers of a large run (an input
+// read whole, a parse tree's arrays, an artifact's buffer) with
+// transparent huge pages where the system gives them only on request.
+//
+// Linux's transparent huge pages are "madvise" on many systems (Debian
+// and Ubuntu among them, and the 2-vCPU machines of docs/benchmarks.md):
+// memory gets 2 MiB pages only where the program asks, and the Go runtime
+// asks for none of its heap. A buffer of hundreds of megabytes is then
+// faulted in 4 KiB at a time, and on a virtual machine each fault costs
+// an exit to the hypervisor (about 10 µs there). `pin --input` of a
+// 100,000-tool listing took 138,000 faults, 1.2–1.5 s of system time and
+// 2.2–2.5 s there; with its large buffers advised, 28,000 faults,
+// 0.6–1.0 s and 1.4–1.6 s (BenchmarkFreshBuffer: 64 MiB filled in 170 ms
+// by make, 9–12 ms advised).
+//
+// The advice changes no byte of memory. It is a hint about how the kernel
+// backs the memory, ignored where huge pages are off (THP "never") or
+// unknown (other systems, older kernels). Only the 2 MiB-aligned interior
+// of a buffer of at least Min bytes is advised, so that no other
+// allocation shares its huge pages.
+//
+// It is off until Enable turns it on: the command line turns it on for
+// the runs that end (pin, observe, gate, diff, drift, lock...), and leaves
+// it off for the ones that serve (proxy, watch, mock-server), whose
+// memory the Go scavenger hands back piecemeal over hours, which huge
+// pages would undo. GODEBUG=disablethp=1, the Go runtime's own switch for
+// huge pages, keeps it off whatever Enable is told.
+package hugemem
+
+import (
+	"os"
+	"strings"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Min is the smallest buffer advised: below it, the interior aligned to
+// 2 MiB may be empty, and the faults saved are few.
+const Min = 4 << 20
+
+var enabled atomic.Bool
+
+// disabledByGODEBUG is GODEBUG=disablethp=1 in this process's
+// environment.
+var disabledByGODEBUG = godebugDisablesTHP(os.Getenv("GODEBUG"))
+
+// godebugDisablesTHP reports whether a GODEBUG value sets disablethp=1
+// (the last setting of it wins, as the runtime reads it).
+func godebugDisablesTHP(godebug string) bool {
+	off := false
+	for _, kv := range strings.Split(godebug, ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(kv), "disablethp="); ok {
+			off = v == "1"
+		}
+	}
+	return off
+}
+
+// HugePage is the size of a transparent huge page on the systems advised
+// (x86-64 and arm64 with 4 KiB base pages).
+const HugePage = 2 << 20
+
+// interior returns the offsets, within the n bytes at address p, of the
+// whole huge pages they hold: [lo, hi), empty (lo == hi) when there are
+// none.
+func interior(p, n uintptr) (lo, hi uintptr) {
+	start := (p + HugePage - 1) &^ (HugePage - 1)
+	end := (p + n) &^ (HugePage - 1)
+	if end <= start {
+		return 0, 0
+	}
+	return start - p, end - p
+}
+
+// sysAdvise advises the pages that lie wholly inside b (hugemem_linux.go;
+// nothing elsewhere). A test replaces it to see what is advised.
+var sysAdvise = advise
+
+// Enable turns the advice on or off for the buffers made from now on.
+func Enable(on bool) { enabled.Store(on && !disabledByGODEBUG) }
+
+// Enabled reports whether buffers are advised.
+func Enabled() bool { return enabled.Load() }
+
+// Make is make([]T, n, c), its memory advised when it is at least Min
+// bytes. With populate, that memory is also faulted in at once (for a
+// buffer that will be filled whole); without, each 2 MiB page is faulted
+// in when first touched.
+func Make[T any](n, c int, populate bool) []T {
+	s := make([]T, n, c)
+	Advise(s, populate)
+	return s
+}
+
+// Grow is slices.Grow by doubling: it returns s with room for at least n
+// more elements, in a new array of at least twice its capacity when it
+// has not, advised as Make advises one (not populated: the room may go
+// unused).
+func Grow[T any](s []T, n int) []T {
+	if n <= cap(s)-len(s) {
+		return s
+	}
+	g := Make[T](len(s), max(len(s)+n, 2*cap(s)), false)
+	copy(g, s)
+	return g
+}
+
+// Advise advises the memory of s up to its capacity (see Make). s must
+// be a slice the caller allocated and owns whole.
+func Advise[T any](s []T, populate bool) {
+	var zero T
+	size := uintptr(cap(s)) * unsafe.Sizeof(zero)
+	if size < Min || !enabled.Load() {
+		return
+	}
+	sysAdvise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[:cap(s)]))), size), populate)
+}
