@@ -121,7 +121,8 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 	}()
 	root := newRoot(e)
-	hugemem.Enable(!servesCommand(root, args))
+	// Off unless the command turns it on (fileRun).
+	hugemem.Enable(false)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(e.stdout)
@@ -143,20 +144,14 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	return e.code
 }
 
-// servesCommand reports whether args run a command that serves until it
-// is stopped (proxy, mock-server, watch) rather than one that ends: only
-// a run that ends has its large buffers in huge pages (hugemem).
-func servesCommand(root *cobra.Command, args []string) bool {
-	c, _, err := root.Find(args)
-	if err != nil {
-		return false
-	}
-	switch c.Name() {
-	case "proxy", "mock-server", "watch":
-		return true
-	}
-	return false
-}
+// fileRun marks a run that reads its inputs from files whole and ends
+// (observe, pin --input/--observed, gate, diff): its large buffers are
+// advised into huge pages (hugemem). A live run (drift, pin --url, the
+// gateway) is not: it lists a server for seconds while the Go scavenger
+// hands freed memory back to the system piecemeal, splitting the huge
+// pages, and drift of 100,000 tools took about 1 s more CPU with its
+// declared baseline's parse advised (docs/benchmarks.md).
+func fileRun() { hugemem.Enable(true) }
 
 func newRoot(e *env) *cobra.Command {
 	root := &cobra.Command{

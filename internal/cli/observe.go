@@ -67,6 +67,7 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 			if serverID == "" {
 				return usageErr("--server-id is required")
 			}
+			fileRun()
 			c, err := loadClassifier(rules)
 			if err != nil {
 				return err
@@ -214,6 +215,7 @@ not observed, and says why.`,
 			noSnapshotNote := false
 			switch {
 			case observed != "":
+				fileRun()
 				source = observed
 				if snapshot != "" {
 					return usageErr("--snapshot needs --input, --url or --stdio: an observed record holds digests, not tool definitions")
@@ -235,6 +237,7 @@ not observed, and says why.`,
 				}
 				comp := manifest.Unknown
 				if input != "" {
+					fileRun()
 					source = input
 					tools, _, err := resolveTools(e, input, maxInput)
 					if err != nil {

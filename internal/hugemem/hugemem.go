@@ -19,12 +19,18 @@
 // of a buffer of at least Min bytes is advised, so that no other
 // allocation shares its huge pages.
 //
-// It is off until Enable turns it on: the command line turns it on for
-// the runs that end (pin, observe, gate, diff, drift, lock...), and leaves
-// it off for the ones that serve (proxy, watch, mock-server), whose
-// memory the Go scavenger hands back piecemeal over hours, which huge
-// pages would undo. GODEBUG=disablethp=1, the Go runtime's own switch for
-// huge pages, keeps it off whatever Enable is told.
+// It is off until Enable turns it on. The command line turns it on only
+// for the runs that read their inputs from files whole and end (observe,
+// pin --input and --observed, gate, diff): there the buffers are filled,
+// used and given back to the Go heap within a second or two, for the
+// outputs to reuse. A run that lives longer (drift and pin --url list a
+// server for seconds; the gateway serves for hours) has its freed memory
+// handed back to the system piecemeal by the Go scavenger, which splits
+// the huge pages again: drift of 100,000 tools took about 1 s more CPU
+// with its declared baseline's parse advised, so it is not. (This is why
+// the Go runtime gave up huge pages for its heap in Go 1.21.1.)
+// GODEBUG=disablethp=1, the runtime's own switch for huge pages, keeps it
+// off whatever Enable is told.
 package hugemem
 
 import (

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/internal/hugemem"
+	"github.com/mcpdrift/mcpdrift/mockserver"
+)
+
+// TestHugePagesOnlyForFileRuns: a run that reads its inputs from files
+// whole and ends (observe, pin --input/--observed, gate, diff) has its
+// large buffers advised into huge pages; a live run (drift, pin --url)
+// and everything else does not, whatever ran before it in the process.
+func TestHugePagesOnlyForFileRuns(t *testing.T) {
+	defer hugemem.Enable(hugemem.Enabled())
+	if hugemem.Enable(true); !hugemem.Enabled() {
+		t.Skip("GODEBUG=disablethp=1 keeps the advice off")
+	}
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	_, url := mock(t, mockserver.Config{}, exampleV1)
+	steps := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"observe", "--input", exampleV1, "--server-id", "acme", "-o", p("observed.json")}, true},
+		{[]string{"codes"}, false},
+		{[]string{"pin", "--input", exampleV1, "--server-id", "acme", "-o", p("declared.json")}, true},
+		{[]string{"pin", "--url", url, "--server-id", "acme", "-o", p("live.json")}, false},
+		{[]string{"pin", "--observed", p("observed.json"), "-o", p("from-observed.json")}, true},
+		{[]string{"drift", p("declared.json"), "--base-url", url, "--format", "json", "-o", p("drift.json")}, false},
+		{[]string{"gate", "--observed", p("observed.json"), "--declared", p("declared.json"), "--format", "json", "-o", p("gate.json")}, true},
+		{[]string{"diff", exampleV1, exampleV2, "--format", "json", "-o", p("diff.json")}, true},
+		{[]string{"observe", "--not-observed", "--server-id", "acme", "-o", p("none.json")}, true},
+	}
+	for _, s := range steps {
+		code, _, stderr := run(t, "", s.args...)
+		if code == ExitUsage {
+			t.Fatalf("%v: exit %d: %s", s.args, code, stderr)
+		}
+		if got := hugemem.Enabled(); got != s.want {
+			t.Errorf("%v: huge-page advice on = %v, want %v", s.args, got, s.want)
+		}
+	}
+}
