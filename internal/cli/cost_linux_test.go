@@ -159,7 +159,7 @@ func newCostCase(tb testing.TB, n int) *costCase {
 	c.listing = int64(len(tools))
 	c.manifest = filepath.Join(c.dir, "tools.json")
 	doc := append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":`), tools...), "}}"...)
-	if err := os.WriteFile(c.manifest, doc, 0o644); err != nil {
+	if err := writeSynced(c.manifest, doc); err != nil {
 		tb.Fatal(err)
 	}
 	c.url = startLargeServerProcess(tb, n, 1000)
@@ -170,6 +170,26 @@ func newCostCase(tb testing.TB, n int) *costCase {
 		c.extra = append(c.extra, "--max-list-bytes", strconv.FormatInt(4*c.listing, 10))
 	}
 	return c
+}
+
+// writeSynced writes a file and waits until it is on disk: a 172 MB
+// manifest just written is otherwise flushed by the kernel's writeback
+// while the first step reads it, which added about 0.5 s to the first
+// pass's pin --input (2.16 s against 1.67 s in the next).
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // startLargeServerProcess starts the official Go SDK server serving
