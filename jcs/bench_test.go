@@ -3,6 +3,7 @@ package jcs_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"math"
 	"slices"
 	"strconv"
 	"testing"
@@ -202,7 +203,7 @@ func BenchmarkParseParallel(b *testing.B) {
 		for _, c := range []struct {
 			name string
 			min  int
-		}{{"serial", 1 << 62}, {"parallel", 0}} {
+		}{{"serial", math.MaxInt}, {"parallel", 0}} {
 			b.Run("tools="+strconv.Itoa(n)+"/"+c.name, func(b *testing.B) {
 				defer jcs.SetParallelMin(c.min)()
 				b.SetBytes(int64(len(doc)))

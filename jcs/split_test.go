@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func parseWith(t testing.TB, src []byte, groups int) (*Doc, error, int64) {
 	oldMin, oldGroups, oldWait := parallelMin, parallelGroups, splitWait
 	defer func() { parallelMin, parallelGroups, splitWait = oldMin, oldGroups, oldWait }()
 	if groups == 0 {
-		parallelMin = 1 << 62
+		parallelMin = math.MaxInt
 	} else {
 		parallelMin, parallelGroups, splitWait = 0, groups, true
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 
@@ -178,6 +179,11 @@ func newRoot(e *env) *cobra.Command {
 func readAll(r io.Reader, size int64) ([]byte, error) {
 	if size < 0 {
 		return io.ReadAll(r)
+	}
+	if size >= math.MaxInt {
+		// A 32-bit system given --max-input-bytes above 2 GiB: no
+		// buffer of that size can be made.
+		return nil, fmt.Errorf("%d bytes cannot be held in memory on this system", size)
 	}
 	b := hugemem.Make[byte](0, int(size)+1, true) // +1: the read that finds the end
 	for {

@@ -16,25 +16,36 @@
 // The advice changes no byte of memory. It is a hint about how the kernel
 // backs the memory, ignored where huge pages are off (THP "never") or
 // unknown (other systems, older kernels). Only the 2 MiB-aligned interior
-// of a buffer of at least Min bytes is advised, so that no other
-// allocation shares its huge pages.
+// of a buffer of at least Min bytes is advised, so that no allocation
+// alive beside it shares its huge pages. The advice is the address
+// range's, not the buffer's: it outlives the buffer, and what the Go heap
+// allocates there once the buffer is freed is in huge pages too (the
+// file runs count on that: their outputs are built in the parse tree's
+// memory).
 //
 // It is off until Enable turns it on. The command line turns it on only
 // for the runs that read their inputs from files whole and end (observe,
 // pin --input and --observed, gate, diff): there the buffers are filled,
 // used and given back to the Go heap within a second or two, for the
 // outputs to reuse. A run that lives longer (drift and pin --url list a
-// server for seconds; the gateway serves for hours) has its freed memory
-// handed back to the system piecemeal by the Go scavenger, which splits
-// the huge pages again: drift of 100,000 tools took about 1 s more CPU
-// with its declared baseline's parse advised, so it is not. (This is why
-// the Go runtime gave up huge pages for its heap in Go 1.21.1.)
-// GODEBUG=disablethp=1, the runtime's own switch for huge pages, keeps it
-// off whatever Enable is told.
+// server for seconds; the gateway serves for hours) frees such buffers
+// early and goes on allocating beside them while the Go scavenger hands
+// freed memory back to the system in pieces: drift of 100,000 tools took
+// about 1 s more CPU with its declared baseline's parse advised
+// (measured; the mechanism was not isolated), so it is not. The Go runtime
+// stopped advising its heap in Go 1.21.1 for the same family of reasons:
+// allocations stalled in the kernel's compaction (golang/go#61718), and
+// memory grew where the kernel filled the scavenger's holes
+// (golang/go#64332).
+//
+// GODEBUG=disablethp, the runtime's own switch for huge pages (on for any
+// value but 0, as the runtime reads it), keeps it off whatever Enable is
+// told.
 package hugemem
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"unsafe"
@@ -44,22 +55,32 @@ import (
 // 2 MiB may be empty, and the faults saved are few.
 const Min = 4 << 20
 
-var enabled atomic.Bool
+var (
+	enabled atomic.Bool
+	advised atomic.Int64 // buffers advised, for Advised
+)
 
-// disabledByGODEBUG is GODEBUG=disablethp=1 in this process's
-// environment.
+// disabledByGODEBUG is the runtime's disablethp, turned on by this
+// process's GODEBUG.
 var disabledByGODEBUG = godebugDisablesTHP(os.Getenv("GODEBUG"))
 
-// godebugDisablesTHP reports whether a GODEBUG value sets disablethp=1
-// (the last setting of it wins, as the runtime reads it).
+// godebugDisablesTHP reports whether a GODEBUG value turns the runtime's
+// disablethp on, read as the runtime reads it at startup: comma-separated
+// key=value fields, the key exact, the value a 32-bit decimal integer
+// (strconv.ParseInt), a later valid setting overriding an earlier one and
+// an invalid one ignored; on is any value but 0.
 func godebugDisablesTHP(godebug string) bool {
-	off := false
-	for _, kv := range strings.Split(godebug, ",") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(kv), "disablethp="); ok {
-			off = v == "1"
+	var v int64
+	for _, field := range strings.Split(godebug, ",") {
+		key, value, ok := strings.Cut(field, "=")
+		if !ok || key != "disablethp" {
+			continue
+		}
+		if n, err := strconv.ParseInt(value, 10, 32); err == nil {
+			v = n
 		}
 	}
-	return off
+	return v != 0
 }
 
 // HugePage is the size of a transparent huge page on the systems advised
@@ -87,6 +108,10 @@ func Enable(on bool) { enabled.Store(on && !disabledByGODEBUG) }
 
 // Enabled reports whether buffers are advised.
 func Enabled() bool { return enabled.Load() }
+
+// Advised returns how many buffers this process has advised so far (a
+// test's evidence that a path it drives is advised).
+func Advised() int64 { return advised.Load() }
 
 // Make is make([]T, n, c), its memory advised when it is at least Min
 // bytes. With populate, that memory is also faulted in at once (for a
@@ -119,5 +144,6 @@ func Advise[T any](s []T, populate bool) {
 	if size < Min || !enabled.Load() {
 		return
 	}
+	advised.Add(1)
 	sysAdvise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[:cap(s)]))), size), populate)
 }

@@ -116,16 +116,27 @@ func TestInterior(t *testing.T) {
 }
 
 func TestGODEBUG(t *testing.T) {
+	// As the runtime reads GODEBUG (runtime1.go, parsegodebug): the key
+	// exact, the value strconv.ParseInt(v, 10, 32), a later valid value
+	// wins and an invalid one is ignored; on is any value but 0.
 	for s, want := range map[string]bool{
 		"":                          false,
 		"disablethp=1":              true,
 		"gctrace=1,disablethp=1":    true,
-		" disablethp=1 ":            true,
 		"disablethp=0":              false,
 		"disablethp=1,disablethp=0": false,
 		"disablethp=0,disablethp=1": true,
+		"disablethp=10":             true,
+		"disablethp=01":             true,
+		"disablethp=+1":             true,
+		"disablethp=-1":             true,
+		"disablethp=1,disablethp=x": true,
+		"disablethp=x":              false,
+		"disablethp=":               false,
+		"disablethp=4294967296":     false, // beyond 32 bits: ignored
+		" disablethp=1":             false, // not the key
 		"xdisablethp=1":             false,
-		"disablethp=10":             false,
+		"disablethp":                false,
 		"madvdontneed=1,gctrace=1":  false,
 	} {
 		if got := godebugDisablesTHP(s); got != want {
