@@ -27,7 +27,7 @@ func vmaOf(t *testing.T, p uintptr) vma {
 	t.Helper()
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
-		t.Skipf("no /proc/self/smaps: %v", err)
+		unavailable(t, "no /proc/self/smaps: %v", err)
 	}
 	defer f.Close()
 	var cur *vma
@@ -96,6 +96,20 @@ func interiorStart(b []byte) uintptr {
 	return p + lo
 }
 
+// envRequireTHP makes the tests that need the kernel's transparent huge
+// pages (madvise or always) fail instead of skipping where they are
+// missing: .ci/run sets it in CI, whose machines have them.
+const envRequireTHP = "MCPDRIFT_REQUIRE_THP"
+
+// unavailable skips the test, or fails it under envRequireTHP.
+func unavailable(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	if os.Getenv(envRequireTHP) == "1" {
+		tb.Fatalf(format+" (%s=1: required)", append(args, envRequireTHP)...)
+	}
+	tb.Skipf(format, args...)
+}
+
 // kernelChildEnv marks the fresh process TestAdviceReachesTheKernel
 // runs its check in.
 const kernelChildEnv = "MCPDRIFT_HUGEMEM_KERNEL_CHILD"
@@ -109,7 +123,7 @@ const kernelChildEnv = "MCPDRIFT_HUGEMEM_KERNEL_CHILD"
 // reuses.
 func TestAdviceReachesTheKernel(t *testing.T) {
 	if m := thpMode(); m == "" || m == "never" {
-		t.Skipf("transparent huge pages are %q here: the kernel marks nothing", m)
+		unavailable(t, "transparent huge pages are %q here: the kernel marks nothing", m)
 	}
 	if godebugDisablesTHP(os.Getenv("GODEBUG")) {
 		t.Skip("GODEBUG=disablethp is set: the advice stays off")
@@ -148,7 +162,7 @@ func TestAdviceReachesTheKernel(t *testing.T) {
 func minorFaults(t *testing.T) int64 {
 	var ru unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
-		t.Skipf("getrusage: %v", err)
+		unavailable(t, "getrusage: %v", err)
 	}
 	return int64(ru.Minflt) // int32 on 32-bit systems
 }
@@ -159,7 +173,7 @@ func minorFaults(t *testing.T) int64 {
 // only advised (32 for these 64 MiB): a Make that lost its populate fails.
 func TestPopulatedBufferFaultsOnce(t *testing.T) {
 	if m := thpMode(); m == "" || m == "never" {
-		t.Skipf("transparent huge pages are %q here: nothing to measure", m)
+		unavailable(t, "transparent huge pages are %q here: nothing to measure", m)
 	}
 	defer Enable(Enabled())
 	Enable(true)
