@@ -119,7 +119,12 @@ func Advised() int64 { return advised.Load() }
 // in when first touched.
 func Make[T any](n, c int, populate bool) []T {
 	s := make([]T, n, c)
-	Advise(s, populate)
+	var zero T
+	size := uintptr(c) * unsafe.Sizeof(zero)
+	if size >= Min && enabled.Load() {
+		advised.Add(1)
+		sysAdvise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[:c]))), size), populate)
+	}
 	return s
 }
 
@@ -134,16 +139,4 @@ func Grow[T any](s []T, n int) []T {
 	g := Make[T](len(s), max(len(s)+n, 2*cap(s)), false)
 	copy(g, s)
 	return g
-}
-
-// Advise advises the memory of s up to its capacity (see Make). s must
-// be a slice the caller allocated and owns whole.
-func Advise[T any](s []T, populate bool) {
-	var zero T
-	size := uintptr(cap(s)) * unsafe.Sizeof(zero)
-	if size < Min || !enabled.Load() {
-		return
-	}
-	advised.Add(1)
-	sysAdvise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s[:cap(s)]))), size), populate)
 }

@@ -14,12 +14,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// vma is one mapping of /proc/self/smaps: its range, flags and the
-// anonymous memory it has in huge pages.
+// vma is one mapping of /proc/self/smaps: its range and flags.
 type vma struct {
-	lo, hi         uintptr
-	flags          []string
-	anonHugePagesK int
+	lo, hi uintptr
+	flags  []string
 }
 
 // vmaOf returns the mapping holding address p.
@@ -55,8 +53,6 @@ func vmaOf(t *testing.T, p uintptr) vma {
 		switch fields[0] {
 		case "VmFlags:":
 			cur.flags = fields[1:]
-		case "AnonHugePages:":
-			cur.anonHugePagesK, _ = strconv.Atoi(fields[1])
 		}
 	}
 	if cur != nil && cur.lo <= p && p < cur.hi {
@@ -159,10 +155,10 @@ func TestAdviceReachesTheKernel(t *testing.T) {
 }
 
 // minorFaults is this thread's minor page faults so far.
-func minorFaults(t *testing.T) int64 {
+func minorFaults(tb testing.TB) int64 {
 	var ru unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
-		unavailable(t, "getrusage: %v", err)
+		unavailable(tb, "getrusage: %v", err)
 	}
 	return int64(ru.Minflt) // int32 on 32-bit systems
 }
@@ -225,26 +221,18 @@ func BenchmarkFreshBuffer(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				debug.FreeOSMemory()
-				before := minorFaultsB(b)
+				before := minorFaults(b)
 				b.StartTimer()
 				buf := c.make()
 				for i := 0; i < len(buf); i += 4096 {
 					buf[i] = 1
 				}
 				b.StopTimer()
-				faults += minorFaultsB(b) - before
+				faults += minorFaults(b) - before
 				runtime.KeepAlive(buf)
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(faults)/float64(b.N), "faults/op")
 		})
 	}
-}
-
-func minorFaultsB(b *testing.B) int64 {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
-		b.Skipf("getrusage: %v", err)
-	}
-	return int64(ru.Minflt)
 }
