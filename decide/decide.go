@@ -113,7 +113,7 @@ type compiledSchema struct {
 // is withheld with the reason (the gateway then serves nothing and says
 // why, instead of failing to start with a half-read baseline).
 func NewBaseline(serverID string, id manifest.Identity, tools []manifest.Tool) *Baseline {
-	b := &Baseline{ServerID: serverID, Identity: id, Tools: tools, byName: map[string]*manifest.Tool{}, digests: map[string]string{}}
+	b := &Baseline{ServerID: serverID, Identity: id, Tools: tools, byName: make(map[string]*manifest.Tool, len(tools)), digests: make(map[string]string, len(tools))}
 	for i := range tools {
 		t := &tools[i]
 		if _, dup := b.byName[t.Name]; dup {
@@ -265,7 +265,7 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 	if opt.Classifier == nil {
 		opt.Classifier = classify.Default()
 	}
-	l := &List{Tools: []Tool{}, Removed: []string{}, Notes: []string{}, baseline: b, served: map[string]*manifest.Tool{}, index: map[string]int{}}
+	l := &List{Tools: []Tool{}, Removed: []string{}, Notes: []string{}, baseline: b, served: make(map[string]*manifest.Tool, len(s.Tools)), index: make(map[string]int, len(s.Tools))}
 	if reason, detail := withheldBy(b, s, prof, l); reason != "" {
 		l.Withheld, l.Reason, l.Detail = true, reason, detail
 		return l

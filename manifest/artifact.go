@@ -437,7 +437,7 @@ func Pin(o *Observed, opt PinOptions) (*Declared, error) {
 	if len(o.Observed.ToolDigests) == 0 && !opt.AllowEmpty && o.Status == StatusObserved {
 		why = append(why, "the server served no tools (pin an empty list only with --allow-empty)")
 	}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(o.Observed.ToolDigests))
 	for _, t := range o.Observed.ToolDigests {
 		if seen[t.Name] && o.Status == StatusObserved {
 			why = append(why, "duplicate tool name "+safetext.Quote(t.Name))

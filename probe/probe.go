@@ -504,7 +504,7 @@ func conformance(r *Result, in Input, stdio bool) {
 		r.add("MCP-CONF-TOOL-SHAPE", "", "a served tools entry is not a readable tool ("+inv+"); it was not compared, so removals are not evaluated", "", nil)
 	}
 	toolNames(r, p)
-	seen := map[string]int{}
+	seen := make(map[string]int, len(p.Tools))
 	for i := range p.Tools {
 		t := &p.Tools[i]
 		seen[t.Name]++

@@ -126,7 +126,7 @@ func Check(names []string) Result {
 		parent[rb] = ra // the root is always the earliest name
 	}
 	byFold := make(map[string]int, len(distinct))
-	bySkel := map[string]int{}
+	bySkel := make(map[string]int, len(distinct))
 	for k, i := range distinct {
 		n := names[i]
 		if len(n) > MaxFoldInput {

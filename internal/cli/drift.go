@@ -931,7 +931,7 @@ func callPlan(declared []manifest.Tool, invoke []string, execute bool, seed int6
 	if execute && len(invoke) == 0 {
 		return nil, usageErr("--execute needs --invoke-tool NAME: there is no wildcard")
 	}
-	byName := map[string]*manifest.Tool{}
+	byName := make(map[string]*manifest.Tool, len(declared))
 	for i := range declared {
 		byName[declared[i].Name] = &declared[i]
 	}
