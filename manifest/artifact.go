@@ -114,34 +114,75 @@ func entriesOf(v jcs.Value) []ToolEntry {
 	}
 	out := make([]ToolEntry, v.Len())
 	for i := range out {
-		e, t := v.Index(i), &out[i]
-		if x, ok := e.Get("name"); ok {
-			t.Name = x.Str()
-		}
-		if x, ok := e.Get("tool_digest"); ok {
-			t.ToolDigest = x.Str()
-		}
-		if x, ok := e.Get("privileged"); ok {
-			t.Privileged = x.Bool()
-		}
-		if x, ok := e.Get("privilege_classification"); ok {
-			t.PrivilegeClassification = x.Str()
-		}
-		if x, ok := e.Get("action_class"); ok && x.Kind() == jcs.String {
-			s := x.Str()
-			t.ActionClass = &s
-		}
-		if x, ok := e.Get("field_digests"); ok && x.Kind() == jcs.Object {
-			fd := &FieldDigests{}
-			for j, f := range FieldNames {
-				if d, ok := x.Get(f); ok {
-					fd.set(j, d.Str())
-				}
-			}
-			t.FieldDigests = fd
-		}
+		out[i] = entryOf(v.Index(i))
 	}
 	return out
+}
+
+// entryOf reads one tool entry (see entriesOf).
+func entryOf(e jcs.Value) ToolEntry {
+	var t ToolEntry
+	if x, ok := e.Get("name"); ok {
+		t.Name = x.Str()
+	}
+	if x, ok := e.Get("tool_digest"); ok {
+		t.ToolDigest = x.Str()
+	}
+	if x, ok := e.Get("privileged"); ok {
+		t.Privileged = x.Bool()
+	}
+	if x, ok := e.Get("privilege_classification"); ok {
+		t.PrivilegeClassification = x.Str()
+	}
+	if x, ok := e.Get("action_class"); ok && x.Kind() == jcs.String {
+		s := x.Str()
+		t.ActionClass = &s
+	}
+	if x, ok := e.Get("field_digests"); ok && x.Kind() == jcs.Object {
+		fd := &FieldDigests{}
+		for j, f := range FieldNames {
+			if d, ok := x.Get(f); ok {
+				fd.set(j, d.Str())
+			}
+		}
+		t.FieldDigests = fd
+	}
+	return t
+}
+
+// readDeclaredStreamed reads a declared baseline without a tree of its
+// tool entries, which are most of a large one: each is read as the
+// document is parsed (jcs.ParseEach) and checked against the schema's
+// entry shape by hand (schemas.EntryValid), and the rest of the document
+// is validated as a whole reading validates it (the entries are all the
+// schema constrains of their array, so the document is valid exactly when
+// that rest is and each entry is: schemas/entries.go). ok is false when an
+// entry is not certainly valid, or anything else is wrong: the caller then
+// reads the document whole, and its error is the one reported.
+func readDeclaredStreamed(src []byte, file string) (*Declared, bool) {
+	entries := []ToolEntry{}
+	valid := true
+	doc, err := jcs.ParseEach(src, "tools", func(_ int, v jcs.Value) {
+		if !valid {
+			return
+		}
+		if !schemas.EntryValid(v) {
+			valid = false
+			return
+		}
+		entries = append(entries, entryOf(v))
+	})
+	if err != nil || !valid || doc.Root().Kind() != jcs.Object {
+		return nil, false
+	}
+	if tools, ok := doc.Root().Get("tools"); !ok || tools.Kind() != jcs.Array {
+		return nil, false // nothing streamed: the whole reading says what is wrong
+	}
+	d, err := parseDeclaredEntries(doc, file, entries)
+	if err != nil {
+		return nil, false
+	}
+	return d, true
 }
 
 // ParseObserved reads and validates an observed record. file names the
@@ -261,6 +302,13 @@ func ParseDeclared(src []byte, file string) (*Declared, error) {
 }
 
 func parseDeclaredDoc(doc *jcs.Doc, file string) (*Declared, error) {
+	return parseDeclaredEntries(doc, file, nil)
+}
+
+// parseDeclaredEntries is parseDeclaredDoc of a document whose tools
+// streamed (jcs.ParseEach, its tools array read as empty; streamed holds
+// them, each certainly valid: readDeclaredStreamed), or nil: the doc's.
+func parseDeclaredEntries(doc *jcs.Doc, file string, streamed []ToolEntry) (*Declared, error) {
 	var dd struct {
 		Declared
 		Tools skipEntries `json:"tools"`
@@ -271,6 +319,9 @@ func parseDeclaredDoc(doc *jcs.Doc, file string) (*Declared, error) {
 	}
 	d := dd.Declared
 	d.Tools = entriesOf(tools)
+	if streamed != nil {
+		d.Tools = streamed
+	}
 	for i, t := range d.Tools {
 		if err := checkEntry(t, fmt.Sprintf("/tools/%d", i)); err != nil {
 			return nil, &ArtifactError{file, err}

@@ -497,6 +497,11 @@ func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
 		// Not what the head said (a head PeekHead misread): read as
 		// ReadTools reads it.
 	}
+	if PeekHead(src).Schema == DeclaredSchemaID {
+		if d, ok := readDeclaredStreamed(src, file); ok {
+			return &Tools{Declared: d}, nil
+		}
+	}
 	t, err := ReadTools(src, file)
 	if err != nil {
 		return nil, err
