@@ -167,7 +167,8 @@ func BenchmarkReadPinned10k(b *testing.B) {
 
 // BenchmarkReadDeclaredAsDrift10k: what drift reads of a pinned baseline
 // beside the listing (cli startDeclared), over the same 10,000 tools: the
-// declared baseline, parsed and validated whole (lean), and the snapshot
+// declared baseline, read lean (entry by entry, never one tree of them),
+// and the snapshot
 // beside it read framed from its file (scanned for each tool's bounds and
 // SHA-256, never parsed whole; settled later against the listing).
 func BenchmarkReadDeclaredAsDrift10k(b *testing.B) {
