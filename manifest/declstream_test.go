@@ -72,7 +72,7 @@ func TestDeclaredStreamedSame(t *testing.T) {
 		// the whole reading refuses it.
 		"unknown entry member": {strings.Replace(string(good), `"privileged":`, `"extra":1,"privileged":`, 1), false},
 		"bad tool digest":      {strings.Replace(string(good), `"tool_digest": "sha256:`, `"tool_digest": "sha257:`, 1), false},
-		"classified, no class": {strings.Replace(string(classified), `"action_class": "`, `"action_klass": "`, 1), false},
+		"a misspelt member":    {strings.Replace(string(classified), `"action_class": "`, `"action_klass": "`, 1), false},
 		"tools not an array":   {`{"schema":"assay.declared_mcp_manifest.v0","tools":{}}`, false},
 		"tools twice":          {strings.Replace(string(good), `"tools": [`, `"tools": [], "tools": [`, 1), false},
 		"unknown top member":   {strings.Replace(string(good), `"tools": [`, `"surprise": 1, "tools": [`, 1), false},

@@ -481,7 +481,8 @@ func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
 	if !opt.Lean {
 		return ReadTools(src, file)
 	}
-	if PeekHead(src).Schema == SnapshotSchemaID {
+	head := PeekHead(src).Schema
+	if head == SnapshotSchemaID {
 		st := &snapTools{at: opt.Source, deferred: opt.DeferDigests, instances: []any{}}
 		doc, err := jcs.ParseEach(src, "tools", st.add)
 		if err != nil {
@@ -497,7 +498,7 @@ func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
 		// Not what the head said (a head PeekHead misread): read as
 		// ReadTools reads it.
 	}
-	if PeekHead(src).Schema == DeclaredSchemaID {
+	if head == DeclaredSchemaID {
 		if d, ok := readDeclaredStreamed(src, file); ok {
 			return &Tools{Declared: d}, nil
 		}
