@@ -137,7 +137,11 @@ func FuzzParseURL(f *testing.F) {
 }
 
 // secretsIn is the text between "://user:" and "@", roughly: what a
-// password in s could be.
+// password in s could be. The user is a user name: it holds none of the
+// '/', '?' and '#' that end a URL's authority, so that "0000://#:0000@"
+// (a fragment, found by the fuzzer: the error quoted the scheme "0000")
+// has no password; the password may hold them (the store reads it
+// leniently, up to the '@').
 func secretsIn(s string) []string {
 	_, rest, ok := strings.Cut(s, "://")
 	if !ok {
@@ -147,8 +151,8 @@ func secretsIn(s string) []string {
 	if !ok {
 		return nil
 	}
-	_, pw, ok := strings.Cut(ui, ":")
-	if !ok {
+	user, pw, ok := strings.Cut(ui, ":")
+	if !ok || strings.ContainsAny(user, "/?#") {
 		return nil
 	}
 	return []string{pw}
