@@ -94,8 +94,12 @@ func FuzzParseURL(f *testing.F) {
 			if i, j := strings.IndexByte(msg, '"'), strings.LastIndexByte(msg, '"'); i < j {
 				given = msg[i : j+1]
 			}
+			// Text the URL also holds outside its password (a host
+			// "cret" beside the password "cret#", found by the fuzzer)
+			// is the URL's to show: its showing is no password's.
+			public := withoutPasswords(s)
 			for _, sec := range secretsIn(s) {
-				if len(sec) > 3 && safetext.Shows(given, sec) {
+				if len(sec) > 3 && !strings.Contains(public, sec) && safetext.Shows(given, sec) {
 					t.Fatalf("the password %q is in the error %q", sec, err.Error())
 				}
 			}
@@ -103,7 +107,7 @@ func FuzzParseURL(f *testing.F) {
 			// refused, which a password holding a delimiter makes a
 			// piece of the password (the port of "u:S3cret?x@h").
 			for _, sec := range secretPiecesIn(s) {
-				if len(sec) > 3 && safetext.Shows(given, sec) {
+				if len(sec) > 3 && !strings.Contains(public, sec) && safetext.Shows(given, sec) {
 					t.Fatalf("the password %q is in the error %q", sec, err.Error())
 				}
 			}
@@ -156,6 +160,25 @@ func secretsIn(s string) []string {
 		return nil
 	}
 	return []string{pw}
+}
+
+// withoutPasswords is s with the password secretsIn reads cut out, where
+// it stands (a NUL in its place, so that no text is made across the cut).
+func withoutPasswords(s string) string {
+	_, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	ui, _, ok := strings.Cut(rest, "@")
+	if !ok {
+		return s
+	}
+	user, _, ok := strings.Cut(ui, ":")
+	if !ok || strings.ContainsAny(user, "/?#") {
+		return s
+	}
+	at := len(s) - len(rest) + len(user) + 1 // the password's first byte
+	return s[:at] + "\x00" + s[at+len(ui)-len(user)-1:]
 }
 
 // secretPiecesIn are the pieces of the password of s between the
