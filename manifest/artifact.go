@@ -318,9 +318,9 @@ func parseDeclaredEntries(doc *jcs.Doc, file string, streamed []ToolEntry) (*Dec
 		return nil, &ArtifactError{file, err}
 	}
 	d := dd.Declared
-	d.Tools = entriesOf(tools)
-	if streamed != nil {
-		d.Tools = streamed
+	d.Tools = streamed
+	if streamed == nil {
+		d.Tools = entriesOf(tools)
 	}
 	for i, t := range d.Tools {
 		if err := checkEntry(t, fmt.Sprintf("/tools/%d", i)); err != nil {

@@ -140,45 +140,46 @@ func FuzzParseURL(f *testing.F) {
 	})
 }
 
-// secretsIn is the text between "://user:" and "@", roughly: what a
-// password in s could be. The user is a user name: it holds none of the
-// '/', '?' and '#' that end a URL's authority, so that "0000://#:0000@"
-// (a fragment, found by the fuzzer: the error quoted the scheme "0000")
-// has no password; the password may hold them (the store reads it
-// leniently, up to the '@').
-func secretsIn(s string) []string {
+// passwordAt is where the password of s stands, the text between
+// "://user:" and "@", roughly: what a password in s could be. The user is a
+// user name: it holds none of the '/', '?' and '#' that end a URL's
+// authority, so that "0000://#:0000@" (a fragment, found by the fuzzer:
+// the error quoted the scheme "0000") has no password; the password may
+// hold them (the store reads it leniently, up to the '@').
+func passwordAt(s string) (from, to int, ok bool) {
 	_, rest, ok := strings.Cut(s, "://")
 	if !ok {
-		return nil
+		return 0, 0, false
 	}
 	ui, _, ok := strings.Cut(rest, "@")
 	if !ok {
-		return nil
+		return 0, 0, false
 	}
 	user, pw, ok := strings.Cut(ui, ":")
 	if !ok || strings.ContainsAny(user, "/?#") {
-		return nil
+		return 0, 0, false
 	}
-	return []string{pw}
+	from = len(s) - len(rest) + len(user) + 1
+	return from, from + len(pw), true
 }
 
-// withoutPasswords is s with the password secretsIn reads cut out, where
-// it stands (a NUL in its place, so that no text is made across the cut).
+// secretsIn is the password of s (passwordAt), if it has one.
+func secretsIn(s string) []string {
+	from, to, ok := passwordAt(s)
+	if !ok {
+		return nil
+	}
+	return []string{s[from:to]}
+}
+
+// withoutPasswords is s with its password cut out where it stands (a NUL
+// in its place, so that no text is made across the cut).
 func withoutPasswords(s string) string {
-	_, rest, ok := strings.Cut(s, "://")
+	from, to, ok := passwordAt(s)
 	if !ok {
 		return s
 	}
-	ui, _, ok := strings.Cut(rest, "@")
-	if !ok {
-		return s
-	}
-	user, _, ok := strings.Cut(ui, ":")
-	if !ok || strings.ContainsAny(user, "/?#") {
-		return s
-	}
-	at := len(s) - len(rest) + len(user) + 1 // the password's first byte
-	return s[:at] + "\x00" + s[at+len(ui)-len(user)-1:]
+	return s[:from] + "\x00" + s[to:]
 }
 
 // secretPiecesIn are the pieces of the password of s between the
