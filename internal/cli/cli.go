@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpdrift/mcpdrift/internal/hugemem"
+	"github.com/mcpdrift/mcpdrift/internal/mapfile"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -82,6 +83,9 @@ type env struct {
 	// releases run when the run ends, after its outputs were committed or
 	// discarded (a lock's directory flock is held until its write).
 	releases []func()
+	// inputChecks run before the first output is written: an input whose
+	// bytes were mapped (mapfile) must still be the file they were.
+	inputChecks []func() error
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
@@ -122,14 +126,18 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 	}()
 	root := newRoot(e)
-	// Off unless the command turns it on (fileRun).
+	// Off unless the command turns them on (fileRun).
 	hugemem.Enable(false)
+	mapfile.Enable(false)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	err := root.Execute()
 	if err == nil {
+		if testHookBeforeCommit != nil {
+			testHookBeforeCommit()
+		}
 		err = e.commit()
 	}
 	if err != nil {
@@ -145,14 +153,24 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	return e.code
 }
 
+// testHookBeforeCommit, when set (by a test), runs between a command's
+// success and the commit of its outputs.
+var testHookBeforeCommit func()
+
 // fileRun marks a run that reads its inputs from files whole and ends
 // (observe, pin --input/--observed, gate, diff): its large buffers are
-// advised into huge pages (hugemem). A live run (drift, pin --url, the
-// gateway) is not: it lists a server for seconds while the Go scavenger
-// hands freed memory back to the system piecemeal, splitting the huge
-// pages, and drift of 100,000 tools took about 1 s more CPU with its
-// declared baseline's parse advised (docs/benchmarks.md).
-func fileRun() { hugemem.Enable(true) }
+// advised into huge pages (hugemem), and its large input files are mapped
+// where they can be held unchanged (mapfile). A live run (drift, pin
+// --url, the gateway) is not: it lists a server for seconds while the Go
+// scavenger hands freed memory back to the system piecemeal, splitting
+// the huge pages, and drift of 100,000 tools took about 1 s more CPU with
+// its declared baseline's parse advised (docs/benchmarks.md); and a file
+// it mapped would be leased for as long as it lives, making every writer
+// of the file wait.
+func fileRun() {
+	hugemem.Enable(true)
+	mapfile.Enable(true)
+}
 
 func newRoot(e *env) *cobra.Command {
 	root := &cobra.Command{
@@ -261,6 +279,22 @@ func openInput(e *env, path string, max int64, read bool) (in input, err error) 
 		}
 		if size >= 0 && !read {
 			return input{file: f, size: size}, nil
+		}
+		if size >= 0 {
+			// A large file of a file run is mapped where it can be held
+			// unchanged (mapfile): its pages are the page cache's, not
+			// fresh memory. Checked unchanged before any output is
+			// written; unmapped when the run ends.
+			if m, ok := mapfile.Map(f, size); ok {
+				e.releases = append(e.releases, m.Release)
+				e.inputChecks = append(e.inputChecks, func() error {
+					if err := m.Unchanged(); err != nil {
+						return inputErr(path, err)
+					}
+					return nil
+				})
+				return input{bytes: m.Bytes(), file: f, size: size}, nil
+			}
 		}
 		r = f
 		if size >= 0 {

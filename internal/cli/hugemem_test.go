@@ -7,13 +7,15 @@ import (
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/internal/hugemem"
+	"github.com/mcpdrift/mcpdrift/internal/mapfile"
 	"github.com/mcpdrift/mcpdrift/mockserver"
 )
 
 // TestHugePagesOnlyForFileRuns: a run that reads its inputs from files
 // whole and ends (observe, pin --input/--observed, gate, diff) has its
-// large buffers advised into huge pages; a live run (drift, pin --url)
-// and everything else does not, whatever ran before it in the process.
+// large buffers advised into huge pages and its large inputs mapped; a
+// live run (drift, pin --url) and everything else does not, whatever ran
+// before it in the process.
 func TestHugePagesOnlyForFileRuns(t *testing.T) {
 	defer hugemem.Enable(hugemem.Enabled())
 	if hugemem.Enable(true); !hugemem.Enabled() {
@@ -43,6 +45,9 @@ func TestHugePagesOnlyForFileRuns(t *testing.T) {
 		}
 		if got := hugemem.Enabled(); got != s.want {
 			t.Errorf("%v: huge-page advice on = %v, want %v", s.args, got, s.want)
+		}
+		if got := mapfile.Enabled(); got != s.want {
+			t.Errorf("%v: mapping of large inputs on = %v, want %v", s.args, got, s.want)
 		}
 	}
 }

@@ -174,8 +174,9 @@ func describe(path string) string {
 
 // commit writes the queued outputs, redacted: first every atomic file is
 // staged beside its target (so a full disk or a read-only directory fails
-// before anything is replaced), then targets are replaced and streams
-// written, in the order the outputs were queued.
+// before anything is replaced), then the inputs mapped are checked still
+// to be the files they were (inputChecks), then targets are replaced and
+// streams written, in the order the outputs were queued.
 func (e *env) commit() error {
 	outs := e.outputs
 	e.outputs = nil
@@ -251,6 +252,14 @@ func (e *env) commit() error {
 				cleanup()
 				return err
 			}
+		}
+	}
+	// Every byte of the outputs is made: the inputs they were made from
+	// must still be what was read.
+	for _, check := range e.inputChecks {
+		if err := check(); err != nil {
+			cleanup()
+			return err
 		}
 	}
 	for i, o := range outs {

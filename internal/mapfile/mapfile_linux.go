@@ -1,0 +1,117 @@
+package mapfile
+
+import (
+	"math"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Mapping is a file mapped read-only under a read lease.
+type Mapping struct {
+	data []byte
+	fd   int // a duplicate of the file's descriptor: the lease's
+	id   identity
+	once sync.Once
+}
+
+// identity is what Unchanged compares.
+type identity struct {
+	dev, ino, size      uint64
+	mtimeSec, mtimeNsec int64
+	ctimeSec, ctimeNsec int64
+	mode                uint32
+}
+
+func identityOf(st *unix.Stat_t) identity {
+	return identity{
+		dev: uint64(st.Dev), ino: uint64(st.Ino), size: uint64(st.Size),
+		mtimeSec: int64(st.Mtim.Sec), mtimeNsec: int64(st.Mtim.Nsec),
+		ctimeSec: int64(st.Ctim.Sec), ctimeNsec: int64(st.Ctim.Nsec),
+		mode: st.Mode,
+	}
+}
+
+// localFS are the file systems whose files are mapped: local ones, whose
+// page cache no other machine changes and where the kernel's leases
+// hold (a remote file system's file can change under a local lease).
+var localFS = map[int64]bool{
+	unix.EXT4_SUPER_MAGIC:  true, // ext2, ext3 and ext4
+	unix.XFS_SUPER_MAGIC:   true,
+	unix.BTRFS_SUPER_MAGIC: true,
+	unix.TMPFS_MAGIC:       true,
+	unix.F2FS_SUPER_MAGIC:  true,
+}
+
+// Map maps the size bytes of f, a regular file opened read-only, when
+// mapping is on, size is at least Min, and the file can be leased (see
+// the package's doc); ok is false, and nothing is held, otherwise: the
+// caller then reads the file.
+func Map(f *os.File, size int64) (m *Mapping, ok bool) {
+	if !enabled.Load() || size < minSize.Load() || size <= 0 || size > math.MaxInt {
+		return nil, false
+	}
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return nil, false
+	}
+	fd := -1
+	if cerr := sc.Control(func(raw uintptr) {
+		fd, err = unix.FcntlInt(raw, unix.F_DUPFD_CLOEXEC, 0)
+	}); cerr != nil || err != nil {
+		return nil, false
+	}
+	fail := func() (*Mapping, bool) {
+		_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_UNLCK)
+		unix.Close(fd)
+		return nil, false
+	}
+	var fs unix.Statfs_t
+	if unix.Fstatfs(fd, &fs) != nil || !localFS[int64(fs.Type)] {
+		return fail()
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
+		return fail()
+	}
+	// Leased: what the file is now, it stays. It must still be the size
+	// the caller was told (else it is read, and its reading sees what
+	// changed).
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != size {
+		return fail()
+	}
+	data, err := unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE)
+	if err != nil {
+		return fail()
+	}
+	mapped.Add(1)
+	return &Mapping{data: data, fd: fd, id: identityOf(&st)}, true
+}
+
+// Bytes are the file's bytes. They are valid until Release, and must not
+// be written (the mapping is read-only: a write faults).
+func (m *Mapping) Bytes() []byte { return m.data }
+
+// Unchanged returns ErrChanged when the file is no longer the one mapped.
+func (m *Mapping) Unchanged() error {
+	var st unix.Stat_t
+	if err := unix.Fstat(m.fd, &st); err != nil {
+		return err
+	}
+	if identityOf(&st) != m.id {
+		return ErrChanged
+	}
+	return nil
+}
+
+// Release unmaps the file and gives up the lease, once. Nothing may read
+// Bytes after it.
+func (m *Mapping) Release() {
+	m.once.Do(func() {
+		_ = unix.Munmap(m.data)
+		m.data = nil
+		_, _ = unix.FcntlInt(uintptr(m.fd), unix.F_SETLEASE, unix.F_UNLCK)
+		unix.Close(m.fd)
+	})
+}

@@ -1,0 +1,360 @@
+package mapfile
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mcpdrift/mcpdrift/internal/hugemem"
+)
+
+// on turns mapping on for the test, with files of at least min bytes.
+func on(t testing.TB, min int64) {
+	t.Helper()
+	was, wasMin := Enabled(), SetMin(min)
+	Enable(true)
+	t.Cleanup(func() { Enable(was); SetMin(wasMin) })
+}
+
+// file writes n random bytes to a new file and returns its path and bytes.
+func file(t testing.TB, n int) (string, []byte) {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "input.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, b
+}
+
+// mapFile opens path and maps it; the file is closed before the mapping
+// is used, as the command line closes it.
+func mapFile(t testing.TB, path string) (*Mapping, bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Map(f, st.Size())
+}
+
+// leasable skips the test where this system grants no read lease on a
+// file of the test's temporary directory (a file system not mapped, or
+// leases off): there the command line reads, which other tests cover.
+func leasable(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil || !localFS[int64(fs.Type)] {
+		t.Skipf("%s is on a file system whose files are not mapped (type %#x)", path, fs.Type)
+	}
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
+		t.Skipf("no read lease on %s here: %v", path, err)
+	}
+	_, _ = unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_UNLCK)
+}
+
+// TestMapHoldsTheFilesBytes: a file mapped reads as its bytes, after the
+// file it was opened from is closed; Release is idempotent.
+func TestMapHoldsTheFilesBytes(t *testing.T) {
+	p, want := file(t, Min+12345)
+	leasable(t, p)
+	on(t, Min)
+	before := Mapped()
+	m, ok := mapFile(t, p)
+	if !ok {
+		t.Fatal("a leasable file of Min bytes or more was not mapped")
+	}
+	if !bytes.Equal(m.Bytes(), want) {
+		t.Fatal("the mapping's bytes are not the file's")
+	}
+	if Mapped() != before+1 {
+		t.Errorf("Mapped() = %d, want %d", Mapped(), before+1)
+	}
+	if err := m.Unchanged(); err != nil {
+		t.Errorf("Unchanged of an untouched file: %v", err)
+	}
+	m.Release()
+	m.Release()
+	if m.Bytes() != nil {
+		t.Error("a released mapping still offers its bytes")
+	}
+}
+
+// TestMapOnlyWhenOnAndLarge: off, or a file below the bound, is read.
+func TestMapOnlyWhenOnAndLarge(t *testing.T) {
+	p, _ := file(t, 1000)
+	on(t, 1001)
+	if m, ok := mapFile(t, p); ok {
+		m.Release()
+		t.Error("a file below the bound was mapped")
+	}
+	Enable(false)
+	SetMin(1)
+	if m, ok := mapFile(t, p); ok {
+		m.Release()
+		t.Error("a file was mapped with mapping off")
+	}
+	Enable(true)
+	// A size the caller was told that is not the file's (it changed
+	// between the caller's look and the lease) is not mapped.
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if m, ok := Map(f, 999); ok {
+		m.Release()
+		t.Error("a file whose size moved was mapped")
+	}
+}
+
+// TestMapHoldsWritersOff: while a file is mapped, an open of it for
+// writing waits (here, opened without blocking, it is refused), so that
+// it cannot change or shrink under the mapping; once released, it opens.
+func TestMapHoldsWritersOff(t *testing.T) {
+	p, want := file(t, 5000)
+	leasable(t, p)
+	on(t, 1)
+	m, ok := mapFile(t, p)
+	if !ok {
+		t.Fatal("not mapped")
+	}
+	w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		w.Close()
+		m.Release()
+		t.Fatal("the mapped file opened for writing while leased")
+	}
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Fatalf("open for writing of a leased file: %v, want EWOULDBLOCK", err)
+	}
+	// A truncation (which cannot be asked not to wait) waits for the
+	// release, and then truncates.
+	truncated := make(chan error, 1)
+	go func() { truncated <- unix.Truncate(p, 10) }()
+	select {
+	case err := <-truncated:
+		m.Release()
+		t.Fatalf("the mapped file was truncated while leased (%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if !bytes.Equal(m.Bytes()[:20], want[:20]) || len(m.Bytes()) != len(want) {
+		t.Error("the mapping changed while a truncation waited")
+	}
+	m.Release()
+	select {
+	case err := <-truncated:
+		if err != nil {
+			t.Fatalf("truncate once released: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a truncation still waits once the mapping is released")
+	}
+	w, err = os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatalf("open for writing once released: %v", err)
+	}
+	w.Close()
+}
+
+// TestMapNotWhileOpenForWriting: a file someone has open for writing
+// (it may be changing) is not mapped: the caller reads it.
+func TestMapNotWhileOpenForWriting(t *testing.T) {
+	p, _ := file(t, 5000)
+	leasable(t, p)
+	on(t, 1)
+	w, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if m, ok := mapFile(t, p); ok {
+		m.Release()
+		t.Fatal("a file open for writing was mapped")
+	}
+}
+
+// TestUnchangedSeesAChange: what can move a file without opening it for
+// writing (its times, its mode) is seen; so is a write once the lease is
+// gone (the lease-break-time passed: here, given up by hand).
+func TestUnchangedSeesAChange(t *testing.T) {
+	for name, change := range map[string]func(t *testing.T, p string, m *Mapping){
+		"times": func(t *testing.T, p string, m *Mapping) {
+			later := time.Now().Add(time.Hour)
+			if err := os.Chtimes(p, later, later); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"mode": func(t *testing.T, p string, m *Mapping) {
+			if err := os.Chmod(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"written after the lease": func(t *testing.T, p string, m *Mapping) {
+			if _, err := unix.FcntlInt(uintptr(m.fd), unix.F_SETLEASE, unix.F_UNLCK); err != nil {
+				t.Fatal(err)
+			}
+			w, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if _, err := w.WriteAt([]byte("x"), 10); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, _ := file(t, 5000)
+			leasable(t, p)
+			on(t, 1)
+			m, ok := mapFile(t, p)
+			if !ok {
+				t.Fatal("not mapped")
+			}
+			defer m.Release()
+			change(t, p, m)
+			if err := m.Unchanged(); !errors.Is(err, ErrChanged) {
+				t.Fatalf("Unchanged after the file's %s moved: %v, want ErrChanged", name, err)
+			}
+		})
+	}
+}
+
+// FuzzMapped: whatever a file holds, its mapping reads as its bytes.
+func FuzzMapped(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`))
+	f.Add([]byte{0})
+	f.Add(bytes.Repeat([]byte("\xff"), 4097))
+	dir := f.TempDir()
+	p := filepath.Join(dir, "input.json")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	if fh, err := os.Open(p); err == nil {
+		if _, err := unix.FcntlInt(fh.Fd(), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
+			fh.Close()
+			f.Skipf("no read lease here: %v", err)
+		}
+		fh.Close()
+	}
+	on(f, 1)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 {
+			return
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, ok := mapFile(t, p)
+		if !ok {
+			t.Fatal("not mapped")
+		}
+		defer m.Release()
+		if !bytes.Equal(m.Bytes(), data) {
+			t.Fatalf("mapped %q, the file holds %q", m.Bytes(), data)
+		}
+	})
+}
+
+// BenchmarkInputBytes: the bytes of a 64 MiB input file made available
+// and read through once (every cache line, as a parse reads them), the
+// file in the page cache: read into a buffer as the command line read it
+// before (the named baseline: hugemem.Make populated, then read(2)),
+// against mapped. Freed memory is handed back to the system between
+// iterations (outside the timer), as a run's is when it ends; with
+// MCPDRIFT_BENCH_COLD=3s each iteration also waits that long first (a
+// virtual machine that reports free pages to its host takes them back
+// within about 2 s: the first touch of fresh memory is then what it costs
+// a run that follows other work).
+func BenchmarkInputBytes(b *testing.B) {
+	const size = 64 << 20
+	var pause time.Duration
+	if s := os.Getenv("MCPDRIFT_BENCH_COLD"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			b.Fatalf("MCPDRIFT_BENCH_COLD: %v", err)
+		}
+		pause = d
+	}
+	p, _ := file(b, size)
+	if _, err := os.ReadFile(p); err != nil { // in the page cache
+		b.Fatal(err)
+	}
+	defer hugemem.Enable(hugemem.Enabled())
+	hugemem.Enable(true)
+	on(b, Min)
+	for _, c := range []struct {
+		name string
+		get  func(f *os.File) (data []byte, release func())
+	}{
+		{"read", func(f *os.File) ([]byte, func()) {
+			buf := hugemem.Make[byte](0, size+1, true)
+			for {
+				n, err := f.Read(buf[len(buf):cap(buf)])
+				buf = buf[:len(buf)+n]
+				if err != nil || n == 0 {
+					break
+				}
+			}
+			return buf, func() {}
+		}},
+		{"mapped", func(f *os.File) ([]byte, func()) {
+			m, ok := Map(f, size)
+			if !ok {
+				b.Skip("no read lease here")
+			}
+			return m.Bytes(), m.Release
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			var sum int
+			for b.Loop() {
+				b.StopTimer()
+				debug.FreeOSMemory()
+				time.Sleep(pause)
+				f, err := os.Open(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				data, release := c.get(f)
+				if len(data) != size {
+					b.Fatalf("%d bytes, want %d", len(data), size)
+				}
+				for i := 0; i < len(data); i += 64 {
+					sum += int(data[i])
+				}
+				release()
+				b.StopTimer()
+				f.Close()
+				b.StartTimer()
+			}
+			if sum < 0 {
+				b.Log(sum)
+			}
+		})
+	}
+}
