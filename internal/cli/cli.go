@@ -113,16 +113,19 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	e := newEnv(stdin, stdout, stderr)
 	e.ctx = ctx
+	// Deferred first, so run last: after a panic's discard has waited
+	// for the goroutines still writing outputs, which may read a mapped
+	// input (mapfile) that a release unmaps.
+	defer func() {
+		for i := len(e.releases) - 1; i >= 0; i-- {
+			e.releases[i]()
+		}
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			e.discard()
 			fmt.Fprintf(e.stderr, "mcpdrift: internal error: %s\n", safetext.Escape(fmt.Sprint(r)))
 			code = ExitUsage
-		}
-	}()
-	defer func() {
-		for i := len(e.releases) - 1; i >= 0; i-- {
-			e.releases[i]()
 		}
 	}()
 	root := newRoot(e)
@@ -283,8 +286,9 @@ func openInput(e *env, path string, max int64, read bool) (in input, err error) 
 		if size >= 0 {
 			// A large file of a file run is mapped where it can be held
 			// unchanged (mapfile): its pages are the page cache's, not
-			// fresh memory. Checked unchanged before any output is
-			// written; unmapped when the run ends.
+			// fresh memory. Checked unchanged before the outputs are
+			// written (not the warnings printed as the run goes);
+			// unmapped when the run ends.
 			if m, ok := mapfile.Map(f, size); ok {
 				e.releases = append(e.releases, m.Release)
 				e.inputChecks = append(e.inputChecks, func() error {

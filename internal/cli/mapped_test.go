@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,7 +151,7 @@ func TestMappedInputChangedIsRefused(t *testing.T) {
 		}
 		t.Skip("the input was not mapped: this system grants no read lease on the test's temporary files (required in CI)")
 	}
-	if code != ExitUsage || !strings.Contains(stderr, "changed while it was being read") || !strings.Contains(stderr, "v1.json") {
+	if code != ExitUsage || !strings.Contains(stderr, "changed, or may have, while it was being read") || !strings.Contains(stderr, "v1.json") {
 		t.Fatalf("exit %d, stderr %q; want %d and the input named as changed", code, stderr, ExitUsage)
 	}
 	if stdout != "" {
@@ -164,5 +165,71 @@ func TestMappedInputChangedIsRefused(t *testing.T) {
 		if strings.HasPrefix(e.Name(), "declared") || strings.HasPrefix(e.Name(), ".mcpdrift-") {
 			t.Errorf("%s was left behind by a refused run", e.Name())
 		}
+	}
+}
+
+// TestMappedInputPanicIsCleanExit: a run that panics while a snapshot is
+// still being written from a mapped input's bytes reports an internal
+// error (exit 2, no stack trace) and leaves nothing behind: the mapping
+// is released only once the staging goroutine is done with it.
+func TestMappedInputPanicIsCleanExit(t *testing.T) {
+	wasMin := mapfile.SetMin(1)
+	defer mapfile.SetMin(wasMin)
+	dir := t.TempDir()
+	tools := corpus.LeanTools(3000, 3)
+	in := writeFile(t, dir, "big.json", append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":`), tools...), "}}"...))
+	before := mapfile.Mapped()
+	testHookBeforeCommit = func() { panic("boom") }
+	// The snapshot is still to be written when the run panics.
+	testHookStaging = func() { time.Sleep(300 * time.Millisecond) }
+	defer func() { testHookBeforeCommit, testHookStaging = nil, nil }()
+	code, _, stderr := run(t, "", "pin", "--input", in, "--server-id", "big", "-o", filepath.Join(dir, "declared.json"))
+	if mapfile.Mapped() == before && os.Getenv("CI") == "true" {
+		t.Fatal("the input was not mapped: this system grants no read lease on the test's temporary files")
+	}
+	if code != ExitUsage || !strings.Contains(stderr, "internal error: boom") || strings.Contains(stderr, "goroutine") {
+		t.Fatalf("exit %d, stderr %q; want %d and the internal error, no trace", code, stderr, ExitUsage)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "big.json" {
+			t.Errorf("%s was left behind by a failed run", e.Name())
+		}
+	}
+}
+
+// TestMappedInputWrittenByTheRunItself: a run whose output is its own
+// mapped input, opened for writing by its descriptor's path (which a
+// lease would make wait for the run itself), detaches the mapping and
+// goes on: it ends at once, having read the input as it was.
+func TestMappedInputWrittenByTheRunItself(t *testing.T) {
+	wasMin := mapfile.SetMin(1)
+	defer mapfile.SetMin(wasMin)
+	dir := t.TempDir()
+	mappedInputs(t, dir)
+	in := filepath.Join(dir, "large.json")
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mapped, detached := mapfile.Mapped(), mapfile.Detached()
+	start := time.Now()
+	code, _, stderr := run(t, "", "observe", "--input", in, "--server-id", "big", "-o", "/proc/self/fd/"+strconv.Itoa(int(f.Fd())))
+	took := time.Since(start)
+	if mapfile.Mapped() == mapped {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the input was not mapped: this system grants no read lease on the test's temporary files")
+		}
+		t.Skip("the input was not mapped: this system grants no read lease (required in CI)")
+	}
+	if code != 0 || took > 10*time.Second {
+		t.Fatalf("exit %d after %v (want 0 at once): %s", code, took, stderr)
+	}
+	if mapfile.Detached() == detached {
+		t.Error("the run opened its own input for writing and its mapping was not detached")
 	}
 }

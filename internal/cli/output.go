@@ -338,9 +338,18 @@ func (e *env) emitStream(path string, write func(io.Writer) error) error {
 	}
 	o.tmp = f.Name()
 	o.staging = make(chan error, 1)
-	go func() { o.staging <- o.writeStaged(f) }()
+	go func() {
+		if testHookStaging != nil {
+			testHookStaging()
+		}
+		o.staging <- o.writeStaged(f)
+	}()
 	return nil
 }
+
+// testHookStaging, when set (by a test), runs before a staged output's
+// goroutine writes it.
+var testHookStaging func()
 
 // writeStaged writes o (its stream, else its data) into f, the staged
 // file, and closes it: synced, with the target's mode.

@@ -3,7 +3,9 @@ package mapfile
 import (
 	"math"
 	"os"
+	"os/signal"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,7 +15,73 @@ type Mapping struct {
 	data []byte
 	fd   int // a duplicate of the file's descriptor: the lease's
 	id   identity
-	once sync.Once
+	// detached is set once the bytes were copied into memory of the
+	// process's own and moved over the mapping (a writer asked for the
+	// file: see detach); released once Release ran. Both under live.mu.
+	detached, released bool
+}
+
+// live are the mappings not yet released, for detachAll.
+var live struct {
+	mu sync.Mutex
+	m  map[*Mapping]struct{}
+}
+
+// watchBreaks starts, once, the goroutine that detaches every live
+// mapping when the kernel says a lease is being broken (SIGIO: someone
+// opens a leased file for writing, or truncates it).
+var watchBreaks = sync.OnceFunc(func() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, unix.SIGIO)
+	go func() {
+		for range ch {
+			detachAll()
+		}
+	}()
+})
+
+// detachAll detaches every live mapping (a signal does not say which
+// lease is broken).
+func detachAll() {
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	for m := range live.m {
+		m.detach()
+	}
+}
+
+// detach copies a mapping's bytes into anonymous memory and moves that
+// memory over the mapping's addresses (mremap, MREMAP_FIXED: one step,
+// the bytes the same before and after), then gives up the lease: the
+// writer waiting for it goes on at once, and what it then does to the
+// file (write, truncate) no longer reaches the bytes this run reads,
+// which cannot fault. Unchanged still reports that the file moved. If the
+// copy cannot be made (no memory), the lease is kept: the writer waits
+// until the run releases it, or the lease-break-time passes. Called with
+// live.mu held.
+func (m *Mapping) detach() {
+	if m.detached || m.released {
+		return
+	}
+	n := uintptr(len(m.data))
+	at := unsafe.Pointer(unsafe.SliceData(m.data))
+	anon, err := unix.MmapPtr(-1, 0, nil, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return
+	}
+	cp := unsafe.Slice((*byte)(anon), n)
+	copy(cp, m.data)
+	err = unix.Mprotect(cp, unix.PROT_READ)
+	if err == nil {
+		_, err = unix.MremapPtr(anon, n, at, n, unix.MREMAP_MAYMOVE|unix.MREMAP_FIXED)
+	}
+	if err != nil {
+		_ = unix.MunmapPtr(anon, n)
+		return
+	}
+	m.detached = true
+	detached.Add(1)
+	_, _ = unix.FcntlInt(uintptr(m.fd), unix.F_SETLEASE, unix.F_UNLCK)
 }
 
 // identity is what Unchanged compares.
@@ -81,12 +149,22 @@ func Map(f *os.File, size int64) (m *Mapping, ok bool) {
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != size {
 		return fail()
 	}
-	data, err := unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE)
+	watchBreaks()
+	// MmapPtr, not unix.Mmap: detach moves other memory over these
+	// addresses, which unix.Munmap's bookkeeping would not know.
+	at, err := unix.MmapPtr(fd, 0, nil, uintptr(size), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE)
 	if err != nil {
 		return fail()
 	}
+	m = &Mapping{data: unsafe.Slice((*byte)(at), int(size)), fd: fd, id: identityOf(&st)}
+	live.mu.Lock()
+	if live.m == nil {
+		live.m = map[*Mapping]struct{}{}
+	}
+	live.m[m] = struct{}{}
+	live.mu.Unlock()
 	mapped.Add(1)
-	return &Mapping{data: data, fd: fd, id: identityOf(&st)}, true
+	return m, true
 }
 
 // Bytes are the file's bytes. They are valid until Release, and must not
@@ -105,13 +183,18 @@ func (m *Mapping) Unchanged() error {
 	return nil
 }
 
-// Release unmaps the file and gives up the lease, once. Nothing may read
-// Bytes after it.
+// Release unmaps the file (or the copy detach moved over it) and gives
+// up the lease, once. Nothing may read Bytes after it.
 func (m *Mapping) Release() {
-	m.once.Do(func() {
-		_ = unix.Munmap(m.data)
-		m.data = nil
-		_, _ = unix.FcntlInt(uintptr(m.fd), unix.F_SETLEASE, unix.F_UNLCK)
-		unix.Close(m.fd)
-	})
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	if m.released {
+		return
+	}
+	m.released = true
+	delete(live.m, m)
+	_ = unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(m.data)), uintptr(len(m.data)))
+	m.data = nil
+	_, _ = unix.FcntlInt(uintptr(m.fd), unix.F_SETLEASE, unix.F_UNLCK)
+	unix.Close(m.fd)
 }

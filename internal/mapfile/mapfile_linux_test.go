@@ -129,53 +129,76 @@ func TestMapOnlyWhenOnAndLarge(t *testing.T) {
 	}
 }
 
-// TestMapHoldsWritersOff: while a file is mapped, an open of it for
-// writing waits (here, opened without blocking, it is refused), so that
-// it cannot change or shrink under the mapping; once released, it opens.
-func TestMapHoldsWritersOff(t *testing.T) {
-	p, want := file(t, 5000)
+// TestMapDetachesForAWriter: while a file is mapped, an open of it for
+// writing, or a truncation, asks for the lease back: the bytes are copied
+// into the run's own memory and moved over the mapping, and the writer
+// goes on at once. The run's bytes stay the file's as they were mapped,
+// readers reading through the move see no other byte and no fault (the
+// file truncated under a mapping would fault), and Unchanged says the
+// file moved.
+func TestMapDetachesForAWriter(t *testing.T) {
+	p, want := file(t, 3<<20+17)
 	leasable(t, p)
 	on(t, 1)
 	m, ok := mapFile(t, p)
 	if !ok {
 		t.Fatal("not mapped")
 	}
-	w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-	if err == nil {
+	defer m.Release()
+	before := Detached()
+	// A reader going through the bytes all along.
+	stop, bad := make(chan struct{}), make(chan int, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				close(bad)
+				return
+			default:
+			}
+			for i := 0; i < len(want); i += 4093 {
+				if m.Bytes()[i] != want[i] {
+					bad <- i
+					return
+				}
+			}
+		}
+	}()
+	// Asked without waiting: refused while the lease is held, and the
+	// lease break starts.
+	if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 		w.Close()
-		m.Release()
-		t.Fatal("the mapped file opened for writing while leased")
-	}
-	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Fatal("the mapped file opened for writing at once while leased")
+	} else if !errors.Is(err, syscall.EWOULDBLOCK) {
 		t.Fatalf("open for writing of a leased file: %v, want EWOULDBLOCK", err)
 	}
-	// A truncation (which cannot be asked not to wait) waits for the
-	// release, and then truncates.
+	// A truncation waits for the detach only, then truncates.
 	truncated := make(chan error, 1)
 	go func() { truncated <- unix.Truncate(p, 10) }()
 	select {
 	case err := <-truncated:
-		m.Release()
-		t.Fatalf("the mapped file was truncated while leased (%v)", err)
-	case <-time.After(300 * time.Millisecond):
-	}
-	if !bytes.Equal(m.Bytes()[:20], want[:20]) || len(m.Bytes()) != len(want) {
-		t.Error("the mapping changed while a truncation waited")
-	}
-	m.Release()
-	select {
-	case err := <-truncated:
 		if err != nil {
-			t.Fatalf("truncate once released: %v", err)
+			t.Fatalf("truncate: %v", err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a truncation still waits once the mapping is released")
+	case <-time.After(20 * time.Second):
+		t.Fatal("a truncation still waits for the lease: the mapping was not detached")
 	}
-	w, err = os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatalf("open for writing once released: %v", err)
+	if err := os.WriteFile(p, []byte("other bytes"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	w.Close()
+	close(stop)
+	if i, ok := <-bad; ok {
+		t.Fatalf("byte %d read otherwise while the mapping was detached", i)
+	}
+	if !bytes.Equal(m.Bytes(), want) {
+		t.Fatal("the bytes changed with the file")
+	}
+	if Detached() != before+1 {
+		t.Errorf("Detached() = %d, want %d", Detached(), before+1)
+	}
+	if err := m.Unchanged(); !errors.Is(err, ErrChanged) {
+		t.Errorf("Unchanged of a file truncated and rewritten: %v, want ErrChanged", err)
+	}
 }
 
 // TestMapNotWhileOpenForWriting: a file someone has open for writing
