@@ -351,17 +351,27 @@ func (e *env) emitStream(path string, write func(io.Writer) error) error {
 // goroutine writes it.
 var testHookStaging func()
 
+// writebackChunk is how much of a staged file is written before the
+// kernel is asked to start writing it to disk (writingBack), and the
+// most written at once.
+const writebackChunk = 8 << 20
+
 // writeStaged writes o (its stream, else its data) into f, the staged
 // file, and closes it: synced, with the target's mode.
 func (o *output) writeStaged(f *os.File) error {
 	var werr error
+	w := writingBack(f)
 	if o.stream != nil {
-		bw := bufio.NewWriterSize(f, 1<<20)
+		bw := bufio.NewWriterSize(w, 1<<20)
 		if werr = o.stream(bw); werr == nil {
 			werr = bw.Flush()
 		}
 	} else {
-		_, werr = f.Write(o.data)
+		for data := o.data; len(data) > 0 && werr == nil; {
+			n := min(len(data), writebackChunk)
+			_, werr = w.Write(data[:n])
+			data = data[n:]
+		}
 	}
 	if werr == nil {
 		werr = f.Sync()
