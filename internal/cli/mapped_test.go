@@ -14,6 +14,55 @@ import (
 	"github.com/mcpdrift/mcpdrift/internal/mapfile"
 )
 
+// mappableDir is a new directory whose files this system maps (a read
+// lease granted on them: a local file system, leases on): the test's
+// temporary directory, else one in /dev/shm (tmpfs, where a container's
+// temporary directory is an overlay). Where there is none, the test
+// fails in CI and is skipped elsewhere, saying why.
+func mappableDir(t *testing.T) string {
+	t.Helper()
+	var tried []string
+	for _, parent := range []string{"", "/dev/shm"} {
+		var dir string
+		if parent == "" {
+			dir = t.TempDir()
+		} else {
+			d, err := os.MkdirTemp(parent, "mcpdrift-test-")
+			if err != nil {
+				tried = append(tried, parent+": "+err.Error())
+				continue
+			}
+			t.Cleanup(func() { os.RemoveAll(d) })
+			dir = d
+		}
+		p := filepath.Join(dir, "probe")
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		was, wasMin := mapfile.Enabled(), mapfile.SetMin(1)
+		mapfile.Enable(true)
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, ok := mapfile.Map(f, 2)
+		f.Close()
+		mapfile.Enable(was)
+		mapfile.SetMin(wasMin)
+		os.Remove(p)
+		if ok {
+			m.Release()
+			return dir
+		}
+		tried = append(tried, dir+": no read lease")
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("no directory whose files this system maps (%s)", strings.Join(tried, "; "))
+	}
+	t.Skipf("no directory whose files this system maps (%s); required in CI", strings.Join(tried, "; "))
+	return ""
+}
+
 // mappedRun is one command of TestMappedInputsSame: its arguments, with
 // {dir} standing for the run's directory.
 type mappedRun struct {
@@ -69,7 +118,7 @@ func TestMappedInputsSame(t *testing.T) {
 	pass := func(min int64) (res []result, mapped int64) {
 		wasMin := mapfile.SetMin(min)
 		defer mapfile.SetMin(wasMin)
-		dir := t.TempDir()
+		dir := mappableDir(t)
 		mappedInputs(t, dir)
 		before := mapfile.Mapped()
 		for _, r := range mappedRuns {
@@ -133,7 +182,7 @@ func TestMappedInputsSame(t *testing.T) {
 func TestMappedInputChangedIsRefused(t *testing.T) {
 	wasMin := mapfile.SetMin(1)
 	defer mapfile.SetMin(wasMin)
-	dir := t.TempDir()
+	dir := mappableDir(t)
 	mappedInputs(t, dir)
 	in, out := filepath.Join(dir, "v1.json"), filepath.Join(dir, "declared.json")
 	before := mapfile.Mapped()
@@ -175,7 +224,7 @@ func TestMappedInputChangedIsRefused(t *testing.T) {
 func TestMappedInputPanicIsCleanExit(t *testing.T) {
 	wasMin := mapfile.SetMin(1)
 	defer mapfile.SetMin(wasMin)
-	dir := t.TempDir()
+	dir := mappableDir(t)
 	tools := corpus.LeanTools(3000, 3)
 	in := writeFile(t, dir, "big.json", append(append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":`), tools...), "}}"...))
 	before := mapfile.Mapped()
@@ -208,7 +257,7 @@ func TestMappedInputPanicIsCleanExit(t *testing.T) {
 func TestMappedInputWrittenByTheRunItself(t *testing.T) {
 	wasMin := mapfile.SetMin(1)
 	defer mapfile.SetMin(wasMin)
-	dir := t.TempDir()
+	dir := mappableDir(t)
 	mappedInputs(t, dir)
 	in := filepath.Join(dir, "large.json")
 	f, err := os.Open(in)
