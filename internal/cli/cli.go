@@ -167,9 +167,10 @@ var testHookBeforeCommit func()
 // --url, the gateway) is not: it lists a server for seconds while the Go
 // scavenger hands freed memory back to the system piecemeal, splitting
 // the huge pages, and drift of 100,000 tools took about 1 s more CPU with
-// its declared baseline's parse advised (docs/benchmarks.md); and a file
-// it mapped would be leased for as long as it lives, making every writer
-// of the file wait.
+// its declared baseline's parse advised (docs/benchmarks.md); and it
+// reads its declared side from the open files as it goes (declared.go),
+// where a file mapped for its whole life would be copied into its memory
+// whenever someone writes it.
 func fileRun() {
 	hugemem.Enable(true)
 	mapfile.Enable(true)

@@ -37,8 +37,9 @@
 //
 // It is off until Enable turns it on: the command line turns it on only
 // for the runs that read their inputs from files whole and end within
-// seconds (hugemem's file runs), never for a process that lives long (a
-// lease held for hours would make every writer of the file wait).
+// seconds (hugemem's file runs), whose outputs are checked against their
+// inputs before they are written; never for a process that lives long (a
+// file leased for hours is copied into it whenever someone writes it).
 package mapfile
 
 import (
