@@ -97,6 +97,21 @@ func mapFile(t testing.TB, path string) (*Mapping, bool) {
 	return Map(f, st.Size())
 }
 
+// mappedFile writes n random bytes to a new leasable file and maps it
+// (mapping on for every size), releasing it when the test ends.
+func mappedFile(t *testing.T, n int) (string, []byte, *Mapping) {
+	t.Helper()
+	p, want := file(t, n)
+	leasable(t, p)
+	on(t, 1)
+	m, ok := mapFile(t, p)
+	if !ok {
+		t.Fatal("not mapped")
+	}
+	t.Cleanup(m.Release)
+	return p, want, m
+}
+
 // leasable fails the test in CI, and skips it elsewhere, where path (made
 // by file) is not leasable here: the command line then reads, which other
 // tests cover.
@@ -173,14 +188,7 @@ func TestMapOnlyWhenOnAndLarge(t *testing.T) {
 // file truncated under a mapping would fault), and Unchanged says the
 // file moved.
 func TestMapDetachesForAWriter(t *testing.T) {
-	p, want := file(t, 3<<20+17)
-	leasable(t, p)
-	on(t, 1)
-	m, ok := mapFile(t, p)
-	if !ok {
-		t.Fatal("not mapped")
-	}
-	defer m.Release()
+	p, want, m := mappedFile(t, 3<<20+17)
 	before := Detached()
 	// A reader going through the bytes all along.
 	stop, bad := make(chan struct{}), make(chan int, 1)
@@ -285,14 +293,7 @@ func TestUnchangedSeesAChange(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			p, _ := file(t, 5000)
-			leasable(t, p)
-			on(t, 1)
-			m, ok := mapFile(t, p)
-			if !ok {
-				t.Fatal("not mapped")
-			}
-			defer m.Release()
+			p, _, m := mappedFile(t, 5000)
 			change(t, p, m)
 			if err := m.Unchanged(); !errors.Is(err, ErrChanged) {
 				t.Fatalf("Unchanged after the file's %s moved: %v, want ErrChanged", name, err)
