@@ -101,6 +101,9 @@ func identityOf(st *unix.Stat_t) identity {
 	}
 }
 
+// testHookLeased, when set (by a test), runs once Map holds the lease.
+var testHookLeased func()
+
 // localFS are the file systems whose files are mapped: local ones, whose
 // page cache no other machine changes and where the kernel's leases
 // hold (a remote file system's file can change under a local lease).
@@ -142,6 +145,9 @@ func Map(f *os.File, size int64) (m *Mapping, ok bool) {
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
 		return fail()
 	}
+	if testHookLeased != nil {
+		testHookLeased()
+	}
 	// Leased: what the file is now, it stays. It must still be the size
 	// the caller was told (else it is read, and its reading sees what
 	// changed).
@@ -162,6 +168,13 @@ func Map(f *os.File, size int64) (m *Mapping, ok bool) {
 		live.m = map[*Mapping]struct{}{}
 	}
 	live.m[m] = struct{}{}
+	// A writer that asked for the file between the lease and now sent
+	// its signal before this mapping was live: the lease is then being
+	// broken (F_GETLEASE gives what it is to become), and the mapping is
+	// detached at once.
+	if v, err := unix.FcntlInt(uintptr(fd), unix.F_GETLEASE, 0); err != nil || v != unix.F_RDLCK {
+		m.detach()
+	}
 	live.mu.Unlock()
 	mapped.Add(1)
 	return m, true

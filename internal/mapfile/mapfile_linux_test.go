@@ -245,6 +245,51 @@ func TestMapDetachesForAWriter(t *testing.T) {
 	}
 }
 
+// TestMapDetachesForAWriterBeforeItIsLive: a writer that asks for the
+// file between the lease and the mapping (its signal comes before there
+// is a mapping to detach) is not left waiting: the mapping is detached as
+// it is made.
+func TestMapDetachesForAWriterBeforeItIsLive(t *testing.T) {
+	p, want := file(t, 1<<20)
+	leasable(t, p)
+	on(t, 1)
+	testHookLeased = func() {
+		if w, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+			t.Error("opened for writing while leased")
+		}
+	}
+	defer func() { testHookLeased = nil }()
+	before := Detached()
+	m, ok := mapFile(t, p)
+	if !ok {
+		t.Fatal("not mapped")
+	}
+	defer m.Release()
+	if Detached() != before+1 {
+		t.Fatalf("Detached() = %d, want %d: the writer's request was missed", Detached(), before+1)
+	}
+	done := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err == nil {
+			w.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a writer still waits for the lease")
+	}
+	if !bytes.Equal(m.Bytes(), want) {
+		t.Fatal("the detached bytes are not the file's")
+	}
+}
+
 // TestMapNotWhileOpenForWriting: a file someone has open for writing
 // (it may be changing) is not mapped: the caller reads it.
 func TestMapNotWhileOpenForWriting(t *testing.T) {
