@@ -351,11 +351,6 @@ func (e *env) emitStream(path string, write func(io.Writer) error) error {
 // goroutine writes it.
 var testHookStaging func()
 
-// writebackChunk is how much of a staged file is written before the
-// kernel is asked to start writing it to disk (writingBack), and the
-// most written at once.
-const writebackChunk = 8 << 20
-
 // writeStaged writes o (its stream, else its data) into f, the staged
 // file, and closes it: synced, with the target's mode.
 func (o *output) writeStaged(f *os.File) error {
@@ -367,11 +362,7 @@ func (o *output) writeStaged(f *os.File) error {
 			werr = bw.Flush()
 		}
 	} else {
-		for data := o.data; len(data) > 0 && werr == nil; {
-			n := min(len(data), writebackChunk)
-			_, werr = w.Write(data[:n])
-			data = data[n:]
-		}
+		_, werr = w.Write(o.data)
 	}
 	if werr == nil {
 		werr = f.Sync()

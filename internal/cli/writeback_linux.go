@@ -21,13 +21,28 @@ type writeback struct {
 	off, mark int64 // bytes written; the end of the range last started
 }
 
+// writebackChunk is how much of a staged file is written before the
+// kernel is asked to start writing it to disk, and the most written at
+// once.
+const writebackChunk = 8 << 20
+
+// Write writes p in pieces of at most writebackChunk bytes, starting the
+// writeback of each chunk completed.
 func (w *writeback) Write(p []byte) (int, error) {
-	n, err := w.f.Write(p)
-	w.off += int64(n)
-	if w.off-w.mark >= writebackChunk {
-		// Best effort: an error only means the fsync does it all.
-		_ = unix.SyncFileRange(int(w.f.Fd()), w.mark, w.off-w.mark, unix.SYNC_FILE_RANGE_WRITE)
-		w.mark = w.off
+	written := 0
+	for len(p) > 0 {
+		n, err := w.f.Write(p[:min(len(p), writebackChunk)])
+		written += n
+		w.off += int64(n)
+		if w.off-w.mark >= writebackChunk {
+			// Best effort: an error only means the fsync does it all.
+			_ = unix.SyncFileRange(int(w.f.Fd()), w.mark, w.off-w.mark, unix.SYNC_FILE_RANGE_WRITE)
+			w.mark = w.off
+		}
+		if err != nil {
+			return written, err
+		}
+		p = p[n:]
 	}
-	return n, err
+	return written, nil
 }

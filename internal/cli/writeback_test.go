@@ -11,7 +11,7 @@ import (
 // writingBack, in writes of every size across its chunks, holds exactly
 // what was written; a write that fails reports its error.
 func TestWritingBackWritesEveryByte(t *testing.T) {
-	want := make([]byte, 3*writebackChunk+12345)
+	want := make([]byte, 3*(8<<20)+12345) // three chunks and some
 	for i := range want {
 		want[i] = byte(i * 7)
 	}

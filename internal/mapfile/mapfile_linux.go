@@ -1,6 +1,7 @@
 package mapfile
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"os/signal"
@@ -115,6 +116,38 @@ var localFS = map[int64]bool{
 	unix.F2FS_SUPER_MAGIC:  true,
 }
 
+// leaseOn takes a read lease on fd when its file is on a file system
+// whose files are mapped, or says why not.
+func leaseOn(fd int) error {
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(fd, &fs); err != nil {
+		return err
+	}
+	if !localFS[int64(fs.Type)] {
+		return fmt.Errorf("its file system (type %#x) is not one whose files are mapped", fs.Type)
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
+		return fmt.Errorf("no read lease on it: %w", err)
+	}
+	return nil
+}
+
+// Mappable says why the file at path would not be mapped here (nil: it
+// would be, given the size): its file system, or the lease refused. For
+// tests and diagnostics; the lease taken to find out is given up at once.
+func Mappable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := leaseOn(int(f.Fd())); err != nil {
+		return err
+	}
+	_, _ = unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_UNLCK)
+	return nil
+}
+
 // Map maps the size bytes of f, a regular file opened read-only, when
 // mapping is on, size is at least Min, and the file can be leased (see
 // the package's doc); ok is false, and nothing is held, otherwise: the
@@ -138,11 +171,7 @@ func Map(f *os.File, size int64) (m *Mapping, ok bool) {
 		unix.Close(fd)
 		return nil, false
 	}
-	var fs unix.Statfs_t
-	if unix.Fstatfs(fd, &fs) != nil || !localFS[int64(fs.Type)] {
-		return fail()
-	}
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
+	if leaseOn(fd) != nil {
 		return fail()
 	}
 	if testHookLeased != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -57,28 +56,7 @@ func canLease(dir string) bool {
 		return false
 	}
 	defer os.Remove(p)
-	return leaseErr(p) == nil
-}
-
-// leaseErr is why a file is not leasable here, or nil.
-func leaseErr(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var fs unix.Statfs_t
-	if err := unix.Fstatfs(int(f.Fd()), &fs); err != nil {
-		return err
-	}
-	if !localFS[int64(fs.Type)] {
-		return fmt.Errorf("a file system whose files are not mapped (type %#x)", fs.Type)
-	}
-	if _, err := unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
-		return fmt.Errorf("no read lease: %w", err)
-	}
-	_, _ = unix.FcntlInt(f.Fd(), unix.F_SETLEASE, unix.F_UNLCK)
-	return nil
+	return Mappable(p) == nil
 }
 
 // mapFile opens path and maps it; the file is closed before the mapping
@@ -117,7 +95,7 @@ func mappedFile(t *testing.T, n int) (string, []byte, *Mapping) {
 // tests cover.
 func leasable(t *testing.T, path string) {
 	t.Helper()
-	if err := leaseErr(path); err != nil {
+	if err := Mappable(path); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s: %v (required in CI)", path, err)
 		}
@@ -353,7 +331,7 @@ func FuzzMapped(f *testing.F) {
 	f.Add([]byte{0})
 	f.Add(bytes.Repeat([]byte("\xff"), 4097))
 	p, _ := file(f, 1)
-	if err := leaseErr(p); err != nil {
+	if err := Mappable(p); err != nil {
 		if os.Getenv("CI") == "true" {
 			f.Fatalf("%s: %v (required in CI)", p, err)
 		}

@@ -2,7 +2,10 @@
 
 package mapfile
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 // Mapping is never made here: only Linux has the read lease that holds a
 // mapped file unchanged.
@@ -19,3 +22,6 @@ func (m *Mapping) Unchanged() error { return nil }
 
 // Release is never called here.
 func (m *Mapping) Release() {}
+
+// Mappable says that nothing is mapped here.
+func Mappable(path string) error { return errors.New("files are mapped only on Linux") }
