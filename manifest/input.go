@@ -723,7 +723,11 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 		// in huge pages (hugemem).
 		tl.Tools = hugemem.Make[Tool](n, n, false)
 	} else {
-		tl.Tools = slices.Grow(tl.Tools, n)[:from+n] // once, not by doubling
+		// slices.Grow: past 256 tools by about 1.25x, not by doubling,
+		// so that the list that is held at the end has little room left
+		// unused (doubling copies less, 3.1 against 4.5 times 10,000
+		// tools in pages of 1,000, but may hold twice the tools' room).
+		tl.Tools = slices.Grow(tl.Tools, n)[:from+n]
 	}
 	read := tl.Tools[from:] // compacted below
 	errs := make([]error, n)

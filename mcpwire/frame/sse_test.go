@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -342,5 +343,41 @@ func TestSSEReaderBuffersReused(t *testing.T) {
 	sr.Release(&b, 100)
 	if b.data != nil {
 		t.Fatal("buffers beyond the bound were kept")
+	}
+}
+
+// TestSSEReaderGrowsByDoubling: a long data line (a page of a tool list:
+// 1.7 MB) is read into arrays that double, so a fresh reader allocates
+// about 2.5 times the line for it (3.5 with the event's own copy), not
+// the five times append's 1.25x growth cost (6.2 in all); and the growth
+// never passes what MaxBytes lets an event reach.
+func TestSSEReaderGrowsByDoubling(t *testing.T) {
+	const n = 1700000
+	in := []byte("data: " + strings.Repeat("a", n) + "\n\n")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	sr := NewSSEReader(bytes.NewReader(in), lim(1<<30, 1<<30, 10))
+	ev, err := sr.Next()
+	runtime.ReadMemStats(&after)
+	if err != nil || len(ev.Data) != n {
+		t.Fatalf("%d bytes, %v", len(ev.Data), err)
+	}
+	// The line's arrays (from 4 KiB to 2 MiB), the event's own copy (n)
+	// and the read buffer (32 KiB).
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*n {
+		t.Errorf("reading a %d-byte line allocated %d bytes (at most %d)", n, got, 4*n)
+	}
+	if c := cap(sr.data); c > 2*n {
+		t.Errorf("the data buffer's capacity is %d for %d bytes", c, n)
+	}
+	// Bounded: the buffer never grows past MaxBytes for a line within it.
+	const max = 100000
+	sr = NewSSEReader(strings.NewReader("data: "+strings.Repeat("b", max-20)+"\n\n"), lim(max, max, 10))
+	if ev, err := sr.Next(); err != nil || len(ev.Data) != max-20 {
+		t.Fatalf("%d bytes, %v", len(ev.Data), err)
+	}
+	if c := cap(sr.data); c > max {
+		t.Errorf("the data buffer's capacity is %d with MaxBytes %d", c, max)
 	}
 }
