@@ -455,7 +455,7 @@ func (r *run) listTools(ctx context.Context) error {
 			kp.cacheFieldsOf(res)
 		}
 		next, hasNext := kp.next, kp.hasNext
-		obs.ListBytes += int64(len(rep.msg.raw))
+		obs.ListBytes += int64(rep.msg.bytes())
 		if obs.ListBytes > r.cfg.MaxListBytes {
 			return &LimitError{Method: req.Method, Kind: LimitListBytes, Max: r.cfg.MaxListBytes}
 		}

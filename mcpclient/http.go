@@ -298,7 +298,11 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 	defer done()
 	ignoredRequests := 0
 	for {
-		ev, err := sr.next()
+		// The event's data is the stream's buffer: a page the run already
+		// read is known by its bytes without a copy of them (the second
+		// connection of a drift reads every page so); anything else is
+		// copied, as a message keeps what it was parsed from.
+		ev, err := sr.nextShared()
 		if err == io.EOF {
 			return nil, "the event stream ended without the response", nil
 		}
@@ -311,7 +315,7 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 		if msg := t.knownPage(ctx, req, ev.Data); msg != nil {
 			return msg, "", nil
 		}
-		msg, perr := parseMessage(ev.Data)
+		msg, perr := parseMessage(bytes.Clone(ev.Data))
 		if perr != nil {
 			return nil, "an event whose data is " + perr.Error(), nil
 		}
@@ -344,7 +348,8 @@ func (t *httpTransport) knownPage(ctx context.Context, req *rpcRequest, data []b
 	}
 	raw := frame.TrimSpace(data)
 	if kp := t.cfg.Pages.lookup(ctx, t.obs.Pages+1, req.Body, raw); kp != nil {
-		return &message{raw: raw, kind: kindResponse, known: kp}
+		// Not raw itself: data may be a stream's buffer, read again.
+		return &message{size: len(raw), kind: kindResponse, known: kp}
 	}
 	return nil
 }

@@ -121,8 +121,10 @@ const (
 type message struct {
 	raw []byte // the message exactly as received, surrounding whitespace trimmed
 	// known is the page a PageMemo knows these bytes as (a response to a
-	// tools/list request of the same bytes): nothing else is set.
+	// tools/list request of the same bytes): nothing else is set but
+	// size, the bytes' length (raw is not kept).
 	known  *knownPage
+	size   int
 	kind   msgKind
 	method string    // requests and notifications
 	id     jcs.Value // requests and responses; invalid or null for some error responses
@@ -239,4 +241,13 @@ func checkResultType(result jcs.Value) error {
 		return errors.New(`the server asked for input (resultType "input_required"), which this client does not provide`)
 	}
 	return errors.New("unrecognized resultType " + quote(string(rt.Raw())))
+}
+
+// bytes is the length of the message as received, surrounding whitespace
+// trimmed.
+func (m *message) bytes() int {
+	if m.known != nil {
+		return m.size
+	}
+	return len(m.raw)
 }

@@ -64,6 +64,13 @@ func (s *sseStream) next() (frame.Event, error) {
 	return ev, limitError(s.method, err)
 }
 
+// nextShared is next whose event's Data is the reader's buffer, valid
+// until the stream is read again or done (frame.SSEReader.NextShared).
+func (s *sseStream) nextShared() (frame.Event, error) {
+	ev, err := s.NextShared()
+	return ev, limitError(s.method, err)
+}
+
 // limitError converts a bound the framing reached: the bytes of a stream
 // and the length of a line are LimitResponseBytes, the events
 // LimitSSEEvents. Other errors are returned as they are.

@@ -118,6 +118,25 @@ func FuzzSSEReader(f *testing.F) {
 				t.Fatalf("reused buffers: event %d differs", i)
 			}
 		}
+		// NextShared reads the same events (each looked at before the
+		// reader is read again), and the bytes it shares are the reader's
+		// own buffer: Next's are a copy.
+		shared := NewSSEReader(iotest.OneByteReader(bytes.NewReader(in)), l)
+		for i := 0; ; i++ {
+			ev, err := shared.NextShared()
+			if err != nil {
+				if (err == io.EOF) != (run.err == io.EOF) || i != len(run.events) {
+					t.Fatalf("NextShared: %d events (%v), Next: %d (%v)", i, err, len(run.events), run.err)
+				}
+				break
+			}
+			if i >= len(run.events) || ev.Type != run.events[i].Type || ev.ID != run.events[i].ID || ev.Retry != run.events[i].Retry || !bytes.Equal(ev.Data, run.events[i].Data) {
+				t.Fatalf("NextShared: event %d differs", i)
+			}
+			if len(ev.Data) > 0 && len(shared.data) > 0 && &ev.Data[0] != &shared.data[0] {
+				t.Fatalf("NextShared: event %d's data is not the reader's buffer", i)
+			}
+		}
 		// PerEvent bounds each event: never more than the whole-stream bounds admit per event.
 		pe := readSSE(bytes.NewReader(in), SSELimits{MaxBytes: maxBytes, MaxLine: maxLine, MaxEvents: maxEvents, PerEvent: true})
 		if pe.err != io.EOF && !errors.As(pe.err, &le) {

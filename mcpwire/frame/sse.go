@@ -20,8 +20,8 @@ type Event struct {
 	ID string
 	// Retry is the retry field of the event's block (0 when it has none).
 	Retry time.Duration
-	// Data is the data, its lines joined with LF. A reader returns a fresh
-	// slice for each event.
+	// Data is the data, its lines joined with LF: a fresh slice for each
+	// event from Next, the reader's buffer from NextShared.
 	Data []byte
 }
 
@@ -81,8 +81,8 @@ type SSEBuffers struct {
 }
 
 // NewSSEReaderBuffers is NewSSEReader reusing b's buffers (b is left
-// empty); Release gives them back. Events are the same: each Data is a
-// fresh slice.
+// empty); Release gives them back. Events are the same: each Data from
+// Next is a fresh slice.
 func NewSSEReaderBuffers(r io.Reader, lim SSELimits, b *SSEBuffers) *SSEReader {
 	s := &SSEReader{lim: lim, data: b.data[:0]}
 	if b.r != nil {
@@ -121,6 +121,17 @@ func (s *SSEReader) Retry() (time.Duration, bool) { return s.retry, s.hasRetry }
 // Next returns the next event; io.EOF at the end of the stream; a
 // *LimitError when a bound is reached; or the underlying read error.
 func (s *SSEReader) Next() (Event, error) {
+	ev, err := s.NextShared()
+	if err == nil {
+		ev.Data = bytes.Clone(ev.Data)
+	}
+	return ev, err
+}
+
+// NextShared is Next whose event's Data is the reader's own buffer, valid
+// until the reader is read again or released: for a caller that looks at
+// an event's bytes (and copies what it keeps) before it reads on.
+func (s *SSEReader) NextShared() (Event, error) {
 	if s.lim.PerEvent {
 		s.n, s.events = 0, 0
 	}
@@ -148,7 +159,7 @@ func (s *SSEReader) Next() (Event, error) {
 				if len(d) > 0 && d[len(d)-1] == '\n' {
 					d = d[:len(d)-1]
 				}
-				ev.Data = bytes.Clone(d)
+				ev.Data = d
 				return ev, nil
 			}
 			s.data = s.data[:0]

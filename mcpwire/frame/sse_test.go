@@ -381,3 +381,26 @@ func TestSSEReaderGrowsByDoubling(t *testing.T) {
 		t.Errorf("the data buffer's capacity is %d with MaxBytes %d", c, max)
 	}
 }
+
+// TestSSEReaderNextShared: NextShared's data is the reader's buffer, which
+// the next read writes over; Next's is the event's own.
+func TestSSEReaderNextShared(t *testing.T) {
+	in := "data: first\n\ndata: other\n\n"
+	sr := NewSSEReader(strings.NewReader(in), lim(1<<10, 1<<10, 10))
+	a, err := sr.NextShared()
+	if err != nil || string(a.Data) != "first" {
+		t.Fatalf("%q %v", a.Data, err)
+	}
+	b, err := sr.NextShared()
+	if err != nil || string(b.Data) != "other" {
+		t.Fatalf("%q %v", b.Data, err)
+	}
+	if string(a.Data) != "other" {
+		t.Errorf("the first event's shared data is %q: not the reader's buffer", a.Data)
+	}
+	sr = NewSSEReader(strings.NewReader(in), lim(1<<10, 1<<10, 10))
+	a, _ = sr.Next()
+	if b, _ = sr.Next(); string(a.Data) != "first" || string(b.Data) != "other" {
+		t.Errorf("Next: %q, %q", a.Data, b.Data)
+	}
+}
