@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -67,22 +68,51 @@ func (t *Tool) SameBytes(o *Tool) bool {
 // Bytes is the tool object's bytes: Raw, or for a hollow tool its bytes
 // read again (ErrBytesChanged when they are not those read first).
 func (t *Tool) Bytes() ([]byte, error) {
-	r := t.ref
-	if r == nil {
+	if t.ref == nil {
 		return t.Raw(), nil
 	}
+	return t.readAgain(nil)
+}
+
+// AppendBytes appends the tool object's bytes to dst, as Bytes reads them:
+// a writer of many hollow tools reads each into one buffer.
+func (t *Tool) AppendBytes(dst []byte) ([]byte, error) {
+	if t.ref == nil {
+		return append(dst, t.Raw()...), nil
+	}
+	return t.readAgain(dst)
+}
+
+// readAgain appends a hollow tool's bytes, read again and checked, to dst.
+func (t *Tool) readAgain(dst []byte) ([]byte, error) {
+	r := t.ref
 	what := "tool " + safetext.Quote(t.Name)
 	if f, ok := r.at.(interface{ Name() string }); ok {
 		what += " of " + safetext.Quote(f.Name())
 	}
-	b := make([]byte, r.n)
+	at := len(dst)
+	dst = slices.Grow(dst, r.n)[:at+r.n]
+	b := dst[at:]
 	if n, err := r.at.ReadAt(b, r.off); n < r.n {
 		return nil, fmt.Errorf("%s: reading its bytes again: %w", what, readAgainErr(err))
 	}
 	if sha256.Sum256(b) != r.sum {
 		return nil, fmt.Errorf("%s: %w", what, ErrBytesChanged)
 	}
-	return b, nil
+	return dst, nil
+}
+
+// HollowOn makes a lean tool that holds its bytes hollow on at: the
+// caller has written them there at off, and they are read from there
+// again, checked against their SHA-256, whenever they are needed (Bytes,
+// Attach). It is for a run that must keep a listing's bytes to write them
+// at its end (pin's snapshot) and need not hold them in memory while it
+// lists. A tool that is not lean, or is hollow already, is left as it is.
+func (t *Tool) HollowOn(at io.ReaderAt, off int64) {
+	if !t.IsLean() || t.ref != nil || t.raw == nil {
+		return
+	}
+	t.hollow(at, off)
 }
 
 // IsHollow reports whether the tool holds neither its parse nor its bytes.

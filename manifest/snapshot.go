@@ -193,7 +193,7 @@ func NewSnapshotWriter(serverID string, id Identity, tl *ToolList, completeness 
 		sw.size += len(snapFirstTool) + (n-1)*len(snapNextTool) + len(snapLastTool)
 	}
 	for i := range tl.Tools {
-		sw.size += len(tl.Tools[i].Raw())
+		sw.size += tl.Tools[i].RawLen()
 	}
 	return sw, nil
 }
@@ -224,6 +224,7 @@ func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
 	if err := write(snapToolsOpen); err != nil {
 		return n, err
 	}
+	var buf []byte
 	for i := range sw.tools {
 		sep := snapNextTool
 		if i == 0 {
@@ -232,7 +233,19 @@ func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
 		if err := write(sep); err != nil {
 			return n, err
 		}
-		if err := write(sw.tools[i].Raw()); err != nil {
+		var b []byte
+		if t := &sw.tools[i]; t.IsHollow() {
+			// Its bytes read again, checked, into one buffer (a listing
+			// held on a spool: pin).
+			var err error
+			if buf, err = t.AppendBytes(buf[:0]); err != nil {
+				return n, err
+			}
+			b = buf
+		} else {
+			b = t.Raw()
+		}
+		if err := write(b); err != nil {
 			return n, err
 		}
 	}

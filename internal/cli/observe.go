@@ -264,9 +264,30 @@ not observed, and says why.`,
 					source = target
 					ctx, cancel := context.WithTimeout(ctx, live.timeout)
 					defer cancel()
-					obs, ltl, err := listLean(ctx, cfg, checks.page, nil)
+					// The bytes are kept for the snapshot alone: on a spool
+					// beside it, not in memory, while the server is listed.
+					// Never a page after one that reflects a secret this run
+					// sent (checked first): pin refuses that list, and its
+					// bytes are written nowhere.
+					var hold func([]manifest.Tool)
+					var sp *spool
+					if path := pinSnapshotPath(noSnapshot, snapshot, out); path != "" && path != "-" {
+						if sp = newSpool(e, path); sp != nil {
+							spooled := 0
+							hold = func(all []manifest.Tool) {
+								if len(checks.reflected) == 0 {
+									sp.hold(all[spooled:])
+								}
+								spooled = len(all)
+							}
+						}
+					}
+					obs, ltl, err := listLean(ctx, cfg, checks.page, hold)
 					if err != nil {
 						return liveError(target, err)
+					}
+					if sp != nil && testHookSpoolListed != nil {
+						testHookSpoolListed(sp)
 					}
 					releaseListing()
 					tl, comp = ltl, manifest.Completeness(obs.Completeness)
@@ -308,10 +329,7 @@ not observed, and says why.`,
 				// the baseline is built (emitStream), and removed if pin
 				// refuses. Its head is computed there too.
 				if !noSnapshot {
-					path := snapshot
-					if path == "" && out != "" && out != "-" {
-						path = snapshotPathFor(out)
-					}
+					path := pinSnapshotPath(noSnapshot, snapshot, out)
 					if path == "" {
 						noSnapshotNote = true // said once pin has succeeded
 					} else {
@@ -365,6 +383,20 @@ not observed, and says why.`,
 	f.Int64Var(&maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
 	id.register(f)
 	return cmd
+}
+
+// pinSnapshotPath is where pin writes its snapshot: --snapshot, else
+// beside -o; "" for none (--no-snapshot, or the baseline to stdout).
+func pinSnapshotPath(noSnapshot bool, snapshot, out string) string {
+	switch {
+	case noSnapshot:
+		return ""
+	case snapshot != "":
+		return snapshot
+	case out != "" && out != "-":
+		return snapshotPathFor(out)
+	}
+	return ""
 }
 
 // pinChecks are what pin reads of every tool's parse: secrets this run

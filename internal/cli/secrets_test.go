@@ -77,9 +77,15 @@ func assertDirClean(t *testing.T, dir string) {
 // with HTTP 500 and the header in the body and in WWW-Authenticate.
 func echoingServer(t *testing.T, tools string, mode string) string {
 	t.Helper()
+	return echoingServerOf(t, mockserver.Config{ServerName: "echo {{AUTH}}", ServerVersion: "1"}, tools, mode)
+}
+
+// echoingServerOf is echoingServer of a mock made with cfg.
+func echoingServerOf(t *testing.T, cfg mockserver.Config, tools string, mode string) string {
+	t.Helper()
 	dir := t.TempDir()
 	mf := writeFile(t, dir, "tools.json", []byte(tools))
-	s, _ := mock(t, mockserver.Config{ServerName: "echo {{AUTH}}", ServerVersion: "1"}, mf)
+	s, _ := mock(t, cfg, mf)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth := r.Header.Get("Authorization")
 		key := r.URL.Query().Get("api_key")

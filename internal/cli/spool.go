@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/mcpdrift/mcpdrift/manifest"
+)
+
+// A spool holds the bytes of a live listing's lean tools in a temporary
+// file instead of memory, for a run that writes them only at its end: pin
+// keeps every byte a server sent for its snapshot, and its memory would
+// otherwise hold the whole listing (17 MB for 10,000 tools, 170 MB for
+// 100,000) while it lists and builds its outputs. Each page's bytes are
+// written once as the page arrives and its tools made hollow on the file
+// (manifest.Tool.HollowOn): the snapshot reads them back, checked against
+// their SHA-256, so bytes that changed on the file fail the run rather
+// than reach the snapshot.
+//
+// The file is made in the directory the snapshot is written to (where
+// its bytes go anyway: a file system the user chose for them, not a
+// tmpfs standing in for memory), unlinked at once where the system allows
+// it, and closed when the run ends. A spool that cannot be made or
+// written is no error: the bytes are then held in memory, as before.
+type spool struct {
+	f   *os.File
+	off int64
+	buf []byte
+}
+
+// Test seams: testHookSpoolMade sees a spool as it is made,
+// testHookSpoolListed once the listing is on it.
+var testHookSpoolMade, testHookSpoolListed func(*spool)
+
+// newSpool makes a spool beside path; nil when it cannot.
+func newSpool(e *env, path string) (s *spool) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".mcpdrift-spool-*")
+	if err != nil {
+		return nil
+	}
+	defer func() {
+		if testHookSpoolMade != nil {
+			testHookSpoolMade(s)
+		}
+	}()
+	name := f.Name()
+	unlinked := os.Remove(name) == nil // not on every system while open
+	e.releases = append(e.releases, func() {
+		f.Close()
+		if !unlinked {
+			os.Remove(name)
+		}
+	})
+	return &spool{f: f}
+}
+
+// hold writes the bytes of page's lean tools to the file, in one write,
+// and makes them hollow on it. A failed write leaves the page's tools as
+// they were (holding their bytes) and stops the spool.
+func (s *spool) hold(page []manifest.Tool) {
+	if s == nil || s.f == nil {
+		return
+	}
+	s.buf = s.buf[:0]
+	for i := range page {
+		if page[i].IsLean() && !page[i].IsHollow() {
+			s.buf = append(s.buf, page[i].Raw()...)
+		}
+	}
+	if len(s.buf) == 0 {
+		return
+	}
+	if _, err := s.f.WriteAt(s.buf, s.off); err != nil {
+		s.f = nil // closed when the run ends
+		return
+	}
+	off := s.off
+	for i := range page {
+		if t := &page[i]; t.IsLean() && !t.IsHollow() {
+			n := len(t.Raw())
+			t.HollowOn(s.f, off)
+			off += int64(n)
+		}
+	}
+	s.off = off
+	if cap(s.buf) > 8<<20 {
+		s.buf = nil // a page this large is not kept for the next
+	}
+}

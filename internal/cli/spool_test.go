@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/internal/corpus"
+	"github.com/mcpdrift/mcpdrift/mockserver"
+)
+
+// spoolServer is a server of n tools in pages of page, and its tools file.
+func spoolServer(t *testing.T, n, page int) string {
+	t.Helper()
+	mf := writeFile(t, t.TempDir(), "tools.json", corpus.LeanTools(n, 1))
+	_, url := mock(t, mockserver.Config{PageSize: page}, mf)
+	return url
+}
+
+// pinFiles pins url into a new directory and returns the exit code, the
+// stderr, the baseline and the snapshot (nil when not written), and the
+// directory.
+func pinFiles(t *testing.T, url string, extra ...string) (code int, stderr string, base, snap []byte, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	out := filepath.Join(dir, "pinned.json")
+	code, _, stderr = run(t, "", append([]string{"pin", "--url", url, "--server-id", "s", "-o", out}, extra...)...)
+	base, _ = os.ReadFile(out)
+	snap, _ = os.ReadFile(filepath.Join(dir, "pinned.snapshot.json"))
+	return code, stderr, base, snap, dir
+}
+
+// assertNoSpoolLeft fails when a spool file is left in dir.
+func assertNoSpoolLeft(t *testing.T, dir string) {
+	t.Helper()
+	left, _ := filepath.Glob(filepath.Join(dir, ".mcpdrift-spool-*"))
+	if len(left) > 0 {
+		t.Errorf("spool files left behind: %v", left)
+	}
+}
+
+// TestPinSpool: a live pin holds the listing's bytes on a spool beside
+// its snapshot, not in memory, and writes exactly what it wrote when it
+// held them: 300 tools in pages of 7, and the example in pages of 2. The
+// spool holds every byte of every tool, and no file of it is left.
+func TestPinSpool(t *testing.T) {
+	for _, c := range []struct{ n, page int }{{300, 7}, {4, 2}} {
+		url := spoolServer(t, c.n, c.page)
+		var made []*spool
+		testHookSpoolMade = func(s *spool) { made = append(made, s) }
+		var held int64
+		testHookSpoolListed = func(s *spool) { held = s.off }
+		code, stderr, base, snap, dir := pinFiles(t, url)
+		testHookSpoolMade, testHookSpoolListed = nil, nil
+		if code != 0 || len(made) != 1 {
+			t.Fatalf("%d tools: exit %d, %d spools: %s", c.n, code, len(made), stderr)
+		}
+		assertNoSpoolLeft(t, dir)
+		// Without the spool (--snapshot - writes the snapshot to stdout,
+		// so the listing is held in memory): the same files.
+		testHookSpoolMade = func(s *spool) { t.Error("a spool for a snapshot written to stdout") }
+		dir2 := t.TempDir()
+		code2, snapOut, stderr2 := run(t, "", "pin", "--url", url, "--server-id", "s", "-o", filepath.Join(dir2, "pinned.json"), "--snapshot", "-")
+		testHookSpoolMade = nil
+		base2, _ := os.ReadFile(filepath.Join(dir2, "pinned.json"))
+		if code2 != 0 || !bytes.Equal(base, base2) || snapOut != string(snap) || stderr != stderr2 {
+			t.Errorf("%d tools: spooled and held pins differ: exit %d/%d, baseline same %v, snapshot same %v, stderr %q / %q",
+				c.n, code, code2, bytes.Equal(base, base2), snapOut == string(snap), stderr, stderr2)
+		}
+		// Every tool's bytes went on the spool: the snapshot's tools
+		// array holds them, each once, with its separators.
+		tools := corpus.LeanTools(c.n, 1)
+		if c.n == 4 {
+			break // the corpus is not this server's list
+		}
+		if want := int64(len(tools)); held < want-int64(2*c.n)-2 || held > want {
+			t.Errorf("%d tools: %d bytes spooled, the tools array is %d", c.n, held, want)
+		}
+	}
+}
+
+// TestPinSpoolChanged: bytes that changed on the spool before the
+// snapshot was written fail the run (exit 2), and nothing is written.
+func TestPinSpoolChanged(t *testing.T) {
+	url := spoolServer(t, 50, 10)
+	testHookSpoolListed = func(s *spool) {
+		if _, err := s.f.WriteAt([]byte("X"), s.off/2); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { testHookSpoolListed = nil }()
+	code, stderr, base, snap, dir := pinFiles(t, url)
+	if code != 2 || !strings.Contains(stderr, "the bytes read again are not those read first") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if base != nil || snap != nil {
+		t.Error("a pin whose spool changed wrote its outputs")
+	}
+	assertNoSpoolLeft(t, dir)
+}
+
+// TestPinSpoolFails: a spool that cannot be written is no error: the
+// bytes are held in memory, and the files are the same.
+func TestPinSpoolFails(t *testing.T) {
+	url := spoolServer(t, 50, 10)
+	code, stderr, base, snap, _ := pinFiles(t, url)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	testHookSpoolMade = func(s *spool) { s.f.Close() } // every write fails
+	defer func() { testHookSpoolMade = nil }()
+	code2, stderr2, base2, snap2, dir := pinFiles(t, url)
+	if code2 != 0 || stderr2 != stderr || !bytes.Equal(base, base2) || !bytes.Equal(snap, snap2) {
+		t.Errorf("a failed spool: exit %d, files same %v %v: %s", code2, bytes.Equal(base, base2), bytes.Equal(snap, snap2), stderr2)
+	}
+	assertNoSpoolLeft(t, dir)
+}
+
+// TestPinSpoolNoSecret: a server that reflects the credential it was
+// sent into a tool on its third page is refused, and the bytes of that
+// page and every later one never reach the spool (which is on disk, if
+// unlinked): only the pages before it do.
+func TestPinSpoolNoSecret(t *testing.T) {
+	tools := `[` +
+		`{"name":"a","description":"one","inputSchema":{"type":"object"}},` +
+		`{"name":"b","description":"two","inputSchema":{"type":"object"}},` +
+		`{"name":"c","description":"uses {{AUTH}}","inputSchema":{"type":"object"}},` +
+		`{"name":"d","description":"four","inputSchema":{"type":"object"}}]`
+	url := echoingServerOf(t, mockserver.Config{PageSize: 1}, tools, "echo")
+	var spooled []byte
+	testHookSpoolListed = func(s *spool) {
+		spooled = make([]byte, s.off)
+		if _, err := s.f.ReadAt(spooled, 0); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { testHookSpoolListed = nil }()
+	code, stderr, base, snap, dir := pinFiles(t, url, "--header", "Authorization=Bearer "+bearerToken)
+	if code != 2 || !strings.Contains(stderr, "reflects credentials") || base != nil || snap != nil {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	assertNoSecret(t, "the spool", spooled)
+	if !bytes.Contains(spooled, []byte(`"two"`)) || bytes.Contains(spooled, []byte(`"four"`)) {
+		t.Errorf("the spool holds %q: the pages before the reflection, and none after", spooled)
+	}
+	assertNoSecret(t, "stderr", []byte(stderr))
+	assertDirClean(t, dir)
+	assertNoSpoolLeft(t, dir)
+}
