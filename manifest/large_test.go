@@ -208,3 +208,49 @@ func TestArtifactEntriesAgree(t *testing.T) {
 		t.Errorf("an unknown member in an entry: %v", err)
 	}
 }
+
+// TestPageListGrowsByDoubling: the tools of a listing of many pages are
+// gathered into arrays that double, so that what was read is copied about
+// twice in all, not about four times more (slices.Grow grows a large
+// slice by 1.25x): 100 pages of 300 tools, in arrays of at most 3 times
+// the 30,000 tools in all.
+func TestPageListGrowsByDoubling(t *testing.T) {
+	const pages, per = 100, 300
+	pl := NewPageList(ParseOptions{})
+	arrays := map[*Tool]int{} // each array's capacity
+	var b strings.Builder
+	for p := range pages {
+		b.Reset()
+		b.WriteString(`{"tools":[`)
+		for i := range per {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"name":"t%d_%d","inputSchema":{"type":"object"}}`, p, i)
+		}
+		b.WriteString(`]}`)
+		doc, err := jcs.Parse([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pl.Add(doc.Root()); err != nil {
+			t.Fatal(err)
+		}
+		arrays[&pl.Tools()[0]] = cap(pl.Tools())
+	}
+	if n := len(pl.Tools()); n != pages*per {
+		t.Fatalf("%d tools", n)
+	}
+	for i, tool := range pl.Tools() {
+		if want := fmt.Sprintf("t%d_%d", i/per, i%per); tool.Name != want {
+			t.Fatalf("tool %d is %q, want %q", i, tool.Name, want)
+		}
+	}
+	all := 0
+	for _, c := range arrays {
+		all += c
+	}
+	if all > 3*pages*per {
+		t.Errorf("%d tools were gathered in %d arrays of %d tools in all (at most %d)", pages*per, len(arrays), all, 3*pages*per)
+	}
+}
