@@ -367,3 +367,81 @@ func TestToolListLeanLetsGoOfTheTree(t *testing.T) {
 	}
 	runtime.KeepAlive(src)
 }
+
+// countingReader is a ReaderAt that counts its reads.
+type countingReader struct {
+	b     []byte
+	reads int
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return bytes.NewReader(c.b).ReadAt(p, off)
+}
+
+// TestHollowOnSnapshot: tools made hollow on a spool (HollowOn) write the
+// snapshot their bytes wrote; those that follow each other on the spool
+// in the snapshot's order are read in one read, the others one by one; a
+// byte changed on the spool fails the write, naming its tool.
+func TestHollowOnSnapshot(t *testing.T) {
+	tl, err := ParseToolList(corpus.LeanTools(40, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(tl *ToolList) ([]byte, error) {
+		sw, err := NewSnapshotWriter("s", Identity{}, tl, Complete, SnapshotOptions{})
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		_, err = sw.WriteTo(&b)
+		return b.Bytes(), err
+	}
+	tl.Lean()
+	want, err := write(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Spooled in the snapshot's order (the list's), then in the reverse
+	// of it.
+	order := make([]int, len(tl.Tools))
+	for i := range order {
+		order[i] = i
+	}
+	for _, c := range []struct {
+		name     string
+		reversed bool
+		reads    int
+	}{{"in order", false, 1}, {"reversed", true, 40}} {
+		h := &ToolList{Tools: slices.Clone(tl.Tools), Form: tl.Form}
+		seq := slices.Clone(order)
+		if c.reversed {
+			slices.Reverse(seq)
+		}
+		spool := &countingReader{}
+		offs := make([]int64, len(seq))
+		for _, i := range seq {
+			offs[i] = int64(len(spool.b))
+			spool.b = append(spool.b, h.Tools[i].Raw()...)
+		}
+		for i := range h.Tools {
+			h.Tools[i].HollowOn(spool, offs[i])
+			if !h.Tools[i].IsHollow() || h.Tools[i].RawSum() != tl.Tools[i].RawSum() {
+				t.Fatalf("%s: tool %d not hollow on the spool with its bytes' SHA-256", c.name, i)
+			}
+		}
+		got, err := write(h)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: the snapshot differs (%v)", c.name, err)
+		}
+		if spool.reads != c.reads {
+			t.Errorf("%s: %d reads of the spool, want %d", c.name, spool.reads, c.reads)
+		}
+		// One byte changed in the twentieth tool's bytes.
+		i := seq[19]
+		spool.b[offs[i]+5] ^= 1
+		if _, err := write(h); !errors.Is(err, ErrBytesChanged) || !strings.Contains(err.Error(), h.Tools[i].Name) {
+			t.Errorf("%s: a changed spool: %v", c.name, err)
+		}
+	}
+}

@@ -225,28 +225,43 @@ func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
 		return n, err
 	}
 	var buf []byte
-	for i := range sw.tools {
+	for i := 0; i < len(sw.tools); {
 		sep := snapNextTool
 		if i == 0 {
 			sep = snapFirstTool
 		}
-		if err := write(sep); err != nil {
-			return n, err
-		}
-		var b []byte
-		if t := &sw.tools[i]; t.IsHollow() {
-			// Its bytes read again, checked, into one buffer (a listing
-			// held on a spool: pin).
-			var err error
-			if buf, err = t.AppendBytes(buf[:0]); err != nil {
+		t := &sw.tools[i]
+		if !t.IsHollow() {
+			if err := write(sep); err != nil {
 				return n, err
 			}
-			b = buf
-		} else {
-			b = t.Raw()
+			if err := write(t.Raw()); err != nil {
+				return n, err
+			}
+			i++
+			continue
 		}
-		if err := write(b); err != nil {
+		// Hollow tools' bytes are read again, checked, into one buffer
+		// (a listing held on a spool: pin), those that follow each other
+		// on their file in one read.
+		b, k, err := appendRun(sw.tools[i:], buf[:0], 1<<20)
+		if err != nil {
 			return n, err
+		}
+		buf = b
+		for range k {
+			if i > 0 {
+				sep = snapNextTool
+			}
+			if err := write(sep); err != nil {
+				return n, err
+			}
+			m := sw.tools[i].ref.n
+			if err := write(b[:m]); err != nil {
+				return n, err
+			}
+			b = b[m:]
+			i++
 		}
 	}
 	if len(sw.tools) > 0 {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
 )
 
@@ -74,14 +75,21 @@ func (s *spool) hold(page []manifest.Tool) {
 		s.f = nil // closed when the run ends
 		return
 	}
+	// Each tool's offset, then each made hollow (its SHA-256 and CRC-32C
+	// computed) over the CPUs.
+	offs := make([]int64, len(page))
 	off := s.off
 	for i := range page {
 		if t := &page[i]; t.IsLean() && !t.IsHollow() {
-			n := len(t.Raw())
-			t.HollowOn(s.f, off)
-			off += int64(n)
+			offs[i] = off
+			off += int64(len(t.Raw()))
 		}
 	}
+	par.RangeOf(len(page), 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			page[i].HollowOn(s.f, offs[i])
+		}
+	})
 	s.off = off
 	if cap(s.buf) > 8<<20 {
 		s.buf = nil // a page this large is not kept for the next
