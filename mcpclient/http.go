@@ -300,8 +300,9 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 	for {
 		// The event's data is the stream's buffer: a page the run already
 		// read is known by its bytes without a copy of them (the second
-		// connection of a drift reads every page so); anything else is
-		// copied, as a message keeps what it was parsed from.
+		// connection of a drift reads every page so); a large event is
+		// parsed in that buffer, given to it (Detach), and a small one
+		// copied: a message keeps what it was parsed from.
 		ev, err := sr.nextShared()
 		if err == io.EOF {
 			return nil, "the event stream ended without the response", nil
@@ -315,7 +316,13 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 		if msg := t.knownPage(ctx, req, ev.Data); msg != nil {
 			return msg, "", nil
 		}
-		msg, perr := parseMessage(bytes.Clone(ev.Data))
+		data := ev.Data
+		if len(data) >= detachAt {
+			sr.Detach() // a page: held once, as the message's own
+		} else {
+			data = bytes.Clone(data)
+		}
+		msg, perr := parseMessage(data)
 		if perr != nil {
 			return nil, "an event whose data is " + perr.Error(), nil
 		}

@@ -57,6 +57,11 @@ func (b *sseBuffers) stream(r io.Reader, method string, maxBytes int64, maxEvent
 // responses.
 const maxSSEBuffer = 64 << 20
 
+// detachAt is the size from which an event that is parsed keeps the
+// stream's buffer (frame.SSEReader.Detach) rather than a copy: below it a
+// copy costs less than a new buffer of the last one's size.
+const detachAt = 64 << 10
+
 // next returns the next event, or io.EOF at the end of the stream, a
 // *LimitError, or the underlying read error.
 func (s *sseStream) next() (frame.Event, error) {

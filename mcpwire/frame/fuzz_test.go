@@ -122,6 +122,7 @@ func FuzzSSEReader(f *testing.F) {
 		// reader is read again), and the bytes it shares are the reader's
 		// own buffer: Next's are a copy.
 		shared := NewSSEReader(iotest.OneByteReader(bytes.NewReader(in)), l)
+		var detached [][]byte // every other event's data, given away
 		for i := 0; ; i++ {
 			ev, err := shared.NextShared()
 			if err != nil {
@@ -135,6 +136,16 @@ func FuzzSSEReader(f *testing.F) {
 			}
 			if len(ev.Data) > 0 && len(shared.data) > 0 && &ev.Data[0] != &shared.data[0] {
 				t.Fatalf("NextShared: event %d's data is not the reader's buffer", i)
+			}
+			if i%2 == 0 {
+				shared.Detach()
+				detached = append(detached, ev.Data)
+			}
+		}
+		// What was detached is the caller's: no later read wrote over it.
+		for j, d := range detached {
+			if !bytes.Equal(d, run.events[2*j].Data) {
+				t.Fatalf("the data of event %d, detached, was overwritten: %q, want %q", 2*j, d, run.events[2*j].Data)
 			}
 		}
 		// PerEvent bounds each event: never more than the whole-stream bounds admit per event.

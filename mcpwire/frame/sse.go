@@ -60,7 +60,10 @@ type SSEReader struct {
 	// data is the event's data so far, and past it the line being read:
 	// a data line is read straight into its place (no copy of its own,
 	// so a page of a tool list in one line is held once while read).
-	data     []byte
+	data []byte
+	// hint is the capacity of the data buffer Detach last gave away: the
+	// next, once past 4 KiB, is made that large at once, not grown to it.
+	hint     int
 	lastID   string
 	retry    time.Duration
 	hasRetry bool
@@ -78,13 +81,14 @@ func NewSSEReader(r io.Reader, lim SSELimits) *SSEReader {
 type SSEBuffers struct {
 	r    *bufio.Reader
 	data []byte
+	hint int // the size of the data buffer a Detach gave away
 }
 
 // NewSSEReaderBuffers is NewSSEReader reusing b's buffers (b is left
 // empty); Release gives them back. Events are the same: each Data from
 // Next is a fresh slice.
 func NewSSEReaderBuffers(r io.Reader, lim SSELimits, b *SSEBuffers) *SSEReader {
-	s := &SSEReader{lim: lim, data: b.data[:0]}
+	s := &SSEReader{lim: lim, data: b.data[:0], hint: b.hint}
 	if b.r != nil {
 		b.r.Reset(r)
 		s.r = b.r
@@ -102,6 +106,9 @@ func (s *SSEReader) Release(b *SSEBuffers, max int) {
 	*b = SSEBuffers{r: s.r}
 	if cap(s.data) <= max {
 		b.data = s.data[:0]
+	}
+	if s.hint <= max {
+		b.hint = s.hint
 	}
 	s.r, s.data = nil, nil
 }
@@ -130,7 +137,8 @@ func (s *SSEReader) Next() (Event, error) {
 
 // NextShared is Next whose event's Data is the reader's own buffer, valid
 // until the reader is read again or released: for a caller that looks at
-// an event's bytes (and copies what it keeps) before it reads on.
+// an event's bytes (and copies what it keeps, or Detaches them) before it
+// reads on.
 func (s *SSEReader) NextShared() (Event, error) {
 	if s.lim.PerEvent {
 		s.n, s.events = 0, 0
@@ -270,13 +278,27 @@ func (s *SSEReader) readLine() error {
 	}
 }
 
+// Detach makes the data of the event NextShared last returned the
+// caller's: the reader reads on into a new buffer, made as large as that
+// one at once when the next event is not small. For a caller that keeps a large event (a page of a tool
+// list that is parsed): its bytes are then held once, not in a copy
+// beside the reader's buffer.
+func (s *SSEReader) Detach() {
+	s.hint = max(s.hint, cap(s.data))
+	s.data = nil
+}
+
 // grow returns s.data in a new array with room for need bytes: twice its
 // capacity (append's growth is 1.25x past 256 bytes, which read a 1.7 MB
 // line, one page of a tool list, through about 18 arrays and 9 MB instead
 // of 7 and 3.6 MB), but not past what the bounds let an event's data
 // reach.
 func (s *SSEReader) grow(need int) []byte {
-	c := max(need, min(max(2*cap(s.data), 4<<10), int(min(s.lim.MaxBytes, math.MaxInt32))))
+	next := max(2*cap(s.data), 4<<10)
+	if need > 4<<10 && cap(s.data) < s.hint {
+		next = s.hint // as large as the buffer Detach gave away
+	}
+	c := max(need, min(next, int(min(s.lim.MaxBytes, math.MaxInt32))))
 	g := make([]byte, len(s.data), c)
 	copy(g, s.data)
 	return g

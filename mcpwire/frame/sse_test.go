@@ -404,3 +404,43 @@ func TestSSEReaderNextShared(t *testing.T) {
 		t.Errorf("Next: %q, %q", a.Data, b.Data)
 	}
 }
+
+// TestSSEReaderDetach: a detached event's data is the caller's (later
+// reads, on these buffers or on reused ones, do not write over it), and
+// the reader's next buffer is made as large as the one it gave away.
+func TestSSEReaderDetach(t *testing.T) {
+	big := strings.Repeat("p", 100000)
+	in := "data: " + big + "\n\ndata: " + strings.Repeat("q", 90000) + "\n\n"
+	var b SSEBuffers
+	sr := NewSSEReaderBuffers(strings.NewReader(in), lim(1<<20, 1<<20, 10), &b)
+	ev, err := sr.NextShared()
+	if err != nil || string(ev.Data) != big {
+		t.Fatalf("%d bytes, %v", len(ev.Data), err)
+	}
+	given := cap(sr.data)
+	sr.Detach()
+	if sr.data != nil {
+		t.Fatal("the reader kept the detached buffer")
+	}
+	ev2, err := sr.NextShared()
+	if err != nil || len(ev2.Data) != 90000 {
+		t.Fatalf("%d bytes, %v", len(ev2.Data), err)
+	}
+	if c := cap(sr.data); c != given {
+		t.Errorf("the next buffer is %d bytes, the detached one %d", c, given)
+	}
+	sr.Detach()
+	sr.Release(&b, 1<<20)
+	// A reader on the same buffers reads a small event into a small
+	// buffer, and a large one into a buffer that large at once.
+	again := NewSSEReaderBuffers(strings.NewReader("data: x\n\ndata: "+big+"\n\n"), lim(1<<20, 1<<20, 10), &b)
+	if _, err := again.NextShared(); err != nil || cap(again.data) > 4<<10 {
+		t.Errorf("a reader on the buffers, a small event: %v, a %d-byte buffer", err, cap(again.data))
+	}
+	if _, err := again.NextShared(); err != nil || cap(again.data) != given {
+		t.Errorf("a reader on the buffers, a large event: %v, a %d-byte buffer, want %d", err, cap(again.data), given)
+	}
+	if string(ev.Data) != big || len(ev2.Data) != 90000 || strings.Trim(string(ev2.Data), "q") != "" {
+		t.Error("detached data was written over")
+	}
+}
