@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -107,25 +108,35 @@ var capContentWords = map[string]bool{
 	"map": true, "array": true, "data": true, "template": true,
 }
 
-// capDescriptions are the phrases of a parameter description that name a
-// capability. URLs and paths are left to names: descriptions mention them
-// in passing far too often ("the number of URLs to return").
-var capDescriptions = []struct {
-	kind string
-	p    phrase
-}{
-	{CapCommand, newPhrase(`(?i)\b(shell|bash|terminal|kubectl|cli|system) commands?\b|\bcommands? (line|to (run|execute))\b|\bcommand-line\b`, "command")},
-	{CapCode, newPhrase(`(?i)\b(javascript|typescript|python|node\.?js|js|ruby|lua|php) (code|function|snippet|expression|source)\b|\bcode to (run|execute|evaluate)\b|\b(run|execute|evaluate|eval)s? (arbitrary |the |this )?(javascript|typescript|python|code)\b`, "code", "function", "nippet", "expre", "ource", "java", "type", "python")},
-	{CapScript, newPhrase(`(?i)\bscripts? to (run|execute)\b|\b(shell|bash|python|javascript|powershell) scripts?\b`, "cript")},
-	{CapSQL, newPhrase(`(?i)\bsql\b|\bcypher\b`, "ql", "cypher")},
-	{CapEnv, capEnvDescription},
-	{CapHeaders, capHeadersDescription},
+// capPhrases are the phrases of a parameter description that name a
+// capability (all), among them those that say a plain string named env or
+// header is one (env, headers). URLs and paths are left to names:
+// descriptions mention them in passing far too often ("the number of URLs
+// to return"). Compiled when first searched (their regexps and tries cost
+// about 6 ms and 7,600 allocations, which a run that diffs no schema,
+// most of them, would pay as it starts).
+var capPhrases = sync.OnceValue(func() *capPhraseSet {
+	env := newPhrase(`(?i)\benvironment variables?\b|\benv vars?\b`, "env")
+	headers := newPhrase(`(?i)\bhttp headers?\b|\brequest headers?\b`, "header")
+	return &capPhraseSet{env: env, headers: headers, all: []capPhrase{
+		{CapCommand, newPhrase(`(?i)\b(shell|bash|terminal|kubectl|cli|system) commands?\b|\bcommands? (line|to (run|execute))\b|\bcommand-line\b`, "command")},
+		{CapCode, newPhrase(`(?i)\b(javascript|typescript|python|node\.?js|js|ruby|lua|php) (code|function|snippet|expression|source)\b|\bcode to (run|execute|evaluate)\b|\b(run|execute|evaluate|eval)s? (arbitrary |the |this )?(javascript|typescript|python|code)\b`, "code", "function", "nippet", "expre", "ource", "java", "type", "python")},
+		{CapScript, newPhrase(`(?i)\bscripts? to (run|execute)\b|\b(shell|bash|python|javascript|powershell) scripts?\b`, "cript")},
+		{CapSQL, newPhrase(`(?i)\bsql\b|\bcypher\b`, "ql", "cypher")},
+		{CapEnv, env},
+		{CapHeaders, headers},
+	}}
+})
+
+type capPhraseSet struct {
+	all          []capPhrase
+	env, headers phrase
 }
 
-var (
-	capEnvDescription     = newPhrase(`(?i)\benvironment variables?\b|\benv vars?\b`, "env")
-	capHeadersDescription = newPhrase(`(?i)\bhttp headers?\b|\brequest headers?\b`, "header")
-)
+type capPhrase struct {
+	kind string
+	p    phrase
+}
 
 // description is a parameter's description, searched for phrases.
 type description struct {
@@ -304,14 +315,14 @@ func (w *capWalker) classify(name string, sub jcs.Value, ptr, param string) {
 		// unless the description says HTTP headers or variables.
 		plainString := typ == "string"
 		switch {
-		case kind == CapHeaders && plainString && !desc.has(capHeadersDescription):
-		case kind == CapEnv && plainString && !desc.has(capEnvDescription):
+		case kind == CapHeaders && plainString && !desc.has(capPhrases().headers):
+		case kind == CapEnv && plainString && !desc.has(capPhrases().env):
 		default:
 			w.add(Capability{Kind: kind, Param: param, Pointer: ptr, Type: typ, Via: "name"})
 			return
 		}
 	}
-	for _, d := range capDescriptions {
+	for _, d := range capPhrases().all {
 		if desc.has(d.p) {
 			w.add(Capability{Kind: d.kind, Param: param, Pointer: ptr, Type: typ, Via: "description"})
 			return

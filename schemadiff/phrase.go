@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// A phrase is a pattern a description is searched for (capDescriptions):
+// A phrase is a pattern a description is searched for (capPhrases):
 // a case-insensitive regexp of whole words, and its anchors, literals at
 // least one of which every match of the regexp holds.
 //

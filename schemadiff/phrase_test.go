@@ -12,7 +12,7 @@ import (
 // allPhrases are the phrases capability detection searches for.
 func allPhrases() []phrase {
 	var out []phrase
-	for _, d := range capDescriptions {
+	for _, d := range capPhrases().all {
 		out = append(out, d.p)
 	}
 	return out
