@@ -128,6 +128,16 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 			continue
 		}
 		if o := oldBy[t.Name]; o != nil {
+			if (o.IsLean() || t.IsLean()) && opt.Schema.Refs == nil && o.SameBytes(t) {
+				// The same bytes on both sides, one held lean at least
+				// (its parse let go: a caller that parses again only the
+				// tools that changed, as diff and drift do): nothing to
+				// diff. With a trust record of external references a
+				// tool's documents may have changed under the same bytes,
+				// so such a comparison diffs every tool, and refuses a
+				// lean one.
+				continue
+			}
 			out = append(out, DiffTool(o, t, opt)...)
 		} else {
 			added = append(added, t)

@@ -231,6 +231,18 @@ func bySum(ts []manifest.Tool) map[[32]byte]*manifest.Tool {
 // its bytes. A tool that was never lean is left as it is. served is nil
 // when nothing was listed.
 func attachChanged(declared, served []manifest.Tool) error {
+	for _, t := range changedTools(declared, served) {
+		if err := t.Attach(nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changedTools are the tools attachChanged parses again, in its order
+// (a tool may be named twice: Attach leaves an attached tool as it is).
+func changedTools(declared, served []manifest.Tool) []*manifest.Tool {
+	var out []*manifest.Tool
 	byName := manifest.FirstByName(served)
 	isDeclared := make(map[string]bool, len(declared))
 	for i := range declared {
@@ -240,23 +252,17 @@ func attachChanged(declared, served []manifest.Tool) error {
 		if st != nil && dt.SameBytes(st) {
 			continue
 		}
-		if err := dt.Attach(nil); err != nil {
-			return err
-		}
+		out = append(out, dt)
 		if st != nil {
-			if err := st.Attach(nil); err != nil {
-				return err
-			}
+			out = append(out, st)
 		}
 	}
 	for i := range served {
 		if st := &served[i]; !isDeclared[st.Name] {
-			if err := st.Attach(nil); err != nil {
-				return err
-			}
+			out = append(out, st)
 		}
 	}
-	return nil
+	return out
 }
 
 // attachAll gives every lean tool of declared and served its parse again,
