@@ -107,7 +107,11 @@ func (t *Tool) readAgain(dst []byte) ([]byte, error) {
 	r := t.ref
 	what := "tool " + safetext.Quote(t.Name)
 	if f, ok := r.at.(interface{ Name() string }); ok {
-		what += " of " + safetext.Quote(f.Name())
+		if r.spooled {
+			what += " held on the run's spool " + safetext.Quote(f.Name())
+		} else {
+			what += " of " + safetext.Quote(f.Name())
+		}
 	}
 	at := len(dst)
 	dst = slices.Grow(dst, r.n)[:at+r.n]

@@ -317,9 +317,12 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 			return msg, "", nil
 		}
 		data := ev.Data
-		if len(data) >= detachAt {
+		if len(data) >= detachAt && cap(data) <= 2*len(data) {
 			sr.Detach() // a page: held once, as the message's own
 		} else {
+			// Small, or in a buffer much larger than itself (made for a
+			// larger event before it): a copy, so that what keeps the
+			// message keeps no more than its bytes.
 			data = bytes.Clone(data)
 		}
 		msg, perr := parseMessage(data)

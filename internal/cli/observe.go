@@ -264,20 +264,16 @@ not observed, and says why.`,
 					source = target
 					ctx, cancel := context.WithTimeout(ctx, live.timeout)
 					defer cancel()
-					// The bytes are kept for the snapshot alone: on a spool
-					// beside it, not in memory, while the server is listed.
-					// Never a page after one that reflects a secret this run
-					// sent (checked first): pin refuses that list, and its
-					// bytes are written nowhere.
+					// The bytes are kept for the snapshot alone: on a spool,
+					// not in memory, while the server is listed (never in a
+					// run that sends secrets: newSpool).
 					var hold func([]manifest.Tool)
 					var sp *spool
 					if path := pinSnapshotPath(noSnapshot, snapshot, out); path != "" && path != "-" {
-						if sp = newSpool(e, path); sp != nil {
+						if sp = newSpool(e); sp != nil {
 							spooled := 0
 							hold = func(all []manifest.Tool) {
-								if len(checks.reflected) == 0 {
-									sp.hold(all[spooled:])
-								}
+								sp.hold(all[spooled:])
 								spooled = len(all)
 							}
 						}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-	"path/filepath"
 
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
@@ -15,14 +14,20 @@ import (
 // 100,000) while it lists and builds its outputs. Each page's bytes are
 // written once as the page arrives and its tools made hollow on the file
 // (manifest.Tool.HollowOn): the snapshot reads them back, checked against
-// their SHA-256, so bytes that changed on the file fail the run rather
+// their CRC-32C, so bytes that changed on the file fail the run rather
 // than reach the snapshot.
 //
-// The file is made in the directory the snapshot is written to (where
-// its bytes go anyway: a file system the user chose for them, not a
-// tmpfs standing in for memory), unlinked at once where the system allows
-// it, and closed when the run ends. A spool that cannot be made or
-// written is no error: the bytes are then held in memory, as before.
+// The file is made in the temporary directory (TMPDIR, else /var/tmp when
+// that is a file system in memory: a tmpfs would only move the bytes from
+// the run's memory to the system's), not beside the snapshot, whose
+// directory then needs no room beyond the snapshot's; it is unlinked at
+// once where the system allows it, and closed when the run ends. A run
+// that sends secrets (headers, URL credentials, a stdio server's
+// environment) takes no spool: its outputs are redacted in memory before
+// they are written, and a tool's bytes may hold a secret in a form the
+// reflection check does not read (URL-escaped, say), which must reach no
+// disk. A spool that cannot be made or written is no error: the bytes are
+// then held in memory, as before.
 type spool struct {
 	f   *os.File
 	off int64
@@ -30,13 +35,34 @@ type spool struct {
 }
 
 // Test seams: testHookSpoolMade sees a spool as it is made,
-// testHookSpoolListed once the listing is on it.
-var testHookSpoolMade, testHookSpoolListed func(*spool)
+// testHookSpoolListed once the listing is on it; spoolDirs, when set, are
+// the directories tried instead of TMPDIR and /var/tmp.
+var (
+	testHookSpoolMade, testHookSpoolListed func(*spool)
+	spoolDirs                              []string
+)
 
-// newSpool makes a spool beside path; nil when it cannot.
-func newSpool(e *env, path string) (s *spool) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".mcpdrift-spool-*")
-	if err != nil {
+// newSpool makes a spool for the run; nil when it cannot, or when the run
+// has secrets.
+func newSpool(e *env) (s *spool) {
+	if !e.secrets.Empty() {
+		return nil
+	}
+	dirs := spoolDirs
+	if dirs == nil {
+		dirs = []string{os.TempDir(), "/var/tmp"}
+	}
+	var f *os.File
+	for _, dir := range dirs {
+		if inMemoryFS(dir) {
+			continue
+		}
+		var err error
+		if f, err = os.CreateTemp(dir, ".mcpdrift-spool-*"); err == nil {
+			break
+		}
+	}
+	if f == nil {
 		return nil
 	}
 	defer func() {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,16 @@ func pinFiles(t *testing.T, url string, extra ...string) (code int, stderr strin
 	return code, stderr, base, snap, dir
 }
 
+// spoolIn makes the spools of the test's runs in a directory of its own,
+// which it returns.
+func spoolIn(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	spoolDirs = []string{dir}
+	t.Cleanup(func() { spoolDirs = nil })
+	return dir
+}
+
 // assertNoSpoolLeft fails when a spool file is left in dir.
 func assertNoSpoolLeft(t *testing.T, dir string) {
 	t.Helper()
@@ -46,6 +57,7 @@ func assertNoSpoolLeft(t *testing.T, dir string) {
 // held them: 300 tools in pages of 7, and the example in pages of 2. The
 // spool holds every byte of every tool, and no file of it is left.
 func TestPinSpool(t *testing.T) {
+	sdir := spoolIn(t)
 	for _, c := range []struct{ n, page int }{{300, 7}, {4, 2}} {
 		url := spoolServer(t, c.n, c.page)
 		var made []*spool
@@ -57,7 +69,11 @@ func TestPinSpool(t *testing.T) {
 		if code != 0 || len(made) != 1 {
 			t.Fatalf("%d tools: exit %d, %d spools: %s", c.n, code, len(made), stderr)
 		}
+		if filepath.Dir(made[0].f.Name()) != sdir {
+			t.Errorf("the spool was made at %s, not in %s", made[0].f.Name(), sdir)
+		}
 		assertNoSpoolLeft(t, dir)
+		assertNoSpoolLeft(t, sdir)
 		// Without the spool (--snapshot - writes the snapshot to stdout,
 		// so the listing is held in memory): the same files.
 		testHookSpoolMade = func(s *spool) { t.Error("a spool for a snapshot written to stdout") }
@@ -84,6 +100,7 @@ func TestPinSpool(t *testing.T) {
 // TestPinSpoolChanged: bytes that changed on the spool before the
 // snapshot was written fail the run (exit 2), and nothing is written.
 func TestPinSpoolChanged(t *testing.T) {
+	sdir := spoolIn(t)
 	url := spoolServer(t, 50, 10)
 	testHookSpoolListed = func(s *spool) {
 		if _, err := s.f.WriteAt([]byte("X"), s.off/2); err != nil {
@@ -99,11 +116,13 @@ func TestPinSpoolChanged(t *testing.T) {
 		t.Error("a pin whose spool changed wrote its outputs")
 	}
 	assertNoSpoolLeft(t, dir)
+	assertNoSpoolLeft(t, sdir)
 }
 
 // TestPinSpoolFails: a spool that cannot be written is no error: the
 // bytes are held in memory, and the files are the same.
 func TestPinSpoolFails(t *testing.T) {
+	spoolIn(t)
 	url := spoolServer(t, 50, 10)
 	code, stderr, base, snap, _ := pinFiles(t, url)
 	if code != 0 {
@@ -118,34 +137,66 @@ func TestPinSpoolFails(t *testing.T) {
 	assertNoSpoolLeft(t, dir)
 }
 
-// TestPinSpoolNoSecret: a server that reflects the credential it was
-// sent into a tool on its third page is refused, and the bytes of that
-// page and every later one never reach the spool (which is on disk, if
-// unlinked): only the pages before it do.
-func TestPinSpoolNoSecret(t *testing.T) {
-	tools := `[` +
-		`{"name":"a","description":"one","inputSchema":{"type":"object"}},` +
-		`{"name":"b","description":"two","inputSchema":{"type":"object"}},` +
-		`{"name":"c","description":"uses {{AUTH}}","inputSchema":{"type":"object"}},` +
-		`{"name":"d","description":"four","inputSchema":{"type":"object"}}]`
-	url := echoingServerOf(t, mockserver.Config{PageSize: 1}, tools, "echo")
-	var spooled []byte
-	testHookSpoolListed = func(s *spool) {
-		spooled = make([]byte, s.off)
-		if _, err := s.f.ReadAt(spooled, 0); err != nil {
-			t.Error(err)
+// TestPinSpoolWhere: a spool is made in the first directory that is not
+// held in memory (TMPDIR, else /var/tmp: a tmpfs would move the bytes from
+// the run's memory to the system's), and when none can take it the bytes
+// are held in memory, the files the same.
+func TestPinSpoolWhere(t *testing.T) {
+	url := spoolServer(t, 50, 10)
+	disk := t.TempDir()
+	if inMemoryFS(disk) {
+		t.Skip("the temporary directory is a tmpfs")
+	}
+	var made []*spool
+	testHookSpoolMade = func(s *spool) { made = append(made, s) }
+	defer func() { testHookSpoolMade, spoolDirs = nil, nil }()
+	if _, err := os.Stat("/dev/shm"); err == nil && inMemoryFS("/dev/shm") {
+		spoolDirs = []string{"/dev/shm", disk}
+		if code, stderr, _, _, _ := pinFiles(t, url); code != 0 || len(made) != 1 || filepath.Dir(made[0].f.Name()) != disk {
+			t.Fatalf("exit %d, %d spools: %s", code, len(made), stderr)
 		}
 	}
-	defer func() { testHookSpoolListed = nil }()
-	code, stderr, base, snap, dir := pinFiles(t, url, "--header", "Authorization=Bearer "+bearerToken)
-	if code != 2 || !strings.Contains(stderr, "reflects credentials") || base != nil || snap != nil {
-		t.Fatalf("exit %d: %s", code, stderr)
+	code, stderr, base, snap, _ := pinFiles(t, url)
+	made = nil
+	spoolDirs = []string{filepath.Join(disk, "missing")}
+	code2, stderr2, base2, snap2, _ := pinFiles(t, url)
+	if code != 0 || code2 != 0 || len(made) != 0 || stderr != stderr2 || !bytes.Equal(base, base2) || !bytes.Equal(snap, snap2) {
+		t.Errorf("no spool: exit %d/%d, %d spools, files same %v %v", code, code2, len(made), bytes.Equal(base, base2), bytes.Equal(snap, snap2))
 	}
-	assertNoSecret(t, "the spool", spooled)
-	if !bytes.Contains(spooled, []byte(`"two"`)) || bytes.Contains(spooled, []byte(`"four"`)) {
-		t.Errorf("the spool holds %q: the pages before the reflection, and none after", spooled)
+}
+
+// TestPinSpoolNoSecret: a run that sends a secret takes no spool (its
+// outputs are redacted in memory, and a tool may hold the secret in a form
+// the reflection check does not read, which must reach no disk): a server
+// that holds the credential URL-escaped in a description is pinned, its
+// snapshot redacted, and nothing was spooled; one that reflects it as it
+// was sent is refused.
+func TestPinSpoolNoSecret(t *testing.T) {
+	spoolIn(t)
+	var made []*spool
+	testHookSpoolMade = func(s *spool) { made = append(made, s) }
+	defer func() { testHookSpoolMade = nil }()
+	const token = "tok/9f8e7d6c5b4a+SECRET=xyz" // other bytes once URL-escaped
+	escaped := url.QueryEscape(token)
+	tools := `[` +
+		`{"name":"a","description":"one","inputSchema":{"type":"object"}},` +
+		`{"name":"b","description":"see ?auth=` + escaped + `","inputSchema":{"type":"object"}},` +
+		`{"name":"c","description":"three","inputSchema":{"type":"object"}}]`
+	u := echoingServerOf(t, mockserver.Config{PageSize: 1}, tools, "echo")
+	code, stderr, base, snap, dir := pinFiles(t, u, "--header", "Authorization=Bearer "+token)
+	if code != 0 || base == nil || snap == nil || len(made) != 0 {
+		t.Fatalf("exit %d, %d spools: %s", code, len(made), stderr)
+	}
+	if bytes.Contains(snap, []byte(escaped)) || !bytes.Contains(snap, []byte("[REDACTED]")) {
+		t.Errorf("the snapshot holds the escaped secret, or no redaction: %s", clipForLog(snap))
+	}
+	assertDirClean(t, dir)
+	reflecting := strings.Replace(tools, `"three"`, `"uses {{AUTH}}"`, 1)
+	u = echoingServerOf(t, mockserver.Config{PageSize: 1}, reflecting, "echo")
+	code, stderr, base, snap, dir = pinFiles(t, u, "--header", "Authorization=Bearer "+bearerToken)
+	if code != 2 || !strings.Contains(stderr, "reflects credentials") || base != nil || snap != nil || len(made) != 0 {
+		t.Fatalf("reflected: exit %d, %d spools: %s", code, len(made), stderr)
 	}
 	assertNoSecret(t, "stderr", []byte(stderr))
 	assertDirClean(t, dir)
-	assertNoSpoolLeft(t, dir)
 }

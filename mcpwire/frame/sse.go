@@ -61,8 +61,8 @@ type SSEReader struct {
 	// a data line is read straight into its place (no copy of its own,
 	// so a page of a tool list in one line is held once while read).
 	data []byte
-	// hint is the capacity of the data buffer Detach last gave away: the
-	// next, once past 4 KiB, is made that large at once, not grown to it.
+	// hint is the size of the data Detach last gave away: the next
+	// buffer, once past 4 KiB, is made that large at once, not grown to it.
 	hint     int
 	lastID   string
 	retry    time.Duration
@@ -280,11 +280,14 @@ func (s *SSEReader) readLine() error {
 
 // Detach makes the data of the event NextShared last returned the
 // caller's: the reader reads on into a new buffer, made as large as that
-// one at once when the next event is not small. For a caller that keeps a large event (a page of a tool
+// event at once when the next event is not small. For a caller that keeps a large event (a page of a tool
 // list that is parsed): its bytes are then held once, not in a copy
 // beside the reader's buffer.
 func (s *SSEReader) Detach() {
-	s.hint = max(s.hint, cap(s.data))
+	// The last detached event's size, not the largest ever: one large
+	// event must not make every later one's buffer (and what keeps it)
+	// that large.
+	s.hint = len(s.data)
 	s.data = nil
 }
 

@@ -407,7 +407,8 @@ func TestSSEReaderNextShared(t *testing.T) {
 
 // TestSSEReaderDetach: a detached event's data is the caller's (later
 // reads, on these buffers or on reused ones, do not write over it), and
-// the reader's next buffer is made as large as the one it gave away.
+// the reader's next buffer is made as large as the last event it gave
+// away, not as the largest.
 func TestSSEReaderDetach(t *testing.T) {
 	big := strings.Repeat("p", 100000)
 	in := "data: " + big + "\n\ndata: " + strings.Repeat("q", 90000) + "\n\n"
@@ -417,7 +418,7 @@ func TestSSEReaderDetach(t *testing.T) {
 	if err != nil || string(ev.Data) != big {
 		t.Fatalf("%d bytes, %v", len(ev.Data), err)
 	}
-	given := cap(sr.data)
+	given := len(sr.data) // the event's data and its line feed
 	sr.Detach()
 	if sr.data != nil {
 		t.Fatal("the reader kept the detached buffer")
@@ -432,13 +433,14 @@ func TestSSEReaderDetach(t *testing.T) {
 	sr.Detach()
 	sr.Release(&b, 1<<20)
 	// A reader on the same buffers reads a small event into a small
-	// buffer, and a large one into a buffer that large at once.
-	again := NewSSEReaderBuffers(strings.NewReader("data: x\n\ndata: "+big+"\n\n"), lim(1<<20, 1<<20, 10), &b)
+	// buffer, and a large one into a buffer as large as the last event
+	// detached (90,001 bytes), at once.
+	again := NewSSEReaderBuffers(strings.NewReader("data: x\n\ndata: "+strings.Repeat("r", 80000)+"\n\n"), lim(1<<20, 1<<20, 10), &b)
 	if _, err := again.NextShared(); err != nil || cap(again.data) > 4<<10 {
 		t.Errorf("a reader on the buffers, a small event: %v, a %d-byte buffer", err, cap(again.data))
 	}
-	if _, err := again.NextShared(); err != nil || cap(again.data) != given {
-		t.Errorf("a reader on the buffers, a large event: %v, a %d-byte buffer, want %d", err, cap(again.data), given)
+	if _, err := again.NextShared(); err != nil || cap(again.data) != 90001 {
+		t.Errorf("a reader on the buffers, a large event: %v, a %d-byte buffer, want 90001", err, cap(again.data))
 	}
 	if string(ev.Data) != big || len(ev2.Data) != 90000 || strings.Trim(string(ev2.Data), "q") != "" {
 		t.Error("detached data was written over")
