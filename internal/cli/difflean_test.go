@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -72,7 +71,7 @@ func reencoded(t *testing.T, dir, path string) string {
 			Tools []map[string]any `json:"tools"`
 		} `json:"result"`
 	}
-	b := readFileT(t, path)
+	b := mustRead(t, path)
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -135,20 +134,11 @@ func TestDiffLeanSame(t *testing.T) {
 		}
 	}
 	// A side from stdin is read once, whole.
-	code, out, stderr := run(t, string(readFileT(t, oldList)), "diff", "-", newList, "--format", "json")
+	code, out, stderr := run(t, string(mustRead(t, oldList)), "diff", "-", newList, "--format", "json")
 	testHookDiffWhole = true
-	wcode, wout, wstderr := run(t, string(readFileT(t, oldList)), "diff", "-", newList, "--format", "json")
+	wcode, wout, wstderr := run(t, string(mustRead(t, oldList)), "diff", "-", newList, "--format", "json")
 	testHookDiffWhole = false
 	if code != 1 || code != wcode || out != wout || stderr != wstderr {
 		t.Errorf("diff - NEW: exit %d, whole %d, stdout same %v: %s", code, wcode, out == wout, stderr)
 	}
-}
-
-func readFileT(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
