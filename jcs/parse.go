@@ -425,7 +425,13 @@ func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 				p.sbuf = utf8.AppendRune(p.sbuf, r)
 				i += 6
 			default:
-				return 0, p.errAt(i, "invalid escape \\"+string(rune(e))+" in string")
+				// The byte after the backslash is the input's: named by
+				// describe when it is not printable ASCII (a raw ESC or a
+				// C1 control would reach a terminal through the message).
+				if e >= 0x21 && e < 0x7f {
+					return 0, p.errAt(i, "invalid escape \\"+string(rune(e))+" in string")
+				}
+				return 0, p.errAt(i, "invalid escape: a backslash before "+describe(e)+" in string")
 			}
 		case c < 0x20:
 			return 0, p.errAt(i, "raw control character "+describe(c)+" in string (must be escaped)")
