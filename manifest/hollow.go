@@ -93,15 +93,6 @@ func (t *Tool) Bytes() ([]byte, error) {
 	return t.readAgain(nil)
 }
 
-// AppendBytes appends the tool object's bytes to dst, as Bytes reads them:
-// a writer of many hollow tools reads each into one buffer.
-func (t *Tool) AppendBytes(dst []byte) ([]byte, error) {
-	if t.ref == nil {
-		return append(dst, t.Raw()...), nil
-	}
-	return t.readAgain(dst)
-}
-
 // readAgain appends a hollow tool's bytes, read again and checked, to dst.
 func (t *Tool) readAgain(dst []byte) ([]byte, error) {
 	r := t.ref
@@ -171,8 +162,9 @@ func appendRun(tools []Tool, dst []byte, max int) (b []byte, k int, err error) {
 // HollowOn makes a lean tool that holds its bytes hollow on at: the
 // caller has written them there at off, and they are read from there
 // again, checked against their CRC-32C (rawRef.spooled), whenever they
-// are needed (Bytes, Attach); their SHA-256 is kept as a hollow tool's is. It is for a run that must keep a listing's bytes to write them
-// at its end (pin's snapshot) and need not hold them in memory while it
+// are needed (Bytes, Attach); their SHA-256 is kept as a hollow tool's
+// is. It is for a run that must keep a listing's bytes to write them at
+// its end (pin's snapshot) and need not hold them in memory while it
 // lists. A tool that is not lean, or is hollow already, is left as it is.
 func (t *Tool) HollowOn(at io.ReaderAt, off int64) {
 	if !t.IsLean() || t.ref != nil || t.raw == nil {

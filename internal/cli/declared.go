@@ -231,7 +231,12 @@ func bySum(ts []manifest.Tool) map[[32]byte]*manifest.Tool {
 // its bytes. A tool that was never lean is left as it is. served is nil
 // when nothing was listed.
 func attachChanged(declared, served []manifest.Tool) error {
-	for _, t := range changedTools(declared, served) {
+	return attach(changedTools(declared, served))
+}
+
+// attach gives each of tools its parse again (manifest.Tool.Attach).
+func attach(tools []*manifest.Tool) error {
+	for _, t := range tools {
 		if err := t.Attach(nil); err != nil {
 			return err
 		}

@@ -173,10 +173,8 @@ func loadDiffSides(e *env, oldPath, newPath string, max int64) (old, nw schemadi
 		}
 		changed := changedTools(old.Tools, nw.Tools)
 		if len(changed) <= (len(old.Tools)+len(nw.Tools))/4 {
-			for _, t := range changed {
-				if err := t.Attach(nil); err != nil {
-					return old, nw, fmt.Errorf("reading the changed tools again: %w", err)
-				}
+			if err := attach(changed); err != nil {
+				return old, nw, fmt.Errorf("reading the changed tools again: %w", err)
 			}
 			return old, nw, nil
 		}

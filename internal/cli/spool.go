@@ -88,10 +88,14 @@ func (s *spool) hold(page []manifest.Tool) {
 	if s == nil || s.f == nil {
 		return
 	}
+	// The page's bytes in one buffer, each tool's offset on the file
+	// noted as its bytes are added.
 	s.buf = s.buf[:0]
+	offs := make([]int64, len(page))
 	for i := range page {
-		if page[i].IsLean() && !page[i].IsHollow() {
-			s.buf = append(s.buf, page[i].Raw()...)
+		if t := &page[i]; t.IsLean() && !t.IsHollow() {
+			offs[i] = s.off + int64(len(s.buf))
+			s.buf = append(s.buf, t.Raw()...)
 		}
 	}
 	if len(s.buf) == 0 {
@@ -101,22 +105,13 @@ func (s *spool) hold(page []manifest.Tool) {
 		s.f = nil // closed when the run ends
 		return
 	}
-	// Each tool's offset, then each made hollow (its SHA-256 and CRC-32C
-	// computed) over the CPUs.
-	offs := make([]int64, len(page))
-	off := s.off
-	for i := range page {
-		if t := &page[i]; t.IsLean() && !t.IsHollow() {
-			offs[i] = off
-			off += int64(len(t.Raw()))
-		}
-	}
+	// Each made hollow (its SHA-256 and CRC-32C computed) over the CPUs.
 	par.RangeOf(len(page), 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			page[i].HollowOn(s.f, offs[i])
 		}
 	})
-	s.off = off
+	s.off += int64(len(s.buf))
 	if cap(s.buf) > 8<<20 {
 		s.buf = nil // a page this large is not kept for the next
 	}
