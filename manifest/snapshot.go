@@ -488,11 +488,7 @@ func readAgainErr(err error) error {
 // are ReadTools' (TestReadToolsLeanAgrees).
 func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
 	if src == nil && opt.Source != nil {
-		head := make([]byte, min(opt.Size, PeekLimit))
-		if n, err := opt.Source.ReadAt(head, 0); n < len(head) {
-			return nil, readAgainErr(err)
-		}
-		if opt.Lean && opt.DeferDigests && PeekHead(head).Schema == SnapshotSchemaID {
+		if opt.Lean && opt.DeferDigests && PeekHeadAt(opt.Source, opt.Size).Schema == SnapshotSchemaID {
 			s, ok, err := ReadSnapshotFramed(opt.Source, opt.Size, file)
 			if err != nil {
 				return nil, err

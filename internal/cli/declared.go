@@ -67,7 +67,7 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 	pre[path] = opened{first, err}
 	head := func(in input) manifest.Head {
 		if in.file != nil {
-			return manifest.PeekHead(peekFile(in.file))
+			return manifest.PeekHeadAt(in.file, in.size)
 		}
 		return manifest.PeekHead(in.bytes)
 	}
@@ -148,17 +148,6 @@ func (d *declaredRead) settle(served []manifest.Tool) error {
 	}
 	d.in.ManifestDigest = d.snap.ManifestDigest
 	return nil
-}
-
-// peekFile is the first bytes of an open regular file (as many as
-// manifest.PeekHead reads), nil when they cannot be read.
-func peekFile(f *os.File) []byte {
-	b := make([]byte, manifest.PeekLimit)
-	n, err := f.ReadAt(b, 0)
-	if n == 0 && err != nil {
-		return nil
-	}
-	return b[:n]
 }
 
 // close closes the files the declared tools were read from, once the
