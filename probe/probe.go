@@ -265,7 +265,9 @@ func Evaluate(in Input) *Result {
 	}
 	decisions := decided()
 	changesOf := map[string][]schemadiff.Change{}
-	for _, d := range decisions {
+	r.Tools = slices.Grow(r.Tools, len(decisions))
+	for i := range decisions {
+		d := &decisions[i]
 		if d.Removed && !complete {
 			continue // a tool on an unobserved page is not a removed tool
 		}

@@ -1,7 +1,7 @@
 // Package schemas holds the JSON Schemas of every artifact mcpdrift reads
 // and writes, and validates documents against them. External references
 // are never loaded: the compiler has no loader, so a schema can only refer
-// to itself.
+// to itself or to another shipped schema.
 package schemas
 
 import (
@@ -45,42 +45,59 @@ const (
 	Scan = "scan.v1.schema.json"
 )
 
-var (
-	once     sync.Once
-	compiled map[string]*jsonschema.Schema
-	initErr  error
-)
+// names are the shipped schemas.
+var names = []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock, WatchEvent, Inventory, Scan}
 
-func load() {
-	compiled = map[string]*jsonschema.Schema{}
+// compiled is each schema, compiled the first time it is needed: a run
+// compiles the one or two it validates, not all of them (the nine took
+// 13 ms of every drift's CPU).
+var compiled = func() map[string]func() (*jsonschema.Schema, error) {
+	m := map[string]func() (*jsonschema.Schema, error){}
+	for _, n := range names {
+		m[n] = sync.OnceValues(func() (*jsonschema.Schema, error) { return load(n) })
+	}
+	return m
+}()
+
+// compiler holds every shipped schema as a resource (a schema may refer
+// to another: the lock's entries are declared baselines'), with no loader
+// (nothing else is read) and the artifact patterns' engine. It compiles
+// one schema at a time, and keeps what it compiled for the next.
+var compiler = sync.OnceValues(func() (*jsonschema.Compiler, error) {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(nil)
 	c.UseRegexpEngine(artifactRegexp)
-	names := []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock, WatchEvent, Inventory, Scan}
 	for _, n := range names {
 		b, err := files.ReadFile(n)
 		if err != nil {
-			initErr = err
-			return
+			return nil, err
 		}
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err != nil {
-			initErr = fmt.Errorf("schema %s: %w", n, err)
-			return
+			return nil, fmt.Errorf("schema %s: %w", n, err)
 		}
 		if err := c.AddResource("mem:///"+n, doc); err != nil {
-			initErr = fmt.Errorf("schema %s: %w", n, err)
-			return
+			return nil, fmt.Errorf("schema %s: %w", n, err)
 		}
 	}
-	for _, n := range names {
-		s, err := c.Compile("mem:///" + n)
-		if err != nil {
-			initErr = fmt.Errorf("schema %s: %w", n, err)
-			return
-		}
-		compiled[n] = s
+	return c, nil
+})
+
+var compiling sync.Mutex // a jsonschema.Compiler is not safe for concurrent use
+
+// load compiles the named schema.
+func load(name string) (*jsonschema.Schema, error) {
+	c, err := compiler()
+	if err != nil {
+		return nil, err
 	}
+	compiling.Lock()
+	defer compiling.Unlock()
+	s, err := c.Compile("mem:///" + name)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	return s, nil
 }
 
 // digestPattern is the pattern of every digest in the artifact schemas.
@@ -146,15 +163,15 @@ func Instance(v jcs.Value) any { return instanceOf(v) }
 // or jsonschema.UnmarshalJSON, or Instance) against the named schema. The
 // error lists each failing location as a JSON pointer.
 func Validate(name string, doc any) error {
-	once.Do(load)
-	if initErr != nil {
-		return initErr
-	}
-	s, ok := compiled[name]
+	get, ok := compiled[name]
 	if !ok {
 		return fmt.Errorf("no schema %q", name)
 	}
-	err := s.Validate(doc)
+	s, err := get()
+	if err != nil {
+		return err
+	}
+	err = s.Validate(doc)
 	if err == nil {
 		return nil
 	}

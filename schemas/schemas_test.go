@@ -3,7 +3,9 @@ package schemas_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -116,6 +118,24 @@ func TestValidateMessagesDeterministic(t *testing.T) {
 			}
 		} else if err.Error() != first {
 			t.Fatalf("run %d: %s\nfirst: %s", i, err, first)
+		}
+	}
+}
+
+// TestEverySchemaValidates: each shipped schema compiles as Validate
+// compiles it (lazily, the first time it is named) and judges a document:
+// an empty object is accepted or refused with problems, never met with a
+// compile error or an unknown name.
+func TestEverySchemaValidates(t *testing.T) {
+	names, err := fs.Glob(schemas.Files(), "*.schema.json")
+	if err != nil || len(names) < 9 {
+		t.Fatalf("%d schemas shipped (%v)", len(names), err)
+	}
+	for _, n := range names {
+		err := schemas.Validate(n, map[string]any{})
+		var se *schemas.Error
+		if err != nil && !errors.As(err, &se) {
+			t.Errorf("%s: %v", n, err)
 		}
 	}
 }

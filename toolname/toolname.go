@@ -16,7 +16,6 @@ package toolname
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -147,27 +146,31 @@ func Check(names []string) Result {
 			bySkel[s] = k
 		}
 	}
-	members := map[int][]int{}
+	// The groups of more than one name, in the order of their roots (each
+	// root its group's earliest name), each group's names in their order:
+	// a list of distinct names, the usual case, allocates no group.
+	size := make([]int32, len(distinct))
+	for k := range distinct {
+		size[find(k)]++
+	}
+	group := map[int]int{} // a root → its group in res.Ambiguous
 	for k := range distinct {
 		r := find(k)
-		members[r] = append(members[r], k)
-	}
-	roots := make([]int, 0, len(members))
-	for r, m := range members {
-		if len(m) > 1 {
-			roots = append(roots, r)
+		if size[r] < 2 {
+			continue
 		}
-	}
-	sort.Ints(roots)
-	for _, r := range roots {
-		m := members[r]
-		g := Group{Fold: FoldNFC}
-		for _, k := range m {
-			g.Names = append(g.Names, names[distinct[k]])
-			g.Indexes = append(g.Indexes, distinct[k])
+		gi, ok := group[r]
+		if !ok { // k == r: a root comes before its group's other names
+			gi = len(res.Ambiguous)
+			group[r] = gi
+			res.Ambiguous = append(res.Ambiguous, Group{Names: make([]string, 0, size[r]), Indexes: make([]int, 0, size[r])})
 		}
-		g.Fold = finest(g.Names)
-		res.Ambiguous = append(res.Ambiguous, g)
+		g := &res.Ambiguous[gi]
+		g.Names = append(g.Names, names[distinct[k]])
+		g.Indexes = append(g.Indexes, distinct[k])
+	}
+	for i := range res.Ambiguous {
+		res.Ambiguous[i].Fold = finest(res.Ambiguous[i].Names)
 	}
 	return res
 }
