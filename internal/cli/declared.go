@@ -109,6 +109,9 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 	}
 	go func() {
 		defer close(d.done)
+		if testHookDeclaredRead != nil {
+			testHookDeclaredRead()
+		}
 		defer func() {
 			for _, o := range pre { // opened, and not read: the reading stopped before it
 				if o.in.file != nil {
@@ -129,6 +132,10 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 	}()
 	return d
 }
+
+// testHookDeclaredRead, when set (by a test), runs as the declared side's
+// reading begins.
+var testHookDeclaredRead func()
 
 // settle finishes the reading once the server is listed: a declared tool
 // whose bytes a served tool of its name has takes that tool's digests

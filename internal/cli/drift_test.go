@@ -9,11 +9,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -569,4 +571,97 @@ func TestDriftDeclaredReadBesideListing(t *testing.T) {
 			t.Errorf("%s: a report was written", c.name)
 		}
 	}
+}
+
+// TestDriftOthersWaitForTheDeclaredSide: over HTTP the listings beside the
+// primary one (the second connection here) start once the primary listing
+// has read its first page and the declared side is read, or once the
+// primary listing has ended, whichever comes first; a declared side read
+// at once lets them start beside the primary listing's later pages.
+func TestDriftOthersWaitForTheDeclaredSide(t *testing.T) {
+	_, base := mockSSE(t, mockserver.Config{PageSize: 1}, exampleV1)
+	const pages = 5 // the example's tools, one a page
+	target, _ := neturl.Parse(base + "/mcp")
+	var (
+		mu        sync.Mutex
+		lists     int // tools/list requests
+		atSecond  = -1
+		listsSeen = make(chan struct{}, 64)
+	)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Method string `json:"method"`
+			Params struct {
+				Cursor *string `json:"cursor"`
+			} `json:"params"`
+		}
+		json.Unmarshal(body, &req)
+		if req.Method == "tools/list" {
+			mu.Lock()
+			if req.Params.Cursor == nil && lists > 0 && atSecond < 0 {
+				atSecond = lists // the second listing starts: the tools/list requests before it
+			}
+			lists++
+			mu.Unlock()
+			listsSeen <- struct{}{}
+			if req.Params.Cursor != nil {
+				time.Sleep(40 * time.Millisecond) // later pages take a while
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.URL.Path = target.Path
+		httputil.NewSingleHostReverseProxy(&neturl.URL{Scheme: target.Scheme, Host: target.Host}).ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	url := proxy.URL + "/mcp"
+	decl := filepath.Join(t.TempDir(), "declared.json")
+	if code, _, stderr := run(t, "", "pin", "--url", url, "--server-id", "s", "-o", decl); code != 0 {
+		t.Fatalf("pin: %d %s", code, stderr)
+	}
+	reset := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		lists, atSecond = 0, -1
+		for len(listsSeen) > 0 {
+			<-listsSeen
+		}
+	}
+	t.Cleanup(func() { testHookDeclaredRead = nil })
+
+	// The declared side is read only once the primary listing has asked
+	// for every page: the second listing starts after that.
+	reset()
+	testHookDeclaredRead = func() {
+		deadline := time.After(10 * time.Second)
+		for n := 0; n < pages; n++ {
+			select {
+			case <-listsSeen:
+			case <-deadline:
+				t.Error("the primary listing did not ask for its pages while the declared side was not read")
+				return
+			}
+		}
+	}
+	if code, _, stderr := run(t, "", "drift", decl, "--base-url", url); code != 0 {
+		t.Fatalf("drift: %d %s", code, stderr)
+	}
+	mu.Lock()
+	if atSecond != pages {
+		t.Errorf("the second listing started after %d tools/list requests, want %d: it did not wait for the declared side, or for the primary listing's end", atSecond, pages)
+	}
+	mu.Unlock()
+
+	// The declared side read at once: the second listing starts beside
+	// the primary listing, after its first page.
+	reset()
+	testHookDeclaredRead = nil
+	if code, _, stderr := run(t, "", "drift", decl, "--base-url", url); code != 0 {
+		t.Fatalf("drift: %d %s", code, stderr)
+	}
+	mu.Lock()
+	if atSecond < 1 || atSecond >= pages {
+		t.Errorf("the second listing started after %d tools/list requests, want after the first page and before the last", atSecond)
+	}
+	mu.Unlock()
 }
