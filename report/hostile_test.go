@@ -200,6 +200,21 @@ func TestIndentJSONAgrees(t *testing.T) {
 	if got, want := indentJSON(nil, src), referenceIndent(t, src); !bytes.Equal(got, want) {
 		t.Error("a large document differs")
 	}
+	// writeJSON into a bytes.Buffer (indented in its own room) writes
+	// what it writes to any other writer, after what the buffer held.
+	var plain strings.Builder
+	if err := writeJSON(&plain, big); err != nil {
+		t.Fatal(err)
+	}
+	for _, held := range []string{"", "before\n", strings.Repeat("x", 70000)} {
+		buf := bytes.NewBufferString(held)
+		if err := writeJSON(buf, big); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != held+plain.String() {
+			t.Errorf("writeJSON into a buffer holding %d bytes differs from writeJSON elsewhere", len(held))
+		}
+	}
 }
 
 func FuzzIndentJSON(f *testing.F) {
