@@ -265,15 +265,18 @@ not observed, and says why.`,
 					ctx, cancel := context.WithTimeout(ctx, live.timeout)
 					defer cancel()
 					// The bytes are kept for the snapshot alone: on a spool,
-					// not in memory, while the server is listed (never in a
-					// run that sends secrets: newSpool).
+					// not in memory, while the server is listed; never a page
+					// holding a secret, nor any from the first page that
+					// reflects one (newSpool).
 					var hold func([]manifest.Tool)
 					var sp *spool
 					if path := pinSnapshotPath(noSnapshot, snapshot, out); path != "" && path != "-" {
 						if sp = newSpool(e); sp != nil {
 							spooled := 0
 							hold = func(all []manifest.Tool) {
-								sp.hold(all[spooled:])
+								if len(checks.reflected) == 0 {
+									sp.hold(all[spooled:])
+								}
 								spooled = len(all)
 							}
 						}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/redact"
 )
 
 // A spool holds the bytes of a live listing's lean tools in a temporary
@@ -21,17 +22,23 @@ import (
 // that is a file system in memory: a tmpfs would only move the bytes from
 // the run's memory to the system's), not beside the snapshot, whose
 // directory then needs no room beyond the snapshot's; it is unlinked at
-// once where the system allows it, and closed when the run ends. A run
-// that sends secrets (headers, URL credentials, a stdio server's
-// environment) takes no spool: its outputs are redacted in memory before
-// they are written, and a tool's bytes may hold a secret in a form the
-// reflection check does not read (URL-escaped, say), which must reach no
-// disk. A spool that cannot be made or written is no error: the bytes are
-// then held in memory, as before.
+// once where the system allows it, and closed when the run ends.
+//
+// A run that sends secrets (headers, URL credentials, a stdio server's
+// environment) redacts its outputs in memory before they are written, and
+// no secret may reach a disk on the way: a page whose bytes hold any form
+// of a secret the redaction knows (raw, escaped, quoted, JSON- or
+// URL-escaped: redact.Set.Bytes would change them) is held in memory, not
+// spooled, and so is every page from the first that reflects a secret
+// once decoded (the reflection check, after which pin refuses to write
+// anything). What the spool gets is then what the outputs carry as it is.
+// A spool that cannot be made or written is no error: the bytes are then
+// held in memory, as before.
 type spool struct {
-	f   *os.File
-	off int64
-	buf []byte
+	f       *os.File
+	off     int64
+	buf     []byte
+	secrets *redact.Set // the run's; a page holding any form of one is not spooled
 }
 
 // Test seams: testHookSpoolMade sees a spool as it is made,
@@ -42,12 +49,8 @@ var (
 	spoolDirs                              []string
 )
 
-// newSpool makes a spool for the run; nil when it cannot, or when the run
-// has secrets.
+// newSpool makes a spool for the run; nil when it cannot.
 func newSpool(e *env) (s *spool) {
-	if !e.secrets.Empty() {
-		return nil
-	}
 	dirs := spoolDirs
 	if dirs == nil {
 		dirs = []string{os.TempDir(), "/var/tmp"}
@@ -78,11 +81,12 @@ func newSpool(e *env) (s *spool) {
 			os.Remove(name)
 		}
 	})
-	return &spool{f: f}
+	return &spool{f: f, secrets: e.secrets}
 }
 
 // hold writes the bytes of page's lean tools to the file, in one write,
-// and makes them hollow on it. A failed write leaves the page's tools as
+// and makes them hollow on it; a page holding a form of one of the run's
+// secrets is left as it was. A failed write leaves the page's tools as
 // they were (holding their bytes) and stops the spool.
 func (s *spool) hold(page []manifest.Tool) {
 	if s == nil || s.f == nil {
@@ -100,6 +104,11 @@ func (s *spool) hold(page []manifest.Tool) {
 	}
 	if len(s.buf) == 0 {
 		return
+	}
+	if !s.secrets.Empty() {
+		if out := s.secrets.Bytes(s.buf); len(out) != len(s.buf) || &out[0] != &s.buf[0] {
+			return // a form of a secret: the page stays in memory
+		}
 	}
 	if _, err := s.f.WriteAt(s.buf, s.off); err != nil {
 		s.f = nil // closed when the run ends

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,38 +185,69 @@ func TestPinSpoolWhere(t *testing.T) {
 	}
 }
 
-// TestPinSpoolNoSecret: a run that sends a secret takes no spool (its
-// outputs are redacted in memory, and a tool may hold the secret in a form
-// the reflection check does not read, which must reach no disk): a server
-// that holds the credential URL-escaped in a description is pinned, its
-// snapshot redacted, and nothing was spooled; one that reflects it as it
-// was sent is refused.
+// TestPinSpoolNoSecret: a run that sends a secret spools no page that
+// holds a form of it, nor any page from the first that reflects it once
+// decoded, and no byte of a secret reaches the spool: a server that holds
+// the credential URL-escaped in a description is pinned, its snapshot
+// redacted, and that page alone stayed in memory; one that reflects it
+// with an escape the redaction does not spell (\u0074 for its "t"), or as
+// it was sent, is refused, and the pages from that one on were not
+// spooled.
 func TestPinSpoolNoSecret(t *testing.T) {
 	spoolIn(t)
-	var made []*spool
-	testHookSpoolMade = func(s *spool) { made = append(made, s) }
-	defer func() { testHookSpoolMade = nil }()
+	var spooled []byte
+	testHookSpoolListed = func(s *spool) {
+		spooled = nil
+		if s.f != nil {
+			spooled, _ = io.ReadAll(io.NewSectionReader(s.f, 0, s.off))
+		}
+	}
+	defer func() { testHookSpoolListed = nil }()
 	const token = "tok/9f8e7d6c5b4a+SECRET=xyz" // other bytes once URL-escaped
 	escaped := url.QueryEscape(token)
-	tools := `[` +
-		`{"name":"a","description":"one","inputSchema":{"type":"object"}},` +
-		`{"name":"b","description":"see ?auth=` + escaped + `","inputSchema":{"type":"object"}},` +
-		`{"name":"c","description":"three","inputSchema":{"type":"object"}}]`
-	u := echoingServerOf(t, mockserver.Config{PageSize: 1}, tools, "echo")
-	code, stderr, base, snap, dir := pinFiles(t, u, "--header", "Authorization=Bearer "+token)
-	if code != 0 || base == nil || snap == nil || len(made) != 0 {
-		t.Fatalf("exit %d, %d spools: %s", code, len(made), stderr)
+	page := func(name, desc string) string {
+		return `{"name":"` + name + `","description":"` + desc + `","inputSchema":{"type":"object"}}`
 	}
-	if bytes.Contains(snap, []byte(escaped)) || !bytes.Contains(snap, []byte("[REDACTED]")) {
-		t.Errorf("the snapshot holds the escaped secret, or no redaction: %s", clipForLog(snap))
+	names := func() (in []string) {
+		for _, n := range []string{"a", "b", "c"} {
+			if bytes.Contains(spooled, []byte(`"name":"`+n+`"`)) {
+				in = append(in, n)
+			}
+		}
+		return in
 	}
-	assertDirClean(t, dir)
-	reflecting := strings.Replace(tools, `"three"`, `"uses {{AUTH}}"`, 1)
-	u = echoingServerOf(t, mockserver.Config{PageSize: 1}, reflecting, "echo")
-	code, stderr, base, snap, dir = pinFiles(t, u, "--header", "Authorization=Bearer "+bearerToken)
-	if code != 2 || !strings.Contains(stderr, "reflects credentials") || base != nil || snap != nil || len(made) != 0 {
-		t.Fatalf("reflected: exit %d, %d spools: %s", code, len(made), stderr)
+	for _, c := range []struct {
+		name, desc, token string
+		code              int
+		spooled           []string
+	}{
+		{"URL-escaped", "see ?auth=" + escaped, token, 0, []string{"a", "c"}},
+		{"escaped otherwise", `uses Bearer \u0074` + bearerToken[1:], bearerToken, 2, []string{"a"}},
+		{"as sent", "uses {{AUTH}}", bearerToken, 2, []string{"a"}},
+	} {
+		spooled = nil
+		tools := "[" + page("a", "one") + "," + page("b", c.desc) + "," + page("c", "three") + "]"
+		u := echoingServerOf(t, mockserver.Config{PageSize: 1}, tools, "echo")
+		code, stderr, base, snap, dir := pinFiles(t, u, "--header", "Authorization=Bearer "+c.token)
+		if code != c.code || (code == 0) != (base != nil && snap != nil) {
+			t.Fatalf("%s: exit %d, files %v %v: %s", c.name, code, base != nil, snap != nil, stderr)
+		}
+		if got := names(); !slices.Equal(got, c.spooled) {
+			t.Errorf("%s: the spool holds tools %v, want %v", c.name, got, c.spooled)
+		}
+		for what, b := range map[string][]byte{"the spool": spooled, "the snapshot": snap} {
+			assertNoSecret(t, c.name+": "+what, b)
+			if bytes.Contains(b, []byte(escaped)) {
+				t.Errorf("%s: %s holds the URL-escaped secret", c.name, what)
+			}
+		}
+		if code == 0 && !bytes.Contains(snap, []byte("[REDACTED]")) {
+			t.Errorf("%s: the snapshot was not redacted: %s", c.name, clipForLog(snap))
+		}
+		if code == 2 && !strings.Contains(stderr, "reflects credentials") {
+			t.Errorf("%s: refused, but not for the reflection: %s", c.name, stderr)
+		}
+		assertNoSecret(t, c.name+": stderr", []byte(stderr))
+		assertDirClean(t, dir)
 	}
-	assertNoSecret(t, "stderr", []byte(stderr))
-	assertDirClean(t, dir)
 }
