@@ -101,6 +101,11 @@ func TestSnapshotWriterAgrees(t *testing.T) {
 		if _, err := ReadTools(b.Bytes(), "snap.json"); err != nil {
 			t.Errorf("%s: the written snapshot does not read back: %v", name, err)
 		}
+		// Into a buffer holding bytes already: after them, in one array.
+		held := bytes.NewBufferString("held")
+		if _, err := sw.WriteTo(held); err != nil || held.String() != "held"+string(want) || held.Cap() > (len(want)+4)*17/16+64 {
+			t.Errorf("%s: into a buffer holding 4 bytes: %v, %d bytes in an array of %d", name, err, held.Len(), held.Cap())
+		}
 		if _, err := sw.WriteTo(failAfter{n: 40}); !errors.Is(err, errFailAfter) {
 			t.Errorf("%s: a failing writer gave %v", name, err)
 		}

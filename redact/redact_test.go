@@ -99,6 +99,29 @@ func TestFindInValueDecodes(t *testing.T) {
 	if l, _ := s.FindInValue(doc.Root()); l != "" {
 		t.Errorf("false positive %q", l)
 	}
+	// The pointer names array indexes and member names, escaped (RFC
+	// 6901), and a member name that holds the secret.
+	for src, want := range map[string]string{
+		`{"a":[1,{"x":"no"},{"b/c":{"d~e":["", "abcdef123456"]}}]}`:  "/a/2/b~1c/d~0e/1",
+		`{"a":{"k":"no"},"b":{"\u0061bcdef123456 key":1}}`:           "/b/abcdef123456 key",
+		`["no",[[],["nope",{"":"xabcdef123456x"}]]]`:                 "/1/1/1/",
+		`{"a":{"b":[{"c":"no"}]},"z":["abcdef12345","bcdef123456"]}`: "",
+	} {
+		doc, err := jcs.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ptr := s.FindInValue(doc.Root()); ptr != want {
+			t.Errorf("%s: found at %q, want %q", src, ptr, want)
+		}
+	}
+	// Reading a document that holds no secret allocates the same few
+	// things whatever its size (nothing per string or member).
+	big := `{"tools":[` + strings.Repeat(`{"name":"n","d":{"a":["x","y",{"b":"zzzzzz"}]}},`, 500) + `{}]}`
+	doc, _ = jcs.Parse([]byte(big))
+	if n := testing.AllocsPerRun(20, func() { s.FindInValue(doc.Root()) }); n > 3 {
+		t.Errorf("%v allocations reading a document of 3,500 strings that holds no secret", n)
+	}
 }
 
 func TestNilAndEmpty(t *testing.T) {
