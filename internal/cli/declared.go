@@ -53,8 +53,10 @@ type declaredRead struct {
 // whole, its tools hollow and settled from the served tools), or when it
 // cannot be, one tool at a time (hollow, its digests deferred): neither
 // its parse tree nor its bytes are held while the server is listed. The
-// caller closes d once the run is done with the declared tools.
-func startDeclared(e *env, path string, max int64) *declaredRead {
+// caller closes d once the run is done with the declared tools. before,
+// when set, runs once the files are open and stdin or a pipe is read, as
+// the reading starts on its goroutine.
+func startDeclared(e *env, path string, max int64, before func()) *declaredRead {
 	d := &declaredRead{done: make(chan struct{})}
 	// The files opened now, each handed once to the reading (a regular
 	// file is open, not read; stdin or a pipe is read whole).
@@ -106,6 +108,9 @@ func startDeclared(e *env, path string, max int64) *declaredRead {
 			opt.Source, opt.Size = in.file, in.size
 		}
 		return in.bytes, opt, nil
+	}
+	if before != nil {
+		before()
 	}
 	go func() {
 		defer close(d.done)

@@ -728,13 +728,6 @@ could not be reached or did not answer usably (the report, in every format,
 then says so).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// First, while nothing else runs: the first signal.Notify hands
-			// its signals to a goroutine of its own and waits for it, and
-			// once the declared side is being read beside it that wait
-			// was for a free CPU (3 to 18 ms of the scheduler's time
-			// slice at 10,000 tools).
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			manifestPath := args[0]
 			var argv []string
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
@@ -777,15 +770,29 @@ then says so).`,
 				pinnedCaps []byte
 				dr         *declaredRead
 			)
+			// Interrupts end the run gracefully from once the declared side
+			// is open and what is read whole (stdin, a pipe) is read, as a
+			// signal ends any process until then; and before its reading
+			// starts beside the run: the first signal.Notify hands its
+			// signals to a goroutine of its own and waits for it, which with
+			// that reading on a CPU was a wait for a free one (3 to 18 ms of
+			// the scheduler's time slice at 10,000 tools).
+			var (
+				ctx  context.Context
+				stop context.CancelFunc
+			)
+			signals := func() { ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) }
 			if len(invoke) > 0 || execute {
 				if declared, pinnedCaps, err = loadToolsCaps(e, manifestPath, DefaultMaxInput); err != nil {
 					return err
 				}
+				signals()
 			} else {
-				dr = startDeclared(e, manifestPath, DefaultMaxInput)
+				dr = startDeclared(e, manifestPath, DefaultMaxInput, signals)
 				defer dr.close() // the hollow declared tools read their bytes from its files
 				pinnedCaps = dr.predicted
 			}
+			defer stop()
 			ownCaps := cfg.ClientCapabilities
 			capsNote := ""
 			applyCaps := func(pinnedCaps []byte) {

@@ -42,7 +42,7 @@ func TestDeclaredHollow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := startDeclared(&env{}, decl, DefaultMaxInput)
+	d := startDeclared(&env{}, decl, DefaultMaxInput, nil)
 	defer d.close()
 	in, _, err := d.wait()
 	if err != nil {
@@ -95,7 +95,7 @@ func TestDeclaredHollow(t *testing.T) {
 func TestHollowServed(t *testing.T) {
 	dir := t.TempDir()
 	decl, _ := pinnedExample(t, dir)
-	d := startDeclared(&env{}, decl, DefaultMaxInput)
+	d := startDeclared(&env{}, decl, DefaultMaxInput, nil)
 	defer d.close()
 	in, _, err := d.wait()
 	if err != nil {
@@ -269,7 +269,7 @@ func TestDriftDeclaredErrorsAsBefore(t *testing.T) {
 // keeping its page's; a changed one keeps a copy of its own.
 func TestSharedServed(t *testing.T) {
 	src := mustRead(t, exampleV1)
-	d := startDeclared(&env{stdin: bytes.NewReader(src)}, "-", DefaultMaxInput)
+	d := startDeclared(&env{stdin: bytes.NewReader(src)}, "-", DefaultMaxInput, nil)
 	defer d.close()
 	in, _, err := d.wait()
 	if err != nil {

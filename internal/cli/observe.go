@@ -265,18 +265,14 @@ not observed, and says why.`,
 					ctx, cancel := context.WithTimeout(ctx, live.timeout)
 					defer cancel()
 					// The bytes are kept for the snapshot alone: on a spool,
-					// not in memory, while the server is listed; never a page
-					// holding a secret, nor any from the first page that
-					// reflects one (newSpool).
+					// sealed, not in memory, while the server is listed.
 					var hold func([]manifest.Tool)
 					var sp *spool
 					if path := pinSnapshotPath(noSnapshot, snapshot, out); path != "" && path != "-" {
 						if sp = newSpool(e); sp != nil {
 							spooled := 0
 							hold = func(all []manifest.Tool) {
-								if len(checks.reflected) == 0 {
-									sp.hold(all[spooled:])
-								}
+								sp.hold(all[spooled:])
 								spooled = len(all)
 							}
 						}

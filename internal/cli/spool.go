@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/binary"
 	"os"
 
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
-	"github.com/mcpdrift/mcpdrift/redact"
 )
 
 // A spool holds the bytes of a live listing's lean tools in a temporary
@@ -24,21 +27,68 @@ import (
 // directory then needs no room beyond the snapshot's; it is unlinked at
 // once where the system allows it, and closed when the run ends.
 //
-// A run that sends secrets (headers, URL credentials, a stdio server's
-// environment) redacts its outputs in memory before they are written, and
-// no secret may reach a disk on the way: a page whose bytes hold any form
-// of a secret the redaction knows (raw, escaped, quoted, JSON- or
-// URL-escaped: redact.Set.Bytes would change them) is held in memory, not
-// spooled, and so is every page from the first that reflects a secret
-// once decoded (the reflection check, after which pin refuses to write
-// anything). What the spool gets is then what the outputs carry as it is.
+// What is written there is sealed: XORed with AES-256 in counter mode
+// under a key drawn for the run, which never leaves its memory, the
+// counter the byte's offset in the file (each offset written once). A
+// listing may hold a secret the run sent (a header a server echoes into a
+// description, in any spelling: escaped, clipped, percent-encoded,
+// base64), and nothing a secret is in may reach a disk readable; the
+// outputs are redacted in memory before they are written, and refused
+// when a tool reflects a secret. Sealing is not the fault check: the
+// plaintext's CRC-32C is (a tool read back in other bytes fails the run).
 // A spool that cannot be made or written is no error: the bytes are then
 // held in memory, as before.
 type spool struct {
-	f       *os.File
-	off     int64
-	buf     []byte
-	secrets *redact.Set // the run's; a page holding any form of one is not spooled
+	f   *os.File
+	at  *sealed // f, read back unsealed
+	off int64
+	buf []byte
+}
+
+// sealed is a spool file and the cipher its bytes are sealed with.
+type sealed struct {
+	f     *os.File
+	block cipher.Block
+}
+
+// newSealed seals f under a fresh random key.
+func newSealed(f *os.File) (*sealed, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return &sealed{f: f, block: block}, nil
+}
+
+// xor seals or unseals b, the bytes at off of the file: the key stream of
+// the counter block off/16, from byte off%16 of it.
+func (s *sealed) xor(b []byte, off int64) {
+	var iv [aes.BlockSize]byte
+	binary.BigEndian.PutUint64(iv[8:], uint64(off/aes.BlockSize))
+	stream := cipher.NewCTR(s.block, iv[:])
+	if skip := off % aes.BlockSize; skip > 0 {
+		var pad [aes.BlockSize]byte
+		stream.XORKeyStream(pad[:skip], pad[:skip])
+	}
+	stream.XORKeyStream(b, b)
+}
+
+// ReadAt reads unsealed bytes.
+func (s *sealed) ReadAt(b []byte, off int64) (int, error) {
+	n, err := s.f.ReadAt(b, off)
+	s.xor(b[:n], off)
+	return n, err
+}
+
+// writeAt seals b in place and writes it at off.
+func (s *sealed) writeAt(b []byte, off int64) error {
+	s.xor(b, off)
+	_, err := s.f.WriteAt(b, off)
+	return err
 }
 
 // Test seams: testHookSpoolMade sees a spool as it is made,
@@ -81,13 +131,16 @@ func newSpool(e *env) (s *spool) {
 			os.Remove(name)
 		}
 	})
-	return &spool{f: f, secrets: e.secrets}
+	at, err := newSealed(f)
+	if err != nil {
+		return nil // closed and removed when the run ends
+	}
+	return &spool{f: f, at: at}
 }
 
-// hold writes the bytes of page's lean tools to the file, in one write,
-// and makes them hollow on it; a page holding a form of one of the run's
-// secrets is left as it was. A failed write leaves the page's tools as
-// they were (holding their bytes) and stops the spool.
+// hold writes the bytes of page's lean tools to the file, sealed, in one
+// write, and makes them hollow on it. A failed write leaves the page's
+// tools as they were (holding their bytes) and stops the spool.
 func (s *spool) hold(page []manifest.Tool) {
 	if s == nil || s.f == nil {
 		return
@@ -105,19 +158,14 @@ func (s *spool) hold(page []manifest.Tool) {
 	if len(s.buf) == 0 {
 		return
 	}
-	if !s.secrets.Empty() {
-		if out := s.secrets.Bytes(s.buf); len(out) != len(s.buf) || &out[0] != &s.buf[0] {
-			return // a form of a secret: the page stays in memory
-		}
-	}
-	if _, err := s.f.WriteAt(s.buf, s.off); err != nil {
+	if err := s.at.writeAt(s.buf, s.off); err != nil {
 		s.f = nil // closed when the run ends
 		return
 	}
 	// Each made hollow (its SHA-256 and CRC-32C computed) over the CPUs.
 	par.RangeOf(len(page), 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			page[i].HollowOn(s.f, offs[i])
+			page[i].HollowOn(s.at, offs[i])
 		}
 	})
 	s.off += int64(len(s.buf))

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -185,21 +184,22 @@ func TestPinSpoolWhere(t *testing.T) {
 	}
 }
 
-// TestPinSpoolNoSecret: a run that sends a secret spools no page that
-// holds a form of it, nor any page from the first that reflects it once
-// decoded, and no byte of a secret reaches the spool: a server that holds
-// the credential URL-escaped in a description is pinned, its snapshot
-// redacted, and that page alone stayed in memory; one that reflects it
-// with an escape the redaction does not spell (\u0074 for its "t"), or as
-// it was sent, is refused, and the pages from that one on were not
-// spooled.
+// TestPinSpoolNoSecret: a run that sends a secret spools its listing
+// sealed, and no byte of a secret, nor of any tool, is on the file in the
+// clear, whatever the spelling a server echoes it in (URL-escaped, an
+// escape the redaction does not spell, a clipped prefix with its ellipsis
+// escaped, percent-encoded otherwise than Go does, as sent); unsealed,
+// the file holds every page. The snapshot of the URL-escaped one is
+// redacted; the runs whose tools reflect the secret decoded are refused,
+// with nothing written.
 func TestPinSpoolNoSecret(t *testing.T) {
 	spoolIn(t)
-	var spooled []byte
+	var raw, unsealed []byte
 	testHookSpoolListed = func(s *spool) {
-		spooled = nil
+		raw, unsealed = nil, nil
 		if s.f != nil {
-			spooled, _ = io.ReadAll(io.NewSectionReader(s.f, 0, s.off))
+			raw, _ = io.ReadAll(io.NewSectionReader(s.f, 0, s.off))
+			unsealed, _ = io.ReadAll(io.NewSectionReader(s.at, 0, s.off))
 		}
 	}
 	defer func() { testHookSpoolListed = nil }()
@@ -208,46 +208,89 @@ func TestPinSpoolNoSecret(t *testing.T) {
 	page := func(name, desc string) string {
 		return `{"name":"` + name + `","description":"` + desc + `","inputSchema":{"type":"object"}}`
 	}
-	names := func() (in []string) {
-		for _, n := range []string{"a", "b", "c"} {
-			if bytes.Contains(spooled, []byte(`"name":"`+n+`"`)) {
-				in = append(in, n)
-			}
-		}
-		return in
-	}
 	for _, c := range []struct {
 		name, desc, token string
 		code              int
-		spooled           []string
 	}{
-		{"URL-escaped", "see ?auth=" + escaped, token, 0, []string{"a", "c"}},
-		{"escaped otherwise", `uses Bearer \u0074` + bearerToken[1:], bearerToken, 2, []string{"a"}},
-		{"as sent", "uses {{AUTH}}", bearerToken, 2, []string{"a"}},
+		{"URL-escaped", "see ?auth=" + escaped, token, 0},
+		{"escaped otherwise", `uses Bearer \u0074` + bearerToken[1:], bearerToken, 2},
+		{"clipped, its ellipsis escaped", `uses ` + bearerToken[:20] + `\u2026`, bearerToken, 0},
+		{"escaped inside a clipped prefix", `uses tok\u005f` + bearerToken[4:20] + `…`, bearerToken, 0},
+		{"percent-encoded otherwise", `see ?auth=%74` + bearerToken[1:], bearerToken, 0},
+		{"as sent", "uses {{AUTH}}", bearerToken, 2},
 	} {
-		spooled = nil
-		tools := "[" + page("a", "one") + "," + page("b", c.desc) + "," + page("c", "three") + "]"
+		raw, unsealed = nil, nil
+		tools := "[" + page("alpha", "one") + "," + page("bravo", c.desc) + "," + page("charlie", "three") + "]"
 		u := echoingServerOf(t, mockserver.Config{PageSize: 1}, tools, "echo")
 		code, stderr, base, snap, dir := pinFiles(t, u, "--header", "Authorization=Bearer "+c.token)
 		if code != c.code || (code == 0) != (base != nil && snap != nil) {
 			t.Fatalf("%s: exit %d, files %v %v: %s", c.name, code, base != nil, snap != nil, stderr)
 		}
-		if got := names(); !slices.Equal(got, c.spooled) {
-			t.Errorf("%s: the spool holds tools %v, want %v", c.name, got, c.spooled)
-		}
-		for what, b := range map[string][]byte{"the spool": spooled, "the snapshot": snap} {
-			assertNoSecret(t, c.name+": "+what, b)
-			if bytes.Contains(b, []byte(escaped)) {
-				t.Errorf("%s: %s holds the URL-escaped secret", c.name, what)
+		for _, n := range []string{"alpha", "bravo", "charlie"} {
+			if !bytes.Contains(unsealed, []byte(`"name":"`+n+`"`)) {
+				t.Errorf("%s: tool %s was not spooled", c.name, n)
+			}
+			if bytes.Contains(raw, []byte(n)) {
+				t.Errorf("%s: tool %s's name is on the spool in the clear", c.name, n)
 			}
 		}
-		if code == 0 && !bytes.Contains(snap, []byte("[REDACTED]")) {
-			t.Errorf("%s: the snapshot was not redacted: %s", c.name, clipForLog(snap))
+		assertNoSecret(t, c.name+": the spool", raw)
+		for _, piece := range []string{escaped, c.token[1:11], c.token[8:18]} {
+			if bytes.Contains(raw, []byte(piece)) {
+				t.Errorf("%s: the spool holds %q", c.name, piece)
+			}
+		}
+		if c.name == "URL-escaped" && (bytes.Contains(snap, []byte(escaped)) || !bytes.Contains(snap, []byte("[REDACTED]"))) {
+			t.Errorf("%s: the snapshot holds the escaped secret, or no redaction: %s", c.name, clipForLog(snap))
 		}
 		if code == 2 && !strings.Contains(stderr, "reflects credentials") {
 			t.Errorf("%s: refused, but not for the reflection: %s", c.name, stderr)
 		}
 		assertNoSecret(t, c.name+": stderr", []byte(stderr))
-		assertDirClean(t, dir)
+		if code == 2 {
+			assertDirClean(t, dir)
+		}
+	}
+}
+
+// TestSealedSpool: bytes sealed at any offset read back unsealed from any
+// offset and length, and what is on the file is not them.
+func TestSealedSpool(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "sealed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := newSealed(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := bytes.Repeat([]byte("the quick brown fox 0123456789 "), 200)
+	// Written in pieces at unaligned offsets, as pages are.
+	for _, cut := range [][2]int{{0, 7}, {7, 33}, {33, 1000}, {1000, len(plain)}} {
+		b := bytes.Clone(plain[cut[0]:cut[1]])
+		if err := s.writeAt(b, int64(cut[0])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onFile := make([]byte, len(plain))
+	if _, err := f.ReadAt(onFile, 0); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(onFile, []byte("quick")) || bytes.Equal(onFile, plain) {
+		t.Fatal("the file holds the bytes in the clear")
+	}
+	for _, r := range [][2]int{{0, len(plain)}, {1, 2}, {15, 17}, {16, 32}, {31, 4000}, {len(plain) - 1, len(plain)}} {
+		got := make([]byte, r[1]-r[0])
+		if _, err := s.ReadAt(got, int64(r[0])); err != nil || !bytes.Equal(got, plain[r[0]:r[1]]) {
+			t.Errorf("[%d:%d] read back %q (%v)", r[0], r[1], clipForLog(got), err)
+		}
+	}
+	// Another spool's key reads other bytes.
+	other, _ := newSealed(f)
+	got := make([]byte, 64)
+	other.ReadAt(got, 0)
+	if bytes.Equal(got, plain[:64]) {
+		t.Error("a second key unsealed the first one's bytes")
 	}
 }
