@@ -458,7 +458,8 @@ func (s *Set) Find(text string) string {
 
 // FindInValue reports the label of a secret found in any string or member
 // name of a parsed JSON value (decoded, so an escaped spelling is found
-// too), and the JSON pointer where, or "" when there is none. It reads
+// too, and percent-decoded as well: %74 for a "t"), and the JSON pointer
+// where, or "" when there is none. It reads
 // the document's decoded strings in place and builds the pointer only for
 // what it finds: a live pin with a header checks every string of every
 // tool (50 MB of copies and pointers for 10,000 tools, when it made them
@@ -470,11 +471,24 @@ func (s *Set) FindInValue(v jcs.Value) (label, pointer string) {
 	s.mu.RLock()
 	secrets := s.secrets // appended to, never changed: this view stays whole
 	s.mu.RUnlock()
-	find := func(b []byte) string {
-		text := unsafe.String(unsafe.SliceData(b), len(b)) // read-only view of the document's bytes
+	in := func(text string) string {
 		for _, sec := range secrets {
 			if strings.Contains(text, sec.value) {
 				return sec.label
+			}
+		}
+		return ""
+	}
+	find := func(b []byte) string {
+		text := unsafe.String(unsafe.SliceData(b), len(b)) // read-only view of the document's bytes
+		if l := in(text); l != "" {
+			return l
+		}
+		if strings.IndexByte(text, '%') >= 0 {
+			// Percent-encoded as Go would not write it (%74 for a "t"): a
+			// URL's reader decodes it to the secret all the same.
+			if u := percentDecoded(text); u != text {
+				return in(u)
 			}
 		}
 		return ""
@@ -532,6 +546,45 @@ func (s *Set) FindInValue(v jcs.Value) (label, pointer string) {
 	}
 	walk(v)
 	return label, pointer
+}
+
+// percentDecoded is text with every well-formed %XX escape decoded, and
+// every other byte (a malformed escape, a '+') as it is: what a URL's
+// reader makes of a query value or a path segment, with no escape
+// refused.
+func percentDecoded(text string) string {
+	var b []byte
+	for i := 0; i < len(text); i++ {
+		if text[i] == '%' && i+2 < len(text) && ishex(text[i+1]) && ishex(text[i+2]) {
+			if b == nil {
+				b = append(make([]byte, 0, len(text)), text[:i]...)
+			}
+			b = append(b, unhex(text[i+1])<<4|unhex(text[i+2]))
+			i += 2
+			continue
+		}
+		if b != nil {
+			b = append(b, text[i])
+		}
+	}
+	if b == nil {
+		return text
+	}
+	return string(b)
+}
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }
 
 // Labels returns where the recorded secrets came from, sorted, without

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -99,6 +100,23 @@ func TestFindInValueDecodes(t *testing.T) {
 	if l, _ := s.FindInValue(doc.Root()); l != "" {
 		t.Errorf("false positive %q", l)
 	}
+	// Percent-encoded as Go would not (a "t" as %74, "1" as %31), beside
+	// a malformed escape: found; a '+' is not a space, and text with a
+	// stray '%' and no secret is not.
+	for src, want := range map[string]string{
+		`{"d":"100% sure: ?k=%61bcdef%3123456&x=%zz"}`: "/d",
+		`{"d":"%61%62%63%64%65%66%31%32%33%34%35%36"}`: "/d",
+		`{"d":"abcdef+123456 at 100%"}`:                "",
+		`{"d":"%61bcdef12345"}`:                        "",
+	} {
+		doc, err := jcs.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ptr := s.FindInValue(doc.Root()); ptr != want {
+			t.Errorf("%s: found at %q, want %q", src, ptr, want)
+		}
+	}
 	// The pointer names array indexes and member names, escaped (RFC
 	// 6901), and a member name that holds the secret.
 	for src, want := range map[string]string{
@@ -183,4 +201,23 @@ func TestSanitizeURLPrintableKeys(t *testing.T) {
 			t.Errorf("SanitizeURL(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzPercentDecoded: where net/url's path unescaping accepts text,
+// percentDecoded reads it alike; where it refuses (a malformed escape),
+// percentDecoded still decodes every well-formed escape and keeps the
+// rest, never growing the text.
+func FuzzPercentDecoded(f *testing.F) {
+	for _, s := range []string{"", "%", "%7", "%74ok", "100%", "a%zz%41", "%E2%80%A6", "+%2B+", "%%41"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := redact.PercentDecodedForTest(s)
+		if u, err := url.PathUnescape(s); err == nil && got != u {
+			t.Fatalf("%q: %q, net/url %q", s, got, u)
+		}
+		if len(got) > len(s) {
+			t.Fatalf("%q grew to %q", s, got)
+		}
+	})
 }

@@ -189,9 +189,9 @@ func TestPinSpoolWhere(t *testing.T) {
 // clear, whatever the spelling a server echoes it in (URL-escaped, an
 // escape the redaction does not spell, a clipped prefix with its ellipsis
 // escaped, percent-encoded otherwise than Go does, as sent); unsealed,
-// the file holds every page. The snapshot of the URL-escaped one is
-// redacted; the runs whose tools reflect the secret decoded are refused,
-// with nothing written.
+// the file holds every page. The snapshot of the clipped one is redacted;
+// the runs whose tools reflect the whole secret once decoded (JSON
+// escapes, percent-encoding) are refused, with nothing written.
 func TestPinSpoolNoSecret(t *testing.T) {
 	spoolIn(t)
 	var raw, unsealed []byte
@@ -212,11 +212,12 @@ func TestPinSpoolNoSecret(t *testing.T) {
 		name, desc, token string
 		code              int
 	}{
-		{"URL-escaped", "see ?auth=" + escaped, token, 0},
+		{"URL-escaped", "see ?auth=" + escaped, token, 2},
+		{"clipped", `uses ` + bearerToken[:20] + `…`, bearerToken, 0},
 		{"escaped otherwise", `uses Bearer \u0074` + bearerToken[1:], bearerToken, 2},
 		{"clipped, its ellipsis escaped", `uses ` + bearerToken[:20] + `\u2026`, bearerToken, 0},
 		{"escaped inside a clipped prefix", `uses tok\u005f` + bearerToken[4:20] + `…`, bearerToken, 0},
-		{"percent-encoded otherwise", `see ?auth=%74` + bearerToken[1:], bearerToken, 0},
+		{"percent-encoded otherwise", `see ?auth=%74` + bearerToken[1:], bearerToken, 2},
 		{"as sent", "uses {{AUTH}}", bearerToken, 2},
 	} {
 		raw, unsealed = nil, nil
@@ -240,8 +241,8 @@ func TestPinSpoolNoSecret(t *testing.T) {
 				t.Errorf("%s: the spool holds %q", c.name, piece)
 			}
 		}
-		if c.name == "URL-escaped" && (bytes.Contains(snap, []byte(escaped)) || !bytes.Contains(snap, []byte("[REDACTED]"))) {
-			t.Errorf("%s: the snapshot holds the escaped secret, or no redaction: %s", c.name, clipForLog(snap))
+		if c.name == "clipped" && (bytes.Contains(snap, []byte(bearerToken[:20])) || !bytes.Contains(snap, []byte("[REDACTED]"))) {
+			t.Errorf("%s: the snapshot holds the clipped secret, or no redaction: %s", c.name, clipForLog(snap))
 		}
 		if code == 2 && !strings.Contains(stderr, "reflects credentials") {
 			t.Errorf("%s: refused, but not for the reflection: %s", c.name, stderr)

@@ -1,0 +1,4 @@
+package redact
+
+// PercentDecodedForTest is percentDecoded, for the package's external tests.
+var PercentDecodedForTest = percentDecoded
