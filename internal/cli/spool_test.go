@@ -215,6 +215,11 @@ func TestPinSpoolNoSecret(t *testing.T) {
 		{"URL-escaped", "see ?auth=" + escaped, token, 2},
 		{"clipped", `uses ` + bearerToken[:20] + `…`, bearerToken, 0},
 		{"escaped otherwise", `uses Bearer \u0074` + bearerToken[1:], bearerToken, 2},
+		// These two reach the snapshot of a successful pin as they were
+		// served (a known gap of the redaction, which reads raw bytes:
+		// no whole secret, and an escaped ellipsis or an escape inside a
+		// clipped prefix is not a form it spells); the spool and stderr
+		// are checked for them, the run's files are not.
 		{"clipped, its ellipsis escaped", `uses ` + bearerToken[:20] + `\u2026`, bearerToken, 0},
 		{"escaped inside a clipped prefix", `uses tok\u005f` + bearerToken[4:20] + `…`, bearerToken, 0},
 		{"percent-encoded otherwise", `see ?auth=%74` + bearerToken[1:], bearerToken, 2},
@@ -248,8 +253,8 @@ func TestPinSpoolNoSecret(t *testing.T) {
 			t.Errorf("%s: refused, but not for the reflection: %s", c.name, stderr)
 		}
 		assertNoSecret(t, c.name+": stderr", []byte(stderr))
-		if code == 2 {
-			assertDirClean(t, dir)
+		if !strings.Contains(c.name, "clipped prefix") && !strings.Contains(c.name, "ellipsis escaped") {
+			assertDirClean(t, dir) // every file the run wrote
 		}
 	}
 }
