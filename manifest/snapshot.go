@@ -230,18 +230,22 @@ func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
 	if err := write(snapToolsOpen); err != nil {
 		return n, err
 	}
-	var buf []byte
-	for i := 0; i < len(sw.tools); {
+	// tool writes the i-th tool's bytes b after its separator.
+	tool := func(i int, b []byte) error {
 		sep := snapNextTool
 		if i == 0 {
 			sep = snapFirstTool
 		}
+		if err := write(sep); err != nil {
+			return err
+		}
+		return write(b)
+	}
+	var buf []byte
+	for i := 0; i < len(sw.tools); {
 		t := &sw.tools[i]
 		if !t.IsHollow() {
-			if err := write(sep); err != nil {
-				return n, err
-			}
-			if err := write(t.Raw()); err != nil {
+			if err := tool(i, t.Raw()); err != nil {
 				return n, err
 			}
 			i++
@@ -256,14 +260,8 @@ func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
 		}
 		buf = b
 		for range k {
-			if i > 0 {
-				sep = snapNextTool
-			}
-			if err := write(sep); err != nil {
-				return n, err
-			}
 			m := sw.tools[i].ref.n
-			if err := write(b[:m]); err != nil {
+			if err := tool(i, b[:m]); err != nil {
 				return n, err
 			}
 			b = b[m:]

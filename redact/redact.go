@@ -448,7 +448,12 @@ func (s *Set) Find(text string) string {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for _, sec := range s.secrets {
+	return labelIn(s.secrets, text)
+}
+
+// labelIn is the label of the first of secrets that text contains, or "".
+func labelIn(secrets []secret, text string) string {
+	for _, sec := range secrets {
 		if strings.Contains(text, sec.value) {
 			return sec.label
 		}
@@ -471,24 +476,16 @@ func (s *Set) FindInValue(v jcs.Value) (label, pointer string) {
 	s.mu.RLock()
 	secrets := s.secrets // appended to, never changed: this view stays whole
 	s.mu.RUnlock()
-	in := func(text string) string {
-		for _, sec := range secrets {
-			if strings.Contains(text, sec.value) {
-				return sec.label
-			}
-		}
-		return ""
-	}
 	find := func(b []byte) string {
 		text := unsafe.String(unsafe.SliceData(b), len(b)) // read-only view of the document's bytes
-		if l := in(text); l != "" {
+		if l := labelIn(secrets, text); l != "" {
 			return l
 		}
 		if strings.IndexByte(text, '%') >= 0 {
 			// Percent-encoded as Go would not write it (%74 for a "t"): a
 			// URL's reader decodes it to the secret all the same.
 			if u := percentDecoded(text); u != text {
-				return in(u)
+				return labelIn(secrets, u)
 			}
 		}
 		return ""
@@ -555,13 +552,15 @@ func (s *Set) FindInValue(v jcs.Value) (label, pointer string) {
 func percentDecoded(text string) string {
 	var b []byte
 	for i := 0; i < len(text); i++ {
-		if text[i] == '%' && i+2 < len(text) && ishex(text[i+1]) && ishex(text[i+2]) {
-			if b == nil {
-				b = append(make([]byte, 0, len(text)), text[:i]...)
+		if text[i] == '%' && i+2 < len(text) {
+			if v, err := strconv.ParseUint(text[i+1:i+3], 16, 8); err == nil {
+				if b == nil {
+					b = append(make([]byte, 0, len(text)), text[:i]...)
+				}
+				b = append(b, byte(v))
+				i += 2
+				continue
 			}
-			b = append(b, unhex(text[i+1])<<4|unhex(text[i+2]))
-			i += 2
-			continue
 		}
 		if b != nil {
 			b = append(b, text[i])
@@ -571,20 +570,6 @@ func percentDecoded(text string) string {
 		return text
 	}
 	return string(b)
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }
 
 // Labels returns where the recorded secrets came from, sorted, without

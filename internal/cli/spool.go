@@ -39,8 +39,7 @@ import (
 // A spool that cannot be made or written is no error: the bytes are then
 // held in memory, as before.
 type spool struct {
-	f   *os.File
-	at  *sealed // f, read back unsealed
+	at  *sealed // the file; nil once a write failed (closed when the run ends)
 	off int64
 	buf []byte
 }
@@ -135,14 +134,14 @@ func newSpool(e *env) (s *spool) {
 	if err != nil {
 		return nil // closed and removed when the run ends
 	}
-	return &spool{f: f, at: at}
+	return &spool{at: at}
 }
 
 // hold writes the bytes of page's lean tools to the file, sealed, in one
 // write, and makes them hollow on it. A failed write leaves the page's
 // tools as they were (holding their bytes) and stops the spool.
 func (s *spool) hold(page []manifest.Tool) {
-	if s == nil || s.f == nil {
+	if s == nil || s.at == nil {
 		return
 	}
 	// The page's bytes in one buffer, each tool's offset on the file
@@ -159,7 +158,7 @@ func (s *spool) hold(page []manifest.Tool) {
 		return
 	}
 	if err := s.at.writeAt(s.buf, s.off); err != nil {
-		s.f = nil // closed when the run ends
+		s.at = nil // closed when the run ends
 		return
 	}
 	// Each made hollow (its SHA-256 and CRC-32C computed) over the CPUs.

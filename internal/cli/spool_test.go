@@ -91,8 +91,8 @@ func TestPinSpool(t *testing.T) {
 		if code != 0 || len(made) != 1 {
 			t.Fatalf("%d tools: exit %d, %d spools: %s", c.n, code, len(made), stderr)
 		}
-		if filepath.Dir(made[0].f.Name()) != sdir {
-			t.Errorf("the spool was made at %s, not in %s", made[0].f.Name(), sdir)
+		if filepath.Dir(made[0].at.f.Name()) != sdir {
+			t.Errorf("the spool was made at %s, not in %s", made[0].at.f.Name(), sdir)
 		}
 		assertNoSpoolLeft(t, dir)
 		assertNoSpoolLeft(t, sdir)
@@ -125,7 +125,7 @@ func TestPinSpoolChanged(t *testing.T) {
 	sdir := spoolIn(t)
 	url := spoolServer(t, 50, 10)
 	testHookSpoolListed = func(s *spool) {
-		if _, err := s.f.WriteAt([]byte("X"), s.off/2); err != nil {
+		if _, err := s.at.f.WriteAt([]byte("X"), s.off/2); err != nil {
 			t.Error(err)
 		}
 	}
@@ -150,7 +150,7 @@ func TestPinSpoolFails(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	testHookSpoolMade = func(s *spool) { s.f.Close() } // every write fails
+	testHookSpoolMade = func(s *spool) { s.at.f.Close() } // every write fails
 	defer func() { testHookSpoolMade = nil }()
 	code2, stderr2, base2, snap2, dir := pinFiles(t, url)
 	if code2 != 0 || stderr2 != stderr || !bytes.Equal(base, base2) || !bytes.Equal(snap, snap2) {
@@ -171,7 +171,7 @@ func TestPinSpoolWhere(t *testing.T) {
 	defer func() { testHookSpoolMade, spoolDirs = nil, nil }()
 	if _, err := os.Stat("/dev/shm"); err == nil && inMemoryFS("/dev/shm") {
 		spoolDirs = []string{"/dev/shm", disk}
-		if code, stderr, _, _, _ := pinFiles(t, url); code != 0 || len(made) != 1 || filepath.Dir(made[0].f.Name()) != disk {
+		if code, stderr, _, _, _ := pinFiles(t, url); code != 0 || len(made) != 1 || filepath.Dir(made[0].at.f.Name()) != disk {
 			t.Fatalf("exit %d, %d spools: %s", code, len(made), stderr)
 		}
 	}
@@ -197,8 +197,8 @@ func TestPinSpoolNoSecret(t *testing.T) {
 	var raw, unsealed []byte
 	testHookSpoolListed = func(s *spool) {
 		raw, unsealed = nil, nil
-		if s.f != nil {
-			raw, _ = io.ReadAll(io.NewSectionReader(s.f, 0, s.off))
+		if s.at != nil {
+			raw, _ = io.ReadAll(io.NewSectionReader(s.at.f, 0, s.off))
 			unsealed, _ = io.ReadAll(io.NewSectionReader(s.at, 0, s.off))
 		}
 	}
