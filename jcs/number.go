@@ -209,14 +209,22 @@ func (v Value) Inexact() bool {
 	return v.Valid() && v.d.kind(v.i) == Number && v.d.inexact(v.i)
 }
 
+// HasInexact reports whether v holds an Inexact number (v itself
+// included): InexactNumbers(v, 0) finds a total above 0. It reads one byte
+// of each node inside v and allocates nothing.
+func (v Value) HasInexact() bool {
+	return v.Valid() && v.d.hasInexact(v.i)
+}
+
 // inexact is Inexact for number node i. Only numbers that went through
 // float formatting can be inexact; the check reads no more than the text.
 func (d *Doc) inexact(i int32) bool {
+	k := d.kinds[i]
+	if k&(flagNumFloat|flagNumNegZero) == 0 {
+		return false // an integer of at most 15 digits, printed as written
+	}
 	raw := d.src[d.nodes[i].start:d.end(i)]
-	if k := d.kinds[i]; k&flagNumFloat == 0 {
-		if k&flagNumNegZero == 0 {
-			return false // an integer of at most 15 digits, printed as written
-		}
+	if k&flagNumFloat == 0 {
 		// Canonical "0": inexact only when the text is not zero (underflow).
 		_, intPart, frac, _ := parts(raw)
 		lo, hi := sigSpan(intPart, frac)
@@ -294,9 +302,9 @@ func InexactNumbers(v Value, limit int) (found []NumberAt, total int) {
 	}
 	d := v.d
 	var targets []int32
-	nodes, end := d.nodes, d.end(v.i)
-	for k := v.i; k < int32(len(nodes)) && (k == v.i || nodes[k].start < end); k++ {
-		if d.kind(k) == Number && d.inexact(k) {
+	lo, hi := d.subtree(v.i)
+	for k := lo; k < hi; k++ {
+		if mayBeInexact(d.kinds[k]) && d.inexact(k) {
 			if limit < 0 || len(targets) < limit {
 				targets = append(targets, k)
 			}
@@ -411,13 +419,35 @@ func PrecisionChanges(old, new Value, limit int) (found []NumberPair, total int)
 }
 
 func (d *Doc) hasInexact(i int32) bool {
-	nodes, end := d.nodes, d.end(i)
-	for k := i; k < int32(len(nodes)) && (k == i || nodes[k].start < end); k++ {
-		if d.kind(k) == Number && d.inexact(k) {
+	lo, hi := d.subtree(i)
+	for k := lo; k < hi; k++ {
+		if mayBeInexact(d.kinds[k]) && d.inexact(k) {
 			return true
 		}
 	}
 	return false
+}
+
+// mayBeInexact reports whether a node of kind byte k is a number that can
+// be Inexact: one that went through float formatting, or whose canonical
+// form is "0". The scans for Inexact numbers read nothing else of the
+// other nodes.
+func mayBeInexact(k uint8) bool {
+	return Kind(k&kindMask) == Number && k&(flagNumFloat|flagNumNegZero) != 0
+}
+
+// subtree returns the node indices [lo, hi) of node i and everything
+// inside it: the parse numbers nodes in document order, so they are i and
+// the nodes after it that start before its token ends. (A scan: a binary
+// search on the starts took longer for the few hundred nodes of a tool.)
+func (d *Doc) subtree(i int32) (lo, hi int32) {
+	end := d.end(i)
+	nodes := d.nodes
+	hi = i + 1
+	for hi < int32(len(nodes)) && nodes[hi].start < end {
+		hi++
+	}
+	return i, hi
 }
 
 type pairWalk struct {

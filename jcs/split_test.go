@@ -302,3 +302,45 @@ func FuzzParallelParse(f *testing.F) {
 		sameParse(t, "fuzz", src, 2+int(groups%3))
 	})
 }
+
+// TestSubtree: the node range subtree finds by binary search is the one
+// a scan finds (every node after i that starts before i's token ends),
+// for every node of every document, parsed serially and in parts, and
+// holds exactly the nodes a walk of the children reaches.
+func TestSubtree(t *testing.T) {
+	for name, src := range splitDocs(t) {
+		for _, groups := range []int{0, 3} {
+			d, err, _ := parseWith(t, src, groups)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for i := int32(0); i < int32(len(d.nodes)); i++ {
+				end := d.end(i)
+				want := i + 1
+				for want < int32(len(d.nodes)) && d.nodes[want].start < end {
+					want++
+				}
+				lo, hi := d.subtree(i)
+				if lo != i || hi != want {
+					t.Fatalf("%s (%d groups): node %d: subtree [%d, %d), scan [%d, %d)", name, groups, i, lo, hi, i, want)
+				}
+			}
+			var count func(i int32) int32
+			count = func(i int32) int32 {
+				n := int32(1)
+				if k := d.kind(i); k == Array || k == Object {
+					for _, c := range d.children(i) {
+						n += count(c)
+						if k == Object {
+							n += count(c + 1) // the member's value follows its key
+						}
+					}
+				}
+				return n
+			}
+			if lo, hi := d.subtree(0); hi-lo != count(0) || hi != int32(len(d.nodes)) {
+				t.Fatalf("%s (%d groups): the root's subtree [%d, %d) of %d nodes; a walk reaches %d", name, groups, lo, hi, len(d.nodes), count(0))
+			}
+		}
+	}
+}

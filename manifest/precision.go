@@ -104,7 +104,9 @@ func impreciseNumbers(t *Tool, limit int) ([]ImpreciseNumber, int) {
 	}
 	var out []ImpreciseNumber
 	total := 0
-	{
+	// Most tools hold none: one scan of the tool's nodes says so before
+	// its members are looked up.
+	if t.Value.HasInexact() {
 		for _, m := range digestedMembers {
 			v, ok := t.Value.Get(m)
 			if !ok || !projected(t, m, v) {
