@@ -468,10 +468,10 @@ func appendString(dst []byte, s []byte) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
+		if i = escapeRun(s, i); i == len(s) {
+			break
 		}
+		c := s[i]
 		dst = append(dst, s[start:i]...)
 		switch c {
 		case '"':

@@ -289,6 +289,27 @@ const (
 	swarHi = 0x8080808080808080
 )
 
+// escapeRun returns the index of the first byte of s at or after i that
+// a JSON string must escape (a quote, a backslash, a control character),
+// or len(s): plainRun's tests but the one for bytes of multi-byte UTF-8
+// sequences, which canonical output writes as they are.
+func escapeRun(s []byte, i int) int {
+	for i+8 <= len(s) {
+		w := binary.LittleEndian.Uint64(s[i:])
+		q := w ^ ('"' * swarLo)
+		b := w ^ ('\\' * swarLo)
+		m := ((q - swarLo) &^ q) | ((b - swarLo) &^ b) | ((w - 0x20*swarLo) &^ w)
+		if m &= swarHi; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
+		i++
+	}
+	return i
+}
+
 // plainRun returns the index of the first byte of src at or after i that
 // strTable marks (a quote, a backslash, a control character or a byte of
 // a multi-byte UTF-8 sequence), or len(src). It reads eight bytes at a

@@ -1,6 +1,8 @@
 package jcs
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -67,6 +69,96 @@ func TestPlainRun(t *testing.T) {
 		}
 		if got, want := plainRun(src, start), plainRunByTable(src, start); got != want {
 			t.Fatalf("%q from %d: %d, want %d", src, start, got, want)
+		}
+	}
+}
+
+// escapeRunByBytes is escapeRun a byte at a time.
+func escapeRunByBytes(s []byte, i int) int {
+	for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+// appendStringByBytes is appendString as it was written before
+// escapeRun: every byte tested on its own.
+func appendStringByBytes(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	for _, c := range s {
+		switch {
+		case c == '"':
+			dst = append(dst, '\\', '"')
+		case c == '\\':
+			dst = append(dst, '\\', '\\')
+		case c == '\b':
+			dst = append(dst, '\\', 'b')
+		case c == '\f':
+			dst = append(dst, '\\', 'f')
+		case c == '\n':
+			dst = append(dst, '\\', 'n')
+		case c == '\r':
+			dst = append(dst, '\\', 'r')
+		case c == '\t':
+			dst = append(dst, '\\', 't')
+		case c < 0x20:
+			dst = fmt.Appendf(dst, "\\u%04x", c)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+// TestEscapeRun: the eight-bytes-at-a-time scan for the bytes a string
+// must escape finds the byte a byte-at-a-time scan finds: every byte value
+// at every position of a word and across word ends, two marked bytes (the
+// lower is found whatever the upper: the borrows of its tests never mark
+// a byte below the first), and random strings; and appendString, which
+// reads with it, writes what escaping byte by byte writes.
+func TestEscapeRun(t *testing.T) {
+	for c := range 256 {
+		for pos := range 19 {
+			for _, fill := range []byte{'a', ' ', '~', 0x7f, 0x80, 0xff, '!', '#', '[', ']'} {
+				src := bytes.Repeat([]byte{fill}, 19)
+				src[pos] = byte(c)
+				for start := range min(pos+1, 9) {
+					if got, want := escapeRun(src, start), escapeRunByBytes(src, start); got != want {
+						t.Fatalf("byte %#x at %d (fill %#x), from %d: %d, want %d", c, pos, fill, start, got, want)
+					}
+				}
+				if got, want := AppendString(nil, string(src)), appendStringByBytes(nil, src); !bytes.Equal(got, want) {
+					t.Fatalf("AppendString(%q) = %q, want %q", src, got, want)
+				}
+			}
+		}
+	}
+	for lo := range 256 {
+		for _, hi := range []byte{0, 0x1f, '"', '\\', 0x80, 0xff} {
+			for a := range 8 {
+				for b := a + 1; b < 9; b++ {
+					src := []byte("abcdefghijk")
+					src[a], src[b] = byte(lo), hi
+					if got, want := escapeRun(src, 0), escapeRunByBytes(src, 0); got != want {
+						t.Fatalf("%#x at %d, %#x at %d: %d, want %d", lo, a, hi, b, got, want)
+					}
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte("abc \"\\\x00\x08\x1f\x20\x7f\x80\xc3\xa9\xff")
+	for range 200000 {
+		src := make([]byte, r.IntN(40))
+		for i := range src {
+			if r.IntN(6) == 0 {
+				src[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				src[i] = byte('a' + r.IntN(26))
+			}
+		}
+		if got, want := AppendString([]byte("x"), string(src)), appendStringByBytes([]byte("x"), src); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %q, want %q", src, got, want)
 		}
 	}
 }
