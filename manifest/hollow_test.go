@@ -445,3 +445,63 @@ func TestHollowOnSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestReadLeanList: ReadOptions.LeanList reads a tool list, in every
+// form, with each tool lean (ParseOptions.Lean) and without its parse
+// tree, as ReadTools and then ToolList.Lean read it; it refuses what
+// ReadTools refuses, with the same message; and it reads a snapshot as
+// ReadTools does.
+func TestReadLeanList(t *testing.T) {
+	docs := map[string][]byte{
+		"list":              []byte(leanList),
+		"snapshot":          snapshotOf(t, leanList),
+		"bare":              corpus.LeanTools(3000, 5),
+		"response":          corpus.ToolsListResponse(300, 3),
+		"pages":             corpus.Pages(600, 7, 4),
+		"tool without name": []byte(strings.Replace(leanList, `{"name":"b",`, `{`, 1)),
+		"tool not object":   []byte(strings.Replace(leanList, `{"name":"b"`, `7,{"name":"b"`, 1)),
+		"syntax in tools":   []byte(strings.Replace(leanList, `{"name":"b"`, `{"name":"b",,`, 1)),
+		"duplicate in tool": []byte(strings.Replace(leanList, `{"name":"b"`, `{"name":"b","name":"b"`, 1)),
+	}
+	for name, src := range docs {
+		want, werr := ReadTools(src, "f")
+		got, gerr := ReadToolsWith(src, "f", ReadOptions{LeanList: true})
+		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+			t.Fatalf("%s: ReadTools: %v\nLeanList: %v", name, werr, gerr)
+		}
+		if werr != nil {
+			continue
+		}
+		var wt, gt []Tool
+		switch {
+		case want.List != nil && got.List != nil:
+			w, g := want.List, got.List
+			if g.Doc != nil {
+				t.Errorf("%s: the lean list holds its parse tree", name)
+			}
+			if g.Form != w.Form || g.Completeness != w.Completeness || g.Reason != w.Reason || g.Pages != w.Pages {
+				t.Errorf("%s: read as %s %s (%d pages), ReadTools %s %s (%d)", name, g.Form, g.Completeness, g.Pages, w.Form, w.Completeness, w.Pages)
+			}
+			wt, gt = w.Tools, g.Tools
+			wi, wn := ImpreciseNumbers(wt, -1)
+			gi, gn := ImpreciseNumbers(gt, -1)
+			if gn != wn || !slices.Equal(gi, wi) {
+				t.Errorf("%s: imprecise numbers: %d %v, want %d %v", name, gn, gi, wn, wi)
+			}
+		case want.Snapshot != nil && got.Snapshot != nil:
+			wt, gt = want.Snapshot.Tools, got.Snapshot.Tools
+		default:
+			t.Fatalf("%s: read as another kind of document: %+v, %+v", name, want, got)
+		}
+		if len(gt) != len(wt) || len(wt) == 0 {
+			t.Fatalf("%s: %d tools, ReadTools %d", name, len(gt), len(wt))
+		}
+		for i := range wt {
+			a, b := &gt[i], &wt[i]
+			if a.IsLean() != (want.List != nil) || a.Name != b.Name || a.Pointer != b.Pointer || a.ToolDigest() != b.ToolDigest() || a.FieldDigests() != b.FieldDigests() ||
+				!bytes.Equal(a.Raw(), b.Raw()) || a.ShapeProblem() != b.ShapeProblem() || a.ParamHeaderProblem() != b.ParamHeaderProblem() {
+				t.Fatalf("%s: tool %d (%s) reads otherwise (lean %v)", name, i, b.Name, a.IsLean())
+			}
+		}
+	}
+}

@@ -344,6 +344,7 @@ type ToolList struct {
 	// ParseOptions.SkipInvalidTools; otherwise they are errors).
 	Invalid []InvalidTool
 	skip    bool
+	lean    bool // ParseOptions.Lean
 }
 
 // InvalidTool is a tools entry that is not a readable tool: not an
@@ -359,6 +360,12 @@ type ParseOptions struct {
 	// ToolList.Invalid instead of failing. A live check uses it to report
 	// them as conformance findings; artifacts never do.
 	SkipInvalidTools bool
+	// Lean makes each tool lean (Tool.Lean) as soon as it is digested, on
+	// the goroutine that read it, while its part of the parse tree is
+	// still in that CPU's cache, and lets go of the list's Doc once every
+	// tool is read: what ToolList.Lean does after the parse, without a
+	// second pass over a tree larger than the input.
+	Lean bool
 }
 
 // ParseToolList reads any of the accepted input forms:
@@ -389,8 +396,17 @@ func ParseToolListWith(src []byte, opt ParseOptions) (*ToolList, error) {
 }
 
 func parseToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
+	tl, err := readToolList(doc, opt)
+	if err == nil && tl.lean {
+		tl.Doc = nil // every tool is lean: nothing reads the tree
+	}
+	return tl, err
+}
+
+// readToolList is parseToolList but for letting go of the Doc.
+func readToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
 	root := doc.Root()
-	tl := &ToolList{Doc: doc, skip: opt.SkipInvalidTools}
+	tl := &ToolList{Doc: doc, skip: opt.SkipInvalidTools, lean: opt.Lean}
 	switch root.Kind() {
 	case jcs.Object:
 		if id, ok := root.Get("schema"); ok {
@@ -744,6 +760,9 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 			default:
 				if read[i], errs[i] = toolFromValue(v, p); errs[i] == nil {
 					read[i].setDigest()
+					if tl.lean {
+						read[i].Lean()
+					}
 				}
 			}
 		}

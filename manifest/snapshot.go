@@ -325,6 +325,11 @@ type Tools struct {
 // tools are in the snapshot beside it); an observed record, a policy or an
 // unknown schema is refused with what to pass instead.
 func ReadTools(src []byte, file string) (*Tools, error) {
+	return readTools(src, file, ParseOptions{})
+}
+
+// readTools is ReadTools reading a tool list with opt.
+func readTools(src []byte, file string, opt ParseOptions) (*Tools, error) {
 	doc, err := jcs.Parse(src)
 	if err != nil {
 		return nil, err
@@ -352,7 +357,7 @@ func ReadTools(src []byte, file string) (*Tools, error) {
 			return nil, &ArtifactError{file, errors.New(`a document with a "schema" member that is not a string: it is not a tool list`)}
 		}
 	}
-	tl, err := parseToolList(doc, ParseOptions{})
+	tl, err := parseToolList(doc, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -475,6 +480,12 @@ type ReadOptions struct {
 	// Until Settle returns nil, the snapshot's ManifestDigest is the one
 	// the file claims, and reading a tool's digests panics.
 	DeferDigests bool
+	// LeanList, without Lean, holds the tools of a tool list lean, each
+	// made lean as it is digested (ParseOptions.Lean), and reads a
+	// snapshot or a baseline as without it: for a caller that makes a
+	// list lean once it is read (pin and observe --input), without
+	// Lean's reading of a snapshot one tool at a time, on one CPU.
+	LeanList bool
 }
 
 // readAgainErr is the error of a short read of bytes read before (a
@@ -507,7 +518,7 @@ func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
 		}
 	}
 	if !opt.Lean {
-		return ReadTools(src, file)
+		return readTools(src, file, ParseOptions{Lean: opt.LeanList})
 	}
 	head := PeekHead(src).Schema
 	if head == SnapshotSchemaID {
@@ -531,15 +542,12 @@ func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
 			return &Tools{Declared: d}, nil
 		}
 	}
-	t, err := ReadTools(src, file)
+	t, err := readTools(src, file, ParseOptions{Lean: true})
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case t.Snapshot != nil:
+	if t.Snapshot != nil {
 		leanTools(t.Snapshot.Tools)
-	case t.List != nil:
-		t.List.Lean()
 	}
 	return t, nil
 }

@@ -22,9 +22,14 @@ import (
 // (declared.json → declared.snapshot.json): that snapshot is read instead,
 // and it must belong to the baseline (same server id and manifest
 // digest). The result holds a List or a Snapshot; viaBaseline says the
-// snapshot was found through a baseline.
+// snapshot was found through a baseline. A list's tools are lean, each
+// made lean as it was digested (manifest.ReadOptions.LeanList): its
+// callers, observe and pin, hold them lean (leanInput).
 func resolveTools(e *env, path string, max int64) (tools *manifest.Tools, viaBaseline bool, err error) {
-	return resolveToolsWith(path, plainReader(e, max))
+	return resolveToolsWith(path, func(p string) ([]byte, manifest.ReadOptions, error) {
+		b, err := readInput(e, p, max)
+		return b, manifest.ReadOptions{LeanList: true}, err
+	})
 }
 
 // resolveToolsWith is resolveTools reading each file with read.
