@@ -259,6 +259,18 @@ func (c *costCase) pass(tb testing.TB) map[string]runCost {
 	return out
 }
 
+// seconds formats figures in seconds, two decimals each.
+func seconds(fs []float64) string {
+	var b strings.Builder
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%.2f", f)
+	}
+	return b.String()
+}
+
 // stepUnit names a step in a metric: pin-input, observe, gate, pin-url,
 // drift.
 func stepUnit(s string) string {
@@ -310,6 +322,7 @@ func BenchmarkCostCurve(b *testing.B) {
 					rss[s] = max(rss[s], p[s].rss)
 				}
 				wall[s] = median(ws)
+				b.Logf("%s: wall %s s, cpu %s s", s, seconds(ws), seconds(cs))
 				b.ReportMetric(wall[s], stepUnit(s)+"-s")
 				b.ReportMetric(median(cs), stepUnit(s)+"-cpu-s")
 				b.ReportMetric(float64(rss[s])/1e6, stepUnit(s)+"-MB")
