@@ -10,9 +10,10 @@
 // have written it in (raw, escaped or quoted by safetext, through the
 // layers the report renderers register with AddEscaper, JSON-escaped, and
 // each composition of those; URL-escaped), and also
-// as a clipped prefix (of at least MinLen bytes) right before "…"
-// (safetext.Clip cuts long untrusted text that way), so a message that cut
-// a secret in half does not print the half.
+// as a clipped prefix (of at least MinLen bytes, past the auth scheme of
+// an authorization value) right before "…" (safetext.Clip cuts long
+// untrusted text that way), so a message that cut a secret in half does
+// not print the half.
 //
 // A value shorter than MinLen cannot be told apart from ordinary text: it
 // is sent but not redacted, and Add reports it so the caller can say so.
@@ -241,19 +242,27 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 	seen := map[string]bool{}
 	var needles []string
 	anchorOf := map[string]string{}
-	add := func(n, anchor string) {
+	schemeOf := map[string]int{}
+	// add records form n of a secret; scheme is the same spelling of the
+	// secret's auth scheme (schemePart), which a clipped prefix must go
+	// past.
+	add := func(n, anchor, scheme string) {
 		if len(n) >= MinLen && !seen[n] {
 			seen[n] = true
 			needles = append(needles, n)
 			if anchor != "" && strings.Contains(n, anchor) {
 				anchorOf[n] = anchor
 			}
+			if scheme != "" && strings.HasPrefix(n, scheme) {
+				schemeOf[n] = len(scheme)
+			}
 		}
 	}
 	for _, sec := range s.secrets {
 		a, vs := anchorIn(sec.value), spaced(sec.value)
-		add(url.QueryEscape(sec.value), a)
-		add(url.PathEscape(sec.value), a)
+		sp := schemePart(sec.value)
+		add(url.QueryEscape(sec.value), a, url.QueryEscape(sp))
+		add(url.PathEscape(sec.value), a, url.PathEscape(sp))
 		inner := map[string]bool{}
 		for _, q := range inners {
 			for _, v := range vs {
@@ -262,10 +271,21 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 					continue // a value with nothing to escape has one form
 				}
 				inner[t] = true
+				ts := ""
+				if vsp := schemePart(v); vsp != "" {
+					ts = q(vsp)
+				}
 				for _, l := range layers {
-					u := l(t)
+					u, us := l(t), ""
+					if ts != "" {
+						us = l(ts)
+					}
 					for _, w := range wires {
-						add(w(u), a)
+						ws := ""
+						if us != "" {
+							ws = w(us)
+						}
+						add(w(u), a, ws)
 					}
 				}
 			}
@@ -276,7 +296,7 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 	for _, n := range needles {
 		pairs = append(pairs, n, Placeholder)
 		f := newForm(n)
-		f.anchor = anchorOf[n]
+		f.anchor, f.scheme = anchorOf[n], schemeOf[n]
 		s.forms = append(s.forms, f)
 	}
 	s.rep = strings.NewReplacer(pairs...)
@@ -294,6 +314,37 @@ type form struct {
 	// spares one per form (a secret with characters the layers escape
 	// has dozens). "" when the run is too short to tell.
 	anchor string
+	// scheme is the length of the form's auth scheme and the space after
+	// it ("Bearer " of "Bearer tok…"), 0 for a secret without one: a
+	// clipped prefix counts only with MinLen bytes past it, as a secret
+	// counts only with MinLen bytes ("Bearer…" and "Bearer tok…" are
+	// text like any other; the credential, a secret of its own, is
+	// looked for on its own too).
+	scheme int
+}
+
+// schemePart is the auth scheme of an authorization value and the space
+// after it ("Bearer " of "Bearer tok_1"), as AddHeader reads a scheme, or
+// "" when x has none.
+func schemePart(x string) string {
+	scheme, cred, ok := strings.Cut(x, " ")
+	if !ok || strings.TrimSpace(cred) == "" || !httpguts.ValidHeaderFieldName(scheme) {
+		return ""
+	}
+	return scheme + " "
+}
+
+// clippedPrefix is the length of the longest proper prefix of secret that
+// before ends with, when it holds at least MinLen bytes past the secret's
+// auth scheme (schemePart), else 0.
+func clippedPrefix(secret, before string) int {
+	floor := len(schemePart(secret)) + MinLen
+	for k := min(len(secret)-1, len(before)); k >= floor; k-- {
+		if strings.HasSuffix(before, secret[:k]) {
+			return k
+		}
+	}
+	return 0
 }
 
 // anchorIn is the longest run of ASCII letters and digits of x, or ""
@@ -351,7 +402,8 @@ func (f form) longestPrefixBefore(window string) int {
 }
 
 // clipped replaces a secret's prefix that ends right before "…" (what
-// safetext.Clip leaves of a secret it cut).
+// safetext.Clip leaves of a secret it cut), when it holds at least MinLen
+// bytes past the secret's auth scheme.
 func clipped(text string, forms []form) string {
 	if !strings.Contains(text, ellipsis) {
 		return text
@@ -368,7 +420,7 @@ func clipped(text string, forms []form) string {
 		for _, f := range forms {
 			// A proper prefix of the form is shorter than the form.
 			lo := max(last, p-len(f.text)+1)
-			if k := f.longestPrefixBefore(text[lo:p]); k > best {
+			if k := f.longestPrefixBefore(text[lo:p]); k > best && k-f.scheme >= MinLen {
 				best = k
 			}
 		}
@@ -451,6 +503,25 @@ func (s *Set) Find(text string) string {
 	return labelIn(s.secrets, text)
 }
 
+// clippedLabelIn is "a clipped prefix of" the label of the first of
+// secrets a clipped prefix of which (clippedPrefix) ends right before an
+// ellipsis in text, or "".
+func clippedLabelIn(secrets []secret, text string) string {
+	for i := 0; ; {
+		j := strings.Index(text[i:], ellipsis)
+		if j < 0 {
+			return ""
+		}
+		p := i + j
+		for _, sec := range secrets {
+			if clippedPrefix(sec.value, text[:p]) > 0 {
+				return "a clipped prefix of " + sec.label
+			}
+		}
+		i = p + len(ellipsis)
+	}
+}
+
 // labelIn is the label of the first of secrets that text contains, or "".
 func labelIn(secrets []secret, text string) string {
 	for _, sec := range secrets {
@@ -463,8 +534,10 @@ func labelIn(secrets []secret, text string) string {
 
 // FindInValue reports the label of a secret found in any string or member
 // name of a parsed JSON value (decoded, so an escaped spelling is found
-// too, and percent-decoded as well: %74 for a "t"), and the JSON pointer
-// where, or "" when there is none. It reads
+// too, and percent-decoded as well: %74 for a "t"), whole or as a clipped
+// prefix right before "…" (MinLen bytes or more past an auth scheme, as
+// the redaction reads one: "a clipped prefix of" the secret's label), and
+// the JSON pointer where, or "" when there is none. It reads
 // the document's decoded strings in place and builds the pointer only for
 // what it finds: a live pin with a header checks every string of every
 // tool (50 MB of copies and pointers for 10,000 tools, when it made them
@@ -481,11 +554,17 @@ func (s *Set) FindInValue(v jcs.Value) (label, pointer string) {
 		if l := labelIn(secrets, text); l != "" {
 			return l
 		}
+		if l := clippedLabelIn(secrets, text); l != "" {
+			return l
+		}
 		if strings.IndexByte(text, '%') >= 0 {
 			// Percent-encoded as Go would not write it (%74 for a "t"): a
 			// URL's reader decodes it to the secret all the same.
 			if u := percentDecoded(text); u != text {
-				return labelIn(secrets, u)
+				if l := labelIn(secrets, u); l != "" {
+					return l
+				}
+				return clippedLabelIn(secrets, u)
 			}
 		}
 		return ""

@@ -221,3 +221,90 @@ func FuzzPercentDecoded(f *testing.F) {
 		}
 	})
 }
+
+// TestClippedPrefixes: a prefix of a secret cut right before "…" is
+// redacted, and found in a parsed value in any spelling (the ellipsis
+// escaped, an escape inside the prefix, percent-encoded), when it holds
+// MinLen bytes or more past an authorization value's scheme; "Bearer…" and
+// a prefix shorter than that are text like any other, in both.
+func TestClippedPrefixes(t *testing.T) {
+	const token = "tok_9f8e7d6c5b4a-SECRET"
+	var s redact.Set
+	s.AddHeader("Authorization", "Bearer "+token)
+	s.Add("a password", "p4ssw0rd-long")
+	for text, redacted := range map[string]bool{
+		"see Bearer…":              false,
+		"see Bearer …":             false,
+		"see Bearer tok…":          false, // 3 bytes of the credential
+		"see Bearer tok_9…":        false,
+		"see Bearer tok_9f…":       true, // the credential's own 6-byte prefix
+		"uses " + token[:12] + "…": true,
+		"uses " + token[:5] + "…":  false,
+		"p4ssw0…":                  true,
+		"p4ssw…":                   false,
+		"tok_9f8e7d6c":             false, // no ellipsis: not cut
+	} {
+		got := s.String(text)
+		if redacted != (got != text) {
+			t.Errorf("%q: redacted to %q, want redacted %v", text, got, redacted)
+		}
+		if redacted && (!strings.Contains(got, redact.Placeholder) || strings.Contains(got, "tok_9f") || strings.Contains(got, "p4ssw0")) {
+			t.Errorf("%q: redacted to %q", text, got)
+		}
+	}
+	for src, want := range map[string]string{
+		`{"d":"uses tok_9f8e7d6c5b4a-SEC…"}`:      "a clipped prefix of the value of header Authorization",
+		`{"d":"uses tok_9f8e7d6c5b4a-SEC\u2026"}`: "a clipped prefix of the value of header Authorization",
+		`{"d":"uses tok\u005f9f8e7d…"}`:           "a clipped prefix of the value of header Authorization",
+		`{"d":["x",{"k":"?a=%74ok_9f8e7d…"}]}`:    "a clipped prefix of the value of header Authorization",
+		`{"d":"Bearer tok_9f8e7d…"}`:              "a clipped prefix of the value of header Authorization",
+		`{"d":"p4ssw0rd…"}`:                       "a clipped prefix of a password",
+		`{"d":"Authorization: Bearer…"}`:          "",
+		`{"d":"Bearer tok…"}`:                     "",
+		`{"d":"tok_9f8e7d and then…"}`:            "",
+		`{"d":"uses tok_9f8e7d6c5b4a-SECRET"}`:    "the value of header Authorization",
+	} {
+		doc, err := jcs.Parse([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if label, ptr := s.FindInValue(doc.Root()); label != want || (want != "" && !strings.HasPrefix(ptr, "/d")) {
+			t.Errorf("%s: found %q at %q, want %q", src, label, ptr, want)
+		}
+	}
+}
+
+// FuzzClippedAgrees: for plain text (letters, digits and a few marks, so
+// that every escaped form of a secret is the secret itself), what the
+// redaction changes in text is what FindInValue finds in it as a JSON
+// string: a clipped prefix the redaction cuts is one pin refuses, and a
+// text pin accepts is one the redaction leaves alone (a snapshot is never
+// written redacted).
+func FuzzClippedAgrees(f *testing.F) {
+	f.Add("Bearer tok_9f8e7d6c5b4a", "uses tok_9f8e7d…")
+	f.Add("Bearer tok_9f8e7d6c5b4a", "send Bearer…")
+	f.Add("Token abc-def-ghi", "Token abc-de… and more")
+	f.Fuzz(func(t *testing.T, header, text string) {
+		plain := func(s string) bool {
+			for _, r := range s {
+				if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == ' ' || r == '…') {
+					return false
+				}
+			}
+			return true
+		}
+		if !plain(header) || !plain(text) || strings.Contains(header, "…") {
+			return
+		}
+		var s redact.Set
+		s.AddHeader("Authorization", header)
+		doc, err := jcs.Parse([]byte(`"` + text + `"`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		label, _ := s.FindInValue(doc.Root())
+		if changed := s.String(text) != text; changed != (label != "") {
+			t.Fatalf("header %q, text %q: redacted to %q, found %q", header, text, s.String(text), label)
+		}
+	})
+}

@@ -112,7 +112,7 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 					if err != nil {
 						return err
 					}
-					if err := e.emitStream(snapshot, func(w io.Writer) error { _, err := sw.WriteTo(w); return err }); err != nil {
+					if err := e.emitSnapshot(snapshot, func(w io.Writer) error { _, err := sw.WriteTo(w); return err }); err != nil {
 						return err
 					}
 				}
@@ -329,7 +329,7 @@ not observed, and says why.`,
 						noSnapshotNote = true // said once pin has succeeded
 					} else {
 						snapID, snapIdent, snapTL, snapComp, snapOpts := serverID, ident, tl, comp, snapOpt
-						err := e.emitStream(path, func(w io.Writer) error {
+						err := e.emitSnapshot(path, func(w io.Writer) error {
 							sw, err := manifest.NewSnapshotWriter(snapID, snapIdent, snapTL, snapComp, snapOpts)
 							if err != nil {
 								return err

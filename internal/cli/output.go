@@ -61,6 +61,9 @@ type output struct {
 	staged  error // what staging reported, once waited for
 	waited  bool
 	early   bool // staged while the run went on (emitStream), not at commit
+	// exact outputs are written as made or not at all (emitSnapshot): one
+	// the redaction would change fails the commit.
+	exact bool
 }
 
 // wait waits for an output being staged while the run went on.
@@ -219,7 +222,12 @@ func (e *env) commit() error {
 			o.data, o.stream = b.Bytes(), nil
 		}
 		if o.stream == nil {
-			o.data = e.secrets.Bytes(o.data)
+			red := e.secrets.Bytes(o.data)
+			if o.exact && !bytes.Equal(red, o.data) {
+				cleanup()
+				return &exitError{ExitUsage, "refusing to write " + safetext.Quote(describe(o.path)) + ": it would carry a piece of a secret this run sent, and a snapshot holds the tools as the server sent them or is not written (redacted, they would no longer match their digests); nothing was written. Rotate the credential and fix the server"}
+			}
+			o.data = red
 		}
 		if o.kind != toAtomic {
 			continue
@@ -344,6 +352,20 @@ func (e *env) emitStream(path string, write func(io.Writer) error) error {
 		return cannotWrite(o.path, safetext.Inert(errText(err)))
 	}
 	o.stage(f, true)
+	return nil
+}
+
+// emitSnapshot is emitStream for a snapshot: its tools are the bytes the
+// server sent, bound to their digests, so it is written as made or not at
+// all. A run with secrets whose snapshot the redaction would change (a
+// piece of a secret the run sent, in a spelling the reflection checks did
+// not refuse) fails at commit, with nothing written, instead of writing
+// a snapshot that no longer matches its digests.
+func (e *env) emitSnapshot(path string, write func(io.Writer) error) error {
+	if err := e.emitStream(path, write); err != nil {
+		return err
+	}
+	e.outputs[len(e.outputs)-1].exact = true
 	return nil
 }
 

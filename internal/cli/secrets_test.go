@@ -447,3 +447,33 @@ func TestSecretsThroughEveryLayerNeverWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestDriftReportsAClippedCredential: a server that echoes the credential
+// cut right before an ellipsis (escaped, in the tool list's JSON) is
+// reported as reflecting it, and no piece of it is written; one that cuts
+// the auth scheme alone ("Bearer…") is not.
+func TestDriftReportsAClippedCredential(t *testing.T) {
+	page := func(desc string) string {
+		return `[{"name":"read_file","description":"` + desc + `","inputSchema":{"type":"object"}}]`
+	}
+	for desc, reflected := range map[string]bool{
+		`uses ` + bearerToken[:14] + `\u2026`: true,
+		`send Authorization: Bearer\u2026`:    false,
+	} {
+		dir := t.TempDir()
+		declared := writeFile(t, dir, "declared.json", []byte(page(desc)))
+		u := echoingServerOf(t, mockserver.Config{}, page(desc), "echo")
+		code, out, errs := run(t, "", "drift", declared, "--base-url", u, "--header", "Authorization=Bearer "+bearerToken, "--format", "json", "-o", filepath.Join(dir, "r.json"))
+		b, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+		if got := bytes.Contains(b, []byte("MCP-AUTH-CREDENTIAL-REFLECTED")); got != reflected || (reflected && code != 1) {
+			t.Errorf("%s: exit %d, reflected %v: %s\n%s", desc, code, got, errs, clipForLog(b))
+		}
+		for _, piece := range []string{bearerToken[:10], bearerToken[4:14]} {
+			for what, text := range map[string]string{"report": string(b), "stdout": out, "stderr": errs} {
+				if strings.Contains(text, piece) {
+					t.Errorf("%s: the %s holds %q", desc, what, piece)
+				}
+			}
+		}
+	}
+}

@@ -189,9 +189,11 @@ func TestPinSpoolWhere(t *testing.T) {
 // clear, whatever the spelling a server echoes it in (URL-escaped, an
 // escape the redaction does not spell, a clipped prefix with its ellipsis
 // escaped, percent-encoded otherwise than Go does, as sent); unsealed,
-// the file holds every page. The snapshot of the clipped one is redacted;
-// the runs whose tools reflect the whole secret once decoded (JSON
-// escapes, percent-encoding) are refused, with nothing written.
+// the file holds every page. The runs whose tools reflect the secret once
+// decoded (JSON escapes, percent-encoding), whole or clipped right before
+// an ellipsis in any spelling, are refused, with nothing written; a tool
+// that cuts the auth scheme alone ("Bearer…") is pinned as served, and its
+// snapshot reads back.
 func TestPinSpoolNoSecret(t *testing.T) {
 	spoolIn(t)
 	var raw, unsealed []byte
@@ -213,17 +215,15 @@ func TestPinSpoolNoSecret(t *testing.T) {
 		code              int
 	}{
 		{"URL-escaped", "see ?auth=" + escaped, token, 2},
-		{"clipped", `uses ` + bearerToken[:20] + `…`, bearerToken, 0},
+		{"clipped", `uses ` + bearerToken[:20] + `…`, bearerToken, 2},
 		{"escaped otherwise", `uses Bearer \u0074` + bearerToken[1:], bearerToken, 2},
-		// These two reach the snapshot of a successful pin as they were
-		// served (a known gap of the redaction, which reads raw bytes:
-		// no whole secret, and an escaped ellipsis or an escape inside a
-		// clipped prefix is not a form it spells); the spool and stderr
-		// are checked for them, the run's files are not.
-		{"clipped, its ellipsis escaped", `uses ` + bearerToken[:20] + `\u2026`, bearerToken, 0},
-		{"escaped inside a clipped prefix", `uses tok\u005f` + bearerToken[4:20] + `…`, bearerToken, 0},
+		{"clipped, its ellipsis escaped", `uses ` + bearerToken[:20] + `\u2026`, bearerToken, 2},
+		{"escaped inside a clipped prefix", `uses tok\u005f` + bearerToken[4:20] + `…`, bearerToken, 2},
 		{"percent-encoded otherwise", `see ?auth=%74` + bearerToken[1:], bearerToken, 2},
 		{"as sent", "uses {{AUTH}}", bearerToken, 2},
+		// The scheme alone, cut: nothing of the credential, pinned as
+		// served.
+		{"the scheme, clipped", `send Authorization: Bearer…`, bearerToken, 0},
 	} {
 		raw, unsealed = nil, nil
 		tools := "[" + page("alpha", "one") + "," + page("bravo", c.desc) + "," + page("charlie", "three") + "]"
@@ -246,16 +246,21 @@ func TestPinSpoolNoSecret(t *testing.T) {
 				t.Errorf("%s: the spool holds %q", c.name, piece)
 			}
 		}
-		if c.name == "clipped" && (bytes.Contains(snap, []byte(bearerToken[:20])) || !bytes.Contains(snap, []byte("[REDACTED]"))) {
-			t.Errorf("%s: the snapshot holds the clipped secret, or no redaction: %s", c.name, clipForLog(snap))
+		if code == 0 {
+			// Pinned as served, and read again whole: its tools match
+			// their digests.
+			if !bytes.Contains(snap, []byte(`Bearer…`)) || bytes.Contains(snap, []byte("[REDACTED]")) {
+				t.Errorf("%s: the snapshot is not the tools as served: %s", c.name, clipForLog(snap))
+			}
+			if code, _, stderr := run(t, "", "diff", filepath.Join(dir, "pinned.json"), filepath.Join(dir, "pinned.snapshot.json")); code != 0 {
+				t.Errorf("%s: the pinned snapshot does not read back (diff exit %d): %s", c.name, code, stderr)
+			}
 		}
 		if code == 2 && !strings.Contains(stderr, "reflects credentials") {
 			t.Errorf("%s: refused, but not for the reflection: %s", c.name, stderr)
 		}
 		assertNoSecret(t, c.name+": stderr", []byte(stderr))
-		if !strings.Contains(c.name, "clipped prefix") && !strings.Contains(c.name, "ellipsis escaped") {
-			assertDirClean(t, dir) // every file the run wrote
-		}
+		assertDirClean(t, dir) // every file the run wrote
 	}
 }
 

@@ -83,3 +83,50 @@ func TestEmitStream(t *testing.T) {
 		}
 	}
 }
+
+// TestEmitSnapshotExact: a snapshot is written as made or not at all: a
+// run with secrets whose snapshot the redaction would change fails the
+// commit, to a file or to stdout, with nothing written and nothing staged
+// left, and one the redaction leaves alone is written byte for byte.
+func TestEmitSnapshotExact(t *testing.T) {
+	const secret = "s3cr3t-value-for-the-snapshot"
+	for _, body := range []string{
+		`{"tools":[{"name":"a","description":"carrying ` + secret + `"}]}`,
+		`{"tools":[{"name":"a","description":"cut ` + secret[:12] + `…"}]}`,
+	} {
+		for _, target := range []string{"snap.json", "-"} {
+			dir := t.TempDir()
+			var stdout bytes.Buffer
+			e := newEnv(strings.NewReader(""), &stdout, io.Discard)
+			e.secrets.Add("a test secret", secret)
+			path := target
+			if target != "-" {
+				path = filepath.Join(dir, target)
+			}
+			if err := e.emitSnapshot(path, func(w io.Writer) error { _, err := io.WriteString(w, body); return err }); err != nil {
+				t.Fatal(err)
+			}
+			err := e.commit()
+			if err == nil || !strings.Contains(err.Error(), "refusing to write") || strings.Contains(err.Error(), secret[:12]) {
+				t.Fatalf("%s to %s: commit %v", body, target, err)
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 0 || stdout.Len() != 0 {
+				t.Fatalf("%s to %s: %d files left, %d bytes on stdout", body, target, len(left), stdout.Len())
+			}
+		}
+	}
+	dir := t.TempDir()
+	e := newEnv(strings.NewReader(""), io.Discard, io.Discard)
+	e.secrets.Add("a test secret", secret)
+	body := `{"tools":[{"name":"a","description":"send Bearer…"}]}`
+	path := filepath.Join(dir, "snap.json")
+	if err := e.emitSnapshot(path, func(w io.Writer) error { _, err := io.WriteString(w, body); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != body {
+		t.Fatalf("written %q, %v", b, err)
+	}
+}
