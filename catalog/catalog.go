@@ -695,7 +695,7 @@ var entries = []Entry{
 		Source:      specAPV},
 	{Code: "MCP-AUTH-CREDENTIAL-REFLECTED", Family: FamilyAuth, Kind: Finding, Severity: High,
 		Title:       "The server reflects a credential into its tool list",
-		Explanation: "A tool definition (or the server's reported identity) carries a secret this run sent: a header value, a URL credential or query value, or an env value given to a stdio child. Agents read tool lists, and tool lists get logged, cached and pinned, so the credential leaks to everything downstream. mcpdrift redacts it from every output and refuses to pin such a list.",
+		Explanation: "A tool definition (or the server's reported identity) carries a secret this run sent (a header value, a URL credential or query value, or an env value given to a stdio child), whole or cut right before an ellipsis (at least 6 bytes of it past an auth scheme), as sent, JSON-escaped or percent-encoded. Agents read tool lists, and tool lists get logged, cached and pinned, so the credential leaks to everything downstream. mcpdrift redacts it from every output and refuses to pin such a list.",
 		Remedy:      "Treat the server as hostile or broken: rotate the credential, and fix the server so it never echoes request headers or parameters into tool definitions.",
 		Source:      own},
 	{Code: "MCP-AUTH-PLAINTEXT-TRANSPORT", Family: FamilyAuth, Kind: Finding, Severity: High,
