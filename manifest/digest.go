@@ -208,8 +208,14 @@ type NameDigest struct {
 // UTF-8 bytes (code point order), as the reference implementation does.
 func ManifestDigest(entries []NameDigest) string {
 	sorted := sortedEntries(entries)
+	// Sized for the entries as written when nothing in them needs an
+	// escape, so that a list of long names is not copied as it grows.
+	size := 64
+	for _, e := range sorted {
+		size += len(`{"name":"","tool_digest":""},`) + len(e.Name) + len(e.ToolDigest)
+	}
 	var buf bytes.Buffer
-	buf.Grow(64 + len(sorted)*120)
+	buf.Grow(size)
 	b := buf.AvailableBuffer()
 	b = append(b, `{"projection":"`+ProjectionID+`","tools":[`...)
 	for i, e := range sorted {

@@ -355,3 +355,23 @@ func TestAddToolsParallelAgrees(t *testing.T) {
 		t.Fatalf("bare array, skipping: %v", err)
 	}
 }
+
+// TestManifestDigestSizedOnce: the manifest projection is written into one
+// buffer sized for it, whatever the length of the names (a list of long
+// names was copied as its buffer grew): as many allocations for names of
+// 200 bytes as for names of 2.
+func TestManifestDigestSizedOnce(t *testing.T) {
+	entries := func(nameLen int) []NameDigest {
+		es := make([]NameDigest, 2000)
+		for i := range es {
+			es[i] = NameDigest{Name: fmt.Sprintf("%0*d", nameLen, i), ToolDigest: "sha256:" + strings.Repeat("ab", 32)}
+		}
+		return es
+	}
+	short, long := entries(4), entries(200)
+	a := testing.AllocsPerRun(5, func() { ManifestDigest(short) })
+	b := testing.AllocsPerRun(5, func() { ManifestDigest(long) })
+	if b > a {
+		t.Errorf("%v allocations for long names, %v for short ones", b, a)
+	}
+}
