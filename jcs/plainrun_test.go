@@ -18,42 +18,58 @@ func plainRunByTable(src []byte, i int) int {
 }
 
 // TestPlainRun: the eight-bytes-at-a-time scan finds the byte the table
-// finds, for every byte value at every position of a word and across
-// word ends, after runs of plain bytes and after other marked bytes (the
-// borrows of the SWAR tests must never mark a byte below the first one).
+// finds (scanAgrees).
 func TestPlainRun(t *testing.T) {
+	scanAgrees(t, plainRun, plainRunByTable, []byte{'a', ' ', '~', 0x7f, '!', '#', '[', ']'}, 1)
+}
+
+// scanAgrees fails unless scan finds the byte ref finds: for every byte
+// value at every position of a word and across word ends, after runs of
+// each fill byte and after other marked bytes (the borrows of the SWAR
+// tests must never mark a byte below the first one: with two marked
+// bytes the lower one is found, whatever the upper one), and in random
+// strings.
+func scanAgrees(t *testing.T, scan, ref func([]byte, int) int, fills []byte, seed uint64) {
+	t.Helper()
 	for c := range 256 {
 		for pos := range 19 {
-			for _, fill := range []byte{'a', ' ', '~', 0x7f, '!', '#', '[', ']'} {
-				src := make([]byte, 19)
-				for i := range src {
-					src[i] = fill
-				}
+			for _, fill := range fills {
+				src := bytes.Repeat([]byte{fill}, 19)
 				src[pos] = byte(c)
 				for start := range min(pos+1, 9) {
-					if got, want := plainRun(src, start), plainRunByTable(src, start); got != want {
-						t.Fatalf("byte %#x at %d (fill %q), from %d: %d, want %d", c, pos, fill, start, got, want)
+					if got, want := scan(src, start), ref(src, start); got != want {
+						t.Fatalf("byte %#x at %d (fill %#x), from %d: %d, want %d", c, pos, fill, start, got, want)
 					}
 				}
 			}
 		}
 	}
-	// Two marked bytes: the lower one is found, whatever the upper one.
 	for lo := range 256 {
 		for _, hi := range []byte{0, 0x1f, '"', '\\', 0x80, 0xff} {
 			for a := range 8 {
 				for b := a + 1; b < 9; b++ {
 					src := []byte("abcdefghijk")
 					src[a], src[b] = byte(lo), hi
-					if got, want := plainRun(src, 0), plainRunByTable(src, 0); got != want {
+					if got, want := scan(src, 0), ref(src, 0); got != want {
 						t.Fatalf("%#x at %d, %#x at %d: %d, want %d", lo, a, hi, b, got, want)
 					}
 				}
 			}
 		}
 	}
-	r := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte("abc \"\\\x00\x1f\x20\x7f\x80\xc3\xa9\xff")
+	randomStrings(seed, func(src []byte, start int) {
+		if got, want := scan(src, start), ref(src, start); got != want {
+			t.Fatalf("%q from %d: %d, want %d", src, start, got, want)
+		}
+	})
+}
+
+// randomStrings calls f with 200,000 random strings of up to 40 bytes,
+// mostly letters and one in six of the bytes a scan marks or must not,
+// each with a random start.
+func randomStrings(seed uint64, f func(src []byte, start int)) {
+	r := rand.New(rand.NewPCG(seed, 2))
+	alphabet := []byte("abc \"\\\x00\x08\x1f\x20\x7f\x80\xc3\xa9\xff")
 	for range 200000 {
 		src := make([]byte, r.IntN(40))
 		for i := range src {
@@ -67,9 +83,7 @@ func TestPlainRun(t *testing.T) {
 		if len(src) > 0 {
 			start = r.IntN(len(src))
 		}
-		if got, want := plainRun(src, start), plainRunByTable(src, start); got != want {
-			t.Fatalf("%q from %d: %d, want %d", src, start, got, want)
-		}
+		f(src, start)
 	}
 }
 
@@ -111,56 +125,25 @@ func appendStringByBytes(dst, s []byte) []byte {
 }
 
 // TestEscapeRun: the eight-bytes-at-a-time scan for the bytes a string
-// must escape finds the byte a byte-at-a-time scan finds: every byte value
-// at every position of a word and across word ends, two marked bytes (the
-// lower is found whatever the upper: the borrows of its tests never mark
-// a byte below the first), and random strings; and appendString, which
-// reads with it, writes what escaping byte by byte writes.
+// must escape finds the byte a byte-at-a-time scan finds (scanAgrees);
+// and appendString, which reads with it, writes what escaping byte by
+// byte writes, for every byte value at every position and random strings.
 func TestEscapeRun(t *testing.T) {
+	scanAgrees(t, escapeRun, escapeRunByBytes, []byte{'a', ' ', '~', 0x7f, 0x80, 0xff, '!', '#', '[', ']'}, 5)
 	for c := range 256 {
 		for pos := range 19 {
-			for _, fill := range []byte{'a', ' ', '~', 0x7f, 0x80, 0xff, '!', '#', '[', ']'} {
-				src := bytes.Repeat([]byte{fill}, 19)
-				src[pos] = byte(c)
-				for start := range min(pos+1, 9) {
-					if got, want := escapeRun(src, start), escapeRunByBytes(src, start); got != want {
-						t.Fatalf("byte %#x at %d (fill %#x), from %d: %d, want %d", c, pos, fill, start, got, want)
-					}
-				}
-				if got, want := AppendString(nil, string(src)), appendStringByBytes(nil, src); !bytes.Equal(got, want) {
-					t.Fatalf("AppendString(%q) = %q, want %q", src, got, want)
-				}
+			src := bytes.Repeat([]byte{'a'}, 19)
+			src[pos] = byte(c)
+			if got, want := AppendString(nil, string(src)), appendStringByBytes(nil, src); !bytes.Equal(got, want) {
+				t.Fatalf("AppendString(%q) = %q, want %q", src, got, want)
 			}
 		}
 	}
-	for lo := range 256 {
-		for _, hi := range []byte{0, 0x1f, '"', '\\', 0x80, 0xff} {
-			for a := range 8 {
-				for b := a + 1; b < 9; b++ {
-					src := []byte("abcdefghijk")
-					src[a], src[b] = byte(lo), hi
-					if got, want := escapeRun(src, 0), escapeRunByBytes(src, 0); got != want {
-						t.Fatalf("%#x at %d, %#x at %d: %d, want %d", lo, a, hi, b, got, want)
-					}
-				}
-			}
-		}
-	}
-	r := rand.New(rand.NewPCG(5, 6))
-	alphabet := []byte("abc \"\\\x00\x08\x1f\x20\x7f\x80\xc3\xa9\xff")
-	for range 200000 {
-		src := make([]byte, r.IntN(40))
-		for i := range src {
-			if r.IntN(6) == 0 {
-				src[i] = alphabet[r.IntN(len(alphabet))]
-			} else {
-				src[i] = byte('a' + r.IntN(26))
-			}
-		}
+	randomStrings(6, func(src []byte, _ int) {
 		if got, want := AppendString([]byte("x"), string(src)), appendStringByBytes([]byte("x"), src); !bytes.Equal(got, want) {
 			t.Fatalf("AppendString(%q) = %q, want %q", src, got, want)
 		}
-	}
+	})
 }
 
 // TestCompareUTF16: member names sort by their UTF-16 code units (RFC 8785
