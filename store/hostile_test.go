@@ -550,9 +550,10 @@ func TestWorkerKilledMidLease(t *testing.T) {
 }
 
 // A record that holds a secret of the run — a server reflecting the
-// Authorization header it was sent into a tool, escaped or not, or a
-// target or message that carries one — is refused and nothing is written:
-// no byte of the store's files holds the secret.
+// Authorization header it was sent into a tool, escaped, percent-encoded,
+// cut before an ellipsis or as sent, or a target or message that carries
+// one — is refused and nothing is written: no byte of the store's files
+// holds the secret.
 func TestSecretsNeverStored(t *testing.T) {
 	const secret = "sk-live-9f8e7d6c5b4a"
 	set := &redact.Set{}
@@ -573,9 +574,13 @@ func TestSecretsNeverStored(t *testing.T) {
 	}
 	escaped := `sk-live-9f8e7d6c5b4\u0061`
 	for name, mut := range map[string]func(r *ServerResult){
-		"raw":          func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","description":"token ` + secret + `"}`) },
-		"escaped raw":  func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","description":"token ` + escaped + `"}`) },
-		"member name":  func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","x` + escaped + `":1}`) },
+		"raw":         func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","description":"token ` + secret + `"}`) },
+		"escaped raw": func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","description":"token ` + escaped + `"}`) },
+		"member name": func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","x` + escaped + `":1}`) },
+		"percent": func(r *ServerResult) {
+			r.Tools[0].Raw = []byte(`{"name":"t","description":"?k=%73k-live-9f8e7d6c5b4a"}`)
+		},
+		"clipped":      func(r *ServerResult) { r.Tools[0].Raw = []byte(`{"name":"t","description":"token sk-live-9f8e7d…"}`) },
 		"tool name":    func(r *ServerResult) { r.Tools[0].Name = "t" + secret },
 		"target host":  func(r *ServerResult) { r.Target = "https://" + secret + ".example.test/mcp" },
 		"error detail": func(r *ServerResult) { r.ErrorDetail = "401 for Bearer " + secret },
@@ -602,7 +607,7 @@ func TestSecretsNeverStored(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
-		if strings.Contains(string(b), secret) || strings.Contains(string(b), "9f8e7d6c5b4") {
+		if strings.Contains(string(b), secret) || strings.Contains(string(b), "9f8e7d6c5b4") || strings.Contains(string(b), "sk-live-9f8e7d") {
 			t.Fatalf("%s holds the secret", f)
 		}
 	}

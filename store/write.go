@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -425,14 +424,15 @@ func (s *Store) refuseSecrets(r *ServerResult) error {
 		if label := set.Find(string(t.Raw)); label != "" {
 			return hit(fmt.Sprintf("the definition of tool %d", i), label)
 		}
-		if bytes.IndexByte(t.Raw, '\\') >= 0 {
-			doc, err := jcs.Parse(t.Raw)
-			if err != nil {
-				return invalid("tool %d: the raw definition is not JSON", i)
-			}
-			if label, ptr := set.FindInValue(doc.Root()); label != "" {
-				return hit(fmt.Sprintf("the definition of tool %d at %s", i, safetext.Quote(set.String(ptr))), label)
-			}
+		// Decoded too, whatever the bytes: an escape, percent-encoding
+		// (%74 for a "t") or a secret cut before an ellipsis is found in
+		// the values, not in the bytes.
+		doc, err := jcs.Parse(t.Raw)
+		if err != nil {
+			return invalid("tool %d: the raw definition is not JSON", i)
+		}
+		if label, ptr := set.FindInValue(doc.Root()); label != "" {
+			return hit(fmt.Sprintf("the definition of tool %d at %s", i, safetext.Quote(set.String(ptr))), label)
 		}
 	}
 	for i, f := range r.Findings {
