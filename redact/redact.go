@@ -67,6 +67,9 @@ type Set struct {
 type secret struct {
 	value string
 	label string // where it came from, e.g. "the value of header Authorization"; never the value
+	// auth says value is an Authorization header's "Scheme credential":
+	// a clipped prefix of it counts only past the scheme (schemePart).
+	auth bool
 }
 
 // AddEscaper registers a renderer's layer: how it writes text that
@@ -81,6 +84,19 @@ func (s *Set) AddEscaper(f func(string) string) {
 	s.escapers = append(s.escapers, f)
 	s.built = false
 	s.mu.Unlock()
+}
+
+// markAuth marks the recorded secret value as an authorization value
+// (secret.auth).
+func (s *Set) markAuth(value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.secrets {
+		if s.secrets[i].value == value {
+			s.secrets[i].auth = true
+			s.built = false
+		}
+	}
 }
 
 // Add records a secret value and where it came from (label never holds
@@ -114,6 +130,8 @@ func (s *Set) AddHeader(name, value string) (short []string) {
 	value = strings.TrimSpace(value)
 	if !s.Add(label, value) {
 		short = append(short, label)
+	} else if strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") {
+		s.markAuth(value)
 	}
 	scheme, cred, ok := strings.Cut(value, " ")
 	cred = strings.TrimSpace(cred)
@@ -123,7 +141,9 @@ func (s *Set) AddHeader(name, value string) (short []string) {
 	// The credential after an auth scheme, on its own: a server may echo
 	// the token without the scheme.
 	if !s.Add(label, cred) {
-		short = append(short, label+" (the credential after "+scheme+")")
+		// The scheme is not named: in a value that is no "Scheme
+		// credential" (another header's), the first word is the secret.
+		short = append(short, label+" (the part after its first word)")
 	}
 	if strings.EqualFold(scheme, "Basic") {
 		if dec, err := base64.StdEncoding.DecodeString(cred); err == nil && utf8.Valid(dec) {
@@ -260,7 +280,10 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 	}
 	for _, sec := range s.secrets {
 		a, vs := anchorIn(sec.value), spaced(sec.value)
-		sp := schemePart(sec.value)
+		sp := ""
+		if sec.auth {
+			sp = schemePart(sec.value)
+		}
 		add(url.QueryEscape(sec.value), a, url.QueryEscape(sp))
 		add(url.PathEscape(sec.value), a, url.PathEscape(sp))
 		inner := map[string]bool{}
@@ -272,7 +295,7 @@ func (s *Set) replacer() (*strings.Replacer, []form) {
 				}
 				inner[t] = true
 				ts := ""
-				if vsp := schemePart(v); vsp != "" {
+				if vsp := schemePart(v); vsp != "" && sec.auth {
 					ts = q(vsp)
 				}
 				for _, l := range layers {
@@ -325,26 +348,14 @@ type form struct {
 
 // schemePart is the auth scheme of an authorization value and the space
 // after it ("Bearer " of "Bearer tok_1"), as AddHeader reads a scheme, or
-// "" when x has none.
+// "" when x has none. Only an Authorization header's value is read so
+// (secret.auth): the first word of any other secret is part of it.
 func schemePart(x string) string {
 	scheme, cred, ok := strings.Cut(x, " ")
 	if !ok || strings.TrimSpace(cred) == "" || !httpguts.ValidHeaderFieldName(scheme) {
 		return ""
 	}
 	return scheme + " "
-}
-
-// clippedPrefix is the length of the longest proper prefix of secret that
-// before ends with, when it holds at least MinLen bytes past the secret's
-// auth scheme (schemePart), else 0.
-func clippedPrefix(secret, before string) int {
-	floor := len(schemePart(secret)) + MinLen
-	for k := min(len(secret)-1, len(before)); k >= floor; k-- {
-		if strings.HasSuffix(before, secret[:k]) {
-			return k
-		}
-	}
-	return 0
 }
 
 // anchorIn is the longest run of ASCII letters and digits of x, or ""
@@ -388,12 +399,7 @@ func newForm(t string) form {
 func (f form) longestPrefixBefore(window string) int {
 	k := 0
 	for i := 0; i < len(window); i++ {
-		for k > 0 && (k == len(f.text) || window[i] != f.text[k]) {
-			k = f.fail[k-1]
-		}
-		if k < len(f.text) && window[i] == f.text[k] {
-			k++
-		}
+		k = f.step(k, window[i])
 	}
 	if k == len(f.text) {
 		return 0 // a whole form was replaced already
@@ -401,21 +407,47 @@ func (f form) longestPrefixBefore(window string) int {
 	return k
 }
 
-// clipped replaces a secret's prefix that ends right before "…" (what
-// safetext.Clip leaves of a secret it cut), when it holds at least MinLen
-// bytes past the secret's auth scheme.
+// step is the KMP matcher's move: the longest prefix of the form that
+// text ends with, from k for the text before c.
+func (f form) step(k int, c byte) int {
+	for k > 0 && (k == len(f.text) || c != f.text[k]) {
+		k = f.fail[k-1]
+	}
+	if k < len(f.text) && c == f.text[k] {
+		k++
+	}
+	return k
+}
+
+// clipped replaces a secret's prefix that ends right before an ellipsis
+// (what safetext.Clip leaves of a secret it cut), when it holds at least
+// MinLen bytes past the secret's auth scheme. The ellipsis is found in
+// each spelling a document carries it in: as it is, JSON-escaped
+// (\u2026: a snapshot holds a server's bytes as sent) and percent-encoded.
 func clipped(text string, forms []form) string {
-	if !strings.Contains(text, ellipsis) {
+	type cut struct{ at, n int }
+	var cuts []cut
+	for _, e := range ellipses {
+		for i := 0; ; {
+			j := strings.Index(text[i:], e)
+			if j < 0 {
+				break
+			}
+			cuts = append(cuts, cut{i + j, len(e)})
+			i += j + len(e)
+		}
+	}
+	if len(cuts) == 0 {
 		return text
 	}
+	slices.SortFunc(cuts, func(a, b cut) int { return a.at - b.at })
 	var b strings.Builder
 	last := 0
-	for i := 0; ; {
-		j := strings.Index(text[i:], ellipsis)
-		if j < 0 {
-			break
+	for _, c := range cuts {
+		p := c.at
+		if p < last {
+			continue
 		}
-		p := i + j
 		best := 0
 		for _, f := range forms {
 			// A proper prefix of the form is shorter than the form.
@@ -429,7 +461,6 @@ func clipped(text string, forms []form) string {
 			b.WriteString(Placeholder)
 			last = p
 		}
-		i = p + len(ellipsis)
 	}
 	if last == 0 {
 		return text
@@ -437,6 +468,9 @@ func clipped(text string, forms []form) string {
 	b.WriteString(text[last:])
 	return b.String()
 }
+
+// ellipses are the spellings of "…" the clipped-prefix pass looks for.
+var ellipses = []string{ellipsis, `\u2026`, "%E2%80%A6", "%e2%80%a6"}
 
 func (s *Set) redact(text string) string {
 	r, forms := s.replacer()
@@ -504,22 +538,32 @@ func (s *Set) Find(text string) string {
 }
 
 // clippedLabelIn is "a clipped prefix of" the label of the first of
-// secrets a clipped prefix of which (clippedPrefix) ends right before an
-// ellipsis in text, or "".
+// secrets a proper prefix of which ends right before an ellipsis in text
+// and holds at least MinLen bytes (past the scheme of an authorization
+// value), or "". One pass over text per secret (a KMP matcher), so an
+// adversarial text of many ellipses costs no more than its length.
 func clippedLabelIn(secrets []secret, text string) string {
-	for i := 0; ; {
-		j := strings.Index(text[i:], ellipsis)
-		if j < 0 {
-			return ""
+	if !strings.Contains(text, ellipsis) {
+		return ""
+	}
+	for _, sec := range secrets {
+		floor := MinLen
+		if sec.auth {
+			floor += len(schemePart(sec.value))
 		}
-		p := i + j
-		for _, sec := range secrets {
-			if clippedPrefix(sec.value, text[:p]) > 0 {
+		if len(sec.value) <= floor {
+			continue // no proper prefix long enough
+		}
+		f := newForm(sec.value)
+		k := 0 // the longest prefix of the secret that text[:i] ends with
+		for i := 0; i < len(text); i++ {
+			if k >= floor && text[i] == ellipsis[0] && strings.HasPrefix(text[i:], ellipsis) {
 				return "a clipped prefix of " + sec.label
 			}
+			k = f.step(k, text[i])
 		}
-		i = p + len(ellipsis)
 	}
+	return ""
 }
 
 // labelIn is the label of the first of secrets that text contains, or "".

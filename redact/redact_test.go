@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/redact"
@@ -307,4 +308,51 @@ func FuzzClippedAgrees(f *testing.F) {
 			t.Fatalf("header %q, text %q: redacted to %q, found %q", header, text, s.String(text), label)
 		}
 	})
+}
+
+// TestClippedReviewCases: what an adversarial review found. The scheme
+// rule is an Authorization value's only: a secret with a space elsewhere
+// (a passphrase, another header's value) is cut from 6 bytes as any other.
+// A prefix in an escaped spelling before an escaped or percent-encoded
+// ellipsis is cut too. And a text of many ellipses is read in one pass
+// per secret.
+func TestClippedReviewCases(t *testing.T) {
+	var s redact.Set
+	s.Add("a passphrase", "correct horse battery staple")
+	s.AddHeader("X-Token", "0123456789abcdef0123 v2")
+	s.AddHeader("X-Api-Key", `ak"0123456789xyz`)
+	s.AddHeader("X-Other", "my secret value")
+	for _, text := range []string{
+		"correct hors…",
+		`uses 0123456789abcdef012…`,
+		`uses ak\\\"0123456789\u2026`,
+		`uses my+secret+val\u2026`,
+		`uses 0123456789abcdef012%E2%80%A6`,
+	} {
+		if got := s.String(text); got == text || !strings.Contains(got, redact.Placeholder) {
+			t.Errorf("%q: redacted to %q", text, got)
+		}
+	}
+	doc, err := jcs.Parse([]byte(`{"d":"uses 0123456789abcdef012…"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if label, _ := s.FindInValue(doc.Root()); label != "a clipped prefix of the value of header X-Token" {
+		t.Errorf("found %q", label)
+	}
+	// Many ellipses, a long secret: one pass per secret.
+	var long redact.Set
+	long.Add("a long secret", strings.Repeat("k3y", 1400))
+	text := `"` + strings.Repeat("…", 300000) + `"`
+	doc, err = jcs.Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if label, _ := long.FindInValue(doc.Root()); label != "" {
+		t.Errorf("found %q", label)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("FindInValue over 300,000 ellipses took %v", d)
+	}
 }

@@ -305,3 +305,29 @@ func TestSealedSpool(t *testing.T) {
 		t.Error("a second key unsealed the first one's bytes")
 	}
 }
+
+// TestPinRefusesAClippedSpelling: a credential cut before an ellipsis, in
+// a spelling the reflection check does not decode (escaped as mcpdrift's
+// own messages escape it, '+' for a space) and with the ellipsis escaped,
+// never reaches a successful pin: the snapshot the redaction would change
+// is not written, and nothing else is.
+func TestPinRefusesAClippedSpelling(t *testing.T) {
+	page := func(desc string) string {
+		return `[{"name":"alpha","description":"` + desc + `","inputSchema":{"type":"object"}}]`
+	}
+	for _, c := range []struct{ header, desc, piece string }{
+		{`X-Api-Key=ak"0123456789xyz`, `uses ak\\\"0123456789\u2026`, "0123456789"},
+		{"X-Other=my secret value", `uses my+secret+val\u2026`, "secret+val"},
+		{"X-Token=0123456789abcdef0123 v2", `uses 0123456789abcdef012\u2026`, "0123456789abcdef012"},
+	} {
+		u := echoingServerOf(t, mockserver.Config{}, page(c.desc), "echo")
+		code, stderr, _, _, dir := pinFiles(t, u, "--header", c.header)
+		if code != 2 {
+			t.Errorf("%s: exit %d: %s", c.desc, code, stderr)
+		}
+		if strings.Contains(stderr, c.piece) {
+			t.Errorf("%s: stderr holds %q: %s", c.desc, c.piece, stderr)
+		}
+		assertDirClean(t, dir)
+	}
+}
