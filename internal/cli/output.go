@@ -197,7 +197,21 @@ func (e *env) commit() error {
 	// of its own while the others are written (a 68 MB baseline beside a
 	// 172 MB snapshot still being staged); then each is waited for, in
 	// order.
-	for _, o := range outs {
+	//
+	// fail ends the commit with err, found at output k, or with the error
+	// of an output before k whose staging failed: the first failing output
+	// in order is the one reported, as when they were written one by one.
+	fail := func(k int, err error) error {
+		for _, o := range outs[:k] {
+			if werr := o.wait(); werr != nil {
+				err = cannotWrite(o.path, safetext.Inert(errText(werr)))
+				break
+			}
+		}
+		cleanup()
+		return err
+	}
+	for k, o := range outs {
 		if o.staging != nil {
 			if e.secrets.Empty() {
 				continue // staged while the run went on: waited for below
@@ -205,8 +219,7 @@ func (e *env) commit() error {
 			// A secret became known after the file was staged: it is
 			// written again, gathered and redacted.
 			if err := o.wait(); err != nil {
-				cleanup()
-				return cannotWrite(o.path, safetext.Inert(errText(err)))
+				return fail(k, cannotWrite(o.path, safetext.Inert(errText(err))))
 			}
 			os.Remove(o.tmp)
 			o.tmp, o.staging, o.staged, o.waited = "", nil, nil, false
@@ -216,16 +229,14 @@ func (e *env) commit() error {
 			// streamed; anything else is gathered and goes as data.
 			var b bytes.Buffer
 			if err := o.stream(&b); err != nil {
-				cleanup()
-				return cannotWrite(o.path, safetext.Inert(errText(err)))
+				return fail(k, cannotWrite(o.path, safetext.Inert(errText(err))))
 			}
 			o.data, o.stream = b.Bytes(), nil
 		}
 		if o.stream == nil {
 			red := e.secrets.Bytes(o.data)
 			if o.exact && !bytes.Equal(red, o.data) {
-				cleanup()
-				return &exitError{ExitUsage, "refusing to write " + safetext.Quote(describe(o.path)) + ": it would carry a piece of a secret this run sent, and a snapshot holds the tools as the server sent them or is not written (redacted, they would no longer match their digests); nothing was written. Rotate the credential and fix the server"}
+				return fail(k, &exitError{ExitUsage, "refusing to write " + safetext.Quote(describe(o.path)) + ": it would carry a piece of a secret this run sent, and a snapshot holds the tools as the server sent them or is not written (redacted, they would no longer match their digests); nothing was written. Rotate the credential and fix the server"})
 			}
 			o.data = red
 		}
@@ -234,13 +245,11 @@ func (e *env) commit() error {
 		}
 		// Re-check: the target may have changed since emit.
 		if err := atomicStill(o.path); err != nil {
-			cleanup()
-			return err
+			return fail(k, err)
 		}
 		f, err := os.CreateTemp(filepath.Dir(o.path), ".mcpdrift-*.tmp")
 		if err != nil {
-			cleanup()
-			return cannotWrite(o.path, safetext.Inert(errText(err)))
+			return fail(k, cannotWrite(o.path, safetext.Inert(errText(err))))
 		}
 		o.stage(f, false)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEmitStream: an output written at commit by a function (a snapshot
@@ -128,5 +129,40 @@ func TestEmitSnapshotExact(t *testing.T) {
 	}
 	if b, err := os.ReadFile(path); err != nil || string(b) != body {
 		t.Fatalf("written %q, %v", b, err)
+	}
+}
+
+// TestCommitReportsTheFirstFailure: outputs are staged at once, but the
+// failure reported is the first in their order, as when they were written
+// one by one: a stream that fails before a target whose directory went
+// away is the one named, and nothing is left behind.
+func TestCommitReportsTheFirstFailure(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(strings.NewReader(""), io.Discard, io.Discard)
+	release := make(chan struct{})
+	if err := e.emitStream(filepath.Join(dir, "first.json"), func(w io.Writer) error {
+		<-release // fails only once the later output has been looked at
+		io.WriteString(w, "half")
+		return errors.New("the writer broke")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.emit(filepath.Join(sub, "second.json"), []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(sub); err != nil {
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(50 * time.Millisecond); close(release) }()
+	err := e.commit()
+	if err == nil || !strings.Contains(err.Error(), "the writer broke") || !strings.Contains(err.Error(), "first.json") {
+		t.Fatalf("commit: %v", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("%d files left", len(left))
 	}
 }
