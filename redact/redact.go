@@ -440,6 +440,19 @@ func clipped(text string, forms []form) string {
 	if len(cuts) == 0 {
 		return text
 	}
+	// Only the forms whose shortest prefix that counts is in text can be
+	// cut in it: one scan each, so that a text of many ellipses and no
+	// secret (a hostile one) costs no more than its length.
+	var live []form
+	for _, f := range forms {
+		if n := f.scheme + MinLen; n < len(f.text) && strings.Contains(text, f.text[:n]) {
+			live = append(live, f)
+		}
+	}
+	if len(live) == 0 {
+		return text
+	}
+	forms = live
 	slices.SortFunc(cuts, func(a, b cut) int { return a.at - b.at })
 	var b strings.Builder
 	last := 0

@@ -355,4 +355,11 @@ func TestClippedReviewCases(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("FindInValue over 300,000 ellipses took %v", d)
 	}
+	start = time.Now()
+	if got := long.String(text); got != text {
+		t.Error("a text of ellipses was redacted")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("String over 300,000 ellipses took %v", d)
+	}
 }
