@@ -795,13 +795,20 @@ func SanitizeURL(raw string) string {
 func printableKey(k string) string {
 	var b strings.Builder
 	for i := 0; i < len(k); i++ {
-		if c := k[i]; queryByte(c) {
+		// A '%' that begins no escape is written %25: as it is, the
+		// sanitized URL read again would hold another key ("% 0" written
+		// "%%200" reads as a malformed key, then taken for a credential).
+		if c := k[i]; queryByte(c) && (c != '%' || i+2 < len(k) && isHexDigit(k[i+1]) && isHexDigit(k[i+2])) {
 			b.WriteByte(c)
 		} else {
 			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
 	return b.String()
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // queryByte reports whether c may stand in a URL's query as it is.
