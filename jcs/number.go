@@ -302,8 +302,7 @@ func InexactNumbers(v Value, limit int) (found []NumberAt, total int) {
 	}
 	d := v.d
 	var targets []int32
-	lo, hi := d.subtree(v.i)
-	for k := lo; k < hi; k++ {
+	for k, hi := v.i, d.subtreeEnd(v.i); k < hi; k++ {
 		if mayBeInexact(d.kinds[k]) && d.inexact(k) {
 			if limit < 0 || len(targets) < limit {
 				targets = append(targets, k)
@@ -419,8 +418,7 @@ func PrecisionChanges(old, new Value, limit int) (found []NumberPair, total int)
 }
 
 func (d *Doc) hasInexact(i int32) bool {
-	lo, hi := d.subtree(i)
-	for k := lo; k < hi; k++ {
+	for k, hi := i, d.subtreeEnd(i); k < hi; k++ {
 		if mayBeInexact(d.kinds[k]) && d.inexact(k) {
 			return true
 		}
@@ -436,18 +434,18 @@ func mayBeInexact(k uint8) bool {
 	return Kind(k&kindMask) == Number && k&(flagNumFloat|flagNumNegZero) != 0
 }
 
-// subtree returns the node indices [lo, hi) of node i and everything
-// inside it: the parse numbers nodes in document order, so they are i and
-// the nodes after it that start before its token ends. (A scan: a binary
-// search on the starts took longer for the few hundred nodes of a tool.)
-func (d *Doc) subtree(i int32) (lo, hi int32) {
-	end := d.end(i)
-	nodes := d.nodes
-	hi = i + 1
+// subtreeEnd returns the index just past the last node of node i's
+// value: the parse numbers nodes in document order, so node i and
+// everything inside it are the nodes from i that start before its token
+// ends. (A scan: a binary search on the starts took longer for the few
+// hundred nodes of a tool.)
+func (d *Doc) subtreeEnd(i int32) int32 {
+	end, nodes := d.end(i), d.nodes
+	hi := i + 1
 	for hi < int32(len(nodes)) && nodes[hi].start < end {
 		hi++
 	}
-	return i, hi
+	return hi
 }
 
 type pairWalk struct {

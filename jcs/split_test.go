@@ -303,7 +303,7 @@ func FuzzParallelParse(f *testing.F) {
 	})
 }
 
-// TestSubtree: the node range subtree finds by binary search is the one
+// TestSubtree: the node range subtreeEnd finds is the one
 // a scan finds (every node after i that starts before i's token ends),
 // for every node of every document, parsed serially and in parts, and
 // holds exactly the nodes a walk of the children reaches.
@@ -320,9 +320,8 @@ func TestSubtree(t *testing.T) {
 				for want < int32(len(d.nodes)) && d.nodes[want].start < end {
 					want++
 				}
-				lo, hi := d.subtree(i)
-				if lo != i || hi != want {
-					t.Fatalf("%s (%d groups): node %d: subtree [%d, %d), scan [%d, %d)", name, groups, i, lo, hi, i, want)
+				if hi := d.subtreeEnd(i); hi != want {
+					t.Fatalf("%s (%d groups): node %d: subtree [%d, %d), scan [%d, %d)", name, groups, i, i, hi, i, want)
 				}
 			}
 			var count func(i int32) int32
@@ -338,8 +337,8 @@ func TestSubtree(t *testing.T) {
 				}
 				return n
 			}
-			if lo, hi := d.subtree(0); hi-lo != count(0) || hi != int32(len(d.nodes)) {
-				t.Fatalf("%s (%d groups): the root's subtree [%d, %d) of %d nodes; a walk reaches %d", name, groups, lo, hi, len(d.nodes), count(0))
+			if hi := d.subtreeEnd(0); hi != count(0) || hi != int32(len(d.nodes)) {
+				t.Fatalf("%s (%d groups): the root's subtree [0, %d) of %d nodes; a walk reaches %d", name, groups, hi, len(d.nodes), count(0))
 			}
 		}
 	}

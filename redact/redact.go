@@ -70,6 +70,20 @@ type secret struct {
 	// auth says value is an Authorization header's "Scheme credential":
 	// a clipped prefix of it counts only past the scheme (schemePart).
 	auth bool
+	// floor is the shortest clipped prefix of value that counts (MinLen,
+	// past the scheme when auth), and clip value's KMP table: both made
+	// once, when the secret is recorded, for clippedLabelIn.
+	floor int
+	clip  form
+}
+
+// newSecret is a secret with what clippedLabelIn reads of it.
+func newSecret(label, value string, auth bool) secret {
+	floor := MinLen
+	if auth {
+		floor += len(schemePart(value))
+	}
+	return secret{value: value, label: label, auth: auth, floor: floor, clip: newForm(value)}
 }
 
 // AddEscaper registers a renderer's layer: how it writes text that
@@ -86,23 +100,16 @@ func (s *Set) AddEscaper(f func(string) string) {
 	s.mu.Unlock()
 }
 
-// markAuth marks the recorded secret value as an authorization value
-// (secret.auth).
-func (s *Set) markAuth(value string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range s.secrets {
-		if s.secrets[i].value == value {
-			s.secrets[i].auth = true
-			s.built = false
-		}
-	}
-}
-
 // Add records a secret value and where it came from (label never holds
 // the value). It reports false when the value is too short to be redacted
 // (it is then not recorded). Empty values are ignored (and reported true).
 func (s *Set) Add(label, value string) bool {
+	return s.add(label, value, false)
+}
+
+// add is Add of a value that is an authorization value when auth
+// (secret.auth; recorded before as another, it becomes one).
+func (s *Set) add(label, value string, auth bool) bool {
 	if s == nil || value == "" {
 		return true
 	}
@@ -111,12 +118,16 @@ func (s *Set) Add(label, value string) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, x := range s.secrets {
+	for i, x := range s.secrets {
 		if x.value == value {
+			if auth && !x.auth {
+				s.secrets[i] = newSecret(x.label, value, true)
+				s.built = false
+			}
 			return true
 		}
 	}
-	s.secrets = append(s.secrets, secret{value: value, label: label})
+	s.secrets = append(s.secrets, newSecret(label, value, auth))
 	s.built = false
 	return true
 }
@@ -128,10 +139,8 @@ func (s *Set) Add(label, value string) bool {
 func (s *Set) AddHeader(name, value string) (short []string) {
 	label := "the value of header " + name
 	value = strings.TrimSpace(value)
-	if !s.Add(label, value) {
+	if !s.add(label, value, strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization")) {
 		short = append(short, label)
-	} else if strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") {
-		s.markAuth(value)
 	}
 	scheme, cred, ok := strings.Cut(value, " ")
 	cred = strings.TrimSpace(cred)
@@ -560,20 +569,15 @@ func clippedLabelIn(secrets []secret, text string) string {
 		return ""
 	}
 	for _, sec := range secrets {
-		floor := MinLen
-		if sec.auth {
-			floor += len(schemePart(sec.value))
-		}
-		if len(sec.value) <= floor {
+		if len(sec.value) <= sec.floor {
 			continue // no proper prefix long enough
 		}
-		f := newForm(sec.value)
 		k := 0 // the longest prefix of the secret that text[:i] ends with
 		for i := 0; i < len(text); i++ {
-			if k >= floor && text[i] == ellipsis[0] && strings.HasPrefix(text[i:], ellipsis) {
+			if k >= sec.floor && text[i] == ellipsis[0] && strings.HasPrefix(text[i:], ellipsis) {
 				return "a clipped prefix of " + sec.label
 			}
-			k = f.step(k, text[i])
+			k = sec.clip.step(k, text[i])
 		}
 	}
 	return ""
