@@ -56,6 +56,7 @@ const (
 	ReasonAdded            = "tool_not_in_baseline"
 	ReasonRemoved          = "tool_no_longer_served"
 	ReasonParamHeader      = "tool_param_header_invalid"
+	ReasonToolAmbiguous    = "tool_ambiguous"
 	ReasonListIncomplete   = "server_list_incomplete"
 	ReasonIdentityMismatch = "server_identity_mismatch"
 	ReasonBaselineInvalid  = "server_baseline_invalid"
@@ -65,6 +66,7 @@ const (
 	ReasonInDoubt          = "call_approval_in_doubt"
 	ReasonBadArguments     = "call_arguments_invalid"
 	ReasonUndeclaredArg    = "call_argument_undeclared"
+	ReasonAmbiguousArg     = "call_argument_ambiguous"
 	ReasonSchemaUnusable   = "call_schema_unusable"
 )
 
@@ -106,6 +108,10 @@ type compiledSchema struct {
 	c      *schemas.Compiled
 	schema jcs.Value
 	err    error
+	// declared is every property name the schema declares, anywhere in
+	// it; folds maps each one's safetext.MemberKey to it.
+	declared map[string]bool
+	folds    map[string]string
 }
 
 // NewBaseline checks a baseline for use: unique, non-empty names. A
@@ -275,6 +281,12 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 			l.Removed = append(l.Removed, d.Name)
 			continue
 		}
+		if d.Serve {
+			if msg := ambiguousTool(d.served.Value); msg != "" {
+				d.Serve, d.Reason = false, ReasonToolAmbiguous
+				l.Notes = append(l.Notes, "tool "+safetext.Quote(d.Name)+" is not served: "+msg)
+			}
+		}
 		if d.Serve && opt.HTTPModern {
 			if msg := d.served.ParamHeaderProblem(); msg != "" {
 				d.Serve, d.Reason = false, ReasonParamHeader
@@ -288,6 +300,72 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 		l.Tools = append(l.Tools, d)
 	}
 	return l
+}
+
+// toolMembers are the members of a tool object clients read by name.
+var toolMembers = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta"} {
+		m[safetext.MemberKey(n)] = n
+	}
+	return m
+}()
+
+// ambiguousTool says why a served tool object means one thing to the
+// gateway and another to a client's decoder ("" when it does not): two
+// of its members that a case-insensitive decoder takes for one, a case
+// variant of a member clients read ("Description" beside, or instead of,
+// "description": outside the digested projection, so an approved digest
+// says nothing of it, and Go's encoding/json reads the last match), or a
+// member named "__proto__" anywhere in it (JavaScript's assignment makes
+// it a prototype, whose members answer for the ones the object lacks).
+// The gateway forwards a tool's bytes as they came, so such a tool is not
+// served. A tool held without its parse (lean) is not checked.
+func ambiguousTool(v jcs.Value) string {
+	if !v.Valid() || v.Kind() != jcs.Object {
+		return ""
+	}
+	keys := make(map[string]string, v.Len())
+	for i := range v.Len() {
+		k, _ := v.Member(i)
+		name := k.Str()
+		key := safetext.MemberKey(name)
+		if prev, dup := keys[key]; dup {
+			return "its members " + safetext.Quote(prev) + " and " + safetext.Quote(name) + " are one member to decoders that ignore case"
+		}
+		keys[key] = name
+		if want, ok := toolMembers[key]; ok && want != name {
+			return "its member " + safetext.Quote(name) + " is " + safetext.Quote(want) + " to decoders that ignore case, outside what the digest covers"
+		}
+	}
+	if ptr := protoIn(v, ""); ptr != "" {
+		return "it holds a member named \"__proto__\" at " + safetext.Quote(ptr) + ", which a JavaScript client's copy makes a prototype"
+	}
+	return ""
+}
+
+// protoIn is the pointer of the first object under v with a member named
+// "__proto__" ("" when none).
+func protoIn(v jcs.Value, ptr string) string {
+	switch v.Kind() {
+	case jcs.Object:
+		if _, ok := v.Get("__proto__"); ok {
+			return ptr + "/__proto__"
+		}
+		for i := range v.Len() {
+			k, x := v.Member(i)
+			if p := protoIn(x, ptr+"/"+jcs.PointerToken(k.Str())); p != "" {
+				return p
+			}
+		}
+	case jcs.Array:
+		for i := range v.Len() {
+			if p := protoIn(v.Index(i), ptr+"/"+strconv.Itoa(i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // Withheld is DecideList's whole-server rule alone: the reason and detail
@@ -567,21 +645,13 @@ func (l *List) DecideCall(name string, args jcs.Value, opt CallOptions) Call {
 	if cs.err != nil {
 		return refuse(ReasonSchemaUnusable, fmt.Sprintf("the pinned inputSchema of %s cannot be used to check arguments: %s", safetext.Quote(name), cs.err))
 	}
+	if ptr, want := cs.caseVariant(args, ""); args.Valid() && ptr != "" {
+		return Call{Reason: ReasonAmbiguousArg, Pointer: ptr, Constraint: "differs only in case from the declared property " + safetext.Quote(want),
+			Message: fmt.Sprintf("the argument at %s is not a declared property, but a server that ignores case reads it as the declared %s", safetext.Quote(ptr), safetext.Quote(want))}
+	}
 	if cs.c != nil {
-		var problems []schemas.Problem
-		var err error
-		if args.Valid() {
-			problems, err = cs.c.ValidateValue(args) // parsed once, by the envelope
-		} else {
-			problems, err = cs.c.Validate([]byte("{}"))
-		}
-		if err != nil {
-			return refuse(ReasonBadArguments, "the arguments are not JSON")
-		}
-		if len(problems) > 0 {
-			p := problems[0]
-			return Call{Reason: ReasonBadArguments, Pointer: p.Pointer, Constraint: p.Constraint,
-				Message: fmt.Sprintf("the arguments break the approved inputSchema at %s: %s", safetext.Quote(p.Pointer), p.Constraint)}
+		if c, bad := cs.validate(args); bad {
+			return c
 		}
 	}
 	if opt.Strict && args.Valid() {
@@ -591,6 +661,91 @@ func (l *List) DecideCall(name string, args jcs.Value, opt CallOptions) Call {
 		}
 	}
 	return Call{Allowed: true}
+}
+
+// validate checks args (absent: {}) against the compiled schema. A number
+// a double cannot hold exactly (9007199254740993, 1e-400) is read as
+// written by the schema check and rounded by most servers' decoders
+// (JavaScript's, Go's into float64): the arguments are checked as both
+// read them, and refused when either reading breaks the schema.
+func (cs *compiledSchema) validate(args jcs.Value) (Call, bool) {
+	var problems []schemas.Problem
+	var err error
+	if args.Valid() {
+		problems, err = cs.c.ValidateValue(args) // parsed once, by the envelope
+		if err == nil && len(problems) == 0 && args.HasInexact() {
+			problems, err = cs.c.Validate(args.Canonical()) // numbers as the nearest doubles
+		}
+	} else {
+		problems, err = cs.c.Validate([]byte("{}"))
+	}
+	if err != nil {
+		return Call{Reason: ReasonBadArguments, Message: "the arguments are not JSON"}, true
+	}
+	if len(problems) > 0 {
+		p := problems[0]
+		return Call{Reason: ReasonBadArguments, Pointer: p.Pointer, Constraint: p.Constraint,
+			Message: fmt.Sprintf("the arguments break the approved inputSchema at %s: %s", safetext.Quote(p.Pointer), p.Constraint)}, true
+	}
+	return Call{}, false
+}
+
+// caseVariant finds a member name in v (at any depth) that the schema
+// does not declare but whose safetext.MemberKey is a declared property's:
+// its pointer and that property ("" when none). A server that decodes
+// arguments into a struct with a case-insensitive decoder reads it as the
+// declared property, which the schema check did not see under that name.
+func (cs *compiledSchema) caseVariant(v jcs.Value, ptr string) (string, string) {
+	if !v.Valid() {
+		return "", ""
+	}
+	switch v.Kind() {
+	case jcs.Object:
+		for i := range v.Len() {
+			k, x := v.Member(i)
+			name := k.Str()
+			p := ptr + "/" + jcs.PointerToken(name)
+			if !cs.declared[name] {
+				if want, ok := cs.folds[safetext.MemberKey(name)]; ok {
+					return p, want
+				}
+			}
+			if q, want := cs.caseVariant(x, p); q != "" {
+				return q, want
+			}
+		}
+	case jcs.Array:
+		for i := range v.Len() {
+			if q, want := cs.caseVariant(v.Index(i), ptr+"/"+strconv.Itoa(i)); q != "" {
+				return q, want
+			}
+		}
+	}
+	return "", ""
+}
+
+// declaredNames collects every property name a schema declares: the
+// members of each "properties" object anywhere in it (definitions and
+// branches included; a name declared anywhere counts everywhere, which
+// can only refuse less).
+func declaredNames(s jcs.Value, names map[string]bool) {
+	switch s.Kind() {
+	case jcs.Object:
+		for i := range s.Len() {
+			k, x := s.Member(i)
+			if k.StrEqual("properties") && x.Kind() == jcs.Object {
+				for j := range x.Len() {
+					n, _ := x.Member(j)
+					names[n.Str()] = true
+				}
+			}
+			declaredNames(x, names)
+		}
+	case jcs.Array:
+		for i := range s.Len() {
+			declaredNames(s.Index(i), names)
+		}
+	}
 }
 
 // compiledFor compiles a pinned tool's inputSchema once.
@@ -607,6 +762,15 @@ func (b *Baseline) compiledFor(t *manifest.Tool) *compiledSchema {
 		cs.err = errors.New("the inputSchema is not a JSON object")
 	default:
 		cs.c, cs.err = schemas.Compile(s.Canonical())
+		cs.declared = map[string]bool{}
+		declaredNames(s, cs.declared)
+		cs.folds = make(map[string]string, len(cs.declared))
+		for n := range cs.declared {
+			k := safetext.MemberKey(n)
+			if prev, ok := cs.folds[k]; !ok || n < prev {
+				cs.folds[k] = n // the same name whatever the map's order
+			}
+		}
 	}
 	v, _ := b.compiled.LoadOrStore(t.Name, cs)
 	return v.(*compiledSchema)

@@ -188,6 +188,12 @@ func TestCallDecisions(t *testing.T) {
 		{"nested undeclared, strict", "search", `{"q":"a","opts":{"limit":2,"debug":true}}`, strict, decide.ReasonUndeclaredArg, "/opts/debug"},
 		{"explicit additionalProperties, strict", "free", `{"a":"x","b":"y"}`, strict, "", ""},
 		{"in doubt", "search", `{"q":"a"}`, decide.CallOptions{InDoubt: true}, decide.ReasonInDoubt, ""},
+		// A name a case-insensitive decoder reads as a declared property,
+		// though the schema check saw another member.
+		{"case variant", "search", `{"q":"a","Q":"SECRETVALUE"}`, decide.CallOptions{}, decide.ReasonAmbiguousArg, "/Q"},
+		{"lone case variant", "read_file", `{"PATH":"/etc/passwd"}`, decide.CallOptions{}, decide.ReasonHiddenTool, ""},
+		{"nested case variant", "search", `{"q":"a","opts":{"LIMIT":0}}`, decide.CallOptions{}, decide.ReasonAmbiguousArg, "/opts/LIMIT"},
+		{"variant in open object", "free", `{"a":"x","A":"y"}`, decide.CallOptions{}, decide.ReasonAmbiguousArg, "/A"},
 	} {
 		got := l.DecideCall(c.tool, args(t, c.args), c.opt)
 		if got.Allowed != (c.reason == "") || got.Reason != c.reason || (c.pointer != "" && got.Pointer != c.pointer) {
@@ -214,6 +220,42 @@ func TestCallDecisions(t *testing.T) {
 	if got := nl.DecideCall("bare", args(t, `{}`), decide.CallOptions{}); got.Allowed || got.Reason != decide.ReasonSchemaUnusable {
 		t.Errorf("schema-less tool: %+v", got)
 	}
+}
+
+// TestCallReadAsServersRead: arguments are decided on what a server that
+// decodes them with Go's encoding/json or JavaScript would act on.
+func TestCallReadAsServersRead(t *testing.T) {
+	const src = `[{"name":"scale","inputSchema":{"type":"object","properties":{"kind":{"enum":["a","b"]},
+	 "ratio":{"type":"number","exclusiveMaximum":1},"items":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string","pattern":"^/tmp/"}}}}}}}]`
+	b := decide.NewBaseline("x", manifest.Identity{}, tools(t, src))
+	l := decide.DecideList(b, served(t, src, manifest.Identity{}), decide.Options{})
+	for _, c := range []struct{ name, args, reason, pointer string }{
+		{"plain", `{"kind":"a","ratio":0.5,"items":[{"path":"/tmp/x"}]}`, "", ""},
+		{"Kelvin sign for k", `{"kind":"a","\u212Aind":"z"}`, decide.ReasonAmbiguousArg, "/\u212aind"},
+		{"case variant in an array", `{"items":[{"path":"/tmp/x"},{"PATH":"/etc/shadow"}]}`, decide.ReasonAmbiguousArg, "/items/1/PATH"},
+		{"a name ending at NUL", `{"kind\u0000":"z"}`, decide.ReasonAmbiguousArg, ""},
+		// Valid as written (below 1), but the nearest double is 1.
+		{"rounds onto the bound", `{"ratio":0.99999999999999999}`, decide.ReasonBadArguments, "/ratio"},
+		{"inexact but valid both ways", `{"ratio":0.1000000000000000000001}`, "", ""},
+	} {
+		got := l.DecideCall("scale", args(t, c.args), decide.CallOptions{})
+		want := strings.ReplaceAll(c.pointer, "\\u212a", "\u212a")
+		if got.Allowed != (c.reason == "") || got.Reason != c.reason || (c.pointer != "" && got.Pointer != jsonUnquote(t, want)) {
+			t.Errorf("%s: %+v, want reason %q pointer %q", c.name, got, c.reason, c.pointer)
+		}
+		if strings.Contains(got.Message, "etc/shadow") || strings.Contains(got.Constraint, "etc/shadow") {
+			t.Errorf("%s: the refusal quotes a value: %+v", c.name, got)
+		}
+	}
+}
+
+func jsonUnquote(t *testing.T, s string) string {
+	t.Helper()
+	d, err := jcs.Parse([]byte(`"` + s + `"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Root().Str()
 }
 
 func FuzzDecideCall(f *testing.F) {

@@ -170,7 +170,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 				if m != nil {
 					id = m.IDRaw()
 				}
-				write(frame.AppendError(nil, id, ferr))
+				write(frame.AppendError(nil, id, g.refusedFrame(m, ferr)))
 			} else if m.Kind != frame.Request {
 				// Notifications and responses are forwarded in order,
 				// before any later request: notifications/initialized must
@@ -370,6 +370,26 @@ func paramHeadersOf(h http.Header) http.Header {
 	return out
 }
 
+// refusedFrame is the answer to a message the framing refused. A message
+// that decoders read differently (frame.ReasonAmbiguous) is the gateway's
+// decision: logged, counted and answered with the gateway's data; other
+// framing errors are answered as they are.
+func (g *Gateway) refusedFrame(m *frame.Message, e *frame.Error) *frame.Error {
+	if e.Reason == "" {
+		return e
+	}
+	method := ""
+	if m != nil {
+		method = m.Method
+	}
+	g.cfg.Metrics.request(method, "refused")
+	g.cfg.Log.write(g.cfg.Secrets, Record{Time: g.cfg.Now(), ServerID: g.cfg.ServerID, Mode: string(g.cfg.Mode),
+		Method: method, Decision: "deny", Reasons: []string{e.Reason}})
+	out := *e
+	out.Data = errorData(e.Reason, nil)
+	return &out
+}
+
 func writeRPCError(w http.ResponseWriter, status int, id []byte, e *frame.Error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -408,7 +428,7 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, opt HTTPOptions) 
 		if status == 0 {
 			status = http.StatusBadRequest
 		}
-		writeRPCError(w, status, id, ferr)
+		writeRPCError(w, status, id, g.refusedFrame(m, ferr))
 		return
 	}
 	s, hs, status, e := g.route(r, m)

@@ -51,6 +51,7 @@ func (l *DecisionLog) write(secrets *redact.Set, r Record) {
 	}
 	r.Schema = LogSchema
 	r.Tool = safetext.Escape(r.Tool)
+	r.Method = safetext.Escape(safetext.Clip(r.Method, 256))
 	b, err := json.Marshal(r)
 	if err != nil {
 		return

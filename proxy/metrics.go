@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mcpdrift/mcpdrift/mcpwire"
 )
 
 // Metrics are the gateway's Prometheus metrics, on a registry of their
@@ -100,19 +102,11 @@ func (m *Metrics) sessionClosed() {
 	}
 }
 
-// knownMethods bound the method label: a client cannot grow the metric
-// set without bound by inventing method names.
-var knownMethods = map[string]bool{
-	"initialize": true, "notifications/initialized": true, "server/discover": true, "ping": true,
-	"tools/list": true, "tools/call": true, "notifications/tools/list_changed": true, "subscriptions/listen": true,
-	"resources/list": true, "resources/read": true, "resources/templates/list": true, "resources/subscribe": true,
-	"resources/unsubscribe": true, "prompts/list": true, "prompts/get": true, "completion/complete": true,
-	"logging/setLevel": true, "notifications/cancelled": true, "notifications/progress": true,
-	"notifications/roots/list_changed": true, "": true,
-}
-
+// methodLabel bounds the method label to the specification's methods
+// (mcpwire's table): a client cannot grow the metric set without bound by
+// inventing method names.
 func methodLabel(m string) string {
-	if knownMethods[m] {
+	if _, ok := mcpwire.LookupMethod(m); ok || m == "" {
 		return m
 	}
 	return "other"

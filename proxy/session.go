@@ -30,6 +30,9 @@ var observeMethods = map[string]bool{
 // contract: see README, "The gateway's JSON-RPC errors").
 const (
 	dataSource = "mcpdrift-proxy"
+	// reasonNotificationUndefined: a message without an id that is not a
+	// notification the specification defines in its direction.
+	reasonNotificationUndefined = "notification_undefined"
 )
 
 // session pairs one downstream conversation with one upstream link.
@@ -163,6 +166,15 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 	method := m.Method
 
 	switch {
+	case m.Kind == frame.Notification && !mcpwire.NotificationFromClient(method):
+		// A request's method without an id, or a method the specification
+		// does not define: a server that dispatches on the method alone
+		// would run it, and nothing could answer it. Never forwarded.
+		s.g.cfg.Metrics.request(method, "refused")
+		s.logDecision(method, "", "deny", []string{reasonNotificationUndefined}, "")
+		spanDecision(ctx, "deny", reasonNotificationUndefined)
+		return reply{body: errorBody(m, mcpwire.CodeInvalidRequest, "Invalid Request: "+safetext.Quote(safetext.Clip(method, 128))+
+			" is not a notification a client may send (a request needs an id)", reasonNotificationUndefined, nil), status: http.StatusBadRequest}
 	case m.Kind.IsResponse():
 		// The downstream answers a server request: forward as it came.
 		_ = s.up.send(ctx, m.Raw, m, fwd)
@@ -414,6 +426,12 @@ func implementation(v jcs.Value) (name, version string) {
 // request) and forwards it with fwd. A list_changed is held in enforce
 // mode until the new list is gated: calls meanwhile are refused.
 func (s *session) fromServer(m *frame.Message, fwd func([]byte)) {
+	if m.Kind == frame.Notification && !mcpwire.NotificationFromServer(m.Method) {
+		// Only the notifications the specification lets a server send
+		// reach the downstream.
+		s.logDecision(m.Method, "", "deny", []string{reasonNotificationUndefined}, "")
+		return
+	}
 	if m.Method == "notifications/tools/list_changed" && m.Kind == frame.Notification {
 		switch s.g.cfg.Mode {
 		case Enforce:
@@ -501,13 +519,19 @@ func modernErrorStatus(code int) int {
 // errorBody is the gateway's own JSON-RPC error to m: data carries
 // {"source":"mcpdrift-proxy","reason":CODE,...}.
 func errorBody(m *frame.Message, code int, msg, reason string, extra map[string]string) []byte {
+	return frame.AppendError(nil, m.IDRaw(), &frame.Error{Code: code, Message: safetext.ClipEscaped(msg, 1024), Data: errorData(reason, extra)})
+}
+
+// errorData is the data member of the gateway's own errors:
+// {"source":"mcpdrift-proxy","reason":CODE,...}.
+func errorData(reason string, extra map[string]string) []byte {
 	catalog.Get(reason) // every reason is catalogued (Get panics on an unknown code)
 	data := map[string]string{"source": dataSource, "reason": reason}
 	for k, v := range extra {
 		data[k] = v
 	}
 	db, _ := json.Marshal(data)
-	return frame.AppendError(nil, m.IDRaw(), &frame.Error{Code: code, Message: safetext.ClipEscaped(msg, 1024), Data: db})
+	return db
 }
 
 func callTarget(m *frame.Message) (string, jcs.Value) {
@@ -659,7 +683,10 @@ func (s *session) recordList(l *decide.List) {
 
 // servedResult builds the tools/list result to serve: the first page's
 // members other than tools and nextCursor (ttlMs, cacheScope, _meta) as
-// the upstream sent them, then the approved tools byte for byte.
+// the upstream sent them, then the approved tools byte for byte. A member
+// a decoder would take for tools or nextCursor ("Tools": Go's
+// encoding/json matches names without regard to case), or "__proto__",
+// is left out with them: the approved list is the only list served.
 func servedResult(l *decide.List, first jcs.Value) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -667,7 +694,7 @@ func servedResult(l *decide.List, first jcs.Value) []byte {
 	if first.Valid() && first.Kind() == jcs.Object {
 		for i := range first.Len() {
 			k, v := first.Member(i)
-			if k.Str() == "tools" || k.Str() == "nextCursor" {
+			if key := safetext.MemberKey(k.Str()); key == "TOOLS" || key == "NEXTCURSOR" || k.Str() == "__proto__" {
 				continue
 			}
 			if n > 0 {

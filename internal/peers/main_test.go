@@ -49,6 +49,8 @@ func serveStdioChild(kind, variant string) int {
 		err = newGoSDKServer(variant).Run(ctx, &mcp.StdioTransport{})
 	case "mcpgo":
 		err = server.ServeStdio(newMCPGoServer(variant))
+	case "mcpgo-smuggle":
+		err = server.ServeStdio(newMCPGoSmuggle(&execLog{path: os.Getenv(envCallLog)}))
 	default:
 		fmt.Fprintf(os.Stderr, "peers child: unknown %s %q\n", envChild, kind)
 		return 2

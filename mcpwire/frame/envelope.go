@@ -269,7 +269,12 @@ func (m *Message) classify() string {
 //     message is a request, a notification or a response, never two, and
 //     a response has exactly one of result and error, and an id (-32600);
 //   - params, when present, is an object (-32602 for an array, -32600 for
-//     anything else).
+//     anything else);
+//   - it means one thing to every decoder in common use (ambiguity: no two
+//     member names that a case-insensitive decoder takes for one, no
+//     case variant of a name the specification gives, a method in
+//     printable ASCII; -32600, or -32602 inside params; Reason
+//     ReasonAmbiguous).
 //
 // With an error, m is nil for the first two rules; otherwise it holds what
 // was read before the rule that failed — its ID (nil when the id was
@@ -350,6 +355,9 @@ func FromClient(b []byte) (*Message, *Error) {
 		default:
 			return bad("params must be a structured value")
 		}
+	}
+	if e := m.ambiguity(); e != nil {
+		return m, e
 	}
 	return m, nil
 }

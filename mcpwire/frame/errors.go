@@ -59,6 +59,9 @@ type Error struct {
 	Code    int
 	Message string
 	Data    []byte // raw JSON; optional
+	// Reason is a reason code a caller may put in the answer's data (""
+	// for a plain framing error).
+	Reason string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) }
