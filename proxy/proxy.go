@@ -118,9 +118,12 @@ type Config struct {
 	Log *DecisionLog
 	// Metrics, when set, is updated (see NewMetrics).
 	Metrics *Metrics
-	// Secrets are redacted from the decision log (header values the
-	// gateway sends; the downstream's Authorization values are added as
-	// they are seen).
+	// Secrets are redacted from the decision log and every reply
+	// (header values the gateway sends; the downstream's Authorization
+	// values are added as they are seen). The spans are redacted by the
+	// exporter, with the Set it was given: give the same one
+	// (telemetry.Options.Secrets). Nil: the Tracer's Set when it has one
+	// (a telemetry.Provider's), else a new one.
 	Secrets *redact.Set
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -180,6 +183,11 @@ func (c *Config) defaults() error {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Secrets == nil {
+		if t, ok := c.Tracer.(interface{ Secrets() *redact.Set }); ok {
+			c.Secrets = t.Secrets()
+		}
 	}
 	if c.Secrets == nil {
 		c.Secrets = &redact.Set{}

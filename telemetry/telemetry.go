@@ -84,6 +84,11 @@ type Options struct {
 	// Bound overrides the request's deadline (tests only; 0:
 	// exportDeadline).
 	Bound time.Duration
+	// Secrets are redacted from every span as it is exported (redact.go):
+	// give the Set the run redacts its other outputs with (the gateway's
+	// proxy.Config.Secrets), so that a secret recorded at any time is
+	// redacted here too. Nil: the provider's own, empty Set (Secrets).
+	Secrets *redact.Set
 }
 
 // Provider is one process's exporter and tracer.
@@ -123,6 +128,9 @@ func New(s *Settings, o Options) (*Provider, error) {
 	if o.Bound <= 0 {
 		o.Bound = exportDeadline
 	}
+	if o.Secrets == nil {
+		o.Secrets = &redact.Set{}
+	}
 	p := &Provider{s: s, opt: o, ok: true}
 	var tlsCfg *tls.Config
 	if strings.HasPrefix(s.URL, "https://") {
@@ -155,6 +163,8 @@ func New(s *Settings, o Options) (*Provider, error) {
 	if err != nil {
 		return nil, &ConfigError{Msg: "the OTLP exporter cannot be set up: " + safetext.Inert(err.Error())}
 	}
+	// Every span leaves through the redaction, in both modes.
+	red := &redacting{inner: exp, secrets: o.Secrets}
 	res := resource.NewSchemaless(
 		attribute.String("service.name", s.ServiceName),
 		attribute.String("service.version", o.Version),
@@ -162,10 +172,10 @@ func New(s *Settings, o Options) (*Provider, error) {
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample()))}
 	if o.Mode == ModeRun {
 		p.run = &runProcessor{}
-		p.exp = exp
+		p.exp = red
 		opts = append(opts, sdktrace.WithSpanProcessor(p.run))
 	} else {
-		p.exp = &watched{p: p, inner: exp}
+		p.exp = &watched{p: p, inner: red}
 		opts = append(opts, sdktrace.WithBatcher(p.exp,
 			sdktrace.WithBatchTimeout(5*time.Second), sdktrace.WithExportTimeout(o.Bound), sdktrace.WithMaxQueueSize(8192)))
 	}
@@ -271,8 +281,14 @@ func (s *Settings) Secrets(set *redact.Set) (short []string) {
 // Shown is the endpoint as messages show it: without query values.
 func (s *Settings) Shown() string { return redact.SanitizeURL(s.URL) }
 
-// Tracer is the provider's mcptrace.Tracer.
-func (p *Provider) Tracer() mcptrace.Tracer { return tracer{p.tracer} }
+// Tracer is the provider's mcptrace.Tracer. It also has a method
+// Secrets() *redact.Set, the Set its spans are redacted with: a gateway
+// given this tracer and no proxy.Config.Secrets redacts with that Set.
+func (p *Provider) Tracer() mcptrace.Tracer { return tracer{p.tracer, p.opt.Secrets} }
+
+// Secrets is the Set every exported span is redacted with
+// (Options.Secrets).
+func (p *Provider) Secrets() *redact.Set { return p.opt.Secrets }
 
 // Flush exports what was not exported yet, within the bound, and then
 // stops the provider: spans ended later are dropped. It reports whether
@@ -445,7 +461,13 @@ func (w *watched) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan
 func (w *watched) Shutdown(ctx context.Context) error { return w.inner.Shutdown(ctx) }
 
 // tracer implements mcptrace.Tracer with the SDK.
-type tracer struct{ t trace.Tracer }
+type tracer struct {
+	t       trace.Tracer
+	secrets *redact.Set
+}
+
+// Secrets is the Set the provider's export redacts with.
+func (t tracer) Secrets() *redact.Set { return t.secrets }
 
 func (t tracer) Start(ctx context.Context, r mcptrace.Request) (context.Context, mcptrace.Span) {
 	if r.Parent.Valid() {

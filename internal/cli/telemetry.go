@@ -67,8 +67,10 @@ type tracing struct {
 
 // start resolves the export configuration — a bad endpoint is a usage
 // error (exit 2) — records its secrets (header values, URL query values)
-// in the run's redact.Set, and starts the provider. Nothing is sent
-// before finish.
+// in the run's redact.Set, and starts the provider, which redacts every
+// span it exports with that same Set (whatever secret the run records
+// later, such as a downstream's Authorization in the gateway). Nothing is
+// sent before finish.
 func (f *otlpFlags) start(e *env, mode telemetry.Mode) (*tracing, error) {
 	set := f.cmd.Flags().Changed("otlp-endpoint")
 	s, err := telemetry.Resolve(f.endpoint, set, os.LookupEnv)
@@ -81,7 +83,7 @@ func (f *otlpFlags) start(e *env, mode telemetry.Mode) (*tracing, error) {
 	// Secrets first: nothing printed from here on may carry them.
 	warnShort(e, s.Secrets(e.secrets))
 	t := &tracing{e: e, ok: true}
-	p, err := telemetry.New(s, telemetry.Options{Mode: mode, Version: version(), Warn: t.warn})
+	p, err := telemetry.New(s, telemetry.Options{Mode: mode, Version: version(), Warn: t.warn, Secrets: e.secrets})
 	if err != nil {
 		return nil, usageErr("%s", err.Error())
 	}
