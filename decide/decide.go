@@ -88,6 +88,7 @@ type Baseline struct {
 	byName   map[string]*manifest.Tool
 	digests  map[string]string
 	invalid  string
+	problems []manifest.BaselineProblem
 	compiled sync.Map // name → *compiledSchema
 	refsOut  sync.Map // name → bool: the pinned tool may refer out (schemadiff.MayReferOut)
 }
@@ -114,23 +115,56 @@ type compiledSchema struct {
 	folds    map[string]string
 }
 
-// NewBaseline checks a baseline for use: unique, non-empty names. A
-// baseline that fails is still returned, and every list decided against it
-// is withheld with the reason (the gateway then serves nothing and says
-// why, instead of failing to start with a half-read baseline).
+// NewBaseline makes a baseline of the pinned tools alone (a snapshot
+// given as the baseline). Its validity is manifest.CheckBaseline's, the
+// one check gate makes: here, no tool named twice. A baseline that fails
+// is still returned, and every list decided against it is withheld with
+// the reason (the gateway then serves nothing and says why).
 func NewBaseline(serverID string, id manifest.Identity, tools []manifest.Tool) *Baseline {
-	b := &Baseline{ServerID: serverID, Identity: id, Tools: tools, byName: make(map[string]*manifest.Tool, len(tools)), digests: make(map[string]string, len(tools))}
+	return newBaseline(serverID, id, tools, manifest.CheckBaseline(nil, &manifest.Definitions{Tools: tools, From: "the baseline"}))
+}
+
+// NewDeclaredBaseline is NewBaseline of the definitions pinned with the
+// declared baseline d (its snapshot, a lock entry's definitions), valid
+// when manifest.CheckBaseline(d, defs) finds nothing: d's entries
+// recompute to its manifest_digest, no name is listed twice, and the
+// definitions are its entries one for one.
+func NewDeclaredBaseline(serverID string, id manifest.Identity, d *manifest.Declared, defs *manifest.Definitions) *Baseline {
+	return newBaseline(serverID, id, defs.Tools, manifest.CheckBaseline(d, defs))
+}
+
+// InvalidBaseline is a baseline that withholds the server with why (escaped
+// text): what a caller has when the baseline could not be read at all,
+// such as a reload whose files no longer parse.
+func InvalidBaseline(serverID, why string) *Baseline {
+	return newBaseline(serverID, manifest.Identity{}, nil, []manifest.BaselineProblem{{Code: ReasonBaselineInvalid, Message: why}})
+}
+
+func newBaseline(serverID string, id manifest.Identity, tools []manifest.Tool, problems []manifest.BaselineProblem) *Baseline {
+	b := &Baseline{ServerID: serverID, Identity: id, Tools: tools, problems: problems,
+		byName: make(map[string]*manifest.Tool, len(tools)), digests: make(map[string]string, len(tools))}
+	if len(problems) > 0 {
+		why := make([]string, len(problems))
+		for i, p := range problems {
+			why[i] = p.Message
+		}
+		b.invalid = strings.Join(why, "; ")
+	}
 	for i := range tools {
 		t := &tools[i]
 		if _, dup := b.byName[t.Name]; dup {
-			b.invalid = fmt.Sprintf("the baseline lists tool %s twice", safetext.Quote(t.Name))
-			continue
+			continue // an invalid baseline: the first stands, nothing is served
 		}
 		b.byName[t.Name] = t
 		b.digests[t.Name] = toolDigest(t)
 	}
 	return b
 }
+
+// Problems are the codes and sentences of what makes the baseline
+// invalid (none when it is valid): manifest.CheckBaseline's, or
+// server_baseline_invalid for one that could not be read.
+func (b *Baseline) Problems() []manifest.BaselineProblem { return b.problems }
 
 // Invalid says why the baseline cannot be used ("" when it can).
 func (b *Baseline) Invalid() string { return b.invalid }

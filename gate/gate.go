@@ -98,8 +98,12 @@ type Report struct {
 type Input struct {
 	Observed *manifest.Observed
 	Declared *manifest.Declared // nil: coarse gate only
-	Policy   *manifest.Policy   // nil: granular gate only
-	Profile  *Profile           // nil: Default
+	// Definitions, when not nil, are the tool definitions pinned with
+	// Declared (its snapshot, a lock's definitions): the baseline's
+	// validity (manifest.CheckBaseline) then covers them too.
+	Definitions *manifest.Definitions
+	Policy      *manifest.Policy // nil: granular gate only
+	Profile     *Profile         // nil: Default
 	// Classifier re-classifies tool names on the consumer side; a tool is
 	// privileged if either artifact or this classifier says so. nil means
 	// the built-in table.
@@ -299,11 +303,9 @@ func hasDuplicates(nd []manifest.NameDigest) bool {
 
 func granular(r *Report, o *manifest.Observed, d *manifest.Declared, pol *manifest.PolicyManifest, havePolicy bool, in Input) {
 	// Validity checks: each is inconclusive; any of them stops the diff.
-	if got := manifest.ManifestDigest(d.NameDigests()); got != d.ManifestDigest {
-		r.inconclusive("declared_manifest_digest_mismatch", "", "the declared manifest_digest does not recompute from its tools (recomputed "+got+")")
-	}
-	if hasDuplicates(d.NameDigests()) {
-		r.inconclusive("declared_mcp_manifest_ambiguous", "", "the declared baseline lists a tool name twice")
+	// The baseline's own is the one the gateway and the lock reader make.
+	for _, p := range manifest.CheckBaseline(d, in.Definitions) {
+		r.inconclusive(p.Code, "", p.Message)
 	}
 	if o.Server.ID != d.Server.ID {
 		r.inconclusive("mcp_manifest_server_mismatch", "", "the observed and declared server ids differ")

@@ -55,11 +55,13 @@ func (s *Server) RefPins() map[string]string {
 	return m
 }
 
-// Baseline is the server's approved tools as the gateway's baseline, with
-// its pinned refs (and, when verification was asked, what was fetched;
-// nil: not asked) carried along, so that a reload replaces both.
+// Baseline is the server's approved tools as the gateway's baseline,
+// checked against its declared entries by manifest.CheckBaseline (as
+// Parse checked them), with its pinned refs (and, when verification was
+// asked, what was fetched; nil: not asked) carried along, so that a
+// reload replaces both.
 func (s *Server) Baseline(verified map[string]string) *decide.Baseline {
-	b := decide.NewBaseline(s.Name, s.Identity, s.ToolValues())
+	b := decide.NewDeclaredBaseline(s.Name, s.Identity, s.Declared, &manifest.Definitions{Tools: s.ToolValues(), From: "the lock's definitions", ServerID: s.Name})
 	b.PinnedRefs, b.VerifiedRefs = s.RefPins(), verified
 	return b
 }

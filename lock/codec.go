@@ -165,28 +165,14 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 	if d.Server.ID != s.Name {
 		return bad(ptr+"/declared/server/id", "the baseline's server id %s is not the server's name %s", safetext.Quote(d.Server.ID), safetext.Quote(s.Name))
 	}
-	entries := map[string]int{}
-	for i, e := range d.Tools {
-		if j, dup := entries[e.Name]; dup {
-			return bad(fmt.Sprintf("%s/declared/tools/%d/name", ptr, i), "tool %s is in the baseline twice (also at /declared/tools/%d)", safetext.Quote(e.Name), j)
-		}
-		entries[e.Name] = i
-	}
-	if got := manifest.ManifestDigest(d.NameDigests()); got != d.ManifestDigest {
-		return bad(ptr+"/declared/manifest_digest", "the manifest_digest does not recompute from the baseline's tools (recomputed %s)", got)
-	}
 	tv, _ := v.Get("tools")
-	seen := map[string]int{}
+	defs := &manifest.Definitions{From: "the lock's definitions", Tools: make([]manifest.Tool, 0, tv.Len())}
 	for i := range tv.Len() {
 		tp := fmt.Sprintf("%s/tools/%d", ptr, i)
 		x := tv.Index(i)
 		t := &Tool{}
 		n, _ := x.Get("name")
 		t.Name = n.Str()
-		if j, dup := seen[t.Name]; dup {
-			return bad(tp+"/name", "tool %s is in the lock twice (also at %s/tools/%d)", safetext.Quote(t.Name), ptr, j)
-		}
-		seen[t.Name] = i
 		av, _ := x.Get("approval")
 		if err := decodeInto(av, &t.Approval); err != nil {
 			return bad(tp+"/approval", "%s", safetext.Inert(err.Error()))
@@ -212,24 +198,20 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 			t.Definition = cb.Bytes()
 		}
 		t.tool = mt
-		ei, ok := entries[t.Name]
-		if !ok {
-			return bad(tp+"/name", "tool %s is not in the declared baseline", safetext.Quote(t.Name))
-		}
-		digest := mt.ToolDigest()
-		if want := d.Tools[ei].ToolDigest; digest != want {
-			return bad(tp+"/definition", "the definition's tool_digest %s is not the baseline's %s (/declared/tools/%d): the definition or the baseline was edited", digest, want, ei)
-		}
-		if t.Approval.Digest != digest {
-			return bad(tp+"/approval/digest", "the approval is of %s, not of the definition (%s)", t.Approval.Digest, digest)
-		}
 		s.Tools = append(s.Tools, t)
+		defs.Tools = append(defs.Tools, mt)
 	}
-	if len(s.Tools) != len(d.Tools) {
-		for _, e := range d.Tools {
-			if _, ok := seen[e.Name]; !ok {
-				return bad(fmt.Sprintf("%s/declared/tools/%d", ptr, entries[e.Name]), "tool %s of the baseline has no definition in the lock", safetext.Quote(e.Name))
-			}
+	// The baseline's validity, the check gate and the gateway make: a lock
+	// whose entry fails it is refused whole (a reloading gateway withholds).
+	if ps := manifest.CheckBaseline(d, defs); len(ps) > 0 {
+		if at := ps[0].Definition; at >= 0 {
+			return bad(fmt.Sprintf("%s/tools/%d/definition", ptr, at), "%s (%s)", ps[0].Message, ps[0].Code)
+		}
+		return bad(ptr+"/declared"+ps[0].At, "%s (%s)", ps[0].Message, ps[0].Code)
+	}
+	for i, t := range s.Tools {
+		if digest := t.tool.ToolDigest(); t.Approval.Digest != digest {
+			return bad(fmt.Sprintf("%s/tools/%d/approval/digest", ptr, i), "the approval is of %s, not of the definition (%s)", t.Approval.Digest, digest)
 		}
 	}
 	slices.SortFunc(s.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })

@@ -254,6 +254,10 @@ func (g *Gateway) Handler(opt HTTPOptions) http.Handler {
 		// of its Service) becomes ready by itself.
 		g.kickObserve()
 		w.WriteHeader(http.StatusServiceUnavailable)
+		if why := g.BaselineInvalid(); why != "" {
+			_, _ = w.Write(g.out([]byte("not ready: the server is withheld: the baseline is not valid: " + why + "\n")))
+			return
+		}
 		_, _ = io.WriteString(w, "not ready: the upstream has not been observed and gated, or the baseline is not valid\n")
 	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {

@@ -43,6 +43,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/redact"
+	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
@@ -227,6 +228,7 @@ func New(cfg Config) (*Gateway, error) {
 	g := &Gateway{cfg: cfg, sessions: map[string]*session{}, trace: newTraceState(&cfg)}
 	if cfg.Baseline != nil {
 		g.baseline.Store(cfg.Baseline)
+		g.logInvalid(cfg.Baseline)
 	}
 	if cfg.Mode == Observe {
 		g.ready.Store(true)
@@ -235,16 +237,20 @@ func New(cfg Config) (*Gateway, error) {
 }
 
 // Reload replaces the baseline without dropping sessions: every session
-// re-gates at its next list or call. A baseline that is not valid is
-// refused and the old one stays in force.
+// re-gates at its next list or call. A baseline that is not valid
+// (decide.Baseline.Invalid: the validity gate checks, or
+// decide.InvalidBaseline for one that could not be read) is put in force
+// too, and the server is withheld — an empty list, every call refused
+// with call_server_withheld, /healthz 503 — until a valid one is loaded.
+// That is fail-closed: the operator replaced the approvals, so the old
+// ones are no longer what they declare, and serving them on would hide
+// the failure. Reload then returns an error that says why.
 func (g *Gateway) Reload(b *decide.Baseline) error {
 	if b == nil {
 		return errors.New("proxy: no baseline")
 	}
-	if why := b.Invalid(); why != "" {
-		return errors.New("proxy: the new baseline is not valid: " + why)
-	}
 	g.baseline.Store(b)
+	why := b.Invalid()
 	g.mu.Lock()
 	all := make([]*session, 0, len(g.sessions)+1)
 	for _, s := range g.sessions {
@@ -258,12 +264,44 @@ func (g *Gateway) Reload(b *decide.Baseline) error {
 		s.invalidate()
 	}
 	g.cfg.Log.write(g.cfg.Secrets, Record{Time: g.cfg.Now(), ServerID: g.cfg.ServerID, Event: "baseline_reloaded"})
+	if why != "" {
+		g.logInvalid(b)
+		return errors.New("proxy: the new baseline is not valid, and the server is withheld until a valid one is loaded: " + why)
+	}
 	return nil
+}
+
+// logInvalid records, when b is not valid, why the server is withheld:
+// the validity codes and their sentences (escaped text).
+func (g *Gateway) logInvalid(b *decide.Baseline) {
+	why := b.Invalid()
+	if why == "" {
+		return
+	}
+	codes := []string{decide.ReasonBaselineInvalid}
+	for _, p := range b.Problems() {
+		if p.Code != decide.ReasonBaselineInvalid {
+			codes = append(codes, p.Code)
+		}
+	}
+	g.cfg.Log.write(g.cfg.Secrets, Record{Time: g.cfg.Now(), ServerID: g.cfg.ServerID, Mode: string(g.cfg.Mode), Event: "baseline_invalid",
+		Reasons: codes, Note: safetext.Inert(safetext.ClipEscaped(why, 1024))})
+}
+
+// BaselineInvalid says why the baseline in force is not valid ("": it
+// is, or there is none): what withholds the server.
+func (g *Gateway) BaselineInvalid() string {
+	if b := g.baseline.Load(); b != nil {
+		return b.Invalid()
+	}
+	return ""
 }
 
 // Ready reports whether the upstream was observed and the baseline is
 // valid (what /healthz answers).
-func (g *Gateway) Ready() bool { return g.ready.Load() }
+func (g *Gateway) Ready() bool {
+	return g.ready.Load() && (g.cfg.Mode == Observe || g.BaselineInvalid() == "")
+}
 
 // Close ends every session and its upstream.
 func (g *Gateway) Close() {

@@ -458,7 +458,8 @@ func TestServeStdio(t *testing.T) {
 }
 
 // A reloaded baseline takes effect at the next list without dropping the
-// session; an invalid one is refused and the old one stays in force.
+// session; an invalid one withholds the server until a valid one comes
+// (TestInvalidBaselineWithheld has every kind).
 func TestReload(t *testing.T) {
 	_, up := upstreamMock(t, mockserver.Config{}, exampleV2)
 	g, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Enforce, Target: up, Baseline: baselineOf(t, exampleV1, manifest.Identity{})})
@@ -471,7 +472,10 @@ func TestReload(t *testing.T) {
 	}
 	dup := decide.NewBaseline("acme", manifest.Identity{}, append(baselineOf(t, exampleV2, manifest.Identity{}).Tools, baselineOf(t, exampleV2, manifest.Identity{}).Tools...))
 	if err := g.Reload(dup); err == nil {
-		t.Error("a baseline with duplicate names was accepted")
+		t.Error("a baseline with duplicate names was reloaded without an error")
+	}
+	if _, tl = listThrough(t, url, false); len(tl.Tools) != 0 {
+		t.Errorf("after an invalid reload: %v", names(tl))
 	}
 	if err := g.Reload(baselineOf(t, exampleV2, manifest.Identity{})); err != nil {
 		t.Fatal(err)

@@ -46,19 +46,9 @@ func resolveToolsWith(path string, read fileReader) (tools *manifest.Tools, viaB
 	// not held while the snapshot is read.
 	serverID, manifestDigest := d.Server.ID, d.ManifestDigest
 	tools, d = nil, nil
-	snapPath := snapshotPathFor(path)
-	if path == "-" {
-		return nil, false, usageErr("%s: a declared baseline read from stdin holds digests only, and its snapshot cannot be found beside it: pass the snapshot (NAME.snapshot.json) instead", safetext.Escape(path))
-	}
-	if _, err := os.Stat(snapPath); err != nil {
-		return nil, false, usageErr("%s is a declared baseline: it holds digests, not tool definitions, and the snapshot pinned beside it (%s) is not there. Pass the snapshot, or pin again with --input, --url or --stdio (without --no-snapshot) to write one", safetext.Quote(path), safetext.Quote(snapPath))
-	}
-	st, err := readToolsWith(read, snapPath)
+	st, snapPath, err := snapshotBeside(path, read)
 	if err != nil {
 		return nil, false, err
-	}
-	if st.Snapshot == nil {
-		return nil, false, usageErr("%s, beside the baseline %s, is not a snapshot", safetext.Quote(snapPath), safetext.Quote(path))
 	}
 	if err := st.Snapshot.CheckPair(snapPath, "the baseline "+safetext.Quote(path), serverID, manifestDigest); err != nil {
 		// A snapshot read unsettled (manifest.ReadOptions.DeferDigests)
@@ -71,6 +61,26 @@ func resolveToolsWith(path string, read fileReader) (tools *manifest.Tools, viaB
 		return nil, false, &exitError{ExitUsage, err.Error()}
 	}
 	return st, true, nil
+}
+
+// snapshotBeside reads the snapshot pinned beside the declared baseline
+// at path (declared.json → declared.snapshot.json), and its path.
+func snapshotBeside(path string, read fileReader) (*manifest.Tools, string, error) {
+	snapPath := snapshotPathFor(path)
+	if path == "-" {
+		return nil, snapPath, usageErr("%s: a declared baseline read from stdin holds digests only, and its snapshot cannot be found beside it: pass the snapshot (NAME.snapshot.json) instead", safetext.Escape(path))
+	}
+	if _, err := os.Stat(snapPath); err != nil {
+		return nil, snapPath, usageErr("%s is a declared baseline: it holds digests, not tool definitions, and the snapshot pinned beside it (%s) is not there. Pass the snapshot, or pin again with --input, --url or --stdio (without --no-snapshot) to write one", safetext.Quote(path), safetext.Quote(snapPath))
+	}
+	st, err := readToolsWith(read, snapPath)
+	if err != nil {
+		return nil, snapPath, err
+	}
+	if st.Snapshot == nil {
+		return nil, snapPath, usageErr("%s, beside the baseline %s, is not a snapshot", safetext.Quote(snapPath), safetext.Quote(path))
+	}
+	return st, snapPath, nil
 }
 
 // toolList is a resolved document as a ToolList (what observe and pin

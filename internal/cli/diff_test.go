@@ -124,10 +124,16 @@ func TestSnapshotsPinDiffGate(t *testing.T) {
 	if code != 1 || g.Verdict != "pending_tool_manifest_review" || len(g.Findings) != 5 || len(g.StructuralChanges) < 6 {
 		t.Errorf("gate: exit %d %s %d findings %d changes", code, g.Verdict, len(g.Findings), len(g.StructuralChanges))
 	}
-	// Snapshots that do not belong to the artifacts are refused.
-	code, _, stderr = run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", osnap, "--observed-snapshot", snap)
-	if code != 2 || !strings.Contains(stderr, "is not the baseline's") {
-		t.Errorf("swapped snapshots: %d %s", code, stderr)
+	// A declared snapshot that is not the baseline's makes the baseline
+	// invalid (the validity check the gateway makes too): inconclusive.
+	code, out, stderr = run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", osnap, "--observed-snapshot", snap)
+	if code != 3 || !strings.Contains(out, "declared_definitions_mismatch") {
+		t.Errorf("swapped snapshots: %d %s %s", code, out, stderr)
+	}
+	// An observed snapshot that is not the observation's is refused.
+	code, _, stderr = run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snap, "--observed-snapshot", snap)
+	if code != 2 || !strings.Contains(stderr, "is not the observed record's") {
+		t.Errorf("the declared snapshot as the observed one: %d %s", code, stderr)
 	}
 	if code, _, _ := run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snap); code != 2 {
 		t.Error("one snapshot accepted")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,6 +155,23 @@ func runGate(e *env, g *gateFlags) (*gate.Report, *gateSnapshots, error) {
 			return nil, nil, &exitError{ExitUsage, err.Error()}
 		}
 	}
+	if (g.declaredSnapshot == "") != (g.observedSnapshot == "") {
+		return nil, nil, usageErr("structural changes need both --declared-snapshot and --observed-snapshot")
+	}
+	dprof, err := schemadiff.DecisionProfileByName(g.decisionProfile)
+	if err != nil {
+		return nil, nil, usageErr("--decision-profile: %s", safetext.Inert(err.Error()))
+	}
+	var ds *manifest.Snapshot
+	if g.declaredSnapshot != "" {
+		if ds, err = loadGateSnapshot(e, g, g.declaredSnapshot); err != nil {
+			return nil, nil, err
+		}
+		if in.Declared != nil {
+			// Its definitions are part of the baseline's validity.
+			in.Definitions = &manifest.Definitions{Tools: ds.Tools, From: "the declared snapshot", ServerID: ds.ServerID}
+		}
+	}
 	r, err := gate.Run(in)
 	if err != nil {
 		var ie *gate.InputError
@@ -162,17 +180,10 @@ func runGate(e *env, g *gateFlags) (*gate.Report, *gateSnapshots, error) {
 		}
 		return nil, nil, err
 	}
-	if (g.declaredSnapshot == "") != (g.observedSnapshot == "") {
-		return nil, nil, usageErr("structural changes need both --declared-snapshot and --observed-snapshot")
-	}
-	dprof, err := schemadiff.DecisionProfileByName(g.decisionProfile)
-	if err != nil {
-		return nil, nil, usageErr("--decision-profile: %s", safetext.Inert(err.Error()))
-	}
-	if g.declaredSnapshot == "" {
+	if ds == nil || baselineInvalid(r) {
 		return r, nil, nil
 	}
-	changes, tools, snaps, err := structuralChanges(e, g, in, c, dprof)
+	changes, tools, snaps, err := structuralChanges(e, g, in, ds, c, dprof)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,23 +194,8 @@ func runGate(e *env, g *gateFlags) (*gate.Report, *gateSnapshots, error) {
 // structuralChanges diffs the two snapshots after checking that each one
 // belongs to the artifact it stands beside (same manifest digest), so the
 // explanation can never describe other tools than the digests judged.
-func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifier, dprof *schemadiff.DecisionProfile) ([]schemadiff.Change, []schemadiff.ToolVerdict, *gateSnapshots, error) {
-	load := func(path string) (*manifest.Snapshot, error) {
-		src, err := readInput(e, path, g.maxInput)
-		if err != nil {
-			return nil, err
-		}
-		s, err := manifest.ParseSnapshot(src, path)
-		if err != nil {
-			return nil, &exitError{ExitUsage, err.Error()}
-		}
-		return s, nil
-	}
-	ds, err := load(g.declaredSnapshot)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	obsSnap, err := load(g.observedSnapshot)
+func structuralChanges(e *env, g *gateFlags, in gate.Input, ds *manifest.Snapshot, c *classify.Classifier, dprof *schemadiff.DecisionProfile) ([]schemadiff.Change, []schemadiff.ToolVerdict, *gateSnapshots, error) {
+	obsSnap, err := loadGateSnapshot(e, g, g.observedSnapshot)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -230,6 +226,27 @@ func structuralChanges(e *env, g *gateFlags, in gate.Input, c *classify.Classifi
 		tools = append(tools, d.Verdict())
 	}
 	return changes, tools, &gateSnapshots{ds.Tools, obsSnap.Tools}, nil
+}
+
+// loadGateSnapshot reads a snapshot gate was given.
+func loadGateSnapshot(e *env, g *gateFlags, path string) (*manifest.Snapshot, error) {
+	src, err := readInput(e, path, g.maxInput)
+	if err != nil {
+		return nil, err
+	}
+	s, err := manifest.ParseSnapshot(src, path)
+	if err != nil {
+		return nil, &exitError{ExitUsage, err.Error()}
+	}
+	return s, nil
+}
+
+// baselineInvalid reports whether the gate found the declared baseline
+// invalid (manifest.CheckBaseline): no structural diff is made against it.
+func baselineInvalid(r *gate.Report) bool {
+	return slices.ContainsFunc(r.Inconclusive, func(code string) bool {
+		return code == manifest.BaselineDigestMismatch || code == manifest.BaselineAmbiguous || code == manifest.BaselineDefinitionsMismatch
+	})
 }
 
 func contains(list []string, s string) bool {

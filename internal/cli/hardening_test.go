@@ -546,11 +546,12 @@ func TestGateSnapshotServerID(t *testing.T) {
 	if code, _, stderr := run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snapshotPathFor(decl), "--observed-snapshot", osnap); code != 1 {
 		t.Fatalf("gate with matching snapshots: exit %d %s", code, stderr)
 	}
-	// The same tools pinned for another server id.
+	// The same tools pinned for another server id: the baseline's
+	// validity fails (declared_definitions_mismatch), inconclusive.
 	other := filepath.Join(dir, "other.snapshot.json")
 	run(t, "", "observe", "--input", exampleV1, "--server-id", "someone-else", "-q", "-o", filepath.Join(dir, "x.json"), "--snapshot", other)
-	if code, _, stderr := run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", other, "--observed-snapshot", osnap); code != 2 || !strings.Contains(stderr, "server id") {
-		t.Errorf("declared snapshot of another server: exit %d %s", code, stderr)
+	if code, out, stderr := run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", other, "--observed-snapshot", osnap); code != 3 || !strings.Contains(out, "declared_definitions_mismatch") || !strings.Contains(out, "is of server") {
+		t.Errorf("declared snapshot of another server: exit %d %s %s", code, out, stderr)
 	}
 	other2 := filepath.Join(dir, "other2.snapshot.json")
 	run(t, "", "observe", "--input", exampleV2, "--server-id", "someone-else", "-q", "-o", filepath.Join(dir, "y.json"), "--snapshot", other2)

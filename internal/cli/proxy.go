@@ -57,8 +57,11 @@ pinned inputSchema does not accept (--strict-arguments, the default under
 fail-closed, also refuses undeclared properties).
 
 SIGHUP (or a change of the --declared file) reloads the baseline without
-dropping sessions; a new baseline that fails validation is refused and the
-old one stays in force.`,
+dropping sessions. A baseline that fails the validity check gate makes (a
+tool named twice, a manifest_digest that does not recompute, a snapshot
+that is not the baseline's), at start or on reload, withholds the server
+until a valid one is loaded: fail-closed, said on stderr and in the
+decision log.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var argv []string
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
@@ -177,6 +180,9 @@ old one stays in force.`,
 			if serverID == "" {
 				serverID = target
 			}
+			if baseline != nil {
+				withholdWarning(e, m, "at start", baseline)
+			}
 			var logw *proxy.DecisionLog
 			if decisionLog != "" {
 				f, err := openAppend(decisionLog)
@@ -226,20 +232,12 @@ old one stays in force.`,
 			defer stop()
 			switch {
 			case declared != "":
-				go watchBaseline(ctx, e, g, []string{declared}, func() (*decide.Baseline, error) {
+				go watchBaseline(ctx, e, g, m, serverID, []string{declared}, func() (*decide.Baseline, error) {
 					b, _, err := loadBaseline(e, declared, sid)
 					return b, err
 				})
 			case locked != nil:
-				// A newly approved tool is served once the lock says so
-				// (and, with --allowed-signers, once it is signed again).
-				go watchBaseline(ctx, e, g, []string{lockPath, lockPath + ".sig"}, func() (*decide.Baseline, error) {
-					s, _, err := loadLockBaseline(e, lockPath, locked.Name, allowedSigners)
-					if err != nil {
-						return nil, err
-					}
-					return s.Baseline(verify(s)), nil
-				})
+				go watchLock(ctx, e, g, m, serverID, lockPath, locked.Name, allowedSigners, verify)
 			}
 			if metricsListen != "" {
 				ln, err := net.Listen("tcp", metricsListen)
@@ -318,28 +316,68 @@ func checkListen(addr string, haveToken bool) error {
 
 // loadBaseline reads the approved baseline: a declared baseline through
 // its snapshot, or a snapshot (the pinned tool definitions and identity).
+// A file that cannot be read as one is an error; a baseline that reads
+// but fails the validity check gate makes (manifest.CheckBaseline: the
+// declared entries against their manifest_digest and the snapshot beside
+// them, no name twice) is returned invalid, and the gateway withholds the
+// server with the reason.
 func loadBaseline(e *env, path, sid string) (*decide.Baseline, string, error) {
-	in, err := loadTools(e, path, DefaultMaxInput)
+	read := plainReader(e, DefaultMaxInput)
+	tools, err := readToolsWith(read, path)
 	if err != nil {
 		return nil, "", err
 	}
-	if in.Identity == nil {
+	d := tools.Declared
+	if d != nil {
+		if tools, _, err = snapshotBeside(path, read); err != nil {
+			return nil, "", err
+		}
+	}
+	snap := tools.Snapshot
+	if snap == nil {
 		return nil, "", usageErr("%s holds no pinned identity: give a declared baseline with its snapshot (pin --url or --stdio writes both), or a snapshot", safetext.Quote(path))
 	}
 	id := sid
-	if id == "" {
-		id = in.ServerID
+	switch {
+	case id == "" && d != nil:
+		id = d.Server.ID
+	case id == "":
+		id = snap.ServerID
 	}
-	b := decide.NewBaseline(id, *in.Identity, in.Tools)
-	if why := b.Invalid(); why != "" {
-		return nil, "", usageErr("%s: %s", safetext.Quote(path), safetext.Inert(why))
+	if d == nil {
+		return decide.NewBaseline(id, snap.Identity, snap.Tools), id, nil
 	}
-	return b, id, nil
+	defs := &manifest.Definitions{Tools: snap.Tools, From: "the snapshot", ServerID: snap.ServerID}
+	return decide.NewDeclaredBaseline(id, snap.Identity, d, defs), id, nil
+}
+
+// withholdWarning says loudly, on stderr, that the baseline in force
+// (when: "at start", or what made the reload) is not valid, and what the
+// gateway does about it in mode m. It reports whether it said so.
+func withholdWarning(e *env, m proxy.Mode, when string, b *decide.Baseline) bool {
+	why := b.Invalid()
+	if why == "" {
+		return false
+	}
+	does := "the server is WITHHELD: no tool is served, every call is refused (call_server_withheld) and /healthz answers 503"
+	switch m {
+	case proxy.Audit:
+		does = "audit forwards as ever, and logs every call as withheld, which is what enforce would do"
+	case proxy.Observe:
+		does = "observe mode does not use it"
+	}
+	fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: the baseline is NOT VALID: %s; %s, until a valid baseline is loaded (fix it, then SIGHUP or save the file)\n", when, why, does)
+	return true
 }
 
 // watchBaseline reloads the baseline on SIGHUP and when one of the files
 // changes (the baseline, or a lock and its signature).
-func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, paths []string, load func() (*decide.Baseline, error)) {
+//
+// A reload is fail-closed: a new baseline that cannot be read, or reads
+// but is not valid, is put in force as an invalid one, so the server is
+// withheld until a valid one is loaded — the operator replaced the
+// approvals, and the old ones are no longer what they declare.
+func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID string, paths []string, load func() (*decide.Baseline, error)) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -359,14 +397,13 @@ func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, paths []string
 	defer tick.Stop()
 	reload := func(why string) {
 		b, err := load()
-		if err == nil {
-			err = g.Reload(b)
-		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: the new baseline is refused, the old one stays in force: %s\n", why, errMessage(err))
-			return
+			b = decide.InvalidBaseline(serverID, "it cannot be read: "+errMessage(err))
 		}
-		fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: baseline reloaded\n", why)
+		_ = g.Reload(b) // an invalid one too: it withholds the server
+		if !withholdWarning(e, m, why, b) {
+			fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: baseline reloaded\n", why)
+		}
 	}
 	for {
 		select {
@@ -382,6 +419,19 @@ func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, paths []string
 			}
 		}
 	}
+}
+
+// watchLock reloads the baseline of server name from the lock (and its
+// signature): a newly approved tool is served once the lock says so
+// (and, with --allowed-signers, once it is signed again).
+func watchLock(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID, lockPath, name, allowedSigners string, verify func(*lock.Server) map[string]string) {
+	watchBaseline(ctx, e, g, m, serverID, []string{lockPath, lockPath + ".sig"}, func() (*decide.Baseline, error) {
+		s, _, err := loadLockBaseline(e, lockPath, name, allowedSigners)
+		if err != nil {
+			return nil, err
+		}
+		return s.Baseline(verify(s)), nil
+	})
 }
 
 // openAppend opens the decision log for appending, by the output rules

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"github.com/mcpdrift/mcpdrift/lock"
-	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // proxy --lock FILE --server NAME: the gateway fronts one server of the
@@ -11,8 +10,11 @@ import (
 // profile the server's (unless --profile is given). With
 // --allowed-signers the lock's signature is checked before anything is
 // served, and again at every reload: a gateway never serves from a lock
-// whose signature does not verify (it refuses to start; a reload is
-// refused and the old baseline stays in force).
+// whose signature does not verify. At start, a lock that cannot be read,
+// whose signature does not verify, or whose entry fails the baseline's
+// validity (lock.Parse: manifest.CheckBaseline) is refused (exit 2: the
+// upstream itself comes from the lock). On reload each of these withholds
+// the server until a good lock is loaded (watchBaseline: fail-closed).
 
 // loadLockBaseline reads and validates the lock, checks its signature
 // when asked, and returns the server.
@@ -27,9 +29,6 @@ func loadLockBaseline(e *env, path, name, allowedSigners string) (*lock.Server, 
 	s, err := lf.server(name)
 	if err != nil {
 		return nil, nil, err
-	}
-	if b := s.Baseline(nil); b.Invalid() != "" {
-		return nil, nil, usageErr("%s: server %s: %s", safetext.Quote(path), safetext.Quote(name), safetext.Escape(b.Invalid()))
 	}
 	return s, lf, nil
 }
