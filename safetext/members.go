@@ -71,11 +71,14 @@ var foldClasses = sync.OnceValue(func() map[rune]rune {
 
 // MemberKey is the key under which decoders in common use match a JSON
 // member name (see above): equal keys, one name to some decoder.
-func MemberKey(s string) string {
-	b := make([]byte, 0, len(s))
-	classes := (map[rune]rune)(nil)
-	for i := 0; i < len(s); {
-		c := s[i]
+func MemberKey(s string) string { return string(AppendMemberKey(make([]byte, 0, len(s)), []byte(s))) }
+
+// AppendMemberKey appends MemberKey(name) to dst (no allocation beyond
+// dst's growth: a caller keys a name into a buffer of its own).
+func AppendMemberKey(dst, name []byte) []byte {
+	var classes map[rune]rune
+	for i := 0; i < len(name); {
+		c := name[i]
 		if c == 0 {
 			break
 		}
@@ -83,21 +86,21 @@ func MemberKey(s string) string {
 			if 'a' <= c && c <= 'z' {
 				c -= 'a' - 'A'
 			}
-			b = append(b, c)
+			dst = append(dst, c)
 			i++
 			continue
 		}
 		if classes == nil {
 			classes = foldClasses()
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := utf8.DecodeRune(name[i:])
 		if k, ok := classes[r]; ok {
 			r = k
 		}
-		b = utf8.AppendRune(b, r)
+		dst = utf8.AppendRune(dst, r)
 		i += n
 	}
-	return string(b)
+	return dst
 }
 
 // SameMember reports whether MemberKey(a) == MemberKey(b), without
@@ -122,7 +125,8 @@ func SameMember(a, b []byte) bool {
 		}
 		return true
 	}
-	return MemberKey(string(a)) == MemberKey(string(b))
+	var ka, kb [64]byte
+	return string(AppendMemberKey(ka[:0], a)) == string(AppendMemberKey(kb[:0], b))
 }
 
 func beforeNUL(b []byte) []byte {

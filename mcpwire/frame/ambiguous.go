@@ -61,7 +61,7 @@ func foldSet(names ...string) map[string]string {
 // agree on both sides), and tells the sender, which a silent repair would
 // not.
 func (m *Message) ambiguity() *Error {
-	if p, a, b, ok := collision(m.Root, ""); ok {
+	if p, a, b, ok := collision(m.Root); ok {
 		if a == protoMember {
 			return ambiguous(p, "a member named \"__proto__\" at "+safetext.Quote(p)+": a JavaScript receiver that copies members by assignment makes it the object's prototype (the member disappears, and its contents answer for every member the object lacks)")
 		}
@@ -103,29 +103,30 @@ const protoMember = "__proto__"
 
 // collision finds two members of one object under v with one
 // safetext.MemberKey, or a member named "__proto__" (returned as a, with
-// b empty): the object's pointer and the names.
-func collision(v jcs.Value, ptr string) (string, string, string, bool) {
+// b empty): the object's pointer and the names. The pointer is built only
+// for what is found.
+func collision(v jcs.Value) (string, string, string, bool) {
 	switch v.Kind() {
 	case jcs.Array:
 		for i := range v.Len() {
-			if p, a, b, ok := collision(v.Index(i), ptr+"/"+strconv.Itoa(i)); ok {
-				return p, a, b, true
+			if p, a, b, ok := collision(v.Index(i)); ok {
+				return "/" + strconv.Itoa(i) + p, a, b, true
 			}
 		}
 	case jcs.Object:
 		if _, ok := v.Get(protoMember); ok {
-			return ptr, protoMember, "", true
+			return "", protoMember, "", true
 		}
 		if a, b, ok := sameFoldMembers(v); ok {
-			return ptr, a, b, true
+			return "", a, b, true
 		}
 		for i := range v.Len() {
 			k, x := v.Member(i)
 			if x.Kind() != jcs.Object && x.Kind() != jcs.Array {
 				continue
 			}
-			if p, a, b, ok := collision(x, ptr+"/"+jcs.PointerToken(k.Str())); ok {
-				return p, a, b, true
+			if p, a, b, ok := collision(x); ok {
+				return "/" + jcs.PointerToken(k.Str()) + p, a, b, true
 			}
 		}
 	}
@@ -168,12 +169,14 @@ func sameFoldMembers(v jcs.Value) (string, string, bool) {
 // variant finds a member of object v that is not a name of known but has
 // the FoldKey of one.
 func variant(v jcs.Value, known map[string]string, ptr string) *Error {
+	var buf [64]byte
 	for i := range v.Len() {
 		k, _ := v.Member(i)
-		name := k.Str()
-		want, ok := known[safetext.MemberKey(name)]
-		if ok && want != name {
-			return ambiguous(ptr+"/"+jcs.PointerToken(name), "member "+quoteName(name)+" at "+safetext.Quote(ptr)+
+		name := k.StrBytes()
+		want, ok := known[string(safetext.AppendMemberKey(buf[:0], name))]
+		if ok && want != string(name) {
+			n := string(name)
+			return ambiguous(ptr+"/"+jcs.PointerToken(n), "member "+quoteName(n)+" at "+safetext.Quote(ptr)+
 				" is "+quoteName(want)+" to decoders that ignore case, and is not "+quoteName(want))
 		}
 	}
@@ -188,7 +191,8 @@ func methodProblem(method string) *Error {
 			return ambiguous("/method", "the method "+quoteName(method)+" is not printable ASCII")
 		}
 	}
-	if want, ok := methodNames[safetext.MemberKey(method)]; ok && want != method {
+	var buf [64]byte
+	if want, ok := methodNames[string(safetext.AppendMemberKey(buf[:0], []byte(method)))]; ok && want != method {
 		return ambiguous("/method", "the method "+quoteName(method)+" is "+quoteName(want)+
 			" to a receiver that ignores case, and is not "+quoteName(want))
 	}
