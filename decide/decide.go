@@ -601,6 +601,9 @@ func identityMismatch(pinned, now manifest.Identity, prof *schemadiff.DecisionPr
 		if f.p == "" || f.p == f.n {
 			continue
 		}
+		if failClosed && f.n == "" {
+			return fmt.Sprintf("the upstream did not say its %s (the baseline pinned %s; fail-closed)", f.what, safetext.Quote(f.p))
+		}
 		if failClosed {
 			return fmt.Sprintf("the %s is %s, the baseline pinned %s (fail-closed)", f.what, safetext.Quote(f.n), safetext.Quote(f.p))
 		}

@@ -149,6 +149,9 @@ type Config struct {
 	// OmitCacheFields leaves ttlMs and cacheScope out of modern
 	// tools/list and server/discover results (non-conformant).
 	OmitCacheFields bool
+	// ServerInfoOnlyInDiscover leaves serverInfo out of the _meta of every
+	// modern result but server/discover's (a SHOULD of the revision).
+	ServerInfoOnlyInDiscover bool
 	// TTLMs is the ttlMs of cacheable results (default 0).
 	TTLMs int64
 	// CacheScope is "public" or "private" (default: "private" when

@@ -244,6 +244,11 @@ func checkParamHeaders(h http.Header, tool []byte, args jcs.Value, hasArgs bool)
 // Results.
 
 func (s *Server) modernResult(inner []byte, cacheable bool) []byte {
+	return s.modernResultInfo(inner, cacheable, !s.cfg.ServerInfoOnlyInDiscover)
+}
+
+// modernResultInfo is modernResult, with serverInfo in its _meta or not.
+func (s *Server) modernResultInfo(inner []byte, cacheable, info bool) []byte {
 	b := make([]byte, 0, len(inner)+160)
 	b = append(b, `{"resultType":"complete"`...)
 	if len(inner) > 0 {
@@ -255,6 +260,9 @@ func (s *Server) modernResult(inner []byte, cacheable bool) []byte {
 		b = strconv.AppendInt(b, s.cfg.TTLMs, 10)
 		b = append(b, `,"cacheScope":`...)
 		b = appendJSONString(b, s.cacheScope)
+	}
+	if !info {
+		return append(b, '}')
 	}
 	b = append(b, `,"_meta":{"`+mcpwire.MetaServerInfo+`":`...)
 	b = append(b, s.serverInfo...)
@@ -300,7 +308,7 @@ func (s *Server) discoverResult() []byte {
 		b = append(b, `,"instructions":`...)
 		b = appendJSONString(b, s.cfg.Instructions)
 	}
-	return s.modernResult(b, true)
+	return s.modernResultInfo(b, true, true) // server/discover always says who it is
 }
 
 func (s *Server) initializeResult(version string) []byte {

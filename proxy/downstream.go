@@ -176,6 +176,13 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 				// before any later request: notifications/initialized must
 				// reach the upstream before the requests that follow it.
 				s.handle(ctx, m, nil, write)
+			} else if m.Method == "initialize" {
+				// Answered before the next line is read: nothing is decided
+				// before the upstream has said who it is (a client that
+				// pipelines initialize and tools/list would otherwise have
+				// its list gated against an unknown name), and
+				// notifications/initialized never overtakes it.
+				serve(m)
 			} else {
 				dispatch(m)
 			}

@@ -34,6 +34,7 @@ package proxy
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -126,6 +127,12 @@ type Config struct {
 	// (telemetry.Options.Secrets). Nil: the Tracer's Set when it has one
 	// (a telemetry.Provider's), else a new one.
 	Secrets *redact.Set
+	// Status, when set, gets one line for each (re)observation whose
+	// outcome differs from the last line written: how many tools are
+	// served, and how many are hidden for which reason (names escaped and
+	// capped), or why the server is withheld (once, while the reason
+	// stands). The CLI gives it stderr (proxy --quiet: nil).
+	Status io.Writer
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// Tracer, when set, makes a SERVER span of each downstream request
@@ -211,6 +218,9 @@ type Gateway struct {
 	closed   bool
 
 	trace *traceState // nil without Config.Tracer
+
+	statusMu   sync.Mutex
+	lastStatus string // the last line written to Config.Status
 
 	// ready: the upstream was observed and the baseline is valid.
 	ready atomic.Bool

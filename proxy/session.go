@@ -56,6 +56,7 @@ type session struct {
 	fwd           http.Header
 	gate          *gatedList
 	inDoubt       bool
+	identified    bool // a 2026-07-28 upstream said who it is (server/discover)
 	lastUsed      time.Time
 	observed      map[string]jcs.Value // inputSchemas of the list the downstream last fully observed (audit)
 	schemasTried  time.Time            // audit last listed the upstream for them (listSchemas)
@@ -385,6 +386,7 @@ func (s *session) learn(m *frame.Message, resp *frame.Message) {
 	switch m.Method {
 	case "initialize":
 		s.mu.Lock()
+		s.gate = nil // gated, if at all, before the upstream said who it is
 		s.legacy = true
 		if v, ok := resp.Result.Get("protocolVersion"); ok && v.Kind() == jcs.String {
 			s.version = v.Str()
@@ -395,12 +397,10 @@ func (s *session) learn(m *frame.Message, resp *frame.Message) {
 		}
 		s.mu.Unlock()
 	case "server/discover":
-		if meta, ok := resp.Result.Get("_meta"); ok {
-			if si, ok := meta.Get(mcpwire.MetaServerInfo); ok {
-				s.mu.Lock()
-				s.serverName, s.serverVersion = implementation(si)
-				s.mu.Unlock()
-			}
+		if s.learnServerInfo(resp.Result) {
+			s.mu.Lock()
+			s.gate = nil // decided, if at all, against what was known before
+			s.mu.Unlock()
 		}
 	case "tools/list":
 		if s.g.cfg.Mode != Enforce {
@@ -585,6 +585,9 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	s.mu.Unlock()
 	b := s.g.baseline.Load()
 	tl, first, err := s.tracedList(ctx, fwd)
+	if err == nil {
+		s.identify(ctx, first, fwd)
+	}
 	now := s.g.cfg.Now()
 	s.mu.Lock()
 	prev := s.gate
@@ -622,6 +625,67 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	s.setGate(g)
 	s.recordList(list)
 	return g, nil
+}
+
+// learnServerInfo records the serverInfo a 2026-07-28 result carries in
+// its _meta (server/discover's, and every result's SHOULD), and reports
+// whether the name or version changed.
+func (s *session) learnServerInfo(result jcs.Value) bool {
+	if !result.Valid() || result.Kind() != jcs.Object {
+		return false
+	}
+	meta, ok := result.Get("_meta")
+	if !ok || meta.Kind() != jcs.Object {
+		return false
+	}
+	si, ok := meta.Get(mcpwire.MetaServerInfo)
+	if !ok {
+		return false
+	}
+	name, version := implementation(si)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.legacy {
+		return false
+	}
+	changed := name != s.serverName || version != s.serverVersion
+	s.serverName, s.serverVersion, s.identified = name, version, true
+	return changed
+}
+
+// identify makes sure a session that did not initialize (2026-07-28
+// traffic) knows who the upstream is before its list is decided: the
+// identity tuple's name and version are part of what is decided, and a
+// downstream that lists without discovering first must not have its list
+// judged against an unknown name. The listing's first page usually says
+// it (first: its result's _meta); when it does not, the upstream's own
+// server/discover is asked, once, until it answers. A legacy session
+// learnt it from initialize, which is answered before anything after it
+// is read. An upstream that says nothing leaves it unknown, and the
+// decision says so.
+func (s *session) identify(ctx context.Context, first jcs.Value, fwd http.Header) {
+	s.learnServerInfo(first)
+	s.mu.Lock()
+	skip := s.legacy || s.identified
+	meta := s.meta
+	s.mu.Unlock()
+	if skip {
+		return
+	}
+	if len(meta) == 0 {
+		meta = defaultMeta(s.g.cfg.Upstream.ClientName, s.g.cfg.Upstream.ClientVersion)
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":"mcpdrift-proxy-discover","method":"server/discover","params":{"_meta":` + string(meta) + `}}`)
+	rm, err := frame.Parse(req)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.g.cfg.ListTimeout)
+	defer cancel()
+	resp, err := s.up.request(ctx, req, rm, fwd, func(x *frame.Message) { s.fromServer(x, s.emitOrDrop) })
+	if err == nil {
+		s.learn(rm, resp.Message)
+	}
 }
 
 // httpModern says whether a session's listing is a 2026-07-28 one over
@@ -679,6 +743,7 @@ func (s *session) recordList(l *decide.List) {
 		}
 	}
 	s.g.cfg.Metrics.tools(served, hidden)
+	s.g.status(l)
 }
 
 // servedResult builds the tools/list result to serve: the first page's

@@ -28,7 +28,7 @@ func newProxy(e *env) *cobra.Command {
 		live                                         liveFlags
 		listen, tokenFile, declared, mode, profile   string
 		observedOut, decisionLog, metricsListen, sid string
-		strict, noStrict, serveStale                 bool
+		strict, noStrict, serveStale, quiet          bool
 		relist, listTimeout                          time.Duration
 		rules                                        string
 		lockPath, allowedSigners                     string
@@ -206,6 +206,9 @@ decision log.`,
 				RelistInterval: relist, ListTimeout: listTimeout, ServerID: serverID, Target: target, Classifier: c,
 				Log: logw, Metrics: metrics, Secrets: e.secrets, Tracer: tr.tracer(),
 			}
+			if !quiet {
+				pc.Status = e.stderr
+			}
 			if observedOut != "" {
 				pc.OnObserved = func(o *manifest.Observed) {
 					b, err := manifest.MarshalArtifact(o)
@@ -285,6 +288,7 @@ decision log.`,
 	f.StringVar(&profile, "profile", "review", "decision profile: review|fail-closed")
 	f.BoolVar(&strict, "strict-arguments", false, "refuse call arguments the pinned inputSchema does not declare (default under fail-closed)")
 	f.BoolVar(&noStrict, "no-strict-arguments", false, "accept undeclared properties the pinned schema allows, even under fail-closed")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no line on stderr when what is served changes (what is served and hidden, by reason; why the server is withheld)")
 	f.BoolVar(&serveStale, "serve-stale", false, "when the upstream cannot be listed completely, keep serving the last gated list (default: serve nothing)")
 	f.DurationVar(&relist, "relist-interval", 0, "re-observe the upstream when the gated list is older than this (0: on list_changed and ttlMs only)")
 	f.DurationVar(&listTimeout, "list-timeout", 30*time.Second, "bound on the gateway's whole listing of the upstream")

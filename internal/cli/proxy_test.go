@@ -151,6 +151,11 @@ func TestProxyCommand(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
+	// The operator sees, without the decision log, what is served and why
+	// the rest is hidden: one line each time that changes.
+	if !strings.Contains(stderr, `"acme": serving 5 of 5 tools`) || !strings.Contains(stderr, `"acme": serving 1 of 5 tools; hidden: 3 tool_changed_needs_review ("add_deploy_key", "create_or_update_file", "search_issues"), 1 tool_not_in_baseline ("run_workflow_command")`) {
+		t.Errorf("stderr does not say what is served:\n%s", stderr)
+	}
 	lb, _ := os.ReadFile(logf)
 	if !bytes.Contains(lb, []byte(`"decision":"deny"`)) || !bytes.Contains(lb, []byte(`"tool":"run_workflow_command"`)) {
 		t.Errorf("decision log:\n%s", lb)
