@@ -2,6 +2,7 @@ package redact_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -73,6 +74,40 @@ func BenchmarkRedactEscapedSecrets(b *testing.B) {
 				for _, x := range raw {
 					_ = strings.Contains(doc, x)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkRedactMessage: what the gateway pays on each message it sends
+// downstream (proxy.Gateway.out): a 2 KB tools/call result and a 1 MB
+// tools/list response that hold no secret, with the secrets of one
+// --header "Authorization: Bearer …" and the report layers registered,
+// as the CLI sets them up.
+func BenchmarkRedactMessage(b *testing.B) {
+	var s redact.Set
+	for _, f := range report.Escapers() {
+		s.AddEscaper(f)
+	}
+	s.AddHeader("Authorization", "Bearer tok_9f8e7d6c5b4a3Zq8Wm3Rt7Yp2Xk4Nb6Vc1")
+	s.AddHeader("X-Api-Key", "ak-0123456789-SECRETKEY-qQ7rT2wX")
+	text := strings.Repeat("The forecast for Paris: 14 °C, light rain, wind 12 km/h from the south-west. ", 26)
+	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "result": map[string]any{
+		"content": []any{map[string]any{"type": "text", "text": text}}, "isError": false}})
+	list := corpus.ToolsListResponse(1, 1)
+	for n := 1; len(list) < 1<<20; n *= 2 {
+		list = corpus.ToolsListResponse(n, 1)
+	}
+	list = list[:1<<20] // the bytes of a message, not necessarily whole JSON
+	for _, m := range []struct {
+		name string
+		msg  []byte
+	}{{"2KB", call[:min(len(call), 2048)]}, {"1MB", list}} {
+		b.Run(m.name, func(b *testing.B) {
+			b.SetBytes(int64(len(m.msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Bytes(m.msg)
 			}
 		})
 	}
