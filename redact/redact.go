@@ -13,7 +13,10 @@
 // as a clipped prefix (of at least MinLen bytes, past the auth scheme of
 // an authorization value) right before "…" (safetext.Clip cuts long
 // untrusted text that way), so a message that cut a secret in half does
-// not print the half.
+// not print the half. And as a server may echo it otherwise (runs.go):
+// base64-encoded at any alignment in either alphabet, or in hexadecimal;
+// and in part, MinRun or more characters of a run of its letters and
+// digits that looks random, wherever they are.
 //
 // A value shorter than MinLen cannot be told apart from ordinary text: it
 // is sent but not redacted, and Add reports it so the caller can say so.
@@ -32,7 +35,6 @@ import (
 	"io"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,8 +61,7 @@ type Set struct {
 	mu       sync.RWMutex
 	secrets  []secret
 	escapers []func(string) string
-	rep      *strings.Replacer // nil until built, or when there is nothing to redact
-	forms    []form
+	c        *compiled // nil until built, or when there is nothing to redact
 	built    bool
 }
 
@@ -228,113 +229,6 @@ func (s *Set) Empty() bool {
 	return len(s.secrets) == 0
 }
 
-// replacer builds (once per change) the replacer of every form of every
-// secret, longest first so a whole secret wins over a part of it, and the
-// forms the clipped-prefix pass looks for.
-func (s *Set) replacer() (*strings.Replacer, []form) {
-	s.mu.RLock()
-	if s.built {
-		r, f := s.rep, s.forms
-		s.mu.RUnlock()
-		return r, f
-	}
-	s.mu.RUnlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.built {
-		return s.rep, s.forms
-	}
-	s.built = true
-	s.rep, s.forms = nil, nil
-	if len(s.secrets) == 0 {
-		return nil, nil
-	}
-	// A secret reaches the output through up to three layers, and each
-	// composition is a form: how mcpdrift quoted it in a message (as it
-	// is, Escape, the inside of Quote, of Quote twice, EscapeASCII's,
-	// Go's quote, which a library's message may carry), how a renderer
-	// wrote that text (as it is, or a layer a renderer registered with
-	// AddEscaper: Markdown, SARIF, HTML), and how the document encodes a
-	// string (as it is, or JSON: a report, a SARIF log). Query and path
-	// escaping are the raw value's (a URL).
-	inners := []func(string) string{
-		func(x string) string { return x },
-		safetext.Escape,
-		quoteInside,
-		func(x string) string { return quoteInside(quoteInside(x)) }, // a quoted message quoted again
-		safetext.EscapeASCII,
-		func(x string) string { q := safetext.QuoteASCII(x); return q[1 : len(q)-1] },
-		func(x string) string { q := strconv.Quote(x); return q[1 : len(q)-1] },
-	}
-	layers := append([]func(string) string{func(x string) string { return x }}, s.escapers...)
-	wires := []func(string) string{func(x string) string { return x }, jsonEscape, jsonEscapeNoHTML}
-	seen := map[string]bool{}
-	var needles []string
-	anchorOf := map[string]string{}
-	schemeOf := map[string]int{}
-	// add records form n of a secret; scheme is the same spelling of the
-	// secret's auth scheme (schemePart), which a clipped prefix must go
-	// past.
-	add := func(n, anchor, scheme string) {
-		if len(n) >= MinLen && !seen[n] {
-			seen[n] = true
-			needles = append(needles, n)
-			if anchor != "" && strings.Contains(n, anchor) {
-				anchorOf[n] = anchor
-			}
-			if scheme != "" && strings.HasPrefix(n, scheme) {
-				schemeOf[n] = len(scheme)
-			}
-		}
-	}
-	for _, sec := range s.secrets {
-		a, vs := anchorIn(sec.value), spaced(sec.value)
-		sp := ""
-		if sec.auth {
-			sp = schemePart(sec.value)
-		}
-		add(url.QueryEscape(sec.value), a, url.QueryEscape(sp))
-		add(url.PathEscape(sec.value), a, url.PathEscape(sp))
-		inner := map[string]bool{}
-		for _, q := range inners {
-			for _, v := range vs {
-				t := q(v)
-				if inner[t] {
-					continue // a value with nothing to escape has one form
-				}
-				inner[t] = true
-				ts := ""
-				if vsp := schemePart(v); vsp != "" && sec.auth {
-					ts = q(vsp)
-				}
-				for _, l := range layers {
-					u, us := l(t), ""
-					if ts != "" {
-						us = l(ts)
-					}
-					for _, w := range wires {
-						ws := ""
-						if us != "" {
-							ws = w(us)
-						}
-						add(w(u), a, ws)
-					}
-				}
-			}
-		}
-	}
-	sort.SliceStable(needles, func(i, j int) bool { return len(needles[i]) > len(needles[j]) })
-	pairs := make([]string, 0, 2*len(needles))
-	for _, n := range needles {
-		pairs = append(pairs, n, Placeholder)
-		f := newForm(n)
-		f.anchor, f.scheme = anchorOf[n], schemeOf[n]
-		s.forms = append(s.forms, f)
-	}
-	s.rep = strings.NewReplacer(pairs...)
-	return s.rep, s.forms
-}
-
 // form is one written form of a secret with its KMP failure table, for
 // finding the longest prefix of it that ends right before an ellipsis.
 type form struct {
@@ -346,13 +240,16 @@ type form struct {
 	// spares one per form (a secret with characters the layers escape
 	// has dozens). "" when the run is too short to tell.
 	anchor string
-	// scheme is the length of the form's auth scheme and the space after
-	// it ("Bearer " of "Bearer tok…"), 0 for a secret without one: a
-	// clipped prefix counts only with MinLen bytes past it, as a secret
-	// counts only with MinLen bytes ("Bearer…" and "Bearer tok…" are
-	// text like any other; the credential, a secret of its own, is
-	// looked for on its own too).
-	scheme int
+	// floor is the shortest clipped prefix of the form that counts:
+	// MinLen bytes past the form's auth scheme and the space after it
+	// ("Bearer " of "Bearer tok…"), as a secret counts only with MinLen
+	// bytes ("Bearer…" and "Bearer tok…" are text like any other; the
+	// credential, a secret of its own, is looked for on its own too);
+	// MinRun characters of an encoding (runs.go), which is letters and
+	// digits that a hex dump or a base64 blob shares in its first bytes.
+	floor int
+	// label is the label of the secret it is a form of (for Find).
+	label string
 }
 
 // schemePart is the auth scheme of an authorization value and the space
@@ -430,10 +327,15 @@ func (f form) step(k int, c byte) int {
 
 // clipped replaces a secret's prefix that ends right before an ellipsis
 // (what safetext.Clip leaves of a secret it cut), when it holds at least
-// MinLen bytes past the secret's auth scheme. The ellipsis is found in
+// the form's floor (MinLen bytes past the secret's auth scheme, MinRun of
+// an encoding). The ellipsis is found in
 // each spelling a document carries it in: as it is, JSON-escaped
 // (\u2026: a snapshot holds a server's bytes as sent) and percent-encoded.
-func clipped(text string, forms []form) string {
+//
+// long says the text may hold a shortest prefix that counts of MinRun
+// bytes or more (the index looked for them): without it, only the forms
+// whose floor is shorter are looked for.
+func clipped(text string, forms []form, long bool) string {
 	type cut struct{ at, n int }
 	var cuts []cut
 	for _, e := range ellipses {
@@ -454,7 +356,7 @@ func clipped(text string, forms []form) string {
 	// secret (a hostile one) costs no more than its length.
 	var live []form
 	for _, f := range forms {
-		if n := f.scheme + MinLen; n < len(f.text) && strings.Contains(text, f.text[:n]) {
+		if n := f.floor; n < len(f.text) && (long || n < MinRun) && strings.Contains(text, f.text[:n]) {
 			live = append(live, f)
 		}
 	}
@@ -474,7 +376,7 @@ func clipped(text string, forms []form) string {
 		for _, f := range forms {
 			// A proper prefix of the form is shorter than the form.
 			lo := max(last, p-len(f.text)+1)
-			if k := f.longestPrefixBefore(text[lo:p]); k > best && k-f.scheme >= MinLen {
+			if k := f.longestPrefixBefore(text[lo:p]); k > best && k >= f.floor {
 				best = k
 			}
 		}
@@ -495,32 +397,26 @@ func clipped(text string, forms []form) string {
 var ellipses = []string{ellipsis, `\u2026`, "%E2%80%A6", "%e2%80%a6"}
 
 func (s *Set) redact(text string) string {
-	r, forms := s.replacer()
-	if r == nil {
+	c := s.compiled()
+	if c == nil {
 		return text
 	}
-	// Most outputs hold no secret: a scan per form (strings.Index is
-	// vectorised) is much cheaper than the replacer's byte-by-byte walk,
-	// which runs only when some form is there.
-	absent := ""  // the last anchor found absent
-	present := "" // the last anchor found present
-	for _, f := range forms {
-		if a := f.anchor; a != "" && a != present {
-			if a == absent {
-				continue
-			}
-			if !strings.Contains(text, a) {
-				absent = a
-				continue
-			}
-			present = a
-		}
-		if strings.Contains(text, f.text) {
-			text = r.Replace(text)
-			break
-		}
+	// Most outputs hold no secret: one pass of the index (a form of
+	// MinRun bytes or more, a secret's part) and a scan per short form
+	// are much cheaper than the replacer's byte-by-byte walk, which runs
+	// only when some form is there.
+	f := c.ix.present(text)
+	if f.form || shortIn(text, c.short) != nil {
+		text = c.rep.Replace(text)
+		f.prefix, f.part = true, true // what the index found before is no longer where it was
 	}
-	return clipped(text, forms)
+	text = clipped(text, c.forms, f.prefix)
+	if f.part {
+		// Placeholder holds no run of MinRun letters and digits, so what
+		// was replaced before holds no part that was not there.
+		text = c.ix.parts(text)
+	}
+	return text
 }
 
 // String returns text with every secret replaced by Placeholder.
@@ -549,14 +445,42 @@ func (s *Set) Bytes(b []byte) []byte {
 }
 
 // Find reports the label of a secret that text contains, decoded text
-// (a JSON string's value, say), or "" when it holds none.
+// (a JSON string's value, say), or "" when it holds none: as it is, in
+// any form the redaction writes over (escaped, base64, hexadecimal), or a
+// part of it (runs.go: "a part of" the secret's label).
 func (s *Set) Find(text string) string {
 	if s == nil {
 		return ""
 	}
+	c := s.compiled()
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return labelIn(s.secrets, text)
+	secrets := s.secrets // appended to, never changed: this view stays whole
+	s.mu.RUnlock()
+	return c.labelIn(secrets, text, false)
+}
+
+// labelIn is the label of what of the secrets text holds — a secret as
+// it is, a prefix of it clipped (when clip), another form of it (an
+// encoding included: runs.go), a part of it — or "".
+func (c *compiled) labelIn(secrets []secret, text string, clip bool) string {
+	if l := labelIn(secrets, text); l != "" || c == nil {
+		return l
+	}
+	if clip {
+		if l := clippedLabelIn(secrets, text); l != "" {
+			return l
+		}
+		if l := clippedLabelIn(c.encoded, text); l != "" {
+			return l
+		}
+	}
+	if l := c.ix.label(text); l != "" {
+		return l
+	}
+	if f := shortIn(text, c.short); f != nil {
+		return f.label
+	}
+	return ""
 }
 
 // clippedLabelIn is "a clipped prefix of" the label of the first of
@@ -597,8 +521,9 @@ func labelIn(secrets []secret, text string) string {
 // name of a parsed JSON value (decoded, so an escaped spelling is found
 // too, and percent-decoded as well: %74 for a "t"), whole or as a clipped
 // prefix right before "…" (MinLen bytes or more past an auth scheme, as
-// the redaction reads one: "a clipped prefix of" the secret's label), and
-// the JSON pointer where, or "" when there is none. It reads
+// the redaction reads one: "a clipped prefix of" the secret's label), in
+// the other forms and parts Find reads, and the JSON pointer where, or ""
+// when there is none. It reads
 // the document's decoded strings in place and builds the pointer only for
 // what it finds: a live pin with a header checks every string of every
 // tool (50 MB of copies and pointers for 10,000 tools, when it made them
@@ -607,25 +532,20 @@ func (s *Set) FindInValue(v jcs.Value) (label, pointer string) {
 	if s.Empty() || !v.Valid() {
 		return "", ""
 	}
+	c := s.compiled()
 	s.mu.RLock()
 	secrets := s.secrets // appended to, never changed: this view stays whole
 	s.mu.RUnlock()
 	find := func(b []byte) string {
 		text := unsafe.String(unsafe.SliceData(b), len(b)) // read-only view of the document's bytes
-		if l := labelIn(secrets, text); l != "" {
-			return l
-		}
-		if l := clippedLabelIn(secrets, text); l != "" {
+		if l := c.labelIn(secrets, text, true); l != "" {
 			return l
 		}
 		if strings.IndexByte(text, '%') >= 0 {
 			// Percent-encoded as Go would not write it (%74 for a "t"): a
 			// URL's reader decodes it to the secret all the same.
 			if u := percentDecoded(text); u != text {
-				if l := labelIn(secrets, u); l != "" {
-					return l
-				}
-				return clippedLabelIn(secrets, u)
+				return c.labelIn(secrets, u, true)
 			}
 		}
 		return ""

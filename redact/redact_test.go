@@ -286,6 +286,8 @@ func FuzzClippedAgrees(f *testing.F) {
 	f.Add("Bearer tok_9f8e7d6c5b4a", "uses tok_9f8e7d…")
 	f.Add("Bearer tok_9f8e7d6c5b4a", "send Bearer…")
 	f.Add("Token abc-def-ghi", "Token abc-de… and more")
+	f.Add("Bearer tok_9f8e7d6c5b4a3Zq8Wm3Rt7", "get_6c5b4a3Zq8Wm3Rt7 and dG9rXzlmOGU3ZDZjNWI0YT")
+	f.Add("Bearer tok_9f8e7d6c5b4a3Zq8Wm3Rt7", "746f6b5f3966386537643663356234613 and…")
 	f.Fuzz(func(t *testing.T, header, text string) {
 		plain := func(s string) bool {
 			for _, r := range s {
