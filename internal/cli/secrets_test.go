@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -80,6 +82,27 @@ func echoingServer(t *testing.T, tools string, mode string) string {
 	return echoingServerOf(t, mockserver.Config{ServerName: "echo {{AUTH}}", ServerVersion: "1"}, tools, mode)
 }
 
+// encodedEchoes are the other ways a server may echo the credential of
+// an authorization value auth, by placeholder: {{AUTH64}} its base64 in a
+// blob (two bytes before it, so that it begins at the third alignment),
+// {{AUTH64URL}} in the URL-safe alphabet at the second, {{AUTHHEX}} its
+// hexadecimal, {{AUTHTAIL}} its last 20 characters, and {{AUTHSPLIT1}} and
+// {{AUTHSPLIT2}} its halves.
+func encodedEchoes(auth string) map[string]string {
+	_, cred, _ := strings.Cut(auth, " ")
+	if len(cred) < 20 {
+		return nil
+	}
+	return map[string]string{
+		"{{AUTH64}}":     base64.StdEncoding.EncodeToString([]byte("\x01\x02" + cred + "!")),
+		"{{AUTH64URL}}":  base64.RawURLEncoding.EncodeToString([]byte("\xff" + cred)),
+		"{{AUTHHEX}}":    hex.EncodeToString([]byte(cred)),
+		"{{AUTHTAIL}}":   cred[len(cred)-20:],
+		"{{AUTHSPLIT1}}": cred[:len(cred)/2],
+		"{{AUTHSPLIT2}}": cred[len(cred)/2:],
+	}
+}
+
 // echoingServerOf is echoingServer of a mock made with cfg.
 func echoingServerOf(t *testing.T, cfg mockserver.Config, tools string, mode string) string {
 	t.Helper()
@@ -115,6 +138,9 @@ func echoingServerOf(t *testing.T, cfg mockserver.Config, tools string, mode str
 		esc := func(v string) []byte { b, _ := json.Marshal(v); return b[1 : len(b)-1] }
 		out = bytes.ReplaceAll(out, []byte("{{AUTH}}"), esc(auth))
 		out = bytes.ReplaceAll(out, []byte("{{KEY}}"), esc(key))
+		for k, v := range encodedEchoes(auth) {
+			out = bytes.ReplaceAll(out, []byte(k), esc(v))
+		}
 		if _, rest, ok := strings.Cut(r.URL.Path, "/mcp/"); ok {
 			seg, _, _ := strings.Cut(rest, "/")
 			out = bytes.ReplaceAll(out, []byte("{{PATHKEY}}"), esc(seg))

@@ -221,6 +221,12 @@ func TestPinSpoolNoSecret(t *testing.T) {
 		{"escaped inside a clipped prefix", `uses tok\u005f` + bearerToken[4:20] + `…`, bearerToken, 2},
 		{"percent-encoded otherwise", `see ?auth=%74` + bearerToken[1:], bearerToken, 2},
 		{"as sent", "uses {{AUTH}}", bearerToken, 2},
+		// Encoded, or in part (issue 29, item 6): a token whose letters
+		// and digits look random.
+		{"base64 in a blob", "data {{AUTH64}}", randomToken, 2},
+		{"base64url", "data {{AUTH64URL}}", randomToken, 2},
+		{"hexadecimal", "digest {{AUTHHEX}}", randomToken, 2},
+		{"its last 20 characters", "see {{AUTHTAIL}}", randomToken, 2},
 		// The scheme alone, cut: nothing of the credential, pinned as
 		// served.
 		{"the scheme, clipped", `send Authorization: Bearer…`, bearerToken, 0},
@@ -240,7 +246,7 @@ func TestPinSpoolNoSecret(t *testing.T) {
 				t.Errorf("%s: tool %s's name is on the spool in the clear", c.name, n)
 			}
 		}
-		assertNoSecret(t, c.name+": the spool", raw)
+		assertNoEncodedSecret(t, c.name+": the spool", raw, c.token)
 		for _, piece := range []string{escaped, c.token[1:11], c.token[8:18]} {
 			if bytes.Contains(raw, []byte(piece)) {
 				t.Errorf("%s: the spool holds %q", c.name, piece)
@@ -259,8 +265,15 @@ func TestPinSpoolNoSecret(t *testing.T) {
 		if code == 2 && !strings.Contains(stderr, "reflects credentials") {
 			t.Errorf("%s: refused, but not for the reflection: %s", c.name, stderr)
 		}
-		assertNoSecret(t, c.name+": stderr", []byte(stderr))
+		assertNoEncodedSecret(t, c.name+": stderr", []byte(stderr), c.token)
 		assertDirClean(t, dir) // every file the run wrote
+		filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() {
+				b, _ := os.ReadFile(p)
+				assertNoEncodedSecret(t, p, b, c.token)
+			}
+			return nil
+		})
 	}
 }
 
