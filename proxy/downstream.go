@@ -32,9 +32,10 @@ const stdioDrain = 2 * time.Second
 // (the credentials it holds for the upstream, and the downstream
 // credentials it has seen) are redacted, so an upstream that reflects a
 // credential into a result, an error or a notification cannot hand it to
-// an agent. It is the one place downstream bytes may differ from the
-// upstream's, and only where a secret stood.
-func (g *Gateway) out(b []byte) []byte { return g.cfg.Secrets.Bytes(b) }
+// an agent — in the bytes, and where JSON escapes spell it
+// (redact.Set.JSON). It is the one place downstream bytes may differ from
+// the upstream's, and only where a secret stood.
+func (g *Gateway) out(b []byte) []byte { return g.cfg.Secrets.JSON(b) }
 
 // dial opens an upstream link for a new session.
 func (g *Gateway) dial(ctx context.Context) (upstream, error) {

@@ -56,7 +56,7 @@ func (l *DecisionLog) write(secrets *redact.Set, r Record) {
 	if err != nil {
 		return
 	}
-	b = append(secrets.Bytes(b), '\n')
+	b = append(secrets.JSON(b), '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, _ = l.w.Write(b)

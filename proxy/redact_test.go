@@ -47,7 +47,7 @@ func echoingUpstream(t *testing.T) string {
 		if len(cred) >= 20 {
 			out = bytes.ReplaceAll(out, []byte("{{TAIL}}"), []byte(cred[len(cred)-20:]))
 			blob := base64.StdEncoding.EncodeToString([]byte("\x00\x01" + cred + "\x02"))
-			out = bytes.ReplaceAll(out, []byte(`"text":"ok"`), []byte(`"text":"`+blob+`"`))
+			out = bytes.ReplaceAll(out, []byte(`"text":"ok"`), []byte(`"text":"`+blob+`","_meta":{"echo":"`+escapeAll(cred)+`"}`))
 		}
 		for k, vs := range rec.Header() {
 			w.Header()[k] = vs
@@ -58,6 +58,16 @@ func echoingUpstream(t *testing.T) string {
 	}))
 	t.Cleanup(func() { ts.Close(); m.Close() })
 	return ts.URL + "/mcp"
+}
+
+// escapeAll spells every character of s as a JSON \u escape: the bytes
+// hold none of s, a reader decodes all of it.
+func escapeAll(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteString(`\u` + strconv.FormatInt(int64(0x10000+r), 16)[1:])
+	}
+	return b.String()
 }
 
 // tee keeps a copy of every byte a handler writes.
@@ -164,6 +174,19 @@ func TestEncodedAndPartialEchoesRedacted(t *testing.T) {
 			if mode != proxy.Observe {
 				if len(obs.Calls) != 1 || !strings.Contains(string(obs.Calls[0].Result), `"text":"AAF`+redact.Placeholder) {
 					t.Errorf("the call's result: %+v", obs.Calls)
+				}
+				// What the agent decodes: the JSON-escaped echo too.
+				var decoded any
+				_ = json.Unmarshal(obs.Calls[0].Result, &decoded)
+				text, _ := json.Marshal(decoded)
+				for _, p := range tokenPieces() {
+					if strings.Contains(string(text), p) {
+						t.Errorf("the agent decodes %q from the result: %s", p, obs.Calls[0].Result)
+						break
+					}
+				}
+				if !strings.Contains(string(text), `"echo":"[REDACTED]"`) {
+					t.Errorf("the escaped echo: %s", text)
 				}
 			}
 			if mode != proxy.Enforce && !strings.Contains(rec, `"get_[REDACTED]"`) {

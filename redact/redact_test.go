@@ -366,3 +366,29 @@ func TestClippedReviewCases(t *testing.T) {
 		t.Errorf("String over 300,000 ellipses took %v", d)
 	}
 }
+
+// TestJSONEscapedSecret: a secret spelled with JSON escapes is redacted
+// in what a reader decodes, and the other bytes are kept.
+func TestJSONEscapedSecret(t *testing.T) {
+	var s redact.Set
+	s.Add("the --header value", "tok_9f8e7d6c5b4a3210")
+	for _, in := range []string{
+		`{"result":{"content":[{"type":"text","text":"tok\u005f9f8e7d6c5b4a3210"}]},"id":1}`,
+		`{"a":"\u0074\u006fk_9f8e7d6c5b4a3210 and more","b":"x\n"}`,
+		`{"tok\u005f9f8e7d6c5b4a3210":1,"z":"plain"}`,
+		`["tok_9f8e7d6c5b4a3210","\u0074ok_9f8e7d6c5b4a3210"]`,
+	} {
+		out := s.JSON([]byte(in))
+		d, err := jcs.Parse(out)
+		if err != nil {
+			t.Fatalf("%s: not JSON after redaction: %s", in, out)
+		}
+		if strings.Contains(string(d.Root().Canonical()), "9f8e7d6c5b4a3210") || strings.Contains(string(out), "9f8e7d6c5b4a3210") {
+			t.Errorf("%s: a reader still decodes the secret: %s", in, out)
+		}
+	}
+	plain := []byte(`{"a":"caf\u00e9","b":"nothing secret"}`)
+	if got := s.JSON(plain); string(got) != string(plain) {
+		t.Errorf("changed bytes with no secret in them: %s", got)
+	}
+}
