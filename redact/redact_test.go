@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/redact"
@@ -391,4 +392,53 @@ func TestJSONEscapedSecret(t *testing.T) {
 	if got := s.JSON(plain); string(got) != string(plain) {
 		t.Errorf("changed bytes with no secret in them: %s", got)
 	}
+}
+
+// FuzzJSON: whatever JSON text a server sends, what a reader decodes from
+// Set.JSON's output holds no secret, and the output is still JSON.
+func FuzzJSON(f *testing.F) {
+	f.Add(`{"a":"tok\u005f9f8e7d6c5b4a3210"}`, "tok_9f8e7d6c5b4a3210")
+	f.Add(`["\u0074ok_9f8e7d6c5b4a3210",{"tok_9f8e7d6c5b4a3210":1}]`, "tok_9f8e7d6c5b4a3210")
+	f.Add(`{"x":"s\u0065cret-value-1"}`, "secret-value-1")
+	f.Fuzz(func(t *testing.T, text, secret string) {
+		if len(secret) < redact.MinLen || strings.ContainsAny(secret, "[]\\\"") || !utf8.ValidString(secret) {
+			return
+		}
+		if _, err := jcs.Parse([]byte(text)); err != nil {
+			return
+		}
+		var s redact.Set
+		s.Add("fuzz", secret)
+		out := s.JSON([]byte(text))
+		d2, err := jcs.Parse(out)
+		if err != nil {
+			// A secret that ordinary JSON holds (digits in a number) is
+			// written over as Bytes does, breaking the text: no reader
+			// decodes it then, and the bytes hold no secret.
+			if strings.Contains(string(out), secret) {
+				t.Fatalf("the bytes still hold the secret: %q", out)
+			}
+			return
+		}
+		var walk func(v jcs.Value)
+		walk = func(v jcs.Value) {
+			switch v.Kind() {
+			case jcs.String:
+				if strings.Contains(v.Str(), secret) {
+					t.Fatalf("a reader decodes the secret from %q", out)
+				}
+			case jcs.Array:
+				for i := range v.Len() {
+					walk(v.Index(i))
+				}
+			case jcs.Object:
+				for i := range v.Len() {
+					k, x := v.Member(i)
+					walk(k)
+					walk(x)
+				}
+			}
+		}
+		walk(d2.Root())
+	})
 }
