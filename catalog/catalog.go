@@ -761,6 +761,8 @@ var entries = []Entry{
 		Explanation: "The upstream could not be reached, timed out, or answered with something that is not a JSON-RPC response.", Remedy: "Check the upstream.", Source: own},
 	{Code: "upstream_refused", Family: FamilyGateway, Kind: Decision, Title: "The upstream refused the request",
 		Explanation: "The upstream answered 401 or 403; an HTTP downstream gets the status and WWW-Authenticate as they came.", Remedy: "Give the downstream (or the gateway's --header) a valid credential.", Source: own},
+	{Code: "session_failed", Family: FamilyGateway, Kind: Decision, Title: "The session was ended after a fault in the gateway",
+		Explanation: "Work the gateway did for one session panicked (a downstream writer that failed, a bug reached by an upstream's bytes): that session alone is ended, failing closed. Its upstream link is closed, its requests still in flight are answered -32603 with this reason, a legacy HTTP session's later requests get 404 (initialize again), a stdio downstream's gateway exits with an error, and the decision log records where it happened. Other sessions and the process go on.", Remedy: "Start a new session; report the decision log's note, which says where the fault was.", Source: own},
 	{Code: "serve_stale", Family: FamilyGateway, Kind: Decision, Title: "Served stale: the upstream could not be listed",
 		Explanation: "With --serve-stale, when the upstream cannot be listed completely, the last gated list keeps being served (once, then it is withheld).", Remedy: "Fix the upstream; prefer failing closed.", Source: own},
 	{Code: "no_complete_list_observed", Family: FamilyGateway, Kind: Decision, Title: "Audit: no complete list was observed yet",

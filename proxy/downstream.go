@@ -52,113 +52,43 @@ func (g *Gateway) dial(ctx context.Context) (upstream, error) {
 // ServeStdio serves one downstream over newline-delimited JSON-RPC on r
 // and w (the drop-in form: a client configuration whose command is the
 // gateway). It returns when r ends (the downstream is gone), after ending
-// the upstream.
-func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+// the upstream; or with an error when a write to w fails, or a fault
+// ended the session (fault.go) — a panic of w's, say: the session ends,
+// not the process. Nothing is written to w after it returns.
+func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) (err error) {
 	up, err := g.dial(ctx)
 	if err != nil {
 		return err
 	}
-	var wmu sync.Mutex
-	write := func(b []byte) {
-		wmu.Lock()
-		defer wmu.Unlock()
-		_, _ = w.Write(frame.AppendLine(nil, g.out(b)))
-	}
+	out := &stdioOut{g: g, w: w, broken: make(chan struct{})}
+	write := out.write
 	s := newSession(g, "", up, write)
+	defer func() {
+		if v := recover(); v != nil {
+			s.fault("serving the stdio downstream", v)
+		}
+		if where := s.failedReason(); where != "" {
+			err = errors.New("proxy: the session was ended after a fault while " + where)
+		} else if werr := out.failed(); werr != nil && err == nil {
+			err = errors.New("proxy: writing to the downstream: " + mcpwire.ErrorText(werr, 300))
+		}
+	}()
 	defer s.close()
-	type lineMsg struct {
-		b       []byte
-		tooLong bool
-		err     error
-	}
-	lines := make(chan lineMsg)
+	defer out.end()
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		// The read blocks until r has a line (os.Stdin cannot be
-		// interrupted); the loop below does not wait for it to end.
-		lr := frame.NewLineReader(r, g.cfg.MaxMessageBytes)
-		for {
-			line, err := lr.Next()
-			lm := lineMsg{b: line, err: err}
-			if frame.IsLineTooLong(err) {
-				lm.tooLong, lm.err = true, lr.Skip()
-			}
-			select {
-			case lines <- lm:
-			case <-stop:
-				return
-			}
-			if lm.err != nil {
-				return
-			}
-		}
-	}()
-	// Requests are answered concurrently by up to maxInFlight workers,
-	// started as needed and kept for the session: a goroutine per request
-	// would start on a small stack and grow it again for every call (the
-	// argument validation recurses).
-	work := make(chan *frame.Message)
-	workers := 0
-	var wg sync.WaitGroup
-	// When the downstream is gone (r ended) or ctx ends, what is still in
-	// flight must not keep the session and its upstream alive: a
-	// subscriptions/listen stream, which never ends by itself, is cancelled
-	// at once; other requests get stdioDrain to finish (a request piped in
-	// just before the end is still answered), then are cancelled.
-	reqCtx, cancelReqs := context.WithCancel(ctx)
-	streamCtx, cancelStreams := context.WithCancel(reqCtx)
-	defer cancelReqs()
-	defer func() {
-		close(work)
-		cancelStreams()
-		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
-		t := time.NewTimer(stdioDrain)
-		defer t.Stop()
-		select {
-		case <-done:
-		case <-t.C:
-			cancelReqs()
-			<-done
-		}
-	}()
-	serve := func(m *frame.Message) {
-		hctx := reqCtx
-		if m.Method == "subscriptions/listen" {
-			hctx = streamCtx
-		}
-		rep := s.handle(hctx, m, nil, write)
-		switch {
-		case rep.err != nil:
-			write(errorBody(m, mcpwire.CodeInternalError, rep.err.Error(), "upstream_refused", nil))
-		case rep.body != nil:
-			write(rep.body)
-		}
-	}
-	dispatch := func(m *frame.Message) {
-		select {
-		case work <- m: // an idle worker
-			return
-		default:
-		}
-		if workers == maxInFlight {
-			work <- m // wait for one
-			return
-		}
-		workers++
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ; m != nil; m = <-work {
-				serve(m)
-			}
-		}()
-	}
+	lines := readLines(s, r, g.cfg.MaxMessageBytes, stop)
+	ws := newStdioWorkers(ctx, s, write)
+	defer ws.drain()
+	dispatch := ws.dispatch
 	for {
 		var lm lineMsg
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-s.dead:
+			return nil // the deferred function says why
+		case <-out.broken:
 			return nil
 		case lm = <-lines:
 		}
@@ -183,7 +113,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 				// pipelines initialize and tools/list would otherwise have
 				// its list gated against an unknown name), and
 				// notifications/initialized never overtakes it.
-				serve(m)
+				ws.serve(m)
 			} else {
 				dispatch(m)
 			}
@@ -191,6 +121,169 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 		if lm.err != nil {
 			return nil
 		}
+	}
+}
+
+// stdioOut is a stdio downstream's output: one line per message, one
+// write at a time. After a write failed or panicked, or once ServeStdio
+// has returned, nothing more is written: a re-observation or a server
+// message that comes later finds the output ended.
+type stdioOut struct {
+	g      *Gateway
+	w      io.Writer
+	mu     sync.Mutex
+	err    error
+	ended  bool
+	broken chan struct{} // closed when a write failed
+}
+
+func (o *stdioOut) write(b []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ended || o.err != nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			o.err = errors.New("the downstream's writer panicked")
+			close(o.broken)
+			panic(v) // the goroutine's guard ends the session and says where
+		}
+	}()
+	if _, err := o.w.Write(frame.AppendLine(nil, o.g.out(b))); err != nil {
+		o.err = err
+		close(o.broken)
+	}
+}
+
+func (o *stdioOut) end() {
+	o.mu.Lock()
+	o.ended = true
+	o.mu.Unlock()
+}
+
+func (o *stdioOut) failed() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
+}
+
+type lineMsg struct {
+	b       []byte
+	tooLong bool
+	err     error
+}
+
+// readLines reads a stdio downstream's lines on a goroutine of their own
+// until r ends or stop is closed. The read blocks until r has a line
+// (os.Stdin cannot be interrupted); ServeStdio does not wait for it to
+// end.
+func readLines(s *session, r io.Reader, max int64, stop chan struct{}) <-chan lineMsg {
+	lines := make(chan lineMsg)
+	go func() {
+		defer s.guard("reading the stdio downstream")
+		lr := frame.NewLineReader(r, max)
+		for {
+			line, err := lr.Next()
+			lm := lineMsg{b: line, err: err}
+			if frame.IsLineTooLong(err) {
+				lm.tooLong, lm.err = true, lr.Skip()
+			}
+			select {
+			case lines <- lm:
+			case <-stop:
+				return
+			}
+			if lm.err != nil {
+				return
+			}
+		}
+	}()
+	return lines
+}
+
+// stdioWorkers answer a stdio downstream's requests concurrently: up to
+// maxInFlight workers, started as needed and kept for the session (a
+// goroutine per request would start on a small stack and grow it again
+// for every call: the argument validation recurses).
+type stdioWorkers struct {
+	s     *session
+	write func([]byte)
+	work  chan *frame.Message
+	n     int
+	wg    sync.WaitGroup
+	// When the downstream is gone (r ended) or ctx ends, what is still in
+	// flight must not keep the session and its upstream alive: a
+	// subscriptions/listen stream, which never ends by itself, is
+	// cancelled at once; other requests get stdioDrain to finish (a
+	// request piped in just before the end is still answered), then are
+	// cancelled.
+	reqCtx, streamCtx         context.Context
+	cancelReqs, cancelStreams context.CancelFunc
+}
+
+func newStdioWorkers(ctx context.Context, s *session, write func([]byte)) *stdioWorkers {
+	ws := &stdioWorkers{s: s, write: write, work: make(chan *frame.Message)}
+	ws.reqCtx, ws.cancelReqs = context.WithCancel(ctx)
+	ws.streamCtx, ws.cancelStreams = context.WithCancel(ws.reqCtx)
+	return ws
+}
+
+func (ws *stdioWorkers) serve(m *frame.Message) {
+	hctx := ws.reqCtx
+	if m.Method == "subscriptions/listen" {
+		hctx = ws.streamCtx
+	}
+	rep := ws.s.handle(hctx, m, nil, ws.write)
+	switch {
+	case rep.err != nil:
+		ws.write(errorBody(m, mcpwire.CodeInternalError, rep.err.Error(), "upstream_refused", nil))
+	case rep.body != nil:
+		ws.write(rep.body)
+	}
+}
+
+// dispatch hands m to an idle worker, or a new one, or waits for one; a
+// session a fault ended takes no more.
+func (ws *stdioWorkers) dispatch(m *frame.Message) {
+	select {
+	case ws.work <- m: // an idle worker
+		return
+	default:
+	}
+	if ws.n == maxInFlight {
+		select {
+		case ws.work <- m: // wait for one
+		case <-ws.s.dead:
+		}
+		return
+	}
+	ws.n++
+	ws.wg.Add(1)
+	go func() {
+		defer ws.wg.Done()
+		defer ws.s.guard("answering a request of the stdio downstream")
+		for ; m != nil; m = <-ws.work {
+			ws.serve(m)
+		}
+	}()
+}
+
+// drain ends the workers: listen streams at once, other requests after
+// stdioDrain.
+func (ws *stdioWorkers) drain() {
+	defer ws.cancelReqs()
+	close(ws.work)
+	ws.cancelStreams()
+	done := make(chan struct{})
+	go func() { ws.wg.Wait(); close(done) }()
+	t := time.NewTimer(stdioDrain)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		ws.cancelReqs()
+		<-done
 	}
 }
 
@@ -448,39 +541,76 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, opt HTTPOptions) 
 		writeRPCError(w, status, m.IDRaw(), e)
 		return
 	}
+	defer s.guardHTTP("answering a POST of the downstream")
 	if hs != nil {
 		w.Header().Set(mcpwire.HeaderSessionID, hs.sidFor())
 	}
-	var (
-		smu sync.Mutex
-		sse *frame.SSEWriter
-	)
-	wantsSSE := acceptsSSE(r)
-	onMsg := func(b []byte) {
-		smu.Lock()
-		defer smu.Unlock()
-		if !wantsSSE {
-			if hs != nil {
-				hs.push(b) // to the session's GET stream instead
-			}
-			return
-		}
-		if sse == nil {
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set("Cache-Control", "no-cache")
-			w.WriteHeader(http.StatusOK)
-			sse = frame.NewSSEWriter(w)
-		}
-		sse.Event(frame.Event{Data: g.out(b)})
-		_ = sse.Flush()
-	}
+	ps := &postStream{g: g, s: s, hs: hs, w: w, wantsSSE: acceptsSSE(r)}
 	ctx := r.Context()
 	if m.Method == "tools/call" {
 		ctx = context.WithValue(ctx, downstreamParamsKey{}, paramHeadersOf(r.Header))
 	}
-	rep := s.handle(ctx, m, g.forwardHeaders(r), onMsg)
-	smu.Lock()
-	defer smu.Unlock()
+	rep := s.handle(ctx, m, g.forwardHeaders(r), ps.msg)
+	ps.answer(m, rep)
+	if hs != nil && m.Method == "initialize" && !initialized(rep) {
+		// The upstream did not accept the session: the gateway keeps none.
+		g.dropSession(hs.s.id)
+	}
+}
+
+// postStream is the answer to one downstream POST: the server's messages
+// that come while the request is answered (an event stream, or the
+// session's GET stream when the downstream accepts no event stream),
+// then the answer. Once the answer is written the handler returns, and
+// what comes later — a list_changed whose re-observation ended after the
+// answer, a stream's notification already on its way — goes to the
+// session's own stream or is dropped (session.late): the response is
+// finished, and writing to it would write to a connection that serves
+// another request, or panic.
+type postStream struct {
+	g        *Gateway
+	s        *session
+	hs       *httpSession
+	w        http.ResponseWriter
+	wantsSSE bool
+
+	mu       sync.Mutex
+	sse      *frame.SSEWriter
+	finished bool
+}
+
+// msg carries one server message that came while the request is
+// answered.
+func (ps *postStream) msg(b []byte) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	switch {
+	case ps.finished:
+		ps.s.late(b)
+		return
+	case !ps.wantsSSE:
+		if ps.hs != nil {
+			ps.hs.push(b) // to the session's GET stream instead
+		}
+		return
+	}
+	if ps.sse == nil {
+		ps.w.Header().Set("Content-Type", "text/event-stream")
+		ps.w.Header().Set("Cache-Control", "no-cache")
+		ps.w.WriteHeader(http.StatusOK)
+		ps.sse = frame.NewSSEWriter(ps.w)
+	}
+	ps.sse.Event(frame.Event{Data: ps.g.out(b)})
+	_ = ps.sse.Flush()
+}
+
+// answer writes the reply to m and finishes the stream.
+func (ps *postStream) answer(m *frame.Message, rep reply) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.finished = true
+	g, w, sse := ps.g, ps.w, ps.sse
+	wantsSSE := ps.wantsSSE
 	switch {
 	case rep.err != nil && sse == nil:
 		// The upstream's own refusal, relayed as it came (an OAuth
@@ -517,10 +647,6 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, opt HTTPOptions) 
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = w.Write(g.out(rep.body))
-	}
-	if hs != nil && m.Method == "initialize" && !initialized(rep) {
-		// The upstream did not accept the session: the gateway keeps none.
-		g.dropSession(hs.s.id)
 	}
 }
 
@@ -652,6 +778,7 @@ func (g *Gateway) stream(w http.ResponseWriter, r *http.Request, opt HTTPOptions
 		http.Error(w, unknownSession, http.StatusNotFound)
 		return
 	}
+	defer s.guardHTTP("writing the downstream's GET stream")
 	hs := s.http
 	hs.mu.Lock()
 	if hs.open {

@@ -30,7 +30,7 @@ func (g *Gateway) Observe(ctx context.Context) bool {
 			return g.Ready()
 		}
 		s := newSession(g, "", up, nil)
-		ok := s.observe(ctx, legacy)
+		ok := s.observeGuarded(ctx, legacy)
 		s.close()
 		if ok {
 			g.observeLegacy.Store(legacy)
@@ -41,6 +41,13 @@ func (g *Gateway) Observe(ctx context.Context) bool {
 		}
 	}
 	return g.Ready()
+}
+
+// observeGuarded is observe, where a panic ends s (fault), not the
+// caller's goroutine: Observe runs on /healthz's background goroutine.
+func (s *session) observeGuarded(ctx context.Context, legacy bool) (ok bool) {
+	defer s.guard("observing the upstream for readiness")
+	return s.observe(ctx, legacy)
 }
 
 // observe lists and gates in s (after initializing a legacy session).

@@ -62,6 +62,13 @@ type session struct {
 	schemasTried  time.Time            // audit last listed the upstream for them (listSchemas)
 	closed        bool
 	chain         chain
+	// changes counts the list_changed notifications seen: a gated list
+	// from a listing that started before the last one is not fresh.
+	changes uint64
+	// failed is where the fault that ended the session happened (fault.go);
+	// dead is closed then.
+	failed string
+	dead   chan struct{}
 
 	lmu sync.Mutex // one listing of the upstream at a time
 }
@@ -75,6 +82,7 @@ type gatedList struct {
 	baseline *decide.Baseline
 	stale    bool // the upstream could not be listed; this is the previous list
 	schemas  *toolSchemas
+	changes  uint64 // session.changes when its listing started
 }
 
 // toolSchemas are the served tools' inputSchemas by name, for the
@@ -102,7 +110,8 @@ func (ts *toolSchemas) get(name string) (jcs.Value, bool) {
 }
 
 func newSession(g *Gateway, id string, up upstream, emit func([]byte)) *session {
-	s := &session{g: g, id: id, up: up, emit: emit, lastUsed: g.cfg.Now()}
+	s := &session{g: g, id: id, up: up, emit: emit, lastUsed: g.cfg.Now(), dead: make(chan struct{})}
+	up.onFault(s.fault)
 	up.listen(func(m *frame.Message) { s.fromServer(m, s.emitOrDrop) })
 	g.cfg.Metrics.sessionOpened()
 	return s
@@ -424,7 +433,10 @@ func implementation(v jcs.Value) (name, version string) {
 
 // fromServer handles a message the server sent (outside or during a
 // request) and forwards it with fwd. A list_changed is held in enforce
-// mode until the new list is gated: calls meanwhile are refused.
+// mode until the new list is gated: calls meanwhile are refused. fwd may
+// be a request's stream that ends before that: a downstream handler
+// delivers what comes after its end elsewhere (session.late), never to
+// the finished response.
 func (s *session) fromServer(m *frame.Message, fwd func([]byte)) {
 	if m.Kind == frame.Notification && !mcpwire.NotificationFromServer(m.Method) {
 		// Only the notifications the specification lets a server send
@@ -438,14 +450,19 @@ func (s *session) fromServer(m *frame.Message, fwd func([]byte)) {
 			s.mu.Lock()
 			s.inDoubt = true
 			s.gate = nil
+			s.changes++
+			change := s.changes
 			s.mu.Unlock()
 			s.g.cfg.Metrics.relist("list_changed")
 			go func() {
+				defer s.guard("re-observing the upstream after list_changed")
 				ctx, cancel := context.WithTimeout(context.Background(), s.g.cfg.ListTimeout+time.Second)
 				defer cancel()
 				_, _ = s.gated(ctx, nil)
 				s.mu.Lock()
-				s.inDoubt = false
+				if s.changes == change {
+					s.inDoubt = false // no later list_changed waits for its own listing
+				}
 				s.mu.Unlock()
 				if fwd != nil {
 					fwd(m.Raw)
@@ -582,6 +599,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	default:
 		s.g.cfg.Metrics.relist("interval")
 	}
+	change := s.changes // a list_changed from here on needs a listing after this one
 	s.mu.Unlock()
 	b := s.g.baseline.Load()
 	tl, first, err := s.tracedList(ctx, fwd)
@@ -597,7 +615,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	switch {
 	case err != nil && prev != nil && s.g.cfg.ServeStale && !prev.list.Withheld:
 		st := *prev
-		st.stale, st.at = true, now
+		st.stale, st.at, st.changes = true, now, change
 		s.setGate(&st)
 		s.logDecision("tools/list", "", "stale", []string{"serve_stale"}, "")
 		return &st, nil
@@ -614,7 +632,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	if err != nil {
 		list.Detail = err.Error()
 	}
-	g := &gatedList{list: list, at: now, baseline: b, result: servedResult(list, first), schemas: &toolSchemas{list: list}}
+	g := &gatedList{list: list, at: now, baseline: b, result: servedResult(list, first), schemas: &toolSchemas{list: list}, changes: change}
 	if first.Valid() {
 		if t, ok := first.Get("ttlMs"); ok {
 			if ms, ok := frame.Int64(t); ok && ms > 0 {

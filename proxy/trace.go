@@ -111,6 +111,9 @@ type serverCellKey struct{}
 // handle processes one downstream message (serve), in its SERVER span
 // when tracing.
 func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header, onMsg func([]byte)) reply {
+	if where := s.failedReason(); where != "" {
+		return s.failedReply(m, where)
+	}
 	tr := s.g.trace
 	if tr == nil || m.Kind.IsResponse() || ctx.Value(ownWorkKey{}) != nil {
 		return s.serve(ctx, m, fwd, onMsg)

@@ -36,7 +36,33 @@ type upstream interface {
 	listen(onMsg func(*frame.Message))
 	// alive reports whether the link can still carry messages.
 	alive() bool
+	// onFault sets what a panic on one of the link's own goroutines (its
+	// reader, its GET stream, the rest of a response stream) calls: the
+	// session ends, not the process.
+	onFault(f func(where string, v any))
 	close()
+}
+
+// faultHook is an upstream link's onFault.
+type faultHook struct {
+	mu sync.Mutex
+	f  func(where string, v any)
+}
+
+func (h *faultHook) onFault(f func(where string, v any)) {
+	h.mu.Lock()
+	h.f = f
+	h.mu.Unlock()
+}
+
+// faulted reports a panic recovered on one of the link's goroutines.
+func (h *faultHook) faulted(where string, v any) {
+	h.mu.Lock()
+	f := h.f
+	h.mu.Unlock()
+	if f != nil {
+		f(where, v)
+	}
 }
 
 // answer is the upstream's response to a request, with how it came: an
@@ -70,6 +96,7 @@ func (e *upstreamError) Error() string {
 // httpUpstream speaks Streamable HTTP to the upstream: one POST per
 // message, JSON or SSE answers, the legacy session id and revision header.
 type httpUpstream struct {
+	faultHook
 	g      *Gateway
 	url    string
 	client *http.Client
@@ -173,6 +200,9 @@ func (u *httpUpstream) newRequest(ctx context.Context, method string, body []byt
 }
 
 func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header, onMsg func(*frame.Message)) (*answer, error) {
+	if !u.alive() {
+		return nil, &upstreamError{Msg: "the link to the upstream was closed"}
+	}
 	ctx, cancel := requestContext(ctx, u.g, m)
 	defer cancel()
 	hr, err := u.newRequest(ctx, http.MethodPost, raw, m, fwd)
@@ -292,6 +322,11 @@ func (u *httpUpstream) listen(onMsg func(*frame.Message)) {
 	u.cancel = cancel
 	u.mu.Unlock()
 	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				u.faulted("reading the upstream's GET stream", v)
+			}
+		}()
 		hr, err := u.newRequest(ctx, http.MethodGet, nil, nil, nil)
 		if err != nil {
 			return

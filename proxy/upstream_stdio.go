@@ -17,6 +17,7 @@ import (
 // listing), so every request gets an id of the link's and the response
 // gets the caller's id back: the only bytes the gateway changes.
 type stdioUpstream struct {
+	faultHook
 	g    *Gateway
 	proc *mcpclient.Process
 
@@ -55,6 +56,11 @@ func newStdioUpstream(ctx context.Context, g *Gateway) (*stdioUpstream, error) {
 
 func (s *stdioUpstream) readLoop() {
 	defer s.fail()
+	defer func() {
+		if v := recover(); v != nil {
+			s.faulted("reading the stdio upstream", v)
+		}
+	}()
 	lr := frame.NewLineReader(s.proc.Stdout, s.g.cfg.MaxMessageBytes)
 	for {
 		line, err := lr.Next()
