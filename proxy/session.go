@@ -591,7 +591,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	}
 	s.mu.Lock()
 	switch prev := s.gate; {
-	case prev == nil:
+	case prev == nil, prev.changes != s.changes: // a list_changed (counted when it came)
 	case prev.baseline != s.g.baseline.Load():
 		s.g.cfg.Metrics.relist("baseline_reloaded")
 	case prev.ttl > 0 && s.g.cfg.Now().Sub(prev.at) > prev.ttl:
@@ -727,8 +727,8 @@ func (s *session) fresh() *gatedList {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.gate
-	if g == nil || g.baseline != s.g.baseline.Load() {
-		return nil
+	if g == nil || g.baseline != s.g.baseline.Load() || g.changes != s.changes {
+		return nil // a list_changed came after its listing started (maybe in that listing's own stream)
 	}
 	age := s.g.cfg.Now().Sub(g.at)
 	if g.ttl > 0 && age > g.ttl || s.g.cfg.RelistInterval > 0 && age > s.g.cfg.RelistInterval {

@@ -101,12 +101,18 @@ type httpUpstream struct {
 	url    string
 	client *http.Client
 
+	// life ends when the link is closed: the HTTP requests still open
+	// (a request in flight, the rest of a response stream) end with it.
+	life    context.Context
+	endLife context.CancelFunc
+
 	mu        sync.Mutex
 	sessionID string // legacy: the upstream's Mcp-Session-Id
 	version   string // legacy: the negotiated revision (MCP-Protocol-Version from 2025-06-18 on)
 	listening bool
 	dead      bool
-	cancel    context.CancelFunc // the GET stream
+	cancel    context.CancelFunc   // the GET stream
+	oob       func(*frame.Message) // the session's path for messages outside any request (listen)
 }
 
 // upstreamTransport is the default transport to an HTTP upstream, shared
@@ -129,7 +135,8 @@ func newHTTPUpstream(g *Gateway) *httpUpstream {
 	// Redirects are not followed: a gateway forwards to the upstream it
 	// was configured with, never to where the upstream points.
 	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &httpUpstream{g: g, url: g.cfg.Upstream.URL, client: &cc}
+	life, end := context.WithCancel(context.Background())
+	return &httpUpstream{g: g, url: g.cfg.Upstream.URL, client: &cc, life: life, endLife: end}
 }
 
 func (u *httpUpstream) alive() bool {
@@ -203,9 +210,24 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 	if !u.alive() {
 		return nil, &upstreamError{Msg: "the link to the upstream was closed"}
 	}
-	ctx, cancel := requestContext(ctx, u.g, m)
+	// The exchange is bounded by ex (RequestTimeout and the caller's
+	// context). The HTTP request itself has a context of its own, ended
+	// with ex until the answer is read, and with the link: the rest of a
+	// response stream is read on after the answer (readRest).
+	ex, cancel := requestContext(ctx, u.g, m)
 	defer cancel()
-	hr, err := u.newRequest(ctx, http.MethodPost, raw, m, fwd)
+	hctx, endReq := context.WithCancel(context.WithoutCancel(ctx))
+	untilEx := context.AfterFunc(ex, endReq)
+	untilLife := context.AfterFunc(u.life, endReq)
+	readOn := false
+	defer func() {
+		if !readOn {
+			untilEx()
+			untilLife()
+			endReq()
+		}
+	}()
+	hr, err := u.newRequest(hctx, http.MethodPost, raw, m, fwd)
 	if err != nil {
 		return nil, &upstreamError{Msg: safetext.Inert(err.Error())}
 	}
@@ -214,9 +236,8 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 	u.g.cfg.Metrics.upstreamLatency(m.Method, u.g.cfg.Now().Sub(start))
 	if err != nil {
 		u.g.cfg.Metrics.upstreamError("transport")
-		return nil, &upstreamError{Msg: "cannot reach it: " + mcpwire.ErrorText(err, 300)}
+		return nil, &upstreamError{Msg: "cannot reach it: " + mcpwire.ErrorText(exchangeErr(ex, err), 300)}
 	}
-	defer resp.Body.Close()
 	if m.Method == "initialize" {
 		if sid := resp.Header.Get(mcpwire.HeaderSessionID); sid != "" {
 			u.mu.Lock()
@@ -224,17 +245,87 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 			u.mu.Unlock()
 		}
 	}
-	return u.readAnswer(resp, m, onMsg)
+	a, sr, err := u.readAnswer(resp, m, onMsg)
+	if err != nil && ex.Err() != nil {
+		err = &upstreamError{Status: resp.StatusCode, Msg: "no answer in time: " + mcpwire.ErrorText(ex.Err(), 100)}
+	}
+	if sr != nil && untilEx() {
+		// The answer came on a stream, within the exchange's bound: what
+		// the upstream sends after it there is read on.
+		readOn = true
+		go u.readRest(sr, resp.Body, endReq, untilLife)
+		return a, err
+	}
+	resp.Body.Close()
+	return a, err
+}
+
+// exchangeErr is the error to report of a failed exchange: its bound's
+// when that ended it (the HTTP request's own context only says
+// "canceled").
+func exchangeErr(ex context.Context, err error) error {
+	if ex.Err() != nil {
+		return ex.Err()
+	}
+	return err
+}
+
+// The rest of a response stream, after the answer, is read for at most
+// restWait (and never longer than RequestTimeout) and restEvents events,
+// within the stream's own byte bound.
+const (
+	restWait   = 10 * time.Second
+	restEvents = 100
+)
+
+// readRest reads what the upstream sends on a response stream after the
+// answer, and hands its server messages to the session's path for
+// messages outside any request (the one listen was given): a
+// list_changed sent after a result, in the same stream, is then seen and
+// re-observed, where it was closed unread. Responses there answer nothing
+// in flight and are dropped. Bounded in time, events and bytes; it ends
+// with the link.
+func (u *httpUpstream) readRest(sr *frame.SSEReader, body io.Closer, end context.CancelFunc, untilLife func() bool) {
+	defer untilLife()
+	defer end()
+	defer body.Close()
+	defer func() {
+		if v := recover(); v != nil {
+			u.faulted("reading the rest of an upstream response stream", v)
+		}
+	}()
+	t := time.AfterFunc(min(restWait, u.g.cfg.RequestTimeout), end)
+	defer t.Stop()
+	for range restEvents {
+		ev, err := sr.Next()
+		if err != nil {
+			return
+		}
+		if len(frame.TrimSpace(ev.Data)) == 0 {
+			continue
+		}
+		msg, err := frame.FromServer(ev.Data)
+		if err != nil || msg.Kind.IsResponse() {
+			continue
+		}
+		u.mu.Lock()
+		oob := u.oob
+		u.mu.Unlock()
+		if oob != nil {
+			oob(msg)
+		}
+	}
 }
 
 // readAnswer reads the response to m from resp: a JSON body, or an SSE
-// stream whose other messages go to onMsg.
-func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message)) (*answer, error) {
+// stream whose other messages go to onMsg. When the answer came on a
+// stream, its reader is returned too, to read the rest of it.
+func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message)) (*answer, *frame.SSEReader, error) {
 	max := u.g.cfg.MaxMessageBytes
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		u.g.cfg.Metrics.upstreamError(fmt.Sprint(resp.StatusCode))
-		return nil, &upstreamError{Status: resp.StatusCode, WWWAuthenticate: safetext.Clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), 4096), Msg: "the request was refused"}
+		return nil, nil, &upstreamError{Status: resp.StatusCode, WWWAuthenticate: safetext.Clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), 4096), Msg: "the request was refused"}
 	}
 	switch {
 	case ct == "text/event-stream":
@@ -248,19 +339,19 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 			if err != nil {
 				u.g.cfg.Metrics.upstreamError("stream")
 				if errors.Is(err, io.EOF) {
-					return nil, &upstreamError{Status: resp.StatusCode, Msg: "the response stream ended without the response"}
+					return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: "the response stream ended without the response"}
 				}
-				return nil, &upstreamError{Status: resp.StatusCode, Msg: safetext.Inert(err.Error())}
+				return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: safetext.Inert(err.Error())}
 			}
 			if len(frame.TrimSpace(ev.Data)) == 0 {
 				continue // a priming event
 			}
 			msg, err := frame.FromServer(ev.Data)
 			if err != nil {
-				return nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
+				return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
 			}
 			if msg.Kind.IsResponse() && sameID(msg.ID, m.ID) {
-				return &answer{Message: msg, status: resp.StatusCode, sse: true}, nil
+				return &answer{Message: msg, status: resp.StatusCode, sse: true}, sr, nil
 			}
 			if onMsg != nil {
 				onMsg(msg)
@@ -269,23 +360,23 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 	case ct == "application/json":
 		b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 		if err != nil {
-			return nil, &upstreamError{Status: resp.StatusCode, Msg: "reading the response: " + safetext.Inert(err.Error())}
+			return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: "reading the response: " + safetext.Inert(err.Error())}
 		}
 		if int64(len(b)) > max {
-			return nil, &upstreamError{Status: resp.StatusCode, Msg: fmt.Sprintf("the response exceeded %d bytes", max)}
+			return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: fmt.Sprintf("the response exceeded %d bytes", max)}
 		}
 		msg, err := frame.FromServer(b)
 		if err != nil {
-			return nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
+			return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
 		}
 		if !msg.Kind.IsResponse() || !sameID(msg.ID, m.ID) {
-			return nil, &upstreamError{Status: resp.StatusCode, Msg: "the answer is not the response to the request"}
+			return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: "the answer is not the response to the request"}
 		}
-		return &answer{Message: msg, status: resp.StatusCode}, nil
+		return &answer{Message: msg, status: resp.StatusCode}, nil, nil
 	}
 	u.g.cfg.Metrics.upstreamError(fmt.Sprint(resp.StatusCode))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return nil, &upstreamError{Status: resp.StatusCode, Msg: "no JSON-RPC answer (Content-Type " + safetext.Quote(safetext.Clip(ct, 80)) + ")"}
+	return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: "no JSON-RPC answer (Content-Type " + safetext.Quote(safetext.Clip(ct, 80)) + ")"}
 }
 
 func (u *httpUpstream) send(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header) error {
@@ -313,6 +404,9 @@ func (u *httpUpstream) send(ctx context.Context, raw []byte, m *frame.Message, f
 // closed with the link.
 func (u *httpUpstream) listen(onMsg func(*frame.Message)) {
 	u.mu.Lock()
+	if u.oob == nil {
+		u.oob = onMsg
+	}
 	if u.listening || u.sessionID == "" || u.dead {
 		u.mu.Unlock()
 		return
@@ -368,6 +462,7 @@ func (u *httpUpstream) close() {
 	u.dead = true
 	sid, cancel := u.sessionID, u.cancel
 	u.mu.Unlock()
+	u.endLife()
 	if cancel != nil {
 		cancel()
 	}
