@@ -759,6 +759,8 @@ var entries = []Entry{
 		Explanation: "In enforce mode the gateway serves the whole gated list in one page, so any cursor is invalid.", Remedy: "None.", Source: own},
 	{Code: "upstream_error", Family: FamilyGateway, Kind: Decision, Title: "The upstream did not answer",
 		Explanation: "The upstream could not be reached, timed out, or answered with something that is not a JSON-RPC response.", Remedy: "Check the upstream.", Source: own},
+	{Code: "upstream_unattributable", Family: FamilyGateway, Kind: Decision, Title: "The upstream sent an answer the gateway cannot attribute",
+		Explanation: "A stdio upstream sent a line longer than the gateway accepts whose id could not be read from its ends, or a response whose id is no request's in flight (nor one the gateway gave up on): it answers one of the requests in flight, but which cannot be known, and handing it to any could give one caller another's result. Every request then in flight on that link is answered -32603 with this reason at once, rather than waiting out its deadline; late answers to them are dropped.", Remedy: "Fix the server (its answers must carry the request's id, within the size bound), or raise the bound; retry the call.", Source: own},
 	{Code: "upstream_refused", Family: FamilyGateway, Kind: Decision, Title: "The upstream refused the request",
 		Explanation: "The upstream answered 401 or 403; an HTTP downstream gets the status and WWW-Authenticate as they came.", Remedy: "Give the downstream (or the gateway's --header) a valid credential.", Source: own},
 	{Code: "session_failed", Family: FamilyGateway, Kind: Decision, Title: "The session was ended after a fault in the gateway",

@@ -31,6 +31,9 @@ func serveStdioMock(path string) int {
 	if err != nil {
 		return 2
 	}
+	if h := os.Getenv("MCPDRIFT_PROXY_TEST_HOSTILE"); h != "" {
+		return serveHostileStdio(s, h, os.Getenv("MCPDRIFT_PROXY_TEST_LOG"))
+	}
 	var in io.Reader = os.Stdin
 	if os.Getenv("MCPDRIFT_PROXY_TEST_DIE_ON_CALL") == "1" {
 		pr, pw := io.Pipe()

@@ -235,7 +235,11 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 			return reply{err: ue}
 		}
 		s.g.cfg.Metrics.request(method, "upstream_error")
-		return ownError(m, mcpwire.CodeInternalError, "the upstream did not answer: "+err.Error(), "upstream_error", nil)
+		reason := "upstream_error"
+		if ue != nil && ue.Reason != "" {
+			reason = ue.Reason
+		}
+		return ownError(m, mcpwire.CodeInternalError, "the upstream did not answer: "+err.Error(), reason, nil)
 	}
 	s.g.cfg.Metrics.request(method, "forwarded")
 	s.learn(m, resp.Message)

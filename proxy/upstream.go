@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
@@ -84,6 +85,9 @@ type upstreamError struct {
 	Status          int
 	WWWAuthenticate string
 	Msg             string
+	// Reason is the reason code of the gateway's error answer ("":
+	// upstream_error).
+	Reason string
 }
 
 func (e *upstreamError) Error() string {
@@ -113,6 +117,9 @@ type httpUpstream struct {
 	dead      bool
 	cancel    context.CancelFunc   // the GET stream
 	oob       func(*frame.Message) // the session's path for messages outside any request (listen)
+
+	ids    linkIDs // the requests in flight sent under an id of the link's (ownIDNeeded)
+	nextID atomic.Uint64
 }
 
 // upstreamTransport is the default transport to an HTTP upstream, shared
@@ -210,6 +217,21 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 	if !u.alive() {
 		return nil, &upstreamError{Msg: "the link to the upstream was closed"}
 	}
+	var callerID []byte // the caller's id, when the link sends the request under its own
+	if ownIDNeeded(m.ID) {
+		own := linkIDString(u.nextID.Add(1))
+		out, err := replaceID(raw, m, own)
+		if err != nil {
+			return nil, &upstreamError{Msg: err.Error()}
+		}
+		om, err := frame.Parse(out)
+		if err != nil {
+			return nil, &upstreamError{Msg: err.Error()}
+		}
+		defer u.ids.add(m.ID, own)()
+		callerID, raw, m = m.IDRaw(), out, om
+		onMsg = backToCaller(onMsg, m, callerID)
+	}
 	// The exchange is bounded by ex (RequestTimeout and the caller's
 	// context). The HTTP request itself has a context of its own, ended
 	// with ex until the answer is read, and with the link: the rest of a
@@ -249,6 +271,12 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 	if err != nil && ex.Err() != nil {
 		err = &upstreamError{Status: resp.StatusCode, Msg: "no answer in time: " + mcpwire.ErrorText(ex.Err(), 100)}
 	}
+	if err == nil && callerID != nil {
+		// The caller's id back, byte for byte.
+		if a.Message, err = withID(a.Message, callerID); err != nil {
+			a, err = nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
+		}
+	}
 	if sr != nil && untilEx() {
 		// The answer came on a stream, within the exchange's bound: what
 		// the upstream sends after it there is read on.
@@ -258,6 +286,24 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 	}
 	resp.Body.Close()
 	return a, err
+}
+
+// backToCaller wraps the onMsg of a request m sent under the link's own
+// id: a notification of its subscriptions/listen stream carries that id
+// as its subscription id, and gets the caller's back.
+func backToCaller(onMsg func(*frame.Message), m *frame.Message, callerID []byte) func(*frame.Message) {
+	if onMsg == nil || !longLived(m) {
+		return onMsg
+	}
+	own := m.ID
+	return func(x *frame.Message) {
+		if sub, ok := subscriptionID(x); ok && sameID(sub, own) {
+			if back, err := withSubscriptionID(x, sub, callerID); err == nil {
+				x = back
+			}
+		}
+		onMsg(x)
+	}
 }
 
 // exchangeErr is the error to report of a failed exchange: its bound's
@@ -353,6 +399,11 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 			if msg.Kind.IsResponse() && sameID(msg.ID, m.ID) {
 				return &answer{Message: msg, status: resp.StatusCode, sse: true}, sr, nil
 			}
+			if msg.Kind.IsResponse() {
+				// Another request's id: never handed to the downstream,
+				// which could take it for the answer to one of its own.
+				return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: "the answer is not the response to the request"}
+			}
 			if onMsg != nil {
 				onMsg(msg)
 			}
@@ -380,6 +431,10 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 }
 
 func (u *httpUpstream) send(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header) error {
+	raw, m, ok := u.ids.cancelled(raw, m, false)
+	if !ok {
+		return nil // it names two requests in flight: which to cancel cannot be said
+	}
 	ctx, cancel := context.WithTimeout(ctx, u.g.cfg.RequestTimeout)
 	defer cancel()
 	hr, err := u.newRequest(ctx, http.MethodPost, raw, m, fwd)

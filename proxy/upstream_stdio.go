@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -25,7 +24,13 @@ type stdioUpstream struct {
 
 	mu      sync.Mutex
 	next    int64
-	pending map[int64]chan *frame.Message
+	pending map[int64]*waiter
+	// abandoned are ids of requests that ended without their answer (a
+	// timeout, a failure of the link's requests): an answer that comes
+	// for one later is dropped, not taken as unattributable. Bounded.
+	abandoned map[int64]bool
+	gaveUp    []int64
+	ids       linkIDs
 	// streams are the open long-lived requests (subscriptions/listen) by
 	// the link's id: their notifications, tagged with that id as the
 	// subscription id, go to the request's caller with its own id back.
@@ -49,7 +54,7 @@ func newStdioUpstream(ctx context.Context, g *Gateway) (*stdioUpstream, error) {
 	if err != nil {
 		return nil, &upstreamError{Msg: safetext.Inert(err.Error())}
 	}
-	s := &stdioUpstream{g: g, proc: p, pending: map[int64]chan *frame.Message{}, streams: map[int64]stream{}, done: make(chan struct{})}
+	s := &stdioUpstream{g: g, proc: p, pending: map[int64]*waiter{}, abandoned: map[int64]bool{}, streams: map[int64]stream{}, done: make(chan struct{})}
 	go s.readLoop()
 	return s, nil
 }
@@ -66,7 +71,9 @@ func (s *stdioUpstream) readLoop() {
 		line, err := lr.Next()
 		if frame.IsLineTooLong(err) {
 			s.g.cfg.Metrics.upstreamError("oversized")
-			if lr.Skip() != nil {
+			head, tail, serr := lr.SkipEnds(lineEnds)
+			s.oversized(head, tail)
+			if serr != nil {
 				return
 			}
 			continue
@@ -86,16 +93,8 @@ func (s *stdioUpstream) readLoop() {
 
 func (s *stdioUpstream) dispatch(m *frame.Message) {
 	if m.Kind.IsResponse() {
-		if id, ok := m.IDInt(); ok {
-			s.mu.Lock()
-			ch := s.pending[id]
-			delete(s.pending, id)
-			s.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-		}
-		return // a response to nothing we sent is dropped
+		s.answered(m)
+		return
 	}
 	if st, back := s.streamOf(m); st.onMsg != nil {
 		st.onMsg(back)
@@ -120,8 +119,8 @@ func (s *stdioUpstream) fail() {
 		return
 	}
 	s.dead = true
-	for id, ch := range s.pending {
-		close(ch)
+	for id, w := range s.pending {
+		close(w.ch)
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
@@ -153,11 +152,14 @@ func (s *stdioUpstream) request(ctx context.Context, raw []byte, m *frame.Messag
 	}
 	s.next++
 	id := s.next
-	ch := make(chan *frame.Message, 1)
-	s.pending[id] = ch
+	w := &waiter{ch: make(chan *frame.Message, 1)}
+	s.pending[id] = w
 	s.mu.Unlock()
-	out, err := replaceID(raw, m, []byte(strconv.FormatInt(id, 10)))
+	upID := []byte(strconv.FormatInt(id, 10))
+	defer s.ids.add(m.ID, upID)()
+	out, err := replaceID(raw, m, upID)
 	if err != nil {
+		s.forget(id, false)
 		return nil, &upstreamError{Msg: err.Error()}
 	}
 	if longLived(m) && onMsg != nil {
@@ -170,41 +172,49 @@ func (s *stdioUpstream) request(ctx context.Context, raw []byte, m *frame.Messag
 	defer cancel()
 	start := s.g.cfg.Now()
 	if err := s.write(out); err != nil {
-		s.forget(id)
+		s.forget(id, false)
 		return nil, err
 	}
 	select {
-	case resp, ok := <-ch:
+	case resp, ok := <-w.ch:
 		s.g.cfg.Metrics.upstreamLatency(m.Method, s.g.cfg.Now().Sub(start))
 		if !ok {
+			if w.why != nil {
+				return nil, w.why
+			}
 			return nil, &upstreamError{Msg: "the server process exited before it answered"}
 		}
 		// The caller's id back, byte for byte.
-		back, err := replaceID(resp.Raw, resp, m.IDRaw())
+		msg, err := withID(resp, m.IDRaw())
 		if err != nil {
 			return nil, &upstreamError{Msg: err.Error()}
 		}
-		msg, err := frame.FromServer(back)
-		if err != nil {
-			return nil, err
-		}
 		return &answer{Message: msg}, nil
 	case <-ctx.Done():
-		s.forget(id)
+		s.forget(id, true)
 		s.g.cfg.Metrics.upstreamError("timeout")
 		return nil, &upstreamError{Msg: "no answer in time"}
 	}
 }
 
-func (s *stdioUpstream) forget(id int64) {
+// forget ends a request's wait without its answer; abandoned: it was
+// sent, so an answer may still come.
+func (s *stdioUpstream) forget(id int64, abandoned bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	delete(s.pending, id)
-	s.mu.Unlock()
+	if abandoned {
+		s.abandon(id)
+	}
 }
 
-func (s *stdioUpstream) send(_ context.Context, raw []byte, _ *frame.Message, _ http.Header) error {
+func (s *stdioUpstream) send(_ context.Context, raw []byte, m *frame.Message, _ http.Header) error {
 	if !s.alive() {
 		return &upstreamError{Msg: "the server process is gone"}
+	}
+	raw, _, ok := s.ids.cancelled(raw, m, true)
+	if !ok {
+		return nil // a cancellation of no request in flight under that id: nothing to cancel
 	}
 	return s.write(raw)
 }
@@ -225,32 +235,11 @@ func (s *stdioUpstream) close() {
 	<-s.done
 }
 
-// replaceID returns m's raw bytes with its id replaced by id (raw JSON).
-// m must have been parsed from raw (its values are spans of raw).
-func replaceID(raw []byte, m *frame.Message, id []byte) ([]byte, error) {
-	if !m.ID.Valid() {
-		return nil, errors.New("a message without an id")
-	}
-	off := m.ID.Offset() - m.Root.Offset()
-	old := m.ID.Raw()
-	if off < 0 || off+len(old) > len(raw) || string(raw[off:off+len(old)]) != string(old) {
-		return nil, errors.New("the message id could not be located")
-	}
-	out := make([]byte, 0, len(raw)-len(old)+len(id))
-	out = append(out, raw[:off]...)
-	out = append(out, id...)
-	return append(out, raw[off+len(old):]...), nil
-}
-
 // streamOf finds the open stream a notification belongs to (its
 // _meta subscription id is the link's id of the listen request) and
 // returns the notification with the caller's id as the subscription id.
 func (s *stdioUpstream) streamOf(m *frame.Message) (stream, *frame.Message) {
-	meta, ok := m.Meta()
-	if !ok {
-		return stream{}, nil
-	}
-	sub, ok := meta.Get("io.modelcontextprotocol/subscriptionId")
+	sub, ok := subscriptionID(m)
 	if !ok {
 		return stream{}, nil
 	}
@@ -264,16 +253,7 @@ func (s *stdioUpstream) streamOf(m *frame.Message) (stream, *frame.Message) {
 	if !ok {
 		return stream{}, nil
 	}
-	off := sub.Offset() - m.Root.Offset()
-	old := sub.Raw()
-	if off < 0 || off+len(old) > len(m.Raw) {
-		return stream{}, nil
-	}
-	b := make([]byte, 0, len(m.Raw)+len(st.id))
-	b = append(b, m.Raw[:off]...)
-	b = append(b, st.id...)
-	b = append(b, m.Raw[off+len(old):]...)
-	back, err := frame.FromServer(b)
+	back, err := withSubscriptionID(m, sub, st.id)
 	if err != nil {
 		return stream{}, nil
 	}

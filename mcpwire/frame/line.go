@@ -14,7 +14,13 @@ type LineReader struct {
 	// midLine: the last Next stopped inside a line too long to return.
 	midLine bool
 	err     error // sticky: the read error that ended the input
+	// head and tail: up to maxEnds bytes of the start and of the end of
+	// the line too long (SkipEnds).
+	head, tail []byte
 }
+
+// maxEnds bounds what SkipEnds keeps of each end of a line too long.
+const maxEnds = 4096
 
 // NewLineReader returns a reader of r whose lines are at most max bytes,
 // the LF that ends each not counted.
@@ -34,6 +40,7 @@ func NewLineReader(r io.Reader, max int64) *LineReader {
 // error that ended the input is returned again by every later call.
 func (l *LineReader) Next() ([]byte, error) {
 	l.midLine = false
+	l.head, l.tail = l.head[:0], l.tail[:0]
 	if l.err != nil {
 		return nil, l.err
 	}
@@ -49,6 +56,11 @@ func (l *LineReader) Next() ([]byte, error) {
 		}
 		if int64(len(line)+n) > l.max {
 			l.midLine = err == bufio.ErrBufferFull
+			l.head = append(l.head, line[:min(len(line), maxEnds)]...)
+			l.head = append(l.head, frag[:min(n, maxEnds-len(l.head))]...)
+			if !l.midLine { // the line ends in frag
+				l.tail = keepLast(keepLast(l.tail, line), frag[:n])
+			}
 			return nil, &LimitError{Limit: LimitLine, Max: l.max}
 		}
 		line = append(line, frag[:n]...)
@@ -82,6 +94,42 @@ func (l *LineReader) Skip() error {
 		l.err = err
 		return err
 	}
+}
+
+// SkipEnds is Skip that also returns up to n bytes (at most 4096) of the
+// start and of the end of the line too long, the LF not counted: where a
+// message's id stands — a server writes it first or last — for a reader
+// that does not hold the whole line. The two may overlap. After any other
+// Next both are empty. They are the reader's until the next Next.
+func (l *LineReader) SkipEnds(n int) (head, tail []byte, err error) {
+	if l.midLine {
+		l.midLine = false
+		for {
+			frag, rerr := l.br.ReadSlice('\n')
+			if rerr == nil {
+				l.tail = keepLast(l.tail, frag[:len(frag)-1])
+				break
+			}
+			l.tail = keepLast(l.tail, frag)
+			if rerr != bufio.ErrBufferFull {
+				l.err = rerr
+				break
+			}
+		}
+	}
+	n = max(0, min(n, maxEnds))
+	return l.head[:min(n, len(l.head))], l.tail[max(0, len(l.tail)-n):], l.err
+}
+
+// keepLast appends b to dst and keeps the last maxEnds bytes.
+func keepLast(dst, b []byte) []byte {
+	if len(b) >= maxEnds {
+		return append(dst[:0], b[len(b)-maxEnds:]...)
+	}
+	if over := len(dst) + len(b) - maxEnds; over > 0 {
+		dst = dst[:copy(dst, dst[over:])]
+	}
+	return append(dst, b...)
 }
 
 // AppendLine appends msg as one newline-delimited message: CR and LF —

@@ -162,3 +162,38 @@ func TestTrimSpace(t *testing.T) {
 		}
 	}
 }
+
+// SkipEnds keeps the two ends of a line too long — whether the line ends
+// within the read that found it too long or far beyond — and reads on at
+// the next line.
+func TestLineReaderSkipEnds(t *testing.T) {
+	head, tail := `{"jsonrpc":"2.0","id":7,"result":{"x":"`, `"},"id":9}`
+	for _, size := range []int{300, 70 << 10, 3 << 20} {
+		line := head + strings.Repeat("z", size) + tail
+		for _, r := range []io.Reader{strings.NewReader(line + "\nnext\n"), iotest.OneByteReader(strings.NewReader(line + "\nnext\n"))} {
+			lr := NewLineReader(r, 200)
+			if _, err := lr.Next(); !IsLineTooLong(err) {
+				t.Fatalf("%d: %v", size, err)
+			}
+			h, tl, err := lr.SkipEnds(len(head))
+			if err != nil || string(h) != head || string(tl) != line[len(line)-len(head):] {
+				t.Errorf("%d: head %q tail %q %v", size, h, tl, err)
+			}
+			if h, tl, _ := lr.SkipEnds(1 << 20); len(h) > 4096 || len(tl) > 4096 || !strings.HasSuffix(string(tl), tail) {
+				t.Errorf("%d: ends of %d and %d bytes (at most 4096 each)", size, len(h), len(tl))
+			}
+			if l, err := lr.Next(); err != nil || string(l) != "next" {
+				t.Errorf("%d: after the line: %q %v", size, l, err)
+			}
+			if h, tl, _ := lr.SkipEnds(10); len(h)+len(tl) != 0 {
+				t.Errorf("%d: ends after a line within the bound: %q %q", size, h, tl)
+			}
+		}
+	}
+	// A line too long that the input ends inside: its ends, and the end.
+	lr := NewLineReader(strings.NewReader(head+strings.Repeat("z", 1000)), 100)
+	lr.Next()
+	if h, tl, err := lr.SkipEnds(5); string(h) != head[:5] || string(tl) != "zzzzz" || err != io.EOF {
+		t.Errorf("cut: %q %q %v", h, tl, err)
+	}
+}
