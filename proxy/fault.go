@@ -107,6 +107,18 @@ func (s *session) failedReply(m *frame.Message, where string) reply {
 	return ownError(m, mcpwire.CodeInternalError, "the session was ended after a fault in the gateway (while "+where+"): start a new session", reasonSessionFailed, nil)
 }
 
+// succeeded reports whether a reply is a result (or nothing to send).
+func succeeded(rep reply) bool {
+	if rep.err != nil {
+		return false
+	}
+	if rep.body == nil {
+		return true
+	}
+	m, err := frame.Parse(rep.body)
+	return err == nil && m.Kind == frame.Response
+}
+
 // forget takes s out of the gateway: a legacy session is no longer found
 // by its id, and the shared stateless session is replaced at the next
 // request.

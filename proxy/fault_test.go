@@ -440,3 +440,43 @@ func testUpstreamCutsItsStream(t *testing.T) {
 	a.works("the same session")
 	b.works("another session")
 }
+
+// A request in flight when a fault ends its session is answered with
+// session_failed, at once: the session's upstream link is closed under
+// it. Before, it waited for the upstream and was answered as if nothing
+// had happened (or, with the link closed, "cannot reach it").
+func TestFaultAnswersTheRequestsInFlight(t *testing.T) {
+	_, up, _ := loggedUpstream(t, mockserver.Config{Slow: 2 * time.Second}, exampleV1, nil)
+	g, err := proxy.New(proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Audit, Target: up,
+		Baseline: baselineOf(t, exampleV1, manifest.Identity{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(faultyHandler(g.Handler(proxy.HTTPOptions{})))
+	t.Cleanup(func() { ts.Close(); g.Close() })
+	url := ts.URL + "/mcp"
+	c := newLegacyClient(t, url)
+	done := make(chan string, 1)
+	go func() {
+		_, body, _, _ := c.post(`{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"list_branches","arguments":{"repo":"a/b"}}}`, nil)
+		done <- body
+	}()
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", c.sid)
+	req.Header.Set("X-Test-Fault", "flush")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	select {
+	case body := <-done:
+		if !strings.Contains(body, `"id":"slow","error":{"code":-32603`) || !strings.Contains(body, `"reason":"session_failed"`) || time.Since(start) > 2*time.Second {
+			t.Errorf("the request in flight: %s after %v", clipped(body), time.Since(start))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request in flight was not answered")
+	}
+}

@@ -114,6 +114,15 @@ func (s *session) handle(ctx context.Context, m *frame.Message, fwd http.Header,
 	if where := s.failedReason(); where != "" {
 		return s.failedReply(m, where)
 	}
+	rep := s.serveTraced(ctx, m, fwd, onMsg)
+	if where := s.failedReason(); where != "" && !succeeded(rep) {
+		return s.failedReply(m, where) // a fault ended the session while m was answered
+	}
+	return rep
+}
+
+// serveTraced is serve in m's SERVER span when tracing.
+func (s *session) serveTraced(ctx context.Context, m *frame.Message, fwd http.Header, onMsg func([]byte)) reply {
 	tr := s.g.trace
 	if tr == nil || m.Kind.IsResponse() || ctx.Value(ownWorkKey{}) != nil {
 		return s.serve(ctx, m, fwd, onMsg)
