@@ -374,24 +374,33 @@ type checked struct {
 // whole run; a usage error (a placeholder whose variable is not set)
 // is reported the same way, for that server alone.
 func checkServer(ctx context.Context, e *env, base *liveFlags, s *lock.Server, opt lock.CheckOptions, tr mcptrace.Tracer) checked {
+	c, _ := checkServerListing(ctx, e, base, s, opt, tr)
+	return c
+}
+
+// checkServerListing is checkServer with the listing it gated, for scan,
+// which records it as every scan records a listing (nil when the server
+// was not observed, its listing reflected a credential, or the check
+// failed). lock check keeps no listing past its server's check.
+func checkServerListing(ctx context.Context, e *env, base *liveFlags, s *lock.Server, opt lock.CheckOptions, tr mcptrace.Tracer) (checked, *observation) {
 	o, err := observeSource(ctx, e, base, s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, opt.Classifier, tr)
 	target := ""
 	if o != nil {
 		target = o.target
 	}
 	if err != nil {
-		return checked{result: s.NotObserved(target, errMessage(err), opt)}
+		return checked{result: s.NotObserved(target, errMessage(err), opt)}, nil
 	}
 	r, err := s.Check(o.served, opt)
 	if err != nil {
-		return checked{result: s.NotObserved(target, "the check failed: "+safetext.Inert(err.Error()), opt)}
+		return checked{result: s.NotObserved(target, "the check failed: "+safetext.Inert(err.Error()), opt)}, nil
 	}
 	r.Target = target
 	var ds []delta.Tool
 	if r.Gate != nil && len(r.Pending)+len(r.AutoApprovable) > 0 {
 		ds = changedDeltas(delta.Build(s.ToolValues(), o.served.Tools, r.Gate.StructuralChanges, r.Gate.Tools))
 	}
-	return checked{result: r, deltas: ds, observed: o.served.Observed}
+	return checked{result: r, deltas: ds, observed: o.served.Observed}, o
 }
 
 // changedDeltas keeps the deltas of tools that changed.

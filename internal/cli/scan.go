@@ -325,7 +325,7 @@ func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.R
 		return sr.notObserved(s, errorClass(err), msg)
 	}
 	s.observed = manifest.BuildObserved(s.name, tl, manifest.Completeness(obs.Completeness), sr.classifier)
-	rec, ok, why := observedRecord(s, obs, tl)
+	rec, ok, why := observedRecord(s.name, s.target, fleetIdentity(s, obs), obs, tl)
 	r := scan.Result{ToolCount: len(tl.Tools)}
 	if !ok {
 		r.Status, r.Error = scan.StatusInconclusive, "the listing cannot be compared: "+safetext.Inert(why)
@@ -368,15 +368,26 @@ func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.R
 	return r, rec
 }
 
+// fleetIdentity is the identity tuple a listing of s established: its
+// target, the names and digests of the env a stdio child was given, and
+// the server's name and version.
+func fleetIdentity(s *fleetServer, obs *mcpclient.Observation) manifest.Identity {
+	id := manifest.Identity{Endpoint: s.target, Env: envIdentity(s.cfg)}
+	if obs.ServerInfo != nil {
+		id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
+	}
+	return id
+}
+
 // observedRecord is the store's record of a listing: its status,
 // completeness, identity, revision and raw tools, and the manifest digest
-// when the listing can be compared (ok; why not, otherwise).
-func observedRecord(s *fleetServer, obs *mcpclient.Observation, tl *manifest.ToolList) (rec *store.ServerResult, ok bool, why string) {
-	rec = &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusObserved, Completeness: string(tl.Completeness),
-		ProtocolRevision: obs.ProtocolRevision, Identity: manifest.Identity{Endpoint: s.target, Env: envIdentity(s.cfg)}}
-	if obs.ServerInfo != nil {
-		rec.Identity.ServerName, rec.Identity.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
-	}
+// when the listing can be compared (ok; why not, otherwise). It is the one
+// way every scan kind records what a server listed (an inventory, --url, a
+// lock, the workers of each, watch), so that history and a diff from it
+// are the same whichever way a server was scanned.
+func observedRecord(name, target string, id manifest.Identity, obs *mcpclient.Observation, tl *manifest.ToolList) (rec *store.ServerResult, ok bool, why string) {
+	rec = &store.ServerResult{Server: name, Target: target, Status: manifest.StatusObserved, Completeness: string(tl.Completeness),
+		ProtocolRevision: obs.ProtocolRevision, Identity: id}
 	digest, unique := manifest.ManifestDigestOf(tl.Tools)
 	rec.Tools = make([]store.Tool, 0, len(tl.Tools))
 	for i := range tl.Tools {
@@ -470,36 +481,35 @@ func scanText(rs []scan.Result, code, maxRows int) []byte {
 }
 
 // checkLockServer gates a lock's server against its entry with lock
-// check's own per-server check (checkServer), and records the result: the
-// observation's digest and status, and the gate's findings (the lock
-// holds the tools; the check keeps no listing to record).
+// check's own per-server check (checkServerListing), and records the
+// listing it gated as every scan kind records one (observedRecord: the
+// raw tools, their digests, completeness, identity and revision), with
+// the gate's findings.
 func (sr *scanRun) checkLockServer(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult) {
-	c := checkServer(ctx, sr.e, sr.fleet.base(), s.lockServer, lock.CheckOptions{Classifier: sr.classifier, Today: today()}, sr.tracer)
+	c, o := checkServerListing(ctx, sr.e, sr.fleet.base(), s.lockServer, lock.CheckOptions{Classifier: sr.classifier, Today: today()}, sr.tracer)
 	lr := c.result
 	s.observed = c.observed
 	if lr.Target != "" {
 		s.target = lr.Target
 	}
 	r := scan.Result{Baseline: "lock", Error: lr.Error}
-	rec := &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusObserved, Completeness: "unknown"}
-	switch {
-	case lr.Status == lock.StatusNotObserved:
+	if lr.Status == lock.StatusNotObserved || o == nil {
 		r.Status = scan.StatusNotObserved
-		rec.Status, rec.ErrorClass, rec.ErrorDetail = manifest.StatusNotObserved, "observe", lr.Error
-	case lr.ExitCode == ExitFindings:
+		return r, &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: "observe", ErrorDetail: r.Error}
+	}
+	rec, _, _ := observedRecord(s.name, s.target, o.served.Identity, o.obs, o.tools)
+	switch lr.ExitCode {
+	case ExitFindings:
 		r.Status = scan.StatusFindings
-	case lr.ExitCode == ExitInconclusive:
+	case ExitInconclusive:
 		r.Status = scan.StatusInconclusive
 	default:
 		r.Status = scan.StatusClean
 	}
 	if g := lr.Gate; g != nil {
 		r.ToolCount = g.ObservedToolCount
-		if g.ObservedManifestDigest != nil && rec.Status == manifest.StatusObserved {
-			r.ManifestDigest, rec.ManifestDigest = *g.ObservedManifestDigest, *g.ObservedManifestDigest
-		}
-		if g.ObservedStatus == manifest.StatusAmbiguous {
-			rec.Status, rec.ManifestDigest = manifest.StatusAmbiguous, ""
+		if g.ObservedManifestDigest != nil {
+			r.ManifestDigest = *g.ObservedManifestDigest
 		}
 		for _, f := range g.Findings {
 			sf := scan.Finding{Rule: f.ReasonCode, Severity: f.Severity, Tool: safetext.EscapeASCII(safetext.Clip(f.Name, 256)), Message: catalogTitle(f.ReasonCode), Observed: f.ObservedDigest, Declared: f.DeclaredDigest}

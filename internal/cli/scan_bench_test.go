@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/internal/pgtest"
+	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mockserver"
 	"github.com/mcpdrift/mcpdrift/store"
 )
@@ -22,8 +26,9 @@ import (
 // so that its wall time and peak RSS are the command's alone. The baseline
 // in the same run is the default concurrency (8); the goal is 64; with
 // and without a SQLite store (with one, every result recorded; without,
-// every server observed only); and against servers
-// that answer after 20 ms.
+// every server observed only); the same servers as a lock of 1,000
+// entries, each gated against its entry and recorded with its tools;
+// and against servers that answer after 20 ms.
 //
 //	go test ./internal/cli -run '^$' -bench BenchmarkScanFleet -benchtime 1x
 func BenchmarkScanFleet(b *testing.B) {
@@ -35,24 +40,31 @@ func BenchmarkScanFleet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	lp := benchLock(b, urls, mockManifest(b, exampleV1))
 	for _, bc := range []struct {
 		name  string
 		conc  int
 		store bool
 		slow  bool
-	}{{"baseline-c8", 8, false, false}, {"c64", 64, false, false}, {"c64-sqlite", 64, true, false},
-		{"rtt20ms-baseline-c8", 8, false, true}, {"rtt20ms-c64", 64, false, true}} {
+		lock  bool
+	}{{"baseline-c8", 8, false, false, false}, {"c64", 64, false, false, false}, {"c64-sqlite", 64, true, false, false},
+		{"c64-sqlite-lock", 64, true, false, true},
+		{"rtt20ms-baseline-c8", 8, false, true, false}, {"rtt20ms-c64", 64, false, true, false}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var wall time.Duration
 			var rss int64
 			for range b.N {
 				args := []string{"scan", "--concurrency", strconv.Itoa(bc.conc), "--timeout", "30s", "--format", "json"}
+				db := "sqlite:" + filepath.Join(b.TempDir(), "h.db")
 				if bc.store {
-					args = append(args, "--store", "sqlite:"+filepath.Join(b.TempDir(), "h.db"))
+					args = append(args, "--store", db)
 				}
-				if bc.slow {
+				switch {
+				case bc.lock:
+					args = append(args, "--lock", lp)
+				case bc.slow:
 					args = append(args, urlArgs(slow)...)
-				} else {
+				default:
 					args = append(args, urlArgs(urls)...)
 				}
 				cmd := exec.Command(exe, "-test.run=^TestWatchHelperProcess$")
@@ -64,11 +76,20 @@ func BenchmarkScanFleet(b *testing.B) {
 					b.Fatalf("%v: %s", err, out[:min(len(out), 2000)])
 				}
 				want := `"observed": 1000` // no store: observed only
-				if bc.store {
+				switch {
+				case bc.lock:
+					want = `"clean": 1000`
+				case bc.store:
 					want = `"recorded": 1000`
 				}
 				if !strings.Contains(string(out), want) {
 					b.Fatalf("not every server %s: %s", want, out[:min(len(out), 2000)])
+				}
+				if bc.store {
+					// Every kind of scan records every tool (5 a server).
+					if r := countRows(b, db); r.ObservationTools != 5000 || r.ToolVersions != 5000 {
+						b.Fatalf("the store holds %+v", r)
+					}
 				}
 				rss = max(rss, maxRSSKiB(cmd.ProcessState))
 			}
@@ -76,6 +97,36 @@ func BenchmarkScanFleet(b *testing.B) {
 			b.ReportMetric(float64(rss)/1024, "peak-RSS-MiB")
 		})
 	}
+}
+
+// benchLock is a lock of one entry per URL, each pinning tools as lock add
+// pins what it serves, written at once (lock add would read and write a
+// growing lock a thousand times).
+func benchLock(b testing.TB, urls []string, tools []json.RawMessage) string {
+	b.Helper()
+	raw, err := json.Marshal(tools)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tl, err := manifest.ParseToolList(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := &lock.Lock{}
+	for i, u := range urls {
+		srv, err := lock.NewServer(fmt.Sprintf("s%04d", i), lock.Source{URL: u}, lock.ProfileReview, manifest.Identity{Endpoint: u}, nil, tl.Tools, classify.Default(), lock.Approval{By: "bench@example.com", At: "2026-12-01T00:00:00Z"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Add(srv); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lp := filepath.Join(b.TempDir(), "mcpdrift.lock")
+	if err := os.WriteFile(lp, l.Marshal(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return lp
 }
 
 // BenchmarkScanWorkers sweeps 1,000 servers (answering each request after

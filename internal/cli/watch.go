@@ -329,7 +329,7 @@ func observeServer(ctx context.Context, e *env, s *fleetServer, ws *watchStore) 
 		ws.record(ctx, &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: errorClass(err), ErrorDetail: msg}, ExitInconclusive)
 		return nil, errors.New(msg)
 	}
-	rec, ok, why := observedRecord(s, obs, tl)
+	rec, ok, why := observedRecord(s.name, s.target, fleetIdentity(s, obs), obs, tl)
 	code := ExitOK
 	if !ok {
 		code = ExitInconclusive
