@@ -75,7 +75,11 @@ type Entry struct {
 	// denies this change kind (every other change is reviewable, and a
 	// change that is all notation is allowed, under every profile). The
 	// decision profiles of diff, drift and the gateway are built from it.
-	FailClosed  string
+	FailClosed string
+	// NoReview, when set, says why a change of this kind needs no review:
+	// a tool whose every change is such is allowed under every profile
+	// (schemadiff.NeedsNoReview reads it).
+	NoReview    string
 	Title       string
 	Explanation string
 	Remedy      string
@@ -428,7 +432,7 @@ var entries = []Entry{
 		Source:      specSES},
 	{Code: "keyword_unmodeled", Family: FamilyStructural, Kind: Change, Severity: Medium,
 		Title:       "A keyword the diff does not model changed",
-		Explanation: "A schema keyword, annotation or tool member outside the model changed. It is reported, never silently ignored.",
+		Explanation: "A schema keyword or an annotation outside the model changed (a hint that is not a boolean, an annotation member beside the MCP hints). It is reported, never silently ignored. (A tool member outside the digest projection is tool_member_changed.)",
 		Remedy:      "Read the change in the snapshot; report the keyword if mcpdrift should model it.",
 		Source:      specSES},
 	{Code: "schema_unresolved", Family: FamilyStructural, Kind: Change, Severity: Medium,
@@ -437,11 +441,23 @@ var entries = []Entry{
 		Remedy:      "Fix the schema's references; review that part by hand.",
 		Source:      specSES},
 	{Code: "schema_annotation_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
-		Title:       "A planner-facing annotation inside a schema changed",
-		Explanation: "A parameter's description, title, default, examples, deprecated, readOnly or writeOnly changed. Validation is the same, but what the model reads moved. A changed default is medium: an executor may apply it when the argument is omitted.",
-		Remedy:      "Read the new text like a description change.",
+		Title:       "An annotation that validation never reads changed inside a schema",
+		Explanation: "$comment, examples, deprecated, readOnly or writeOnly changed, was added or removed somewhere in a schema. A validator accepts the same instances. Neutral. (A parameter's description or title is planner-facing text: description_changed or title_changed at its pointer; a default is schema_default_changed.)",
+		Remedy:      "None needed; re-pin to record the new bytes.",
+		NoReview:    "an annotation validation never reads",
 		Source:      specSES},
-	{Code: "schema_notation_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
+	{Code: "schema_default_changed", Family: FamilyStructural, Kind: Change, Severity: Medium,
+		Title:       "A default inside a schema changed",
+		Explanation: "A parameter's default changed, was added or removed. A validator accepts the same instances, but an executor may apply the default when the argument is omitted, so what a call does may change. Neutral. For an output schema, low.",
+		Remedy:      "Check what the tool does with the new default when the argument is omitted.",
+		Source:      own},
+	{Code: "schema_dialect_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "A schema's dialect changed, and it validates the same",
+		Explanation: "$schema changed, was added or removed between draft-07, 2019-09 and 2020-12, and the schemas use no keyword the dialects read differently (items as an array, additionalItems, prefixItems, dependencies, dependentRequired, dependentSchemas, unevaluatedProperties, unevaluatedItems, minContains, maxContains, $recursiveRef, $recursiveAnchor, $dynamicRef, $dynamicAnchor, $anchor, an $id that is a plain-name fragment, a $ref beside validating keywords, a $ref into definitions or $defs): a validator accepts the same instances under either. Neutral. Where such a keyword is used, or a $schema names another dialect, the change is schema_unresolved instead: the schemas were not compared under each side's dialect. format and the content keywords are not counted: whether they assert is left to the implementation under both dialects.",
+		Remedy:      "None needed; re-pin to record the new bytes.",
+		NoReview:    "a dialect no keyword of the schemas reads differently",
+		Source:      own},
+	{Code: "schema_notation_changed", Family: FamilyStructural, Kind: Change, Severity: Low, NoReview: "the schema is spelled differently and accepts the same instances",
 		Title:       "A schema is spelled differently but means the same",
 		Explanation: "The old and new schema at this place have the same normal form: they accept exactly the same instances and carry the same annotations (empty properties or required written out, a type as a one-element array, a one-branch allOf, a $ref to an identical definition, default values written out, enum/required/type in another order, const for a one-element enum, ...). Neutral. A tool whose every change is notation needs no review: the diff allows it under every profile, for the reason \"notation only\"; its digests still changed, so the gate's digest finding stays.",
 		Remedy:      "None needed; re-pin to record the new bytes.",
@@ -458,7 +474,7 @@ var entries = []Entry{
 		Source:      specSES},
 	{Code: "output_schema_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
 		Title:       "The output schema changed",
-		Explanation: "What the tool declares it returns changed in a way no finer kind describes.",
+		Explanation: "What the tool declares it returns changed in a way no finer kind describes. Every change under the output schema is named as output (\"output field\") and graded for the agent that reads the result: a widening is what it may now receive unannounced; a narrowing (the tool returns less) is harmless, and low. No output change is raised by the parameters the tool takes, and none is an escalation of its input.",
 		Remedy:      "Check consumers of the tool's structured output.",
 		Source:      specSES},
 	{Code: "annotation_hint_weakened", Family: FamilyStructural, Kind: Change, Severity: Medium,
@@ -473,20 +489,26 @@ var entries = []Entry{
 		Source:      specSES},
 	{Code: "description_changed", Family: FamilyStructural, Kind: Change, Severity: Medium,
 		Title:       "The description changed",
-		Explanation: "The description is the tool-poisoning surface. The change is shown as a compact word diff.",
+		Explanation: "The description is the tool-poisoning surface. The change is shown as a compact word diff. A parameter's description inside the input schema is the same planner-facing text, reported with this kind at its own pointer (\"description of parameter ...\"); validation is the same, so it is never schema drift or an escalation.",
 		Remedy:      "Read the new words for instructions aimed at the agent.",
 		Source:      specSES},
 	{Code: "title_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
 		Title:       "The title changed",
-		Explanation: "The display title (tool title or annotations.title) changed.",
+		Explanation: "annotations.title, or a parameter's title inside a schema (planner-facing text, at its own pointer), changed. The tool's own title member is outside the digest projection: tool_member_changed.",
 		Remedy:      "Check it still names what the tool does.",
 		Source:      specSES},
 	{Code: "schema_drift_stable_description", Family: FamilyStructural, Kind: Change, Severity: High,
 		Title:       "The input schema changed under a stable description",
-		Explanation: "The canonical signal of schema-shape escalation: the planner reasons over the old description while the executor validates against a new schema.",
+		Explanation: "The canonical signal of schema-shape escalation: the planner reasons over the old description while the executor validates against a new schema. Said only when a change of the input schema may change what a validator accepts (not for notation, a neutral dialect, annotations, a default or a parameter's text, which validate the same), and it carries their direction: widening when one widens, narrowing when every one narrows, neutral otherwise. Only one that is not narrowing is an escalation (MCP-DRIFT-ESCALATION); a narrowing breaks callers (MCP-DRIFT-SCHEMA).",
 		Remedy:      "Review the schema change as if it were a new tool; fail-closed denies it.",
 		FailClosed:  "the input schema drifted while the description stayed identical",
 		Source:      specSES},
+	{Code: "tool_member_changed", Family: FamilyStructural, Kind: Change, Severity: Low,
+		Title:       "A tool member outside the digest projection changed",
+		Explanation: "A member of the tool object that the digests do not cover changed (execution, title, icons, _meta, a vendor member): reported as information, never silently ignored. It never decides: no approval covers it, so none is asked for it. The title gets a word diff.",
+		Remedy:      "None needed.",
+		NoReview:    "information: outside the digest projection, it never decides",
+		Source:      own},
 	{Code: "tool_rename_suspected", Family: FamilyStructural, Kind: Change, Severity: Medium,
 		Title:       "A tool looks renamed",
 		Explanation: "A removed and an added tool have the same description, schemas and annotations.",
@@ -570,12 +592,12 @@ var entries = []Entry{
 		Source:      specAPV},
 	{Code: "MCP-DRIFT-SCHEMA", Family: FamilyLiveDrift, Kind: Finding, Severity: High,
 		Title:       "The served schema breaks the declared one",
-		Explanation: "The served input or output schema differs from the declared one in a way the structural diff grades narrowing: callers generated from the manifest can fail. The finding carries the change records.",
+		Explanation: "The served input schema differs from the declared one in a way the structural diff grades narrowing: callers generated from the manifest can fail. The finding carries the change records. (A narrowing of the output schema is harmless: MCP-DRIFT-SCHEMA-COMPATIBLE.)",
 		Remedy:      "Regenerate the manifest or fix the server; review each change record.",
 		Source:      specAPV},
 	{Code: "MCP-DRIFT-SCHEMA-COMPATIBLE", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
 		Title:       "The served schema differs without breaking callers",
-		Explanation: "The served schema differs from the declared one, but no change narrows what callers may send. WARN when the served schema accepts more (widening), INFO otherwise.",
+		Explanation: "The served schema differs from the declared one, but no change narrows what callers may send. WARN when the served schema accepts more (widening), INFO otherwise (\"validates the same\" when every change is notation, a neutral dialect, an annotation or a default). The output schema is graded on its own, for the agent that reads the result: WARN when the tool may now return what the declared schema did not allow, INFO when it returns less (harmless).",
 		Remedy:      "Widening is how capability grows silently: review it; update the manifest if intended.",
 		Source:      specAPV},
 	{Code: "MCP-DRIFT-ANNOTATION", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
@@ -585,12 +607,12 @@ var entries = []Entry{
 		Source:      specAPV},
 	{Code: "MCP-DRIFT-ESCALATION", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium, PrivilegedSeverity: High,
 		Title:       "A served tool escalates",
-		Explanation: "The structural diff of a served tool against the declared one carries an escalation signal: schema drift under a stable description, a new optional parameter, a widened type, enum or constraint, a new external $ref, or identity churn. MCP-DRIFT-SCHEMA-COMPATIBLE says such a change breaks no caller; this says what it means for security: the executor now accepts a value shape the planner never saw. ERROR on a privileged tool, WARN otherwise, under every profile.",
+		Explanation: "The structural diff of a served tool's input against the declared one carries an escalation signal: a widening (a new optional parameter, a widened type, enum or constraint, a dropped requirement: the executor now accepts a value it did not accept before), a new external $ref, identity churn, or schema drift under a stable description that is not a narrowing (one that neither only widens nor only narrows says the executor may now accept what the planner never saw). A narrowing is a breaking change for callers (MCP-DRIFT-SCHEMA), never an escalation; a parameter's description or title is text (MCP-DRIFT-DESCRIPTION); a change that validates the same, and any change of the output schema, never escalate. ERROR on a privileged tool, WARN otherwise, under every profile.",
 		Remedy:      "Review the change as an escalation; re-pin only with explicit consent.",
 		Source:      specSES},
 	{Code: "MCP-DRIFT-DESCRIPTION", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
 		Title:       "The served description differs from the declared one",
-		Explanation: "The agent reads the served description, not the declared one; a rewritten description is the tool-poisoning surface. (Not in the apiverity rule set: mcpdrift adds it.)",
+		Explanation: "The agent reads the served description, not the declared one; a rewritten description is the tool-poisoning surface. A parameter's description or title in the input schema is the same planner-facing text and is reported here, named (\"the description of parameter ...\"). (Not in the apiverity rule set: mcpdrift adds it.)",
 		Remedy:      "Read the served text for instructions aimed at the agent.",
 		Source:      own},
 	{Code: "MCP-DRIFT-PROTOCOL-UNSUPPORTED", Family: FamilyLiveDrift, Kind: Finding, Severity: High,
@@ -715,6 +737,8 @@ var entries = []Entry{
 		Explanation: "The served tool's digest is the pinned one: the gateway serves it, byte for byte as the upstream sent it.", Remedy: "None.", Source: own},
 	{Code: "tool_changed_notation_only", Family: FamilyGateway, Kind: Decision, Title: "Served: the tool changed in notation only",
 		Explanation: "The tool's bytes changed, but every change is notation (schemas that accept the same instances): the decision is allow, and the gateway serves it.", Remedy: "Re-pin when convenient, so the baseline holds the new spelling.", Source: own},
+	{Code: "tool_changed_validates_same", Family: FamilyGateway, Kind: Decision, Title: "Served: the tool changed, but validates the same",
+		Explanation: "The tool's bytes changed, but no change needs review: a dialect that no keyword of its schemas reads differently, annotations validation never reads, members outside the digest projection, notation. The decision is allow under every profile, and the gateway serves it.", Remedy: "Re-pin when convenient, so the baseline holds the new bytes.", Source: own},
 	{Code: "tool_changed_needs_review", Family: FamilyGateway, Kind: Decision, Title: "Hidden: the tool changed",
 		Explanation: "The served tool differs from the pinned one in a way that needs review: the gateway hides it and refuses calls to it until the change is approved (re-pinned).", Remedy: "Review the change (mcpdrift diff or drift), then re-pin.", Source: own},
 	{Code: "tool_change_denied", Family: FamilyGateway, Kind: Decision, Title: "Hidden: the profile denies the tool's change",
@@ -830,7 +854,7 @@ func Markdown() []byte {
 	b.WriteString("Generated from `catalog/catalog.go` by `go run ./cmd/mcpdrift codes --format markdown > docs/reason-codes.md`; a test fails when this page is stale.\n\n")
 	b.WriteString("Kinds: **finding** needs review (exit 1); **inconclusive** means the evidence cannot support a verdict (exit 3); **warning** weakens a clean result without failing it; **note** qualifies a finding; **change** is a structural change record of `mcpdrift diff` (beside gate findings it explains them and never changes a verdict).\n")
 	b.WriteString("Severities are review priorities, not maliciousness. Profiles can change them (see `mcpdrift gate --profile`).\n\n")
-	b.WriteString("**The one table of severities and decisions.** Severity is the default (privileged in brackets; `strict:` under `gate --profile strict`). Decision is what the decision profiles of `diff`, `drift` and `proxy` decide on a change of that kind: `review` under the review profile, and `deny` where the fail-closed profile denies it; a tool whose every change is notation is allowed under both.\n\n")
+	b.WriteString("**The one table of severities and decisions.** Severity is the default (privileged in brackets; `strict:` under `gate --profile strict`). Decision is what the decision profiles of `diff`, `drift` and `proxy` decide on a change of that kind: `review` under the review profile, and `deny` where the fail-closed profile denies it; `allow / allow` for the kinds that need no review: a tool whose every change is such is allowed under both.\n\n")
 	b.WriteString("| code | family | kind | severity (privileged) | decision: review / fail-closed |\n|---|---|---|---|---|\n")
 	all := All()
 	for _, e := range all {
@@ -841,6 +865,9 @@ func Markdown() []byte {
 		fmt.Fprintf(&b, "**%s.** Family: %s. Kind: %s. Severity: %s. Decision: %s. Specified in: %s.\n\n", e.Title, e.Family, e.Kind, sevCell(e), decisionCell(e), e.Source)
 		if e.FailClosed != "" {
 			fmt.Fprintf(&b, "Denied under fail-closed: %s.\n\n", e.FailClosed)
+		}
+		if e.NoReview != "" {
+			fmt.Fprintf(&b, "Allowed under every profile: %s.\n\n", e.NoReview)
 		}
 		fmt.Fprintf(&b, "%s\n\n", e.Explanation)
 		fmt.Fprintf(&b, "What to do: %s\n", e.Remedy)
@@ -872,12 +899,24 @@ func decisionCell(e Entry) string {
 	switch {
 	case e.Kind != Change && e.FailClosed == "":
 		return "n/a"
-	case e.Code == "schema_notation_changed":
+	case e.NoReview != "":
 		return "allow / allow"
 	case e.FailClosed != "":
 		return "review / deny"
 	}
 	return "review / review"
+}
+
+// NoReviewKinds returns the change codes that need no review, with why
+// (the one place they are written down).
+func NoReviewKinds() map[string]string {
+	out := map[string]string{}
+	for _, e := range entries {
+		if e.NoReview != "" {
+			out[e.Code] = e.NoReview
+		}
+	}
+	return out
 }
 
 // FailClosedKinds returns the codes the fail-closed profile denies, with

@@ -533,8 +533,8 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 			switch {
 			case d.Decision == Deny:
 				d.Reason = ReasonDenied
-			case d.Decision == Allow && why == schemadiff.ReasonNotationOnly:
-				d.Reason, d.Serve = ReasonNotationOnly, true
+			case d.Decision == Allow && allowReasons[why] != "":
+				d.Reason, d.Serve = allowReasons[why], true
 			default:
 				d.Decision, d.Reason = Review, ReasonChanged
 			}
@@ -630,8 +630,8 @@ func (d Tool) Verdict() schemadiff.ToolVerdict {
 		v.Status = schemadiff.StatusAdded
 	case ReasonRemoved:
 		v.Status = schemadiff.StatusRemoved
-	case ReasonNotationOnly:
-		v.NotationOnly, v.Reason = true, schemadiff.ReasonNotationOnly
+	case ReasonNotationOnly, ReasonValidatesSame:
+		v.NotationOnly, v.Reason = d.Reason == ReasonNotationOnly, verdictReasons[d.Reason]
 	}
 	for _, c := range d.Changes {
 		if schemadiff.SeverityRank(c.Severity) > schemadiff.SeverityRank(v.Severity) {

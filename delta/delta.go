@@ -53,19 +53,21 @@ type Tool struct {
 	Lost []Item `json:"lost,omitempty"`
 	// Other are the input changes that are neither: a type changed to an
 	// unrelated one, a constraint replaced by one that cannot be ordered
-	// against it, a parameter's description or default, notation,
-	// keywords the diff does not model.
+	// against it, a parameter's description, title or default, notation, a
+	// dialect, annotations validation never reads, keywords the diff does
+	// not model, members outside the digest projection (information).
 	Other []Item `json:"other,omitempty"`
 	// Output are the changes of what the tool returns (its outputSchema),
-	// with their own directions (widening: it may now return more).
+	// graded for the agent that reads the result: widening, what it may
+	// now receive unannounced; narrowing, harmless (the tool returns less).
 	Output []Item `json:"output,omitempty"`
 
 	// Description is the description's word diff (nil: unchanged). For a
 	// new tool it is its whole description, inserted; for a removed one,
 	// deleted.
 	Description *Text `json:"description,omitempty"`
-	// Titles are the changed titles (the tool's title member, and
-	// annotations.title).
+	// Titles are the changed titles (the tool's title member, outside the
+	// digest projection, and annotations.title).
 	Titles []Text `json:"titles,omitempty"`
 	// Hints are the changed annotation hints.
 	Hints []Hint `json:"hints,omitempty"`
@@ -200,10 +202,11 @@ func build(v schemadiff.ToolVerdict, o, n *manifest.Tool, cs []schemadiff.Change
 	}
 	for _, c := range cs {
 		switch {
-		case c.Kind == schemadiff.DescriptionChanged:
+		case c.Kind == schemadiff.DescriptionChanged && c.Pointer == "/description":
 			t.Description = text(c, o, n, "/description")
 			continue
-		case c.Kind == schemadiff.TitleChanged:
+		case c.Kind == schemadiff.TitleChanged && c.Pointer == "/annotations/title",
+			c.Kind == schemadiff.ToolMemberChanged && c.Pointer == "/title":
 			t.Titles = append(t.Titles, *text(c, o, n, c.Pointer))
 			continue
 		case strings.HasPrefix(c.Pointer, "/annotations/") && hintKeys[c.Pointer[len("/annotations/"):]]:
@@ -216,7 +219,7 @@ func build(v schemadiff.ToolVerdict, o, n *manifest.Tool, cs []schemadiff.Change
 		switch {
 		case signalKinds[c.Kind]:
 			t.Signals = append(t.Signals, it)
-		case isOutput(c):
+		case schemadiff.IsOutput(c):
 			t.Output = append(t.Output, it)
 		case c.Direction == schemadiff.Widening:
 			t.Gained = append(t.Gained, it)
@@ -246,19 +249,6 @@ func build(v schemadiff.ToolVerdict, o, n *manifest.Tool, cs []schemadiff.Change
 	return t
 }
 
-func isOutput(c schemadiff.Change) bool {
-	switch c.Kind {
-	case schemadiff.OutputSchemaAdded, schemadiff.OutputSchemaRemoved, schemadiff.OutputSchemaChanged:
-		return true
-	}
-	for _, p := range [...]string{"/outputSchema", "/output_schema"} {
-		if c.Pointer == p || strings.HasPrefix(c.Pointer, p+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // declKinds are the records about one parameter whose declaration a
 // reader wants beside them, and the side it is read from.
 var declKinds = map[string]bool{ // true: the old side
@@ -285,28 +275,19 @@ func item(c schemadiff.Change, o, n *manifest.Tool) Item {
 		if r, ok := schemadiff.StringAt(n, c.Pointer); ok {
 			it.Ref = r
 		}
-	case schemadiff.SchemaAnnotationChanged:
+	case schemadiff.DescriptionChanged, schemadiff.TitleChanged:
 		// A parameter's description or title: planner-facing text, shown
-		// as a word diff. Detail is "<keyword> added|removed|changed".
-		seg := c.Pointer[strings.LastIndexByte(c.Pointer, '/')+1:]
-		if seg != "description" && seg != "title" {
-			break
+		// as a word diff. The texts are known when the ones found at the
+		// pointer give the record's own word diff (an annotation layered
+		// over a reference may sit elsewhere on the old side; then only
+		// the record is shown).
+		ov, _ := schemadiff.StringAt(o, c.Pointer)
+		nv, _ := schemadiff.StringAt(n, c.Pointer)
+		max := 360
+		if c.Kind == schemadiff.TitleChanged {
+			max = 160
 		}
-		ov, oOK := schemadiff.StringAt(o, c.Pointer)
-		nv, nOK := schemadiff.StringAt(n, c.Pointer)
-		known := false
-		switch {
-		case strings.HasSuffix(c.Detail, " added"):
-			known = nOK && n != nil
-		case strings.HasSuffix(c.Detail, " removed"):
-			known = oOK && o != nil
-		default:
-			// Changed: both texts must be found at the one pointer (an
-			// annotation layered over a reference may sit elsewhere on
-			// the old side; then only the record is shown).
-			known = oOK && nOK
-		}
-		if known {
+		if o != nil && n != nil && schemadiff.WordDiff(ov, nv, max) == c.Detail {
 			w := schemadiff.DiffWords(ov, nv, textWords)
 			it.Words = &w
 		}

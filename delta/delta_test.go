@@ -72,7 +72,7 @@ func TestRugPull(t *testing.T) {
         description: none
     + MEDIUM constant of parameter "read_only" changed ("const removed (was true)"): widening
   Other changes:
-    ~ MEDIUM schema annotation changed at "/inputSchema/properties/read_only/default" ("default added")
+    ~ MEDIUM default of parameter "read_only" added
 
 "create_or_update_file": changed, severity HIGH, decision REVIEW
   Hints:
@@ -161,10 +161,10 @@ func TestEveryGroup(t *testing.T) {
         type: integer
         description: none
   Other changes:
-    ~ MEDIUM schema annotation changed at "/inputSchema/properties/url/description" ("description changed") [severity raised from low: the tool takes a URL parameter "url" (string)]
+    ~ MEDIUM description of parameter "url" changed
         "The URL to" [-"fetch."-] {+"fetch, or a file path."+}
   What it returns:
-    ~ MEDIUM parameter "body" is no longer required: widening [severity raised from low: the tool takes a URL parameter "url" (string)]
+    ~ LOW output field "body" is no longer required: widening (the agent may now receive it unannounced)
         type: string
         description: none
   Description: whitespace only (the same words; spaces or line breaks changed)

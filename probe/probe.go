@@ -272,7 +272,7 @@ func Evaluate(in Input) *Result {
 			continue // a tool on an unobserved page is not a removed tool
 		}
 		r.Tools = append(r.Tools, d.Verdict())
-		if d.Reason == decide.ReasonChanged || d.Reason == decide.ReasonDenied || d.Reason == decide.ReasonNotationOnly {
+		if d.Reason == decide.ReasonChanged || d.Reason == decide.ReasonDenied || d.Reason == decide.ReasonNotationOnly || d.Reason == decide.ReasonValidatesSame {
 			changesOf[d.Name] = d.Changes
 		}
 	}
@@ -410,86 +410,6 @@ func quoteList(xs []string) string {
 		q = append(q, safetext.Quote(safetext.Clip(x, 100)))
 	}
 	return strings.Join(q, ", ")
-}
-
-var annotationKinds = map[string]bool{schemadiff.AnnotationHintWeakened: true, schemadiff.AnnotationHintStrengthened: true}
-
-// toolDrift compares one declared tool with the served one.
-func toolDrift(r *Result, s *manifest.Tool, changes []schemadiff.Change, c *classify.Classifier) {
-	escalation(r, s.Name, changes, c)
-	var schema, hints []schemadiff.Change
-	descChanged := false
-	for _, c := range changes {
-		switch {
-		case annotationKinds[c.Kind]:
-			hints = append(hints, c)
-		case c.Kind == schemadiff.DescriptionChanged:
-			descChanged = true
-		case c.Kind == schemadiff.TitleChanged || c.Kind == schemadiff.SchemaDriftStableDescription:
-		case c.Kind == schemadiff.ExternalRefPresent:
-			// present on both sides: not drift
-		case c.Kind == schemadiff.NumberBeyondPrecisionChanged:
-			// Not graded (the diff does not say what the number bounds),
-			// so not "without breaking callers": said as it is.
-			r.Warnings = append(r.Warnings, "served tool "+safetext.Quote(s.Name)+" differs from the declared one: "+schemadiff.Sentence(c, safetext.Quote))
-		default:
-			schema = append(schema, c)
-		}
-	}
-	if len(schema) > 0 {
-		breaking, widening := false, false
-		for _, c := range schema {
-			switch c.Direction {
-			case schemadiff.Narrowing:
-				breaking = true
-			case schemadiff.Widening:
-				widening = true
-			}
-			if c.Kind == schemadiff.ExternalRefIntroduced {
-				widening = true
-			}
-		}
-		switch {
-		case breaking:
-			r.add("MCP-DRIFT-SCHEMA", s.Name, fmt.Sprintf("the served schema differs in a breaking way (%s)", summarize(schema)), "", schema)
-		case widening:
-			r.addLevel("MCP-DRIFT-SCHEMA-COMPATIBLE", LevelWarn, s.Name, fmt.Sprintf("the served schema accepts more than declared (%s)", summarize(schema)), "", schema)
-		default:
-			r.addLevel("MCP-DRIFT-SCHEMA-COMPATIBLE", LevelInfo, s.Name, fmt.Sprintf("the served schema differs without breaking callers (%s)", summarize(schema)), "", schema)
-		}
-	}
-	if len(hints) > 0 {
-		r.add("MCP-DRIFT-ANNOTATION", s.Name, "a declared hint disagrees with the served one: an agent that planned around the declared value planned wrong", "", hints)
-	}
-	if descChanged {
-		var dc []schemadiff.Change
-		for _, c := range changes {
-			if c.Kind == schemadiff.DescriptionChanged {
-				dc = append(dc, c)
-			}
-		}
-		r.add("MCP-DRIFT-DESCRIPTION", s.Name, "the served description differs from the declared one: the agent reads the served text", "", dc)
-	}
-}
-
-func summarize(cs []schemadiff.Change) string {
-	seen := map[string]bool{}
-	var kinds []string
-	for _, c := range cs {
-		if !seen[c.Kind] {
-			seen[c.Kind] = true
-			kinds = append(kinds, c.Kind)
-		}
-	}
-	sort.Strings(kinds)
-	out := ""
-	for i, k := range kinds {
-		if i > 0 {
-			out += ", "
-		}
-		out += k
-	}
-	return out
 }
 
 // conformance checks the server against the specification; it needs no
@@ -670,40 +590,6 @@ func finish(r *Result, in Input) {
 			r.ExitCode = ExitFindings
 		}
 	}
-}
-
-// escalationKinds are the structural-escalation signals besides every
-// widening change: a schema that drifted under a stable description, an
-// external $ref, identity churn.
-var escalationKinds = map[string]bool{
-	schemadiff.SchemaDriftStableDescription: true, schemadiff.ExternalRefIntroduced: true,
-	schemadiff.ServerEndpointRebound: true, schemadiff.PublisherKeyChanged: true,
-}
-
-// escalation reports MCP-DRIFT-ESCALATION when the structural diff of a
-// served tool carries an escalation signal (schema drift under a stable
-// description, a new optional parameter, a widened type, enum or
-// constraint, a new external $ref, identity churn): the security reading
-// of a change MCP-DRIFT-SCHEMA-COMPATIBLE calls compatible. ERROR on a
-// privileged tool, WARN otherwise, under every profile.
-func escalation(r *Result, name string, cs []schemadiff.Change, c *classify.Classifier) {
-	var sig []schemadiff.Change
-	for _, x := range cs {
-		if x.Kind == schemadiff.SchemaNotationChanged || annotationKinds[x.Kind] {
-			continue // notation is no change; hints have MCP-DRIFT-ANNOTATION
-		}
-		if escalationKinds[x.Kind] || x.Direction == schemadiff.Widening {
-			sig = append(sig, x)
-		}
-	}
-	if len(sig) == 0 {
-		return
-	}
-	level, what := LevelWarn, ""
-	if c.Classify(name).Privileged {
-		level, what = LevelError, " on a privileged tool"
-	}
-	r.addLevel("MCP-DRIFT-ESCALATION", level, name, fmt.Sprintf("the served tool escalates%s: %s (the executor now accepts what the planner never saw)", what, summarize(sig)), "", sig)
 }
 
 func (in Input) classifier() *classify.Classifier {

@@ -111,12 +111,12 @@ func TestDriftRules(t *testing.T) {
 	if got := rules(r); !slices.Equal(got, []string{"MCP-AUTH-ANONYMOUS-LIST INFO"}) || r.ExitCode != ExitOK {
 		t.Errorf("clean: %v exit %d", got, r.ExitCode)
 	}
-	// A neutral-only schema change is INFO for compatibility; under a
-	// stable description it is still schema drift, an escalation signal
-	// (a parameter's description is text the agent reads).
+	// A parameter's description is text the agent reads: it is reported
+	// as text that changed (issue 30, item 1), never as schema drift or
+	// an escalation: validation is the same.
 	neutral := strings.Replace(declared, `"q":{"type":"string"}`, `"q":{"type":"string","description":"the query"}`, 1)
 	r = Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: tools(t, declared), Primary: obs(t, neutral)})
-	if got := rules(r); !slices.Equal(got, []string{"MCP-DRIFT-ESCALATION WARN search", "MCP-DRIFT-SCHEMA-COMPATIBLE INFO search"}) || r.ExitCode != ExitFindings {
+	if got := rules(r); !slices.Equal(got, []string{"MCP-DRIFT-DESCRIPTION WARN search"}) || r.ExitCode != ExitFindings {
 		t.Errorf("neutral: %v exit %d", got, r.ExitCode)
 	}
 	// A notation-only change is no escalation and allowed.

@@ -170,9 +170,19 @@ func hintLine(t *textWriter, h delta.Hint) string {
 	return s
 }
 
+// itemSentence is an item's sentence; a text whose word diff is shown on
+// its own is not said twice.
+func itemSentence(it delta.Item) string {
+	c := it.Change
+	if it.Words != nil && (c.Kind == schemadiff.DescriptionChanged || c.Kind == schemadiff.TitleChanged) {
+		c.Detail = ""
+	}
+	return schemadiff.Sentence(c, clipQuote)
+}
+
 func deltaItem(t *textWriter, mark string, it delta.Item) {
 	c := it.Change
-	t.line("    %s %s %s", mark, t.paint(severityColor(c.Severity), strings.ToUpper(e(c.Severity))), schemadiff.Sentence(c, clipQuote))
+	t.line("    %s %s %s", mark, t.paint(severityColor(c.Severity), strings.ToUpper(e(c.Severity))), itemSentence(it))
 	// A parameter record's detail says the type already.
 	declLines(t, "        ", it.Decl, c.Kind != schemadiff.ParamAddedOptional && c.Kind != schemadiff.ParamAddedRequired && c.Kind != schemadiff.ParamRemoved)
 	if it.Ref != "" {

@@ -58,11 +58,7 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 		t.line("")
 		switch r.ExitCode {
 		case schemadiff.ExitNoChange:
-			if len(r.Changes) > 0 {
-				t.line("Exit 0: only notation changed (the schemas are spelled differently and accept the same instances); nothing to review.")
-			} else {
-				t.line("Exit 0: nothing changed.")
-			}
+			t.line("%s", exitNoChange(r))
 		case schemadiff.ExitInconclusive:
 			t.line("Exit 3: inconclusive: nothing changed among the tools seen, but the new list is partial, so the tools on its unseen pages cannot be judged.")
 		default:
@@ -111,13 +107,27 @@ func sideText(s schemadiff.Side) string {
 	return out
 }
 
-// notationTools names the tools of a diff report whose changes are all
-// notation.
-func notationTools(r *schemadiff.Report) map[string]bool {
-	m := map[string]bool{}
+// exitNoChange is the closing line of a diff that exits 0.
+func exitNoChange(r *schemadiff.Report) string {
+	switch {
+	case len(r.Changes) == 0:
+		return "Exit 0: nothing changed."
+	case r.DecisionReason == schemadiff.ReasonValidatesSame:
+		return "Exit 0: every change validates the same (notation, a dialect no keyword of the schemas reads differently, annotations validation never reads, members outside the digest projection); nothing to review."
+	case r.DecisionReason == schemadiff.ReasonInformationOnly:
+		return "Exit 0: only members outside the digest projection changed (information); nothing to review."
+	}
+	return "Exit 0: only notation changed (the schemas are spelled differently and accept the same instances); nothing to review."
+}
+
+// notationTools names the tools of a diff report whose changes need no
+// review, with the reason their decision gives ("notation only",
+// "validates the same").
+func notationTools(r *schemadiff.Report) map[string]string {
+	m := map[string]string{}
 	for _, v := range r.Tools {
-		if v.NotationOnly {
-			m[v.Name] = true
+		if v.Decision == schemadiff.Allow && v.Reason != "" {
+			m[v.Name] = v.Reason
 		}
 	}
 	return m
@@ -127,9 +137,9 @@ func notationTools(r *schemadiff.Report) map[string]bool {
 // most severe change first (the order schemadiff.Sort gives).
 func structuralText(t *textWriter, cs []schemadiff.Change) { structuralTextMarked(t, cs, nil) }
 
-// structuralTextMarked is structuralText with the tools whose changes are
-// all notation marked so.
-func structuralTextMarked(t *textWriter, cs []schemadiff.Change, notation map[string]bool) {
+// structuralTextMarked is structuralText with the tools whose changes need
+// no review marked so, with their reason.
+func structuralTextMarked(t *textWriter, cs []schemadiff.Change, notation map[string]string) {
 	if len(cs) == 0 {
 		return
 	}
@@ -143,8 +153,8 @@ func structuralTextMarked(t *textWriter, cs []schemadiff.Change, notation map[st
 			if c.Name == "" {
 				label = "(server)"
 			}
-			if notation[c.Name] {
-				label += " (notation only: no review needed)"
+			if why := notation[c.Name]; why != "" {
+				label += " (" + e(why) + ": no review needed)"
 			}
 			t.line("  %s", label)
 		}

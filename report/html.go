@@ -459,8 +459,7 @@ func htmlCardOf(d delta.Tool) htmlCard {
 func htmlItemOf(mark string, it delta.Item) htmlItem {
 	c := it.Change
 	sev, cls := sevTag(c.Severity)
-	sentence := schemadiff.Sentence(c, clipQuote)
-	hi := htmlItem{Mark: mark, Severity: sev, SevClass: cls, Sentence: hsafe(sentence)}
+	hi := htmlItem{Mark: mark, Severity: sev, SevClass: cls, Sentence: hsafe(itemSentence(it))}
 	if d := it.Decl; d != nil {
 		if c.Kind != schemadiff.ParamAddedOptional && c.Kind != schemadiff.ParamAddedRequired && c.Kind != schemadiff.ParamRemoved {
 			hi.Decl = append(hi.Decl, htmlFact{"type", ht(d.Type)})

@@ -465,7 +465,10 @@ func capFreeForm(v jcs.Value) bool {
 // change of what the tool accepts, and a removed tool can no longer be
 // called. (schema_notation_changed is spelled out: the notation kind is
 // defined beside the normal forms.)
-var noRaise = map[string]bool{"schema_notation_changed": true, ToolRemoved: true}
+var noRaise = map[string]bool{"schema_notation_changed": true, ToolRemoved: true,
+	// Neither is a change of what the tool accepts or what the planner
+	// reads (NeedsNoReview).
+	SchemaDialectChanged: true, SchemaAnnotationChanged: true, ToolMemberChanged: true}
 
 var raisedSeverity = map[string]string{"low": "medium", "medium": "high"}
 
@@ -474,8 +477,11 @@ var raisedSeverity = map[string]string{"low": "medium", "medium": "high"}
 // and URLs, low → medium only) when caps, the capability parameters of the
 // changed tool, is not empty, and records why in the change's
 // SeverityRaised. A change already raised, already high, narrowing (the
-// tool now accepts less: no escalation), notation (schema_notation_changed)
-// or a removed tool (tool_removed) is left as it is. The capability named is the one whose parameter holds the change's
+// tool now accepts less: no escalation), about the output (what the tool
+// returns is graded for the agent that reads it, not by what the tool
+// takes), one that needs no review (notation, a neutral dialect, an
+// annotation validation never reads, a member outside the digest
+// projection) or a removed tool (tool_removed) is left as it is. The capability named is the one whose parameter holds the change's
 // pointer (the innermost), else the tool's first by kind. Whether the tool
 // is privileged is never touched.
 func RaiseForCapabilities(cs []Change, caps []Capability) {
@@ -509,7 +515,7 @@ func RaiseForCapabilities(cs []Change, caps []Capability) {
 	for i := range cs {
 		c := &cs[i]
 		next, ok := raisedSeverity[c.Severity]
-		if c.SeverityRaised != nil || noRaise[c.Kind] || c.Direction == Narrowing || !ok || (!full && next == "high") {
+		if c.SeverityRaised != nil || noRaise[c.Kind] || c.Direction == Narrowing || IsOutput(*c) || !ok || (!full && next == "high") {
 			continue
 		}
 		cap, depth := first, -1

@@ -18,10 +18,13 @@ type Direction string
 
 // Directions.
 const (
-	// Widening: the executor now accepts (or the tool now may return) more
-	// than before.
+	// Widening: the executor now accepts more than before (for an output
+	// schema: the tool may now return what it could not before, which the
+	// agent reading the result receives unannounced).
 	Widening Direction = "widening"
-	// Narrowing: existing callers can break.
+	// Narrowing: existing callers can break. An output schema's changes
+	// are never narrowing: a tool that returns less harms no reader, and
+	// such a change is neutral.
 	Narrowing Direction = "narrowing"
 	// Neutral: neither, or both at once.
 	Neutral Direction = "neutral"
@@ -111,10 +114,23 @@ const (
 	// a pinned external reference could not be fetched.
 	ExternalRefUnverified = "external_ref_unverified"
 	KeywordUnmodeled      = "keyword_unmodeled"
-	// SchemaAnnotationChanged: a planner-facing annotation keyword inside a
-	// schema (a parameter's description, title, default, examples ...)
-	// changed. Validation is unchanged, but what the model reads moved.
+	// SchemaAnnotationChanged: an annotation keyword inside a schema that
+	// validation never reads ($comment, examples, deprecated, readOnly,
+	// writeOnly) changed. Neutral: it needs no review (see NeedsNoReview).
+	// A parameter's description or title is planner-facing text and is a
+	// description_changed or title_changed record at its own pointer; a
+	// default is schema_default_changed.
 	SchemaAnnotationChanged = "schema_annotation_changed"
+	// SchemaDefaultChanged: a default inside a schema changed, was added
+	// or removed: validation is the same, but an executor may apply the
+	// default when the argument is omitted.
+	SchemaDefaultChanged = "schema_default_changed"
+	// SchemaDialectChanged: $schema changed and the schemas use no keyword
+	// whose meaning differs between the two dialects (see dialect.go):
+	// they validate the same. Neutral: it needs no review. Where such a
+	// keyword is used, the change is schema_unresolved instead: the
+	// comparison under each side's dialect was not made.
+	SchemaDialectChanged = "schema_dialect_changed"
 	// SchemaNotationChanged: the schema at the pointer is spelled
 	// differently but accepts exactly the same instances and carries the
 	// same annotations (equal normal forms, see Normalize). Neutral, low.
@@ -131,8 +147,12 @@ const (
 	TitleChanged                 = "title_changed"
 	SchemaDriftStableDescription = "schema_drift_stable_description"
 	ToolRenameSuspected          = "tool_rename_suspected"
-	ToolAdded                    = "tool_added"
-	ToolRemoved                  = "tool_removed"
+	// ToolMemberChanged: a member of the tool outside the digest
+	// projection (execution, title, icons, _meta, a vendor member)
+	// changed. Information: it never decides (see Informational).
+	ToolMemberChanged = "tool_member_changed"
+	ToolAdded         = "tool_added"
+	ToolRemoved       = "tool_removed"
 
 	ServerEndpointRebound = "server_endpoint_rebound"
 	// ServerInstallMoved: a stdio endpoint whose only change is where the

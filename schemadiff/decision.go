@@ -52,24 +52,27 @@ func DecisionProfileByName(name string) (*DecisionProfile, error) {
 const ReasonNotationOnly = "notation only"
 
 // Decide returns the decision for a set of changes and the kinds that
-// denied it (sorted). Notation changes need no review: changes that are all
-// notation allow, under every profile.
+// denied it (sorted). Changes that need no review (NeedsNoReview:
+// notation, a neutral dialect change, annotations validation never reads,
+// members outside the digest projection) allow, under every profile.
 func (p *DecisionProfile) Decide(cs []Change) (string, []string) {
 	d, _, denied := p.DecideWithReason(cs)
 	return d, denied
 }
 
 // DecideWithReason is Decide with the reason of an allow over changes:
-// ReasonNotationOnly ("" otherwise).
+// ReasonNotationOnly, ReasonValidatesSame or ReasonInformationOnly (""
+// otherwise). Informational changes never decide: a profile's Deny is
+// asked only about the others.
 func (p *DecisionProfile) DecideWithReason(cs []Change) (decision, reason string, denied []string) {
 	if len(cs) == 0 {
 		return Allow, "", nil
 	}
-	if NotationOnly(cs) {
-		return Allow, ReasonNotationOnly, nil
+	if why, ok := neutralReason(cs); ok {
+		return Allow, why, nil
 	}
 	seen := map[string]bool{}
-	for _, c := range cs {
+	for _, c := range deciding(cs) {
 		if _, ok := p.Deny[c.Kind]; ok && !seen[c.Kind] {
 			seen[c.Kind] = true
 			denied = append(denied, c.Kind)
@@ -83,16 +86,20 @@ func (p *DecisionProfile) DecideWithReason(cs []Change) (decision, reason string
 }
 
 // DecideTool is the one per-tool decision of every command — diff, drift,
-// the gate's structural explanation and the gateway: a tool that did not
-// change is allowed; one whose every change is notation is allowed
-// ("notation only"); one with a change the profile denies is denied; any
-// other change — a changed digest the diff could not name included — is
-// reviewable.
+// the gate's structural explanation and the gateway: a tool whose
+// projection did not change and has no change but information is allowed;
+// one whose every change needs no review is allowed, saying why ("notation
+// only", "validates the same"); one with a change the profile denies is
+// denied; any other change — a changed digest the diff could not name
+// included — is reviewable.
 func (p *DecisionProfile) DecideTool(changed bool, cs []Change) (decision, reason string, denied []string) {
+	d := deciding(cs)
 	switch {
 	case !changed && len(cs) == 0:
 		return Allow, "", nil
-	case len(cs) == 0:
+	case !changed && len(d) == 0:
+		return Allow, ReasonInformationOnly, nil
+	case len(d) == 0:
 		return Review, "", nil
 	}
 	return p.DecideWithReason(cs)

@@ -147,7 +147,8 @@ const (
 // which restates parameter-level changes) and other.
 func changeClass(kind string) string {
 	switch kind {
-	case schemadiff.DescriptionChanged, schemadiff.TitleChanged, schemadiff.SchemaAnnotationChanged, schemadiff.SchemaNotationChanged, schemadiff.KeywordUnmodeled:
+	case schemadiff.DescriptionChanged, schemadiff.TitleChanged, schemadiff.SchemaAnnotationChanged, schemadiff.SchemaNotationChanged, schemadiff.KeywordUnmodeled,
+		schemadiff.SchemaDefaultChanged, schemadiff.SchemaDialectChanged, schemadiff.ToolMemberChanged:
 		return classNotation
 	case schemadiff.ToolAdded, schemadiff.ToolRemoved, schemadiff.ToolRenameSuspected:
 		return classTool

@@ -13,7 +13,7 @@ const ReportSchemaID = "mcpdrift.diff_report.v1"
 
 // Exit codes of diff (a contract; see README).
 const (
-	ExitNoChange     = 0 // nothing changed, or only notation (decision allow, reason notation only)
+	ExitNoChange     = 0 // nothing changed, or nothing that needs review (decision allow, with its reason)
 	ExitChanged      = 1
 	ExitInconclusive = 3 // nothing changed in what was seen, but pages of the new list went unseen
 )
@@ -37,8 +37,8 @@ type Side struct {
 type Report struct {
 	Schema   string `json:"schema"`
 	Decision string `json:"decision"`
-	// DecisionReason says why changes were allowed: ReasonNotationOnly
-	// when every change is notation.
+	// DecisionReason says why changes were allowed: ReasonNotationOnly,
+	// ReasonValidatesSame or ReasonInformationOnly (NeedsNoReview).
 	DecisionReason string   `json:"decision_reason,omitempty"`
 	Profile        string   `json:"profile"`
 	DeniedBy       []string `json:"denied_by"`
@@ -106,7 +106,7 @@ func ToolDecisions(old, new []manifest.Tool, cs []Change, p *DecisionProfile) []
 	out := make([]ToolVerdict, 0, len(new)+len(old))
 	decide := func(name, status string, changed bool) {
 		g := by[name]
-		v := ToolVerdict{Name: name, Status: status, Changes: len(g), NotationOnly: NotationOnly(g)}
+		v := ToolVerdict{Name: name, Status: status, Changes: len(g), NotationOnly: NotationOnly(deciding(g))}
 		for _, c := range g {
 			if sevRank[c.Severity] > sevRank[v.Severity] {
 				v.Severity = c.Severity
@@ -222,8 +222,9 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 		}
 		r.DecisionReason = ""
 	}
+	_, neutral := neutralReason(changes)
 	switch {
-	case len(changes) > 0 && !NotationOnly(changes):
+	case len(changes) > 0 && !neutral:
 		r.ExitCode = ExitChanged
 	case len(r.Inconclusive) > 0:
 		r.ExitCode = ExitInconclusive
@@ -270,12 +271,8 @@ func lastSegment(path string) string {
 // applied to every server-controlled string (parameter names, details).
 func Sentence(c Change, quote func(string) string) string {
 	param := ParamPath(c.Pointer)
-	p := func() string {
-		if param == "" {
-			return "the schema at " + quote(c.Pointer)
-		}
-		return "parameter " + quote(param)
-	}
+	output := IsOutput(c)
+	p := func() string { return subject(c.Pointer, param, output, quote) }
 	detail := ""
 	if c.parts != nil {
 		// A detail composed of mcpdrift's words and a server's values:
@@ -323,7 +320,11 @@ func Sentence(c Change, quote func(string) string) string {
 	case ConstraintLoosened, ConstraintTightened:
 		s = "constraint on " + p() + " " + strings.TrimPrefix(c.Kind, "constraint_") + detail
 	case CompositionWidened, CompositionNarrowed:
-		s = "composition at " + quote(c.Pointer) + " " + strings.TrimPrefix(c.Kind, "composition_") + detail
+		at := "at " + quote(c.Pointer)
+		if output {
+			at = "of " + p()
+		}
+		s = "composition " + at + " " + strings.TrimPrefix(c.Kind, "composition_") + detail
 	case ExternalRefIntroduced:
 		s = "now refers to an external document at " + quote(c.Pointer) + detail
 	case ExternalRefPresent:
@@ -337,10 +338,14 @@ func Sentence(c Change, quote func(string) string) string {
 		s = "the external document referred to at " + quote(c.Pointer) + " is not the one pinned" + detail
 	case ExternalRefUnverified:
 		s = "the pinned external document referred to at " + quote(c.Pointer) + " could not be verified" + detail
-	case DescriptionChanged:
-		s = "description changed: " + quote(c.Detail)
-	case TitleChanged:
-		s = "title changed: " + quote(c.Detail)
+	case DescriptionChanged, TitleChanged:
+		s = textSentence(c, p, quote)
+	case SchemaDefaultChanged:
+		s = "default of " + p() + " " + lastWord(c.Detail)
+	case SchemaDialectChanged:
+		s = "dialect of the schema at " + quote(strings.TrimSuffix(c.Pointer, "/$schema")) + " changed" + detail
+	case ToolMemberChanged:
+		s = memberSentence(c, quote)
 	case NumberBeyondPrecisionChanged:
 		s = "number at " + quote(c.Pointer) + " changed beyond float64 precision" + detail
 	case SchemaNotationChanged:
@@ -359,12 +364,70 @@ func Sentence(c Change, quote func(string) string) string {
 	}
 	if c.Direction != Neutral && c.Direction != "" {
 		s += ": " + string(c.Direction)
+		if output && c.Kind != OutputSchemaRemoved {
+			s += outputGrade[c.Direction]
+		}
 	}
 	if c.Note != "" {
 		s += " [" + quote(c.Note) + "]"
 	}
 	if c.SeverityRaised != nil {
 		s += " [" + c.SeverityRaised.Sentence(quote) + "]"
+	}
+	return s
+}
+
+// outputGrade says what a change of the output schema means for the agent
+// that reads the result.
+var outputGrade = map[Direction]string{
+	Widening:  " (the agent may now receive it unannounced)",
+	Narrowing: " (harmless: the tool returns less)",
+}
+
+// subject names what a schema change is about: a parameter, a field of
+// the output, or the schema at its pointer.
+func subject(ptr, param string, output bool, quote func(string) string) string {
+	switch {
+	case output && param != "":
+		return "output field " + quote(param)
+	case output:
+		return "the output schema at " + quote(ptr)
+	case param == "":
+		return "the schema at " + quote(ptr)
+	}
+	return "parameter " + quote(param)
+}
+
+// textSentence says a description or title changed: the tool's own
+// ("description changed: ..."), or one inside a schema, which the planner
+// reads as it reads the tool's ("description of parameter "path" changed:
+// ..."). The detail is a word diff, or what happened to the text.
+func textSentence(c Change, p func() string, quote func(string) string) string {
+	k := strings.TrimSuffix(c.Kind, "_changed")
+	detail := ": " + quote(c.Detail)
+	if c.Detail == "" {
+		detail = "" // a reader that shows the word diff on its own
+	}
+	switch c.Pointer {
+	case "/description", "/title", "/annotations/title":
+		return k + " changed" + detail
+	}
+	return k + " of " + p() + " changed" + detail
+}
+
+// memberSentence says a member outside the digest projection changed.
+func memberSentence(c Change, quote func(string) string) string {
+	m := strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(c.Pointer, "/"), "~1", "/"), "~0", "~")
+	if m == "title" {
+		return "title changed (outside the digest projection: information, it decides nothing): " + quote(c.Detail)
+	}
+	return "tool member " + quote(m) + " changed (outside the digest projection: information, it decides nothing)"
+}
+
+// lastWord is the last word of a detail ("default added" → "added").
+func lastWord(s string) string {
+	if i := strings.LastIndexByte(s, ' '); i >= 0 {
+		return s[i+1:]
 	}
 	return s
 }

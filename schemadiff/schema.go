@@ -16,42 +16,41 @@ import (
 
 // Options bound the work of DiffSchema. Zero values mean defaults.
 //
-// Output says the schemas are outputSchemas. Direction then describes what
-// a consumer of the tool's result sees: widening means the tool may now
-// return something it could not before (more values, new fields, fewer
-// guarantees), narrowing means a consumer relying on what was returned
-// before can break (a documented field is gone), neutral covers the rest,
-// including every change that only shrinks what the tool may return while
-// keeping what it promised (a consumer of a subset is never broken).
-// Severities are one step lower for outputs, except for external
-// references. Per kind, for inputs (the default) and outputs:
+// Output says the schemas are outputSchemas, graded for the agent that
+// reads the result: widening means the tool may now return something it
+// could not before (more values, new fields, fewer guarantees: what the
+// agent may now receive unannounced); narrowing means it returns less,
+// which is harmless: always low. A new field is widening either way.
+// Severities are otherwise one step lower for outputs, except for external
+// references; no output change is raised by the capability signal.
+// Per kind, for inputs (the default) and outputs:
 //
 //	kind                            input direction           input severity           output direction   output severity
 //	param_added_optional            widening                  medium; high (1)         widening           low; medium (1)
 //	param_added_required            narrowing                 medium                   widening           low
-//	param_removed                   narrowing if closed (2),  closed: medium; open:    narrowing          low
+//	param_removed                   narrowing if closed (2),  closed: medium; open:    as input           low
 //	                                else widening             low, medium (6)
 //	required_dropped                widening                  medium                   widening           low
-//	required_added                  narrowing                 medium                   neutral            low
-//	type_widened                    widening                  high                     widening           medium
-//	type_narrowed                   narrowing                 low                      neutral            low
+//	required_added                  narrowing                 medium                   narrowing          low
+//	type_widened, type_narrowed     widening, narrowing       high, low                as input           medium, low
 //	type_changed                    neutral                   high                     neutral            medium
-//	enum_widened                    widening                  medium                   widening           low
-//	enum_narrowed                   narrowing                 low                      neutral            low
-//	const_changed                   removed: widening,        medium; added: low       widening/neutral   low
-//	                                added: narrowing,
-//	                                changed: neutral
+//	enum_widened, enum_narrowed     widening, narrowing       medium, low              as input           low
+//	const_changed                   removed: widening,        medium; added: low       as input           low
+//	                                added: narrowing, changed: neutral
 //	additional_properties_loosened  widening                  high                     widening           medium
-//	additional_properties_tightened narrowing                 low                      neutral            low
-//	constraint_loosened             widening; neutral (3)     medium; high (4)         widening/neutral   low; medium (4)
-//	constraint_tightened            narrowing                 low                      neutral            low
-//	composition_widened             widening                  medium                   widening           low
-//	composition_narrowed            narrowing                 low                      neutral            low
+//	additional_properties_tightened narrowing                 low                      narrowing          low
+//	constraint_loosened             widening; neutral (3)     medium; high (4)         as input           low; medium (4)
+//	constraint_tightened            narrowing                 low                      narrowing          low
+//	composition_widened, _narrowed  widening, narrowing       medium, low              as input           low
 //	external_ref_introduced         widening                  high                     widening           high
 //	external_ref_present            neutral                   medium                   neutral            medium
 //	keyword_unmodeled               neutral                   medium                   neutral            low
 //	schema_unresolved               neutral                   medium                   neutral            low
-//	schema_annotation_changed (5)   neutral                   low; default: medium     neutral            low
+//	description_changed (5)         neutral                   medium                   neutral            low
+//	title_changed (5)               neutral                   low                      neutral            low
+//	schema_default_changed (5)      neutral                   medium                   neutral            low
+//	schema_annotation_changed (5)   neutral                   low                      neutral            low
+//	schema_dialect_changed (5)      neutral                   low                      neutral            low
 //	schema_notation_changed (7)     neutral                   low                      neutral            low
 //
 // (1) high when a word of the parameter's name suggests a new capability:
@@ -66,10 +65,11 @@ import (
 // multipleOf that neither divides nor is divided by the old one) is
 // reported as constraint_loosened with direction neutral: it may accept
 // values rejected before. (4) high when a pattern or a format is removed.
-// (5) title, description, default, examples, deprecated, readOnly,
-// writeOnly and $comment changed, added or removed anywhere in the schema
-// (a parameter's description is planner-facing text); default is medium
-// because an executor may apply it when the argument is omitted. (6) A
+// (5) The keywords validation never reads, anywhere in the schema (see
+// annotations.go): a description or title is planner-facing text; default
+// may be applied by an executor when the argument is omitted; $comment,
+// examples, deprecated, readOnly, writeOnly are neutral; $schema is the
+// dialect (dialect.go). (6) A
 // declaration dropped from an open object: the key is still accepted, no
 // longer described; medium when the dropped schema constrained the value
 // in a way that mattered (it had an enum, a const, a pattern, or forbade
@@ -335,6 +335,9 @@ type schDiffer struct {
 	// their cost, and their records, which stand for the pair's diff when
 	// the pair is chosen.
 	trials map[schTrialKey]schTrial
+	// dialectWhy: where the schemas use a keyword the dialects read
+	// differently ("" none), once a $schema change asked (dialect.go).
+	dialectWhy *string
 }
 
 type schTrial struct {
@@ -372,17 +375,15 @@ func (d *schDiffer) emit(kind, ptr string, dir Direction, pol int8, hi bool, det
 	eff := schApply(dir, pol)
 	sev := schSeverity(kind, eff, hi)
 	if d.opt.Output {
-		switch kind {
-		case ParamAddedOptional, ParamAddedRequired:
+		// What the tool returns is graded for the agent that reads it:
+		// widening is what it may now receive unannounced, narrowing
+		// (the tool returns less) is harmless, and low.
+		if kind == ParamAddedOptional || kind == ParamAddedRequired {
 			eff = schApply(Widening, pol)
-		case ParamRemoved:
-			eff = schApply(Narrowing, pol)
-		default:
-			if eff == Narrowing {
-				eff = Neutral
-			}
 		}
-		if kind != ExternalRefIntroduced && kind != ExternalRefPresent {
+		if eff == Narrowing {
+			sev = "low"
+		} else if kind != ExternalRefIntroduced && kind != ExternalRefPresent {
 			switch sev {
 			case "high":
 				sev = "medium"
@@ -400,9 +401,9 @@ func schSeverity(kind string, eff Direction, hi bool) string {
 	case ExternalRefIntroduced:
 		return "high"
 	case ExternalRefPresent, SchemaUnresolved, KeywordUnmodeled,
-		ParamAddedRequired, RequiredAdded, RequiredDropped:
+		ParamAddedRequired, RequiredAdded, RequiredDropped, DescriptionChanged, SchemaDefaultChanged:
 		return "medium"
-	case SchemaNotationChanged:
+	case SchemaNotationChanged, SchemaDialectChanged, SchemaAnnotationChanged, TitleChanged:
 		return "low"
 	case ParamRemoved:
 		// hi: the object is closed (callers sending it are rejected), or
@@ -417,11 +418,6 @@ func schSeverity(kind string, eff Direction, hi bool) string {
 			return "high"
 		}
 		return "medium"
-	case SchemaAnnotationChanged:
-		if hi {
-			return "medium"
-		}
-		return "low"
 	case TypeChanged:
 		return "high"
 	}
@@ -773,70 +769,6 @@ var schKeywords = map[string]uint8{
 	// references it resolves (internal ones are followed, external ones
 	// compared by what they name).
 	"$id": schKwIgnored,
-}
-
-// meta compares the annotation and unmodeled keywords of two positions.
-// A chain of pure references is layered: the outermost place that has a
-// keyword gives its value.
-func (d *schDiffer) meta(oc, nc []schNode, pol int8) {
-	var keys []string
-	var seen map[string]bool
-	for _, chain := range [2][]schNode{oc, nc} {
-		for _, x := range chain {
-			if !x.v.Valid() || x.v.Kind() != jcs.Object {
-				continue
-			}
-			for i := 0; i < x.v.Len(); i++ {
-				k, _ := x.v.Member(i)
-				ks := k.Str()
-				if c := schKeywords[ks]; c == schKwStructural || c == schKwIgnored {
-					continue
-				}
-				if seen == nil {
-					seen = make(map[string]bool)
-				}
-				if !seen[ks] {
-					seen[ks] = true
-					keys = append(keys, ks)
-				}
-			}
-		}
-	}
-	lookup := func(chain []schNode, k string) (jcs.Value, *schPath, bool) {
-		for _, x := range chain {
-			if v, ok := x.get(k); ok {
-				return v, x.path, true
-			}
-		}
-		return jcs.Value{}, nil, false
-	}
-	for _, k := range keys {
-		vo, po, ho := lookup(oc, k)
-		vn, pn, hn := lookup(nc, k)
-		if ho && hn && d.same(vo, vn) {
-			continue
-		}
-		at, what := pn, " changed"
-		switch {
-		case !ho:
-			what = " added"
-		case !hn:
-			at, what = po, " removed"
-		}
-		ptr := at.str() + "/" + schEscape(k)
-		if k == "$schema" {
-			// The dialect. The keywords whose meaning differs between
-			// draft-07 and 2020-12 (items arrays, definitions, dependencies)
-			// are compared structurally either way, so a dialect change is
-			// notation unless one of them changed too, which is reported
-			// on its own.
-			d.emit(SchemaAnnotationChanged, ptr, Neutral, pol, false, "$schema (the dialect)"+what, "")
-		} else if schKeywords[k] == schKwAnnotation {
-			d.emit(SchemaAnnotationChanged, ptr, Neutral, pol, k == "default", k+what, "")
-		} else {
-			d.emit(KeywordUnmodeled, ptr, Neutral, pol, false, schQuote(k)+what+" (keyword not modeled)", "")
-		}
-	}
 }
 
 // Schema classes.
@@ -1379,7 +1311,11 @@ func (d *schDiffer) objects(o, n schNode, pol int8, rd int) {
 			m := o.member("properties", ks)
 			what := ks + " (" + schTypeString(d.effMask(d.old, m.v, rd)) + ")"
 			if schClosed(n) {
-				d.emit(ParamRemoved, m.path.str(), Narrowing, pol, true, what+"; callers still sending it are rejected", "")
+				why := "; callers still sending it are rejected"
+				if d.opt.Output {
+					why = "; the tool no longer returns it"
+				}
+				d.emit(ParamRemoved, m.path.str(), Narrowing, pol, true, what+why, "")
 				continue
 			}
 			// Open: the key is still accepted, no longer described.

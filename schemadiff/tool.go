@@ -74,10 +74,10 @@ var hintDefaults = []struct {
 	{"openWorldHint", true, true},
 }
 
-// projectionKeys are the tool members the diff models; other members that
-// change are reported as keyword_unmodeled.
+// modeledToolKeys are the tool members of the digest projection (and the
+// name); other members that change are tool_member_changed, information.
 var modeledToolKeys = map[string]bool{
-	"name": true, "description": true, "title": true, "inputSchema": true, "input_schema": true,
+	"name": true, "description": true, "inputSchema": true, "input_schema": true,
 	"outputSchema": true, "output_schema": true, "annotations": true,
 }
 
@@ -296,12 +296,6 @@ func diffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 		out = append(out, Change{Name: name, Kind: DescriptionChanged, Pointer: "/description", Direction: Neutral, Severity: "medium",
 			Detail: WordDiff(textOf(o.Proj.Description), textOf(n.Proj.Description), 360)})
 	}
-	ot, _ := o.Value.Get("title")
-	nt, _ := n.Value.Get("title")
-	if !canonEqual(ot, nt) {
-		out = append(out, Change{Name: name, Kind: TitleChanged, Pointer: "/title", Direction: Neutral, Severity: "low",
-			Detail: WordDiff(textOf(ot), textOf(nt), 160)})
-	}
 
 	// Input schema.
 	inPtr := schemaPointer(n, "inputSchema", "input_schema")
@@ -315,17 +309,7 @@ func diffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 			changes = append(changes, presentRefs(name, inPtr, n.Proj.InputSchema, opt.Schema.Refs)...)
 		}
 		out = append(out, changes...)
-		// A schema that is only spelled differently did not drift: the
-		// planner and the executor still see the same tool.
-		if descSame && !NotationOnly(changes) {
-			c := Change{Name: name, Kind: SchemaDriftStableDescription, Pointer: inPtr, Direction: aggregate(changes), Severity: "high",
-				Detail: "the input schema changed while the description stayed identical: the planner sees the old tool, the executor the new one"}
-			if annotationsOnly(changes) {
-				c.Severity = "low"
-				c.Detail = "the input schema's bytes changed while the description stayed identical, but only annotations or the dialect inside it changed: validation is the same"
-			}
-			out = append(out, c)
-		}
+		out = append(out, stableDescriptionDrift(name, inPtr, descSame, changes)...)
 	}
 
 	// Output schema.
@@ -355,23 +339,7 @@ func diffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 	out = append(out, diffAnnotations(name, o.Proj.Annotations, n.Proj.Annotations)...)
 	out = append(out, precisionChanges(name, o, n)...)
 
-	// Members outside the model (icons, _meta, execution, vendor fields):
-	// never silently ignored.
-	seen := map[string]bool{}
-	for _, t := range []*manifest.Tool{o, n} {
-		for _, k := range t.Value.Keys() {
-			if modeledToolKeys[k] || seen[k] {
-				continue
-			}
-			seen[k] = true
-			ov, _ := o.Value.Get(k)
-			nv, _ := n.Value.Get(k)
-			if !canonEqual(ov, nv) {
-				out = append(out, Change{Name: name, Kind: KeywordUnmodeled, Pointer: "/" + escapePtr(k), Direction: Neutral, Severity: "low",
-					Detail: "tool member outside the digest projection changed"})
-			}
-		}
-	}
+	out = append(out, memberChanges(name, o, n)...)
 	// Severity follows capability: a tool that takes a command, code, a
 	// URL, a path ... on either side has every change graded one step up.
 	// An unchanged tool has nothing to grade: its capabilities (pattern
@@ -402,17 +370,6 @@ func textOf(v jcs.Value) string {
 	return string(v.Canonical())
 }
 
-// annotationsOnly reports whether every change leaves validation as it
-// was: planner-facing annotations (or the dialect) changed, or notation.
-func annotationsOnly(cs []Change) bool {
-	for _, c := range cs {
-		if c.Kind != SchemaAnnotationChanged && c.Kind != SchemaNotationChanged {
-			return false
-		}
-	}
-	return len(cs) > 0
-}
-
 // NotationOnly reports whether cs is not empty and every change in it is
 // notation (schema_notation_changed): schemas spelled differently that
 // accept exactly the same instances and carry the same annotations. Such
@@ -424,21 +381,6 @@ func NotationOnly(cs []Change) bool {
 		}
 	}
 	return len(cs) > 0
-}
-
-// aggregate is widening if any change widens, else narrowing if any
-// narrows, else neutral.
-func aggregate(cs []Change) Direction {
-	d := Neutral
-	for _, c := range cs {
-		if c.Direction == Widening {
-			return Widening
-		}
-		if c.Direction == Narrowing {
-			d = Narrowing
-		}
-	}
-	return d
 }
 
 // refTemplates are the two records an external $ref can give.
