@@ -34,6 +34,7 @@ func newProxy(e *env) *cobra.Command {
 		lockPath, allowedSigners                     string
 		verifyRefs, allowPrivateRefs                 bool
 		otlp                                         *otlpFlags
+		stamp                                        string // the watched files as they were when read
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy (--upstream-url URL | --upstream-stdio -- CMD ARGS... | --mcp-config FILE --server NAME) [--listen ADDR] [--declared FILE] [--mode observe|audit|enforce] [--profile review|fail-closed] [--observed-out FILE] [--decision-log FILE] [--metrics-listen ADDR]",
@@ -82,6 +83,7 @@ decision log.`,
 				if live.configServer == "" {
 					return usageErr("--lock needs --server NAME (the server of the lock to front)")
 				}
+				stamp = fileStamp(lockPath, lockPath+".sig") // before it is read: a change meanwhile is seen
 				s, _, err := loadLockBaseline(e, lockPath, live.configServer, allowedSigners)
 				if err != nil {
 					return err
@@ -162,6 +164,7 @@ decision log.`,
 			var baseline *decide.Baseline
 			serverID := sid
 			if declared != "" {
+				stamp = fileStamp(declared)
 				if baseline, serverID, err = loadBaseline(e, declared, sid); err != nil {
 					return err
 				}
@@ -235,12 +238,12 @@ decision log.`,
 			defer stop()
 			switch {
 			case declared != "":
-				go watchBaseline(ctx, e, g, m, serverID, []string{declared}, func() (*decide.Baseline, error) {
+				go watchBaseline(ctx, e, g, m, serverID, []string{declared}, stamp, func() (*decide.Baseline, error) {
 					b, _, err := loadBaseline(e, declared, sid)
 					return b, err
 				})
 			case locked != nil:
-				go watchLock(ctx, e, g, m, serverID, lockPath, locked.Name, allowedSigners, verify)
+				go watchLock(ctx, e, g, m, serverID, lockPath, locked.Name, allowedSigners, stamp, verify)
 			}
 			if metricsListen != "" {
 				ln, err := net.Listen("tcp", metricsListen)
@@ -381,22 +384,11 @@ func withholdWarning(e *env, m proxy.Mode, when string, b *decide.Baseline) bool
 // but is not valid, is put in force as an invalid one, so the server is
 // withheld until a valid one is loaded — the operator replaced the
 // approvals, and the old ones are no longer what they declare.
-func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID string, paths []string, load func() (*decide.Baseline, error)) {
+func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID string, paths []string, last string, load func() (*decide.Baseline, error)) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	mtime := func() string {
-		var b strings.Builder
-		for _, p := range paths {
-			if st, err := os.Stat(p); err == nil {
-				fmt.Fprintf(&b, "%d/%d;", st.ModTime().UnixNano(), st.Size())
-			} else {
-				b.WriteString("-;")
-			}
-		}
-		return b.String()
-	}
-	last := mtime()
+	mtime := func() string { return fileStamp(paths...) }
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	reload := func(why string) {
@@ -425,11 +417,27 @@ func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, 
 	}
 }
 
+// fileStamp is what the watch compares: each file's modification time
+// and size. The stamp a watch starts from is taken before the files are
+// first read (last), so that a change made while they were read, or
+// before the watch's goroutine ran, is reloaded.
+func fileStamp(paths ...string) string {
+	var b strings.Builder
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%d/%d;", st.ModTime().UnixNano(), st.Size())
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	return b.String()
+}
+
 // watchLock reloads the baseline of server name from the lock (and its
 // signature): a newly approved tool is served once the lock says so
 // (and, with --allowed-signers, once it is signed again).
-func watchLock(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID, lockPath, name, allowedSigners string, verify func(*lock.Server) map[string]string) {
-	watchBaseline(ctx, e, g, m, serverID, []string{lockPath, lockPath + ".sig"}, func() (*decide.Baseline, error) {
+func watchLock(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID, lockPath, name, allowedSigners, stamp string, verify func(*lock.Server) map[string]string) {
+	watchBaseline(ctx, e, g, m, serverID, []string{lockPath, lockPath + ".sig"}, stamp, func() (*decide.Baseline, error) {
 		s, _, err := loadLockBaseline(e, lockPath, name, allowedSigners)
 		if err != nil {
 			return nil, err

@@ -190,8 +190,18 @@ func TestGatewayListChangedOnTheCallStream(t *testing.T) {
 		if got := a.call(fmt.Sprint(20+i), "read_note", `{"id":"1"}`); !strings.Contains(got, `"code":-32602`) {
 			t.Errorf("rotate %d: the poisoned tool's call: %s", i, got)
 		}
-		if got := b.call(fmt.Sprint(30+i), "ping", `{}`); !strings.Contains(got, `"pong"`) {
-			t.Errorf("rotate %d: the other session: %s", i, got)
+		// mcp-go tells every session its list changed: the other one may
+		// be re-observing too, and refuses calls meanwhile
+		// (call_approval_in_doubt), as a client is told to retry.
+		for try := 0; ; try++ {
+			got := b.call(fmt.Sprint(30+10*try+i), "ping", `{}`)
+			if strings.Contains(got, `"pong"`) {
+				break
+			}
+			if !strings.Contains(got, "call_approval_in_doubt") || try == 50 {
+				t.Fatalf("rotate %d: the other session: %s", i, got)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}
 	if n := calls.count("rotate"); n != 3 {
