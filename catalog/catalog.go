@@ -79,7 +79,12 @@ type Entry struct {
 	// NoReview, when set, says why a change of this kind needs no review:
 	// a tool whose every change is such is allowed under every profile
 	// (schemadiff.NeedsNoReview reads it).
-	NoReview    string
+	NoReview string
+	// ReviewInfo, when set, says why the review decision profile takes
+	// this change kind as information: it is reported and never decides
+	// there (what each tool's digest already judges); under fail-closed it
+	// decides as FailClosed says. NoReview is allowed everywhere.
+	ReviewInfo  string
 	Title       string
 	Explanation string
 	Remedy      string
@@ -553,9 +558,11 @@ var entries = []Entry{
 		FailClosed:  "the endpoint changed under a stable name: a new, unvetted tool source",
 		Source:      specSES},
 	{Code: "server_install_moved", Family: FamilyIdentity, Kind: Change, Severity: Medium,
-		Title:       "The stdio server's install path moved (same package, same binary)",
-		Explanation: "The stdio endpoint changed only in where the same binary of the same package is installed (an upgrade into a new directory, another npx cache path); the arguments are the same. It is still a different file on disk, so it is reviewable, but it is not the endpoint rebinding a high endpoint change means.",
-		Remedy:      "Check that the new path is the package you installed (its version and integrity), then re-pin.",
+		Title:       "The stdio server's install moved (same package, same binary, same arguments)",
+		Explanation: "The stdio endpoint changed only in where the same binary of the same package is installed (an upgrade into a new directory, another npx cache path, a launcher's spec in another version); the arguments are the same. The package is named from the path as recorded, never by reading the server's files: the innermost node_modules/<name> or node_modules/@scope/<name> for npm (a node_modules/.bin link by the file it resolved to when mcpdrift started the server, resolved_endpoint), the distribution for a Python environment (site-packages/<name>, pipx's and uv's tool environments); any other path names no package, and its move is a rebinding. Under the review profile it is information: the version change is logged, and each tool is judged by its digest. Under fail-closed the endpoint is part of the identity tuple.",
+		Remedy:      "Check that the new path is the package you installed (its version and integrity); under fail-closed, re-pin.",
+		FailClosed:  "the endpoint is part of the identity tuple: the stdio server now runs from another path",
+		ReviewInfo:  "the same package's binary at another path, with the same arguments: the version change is logged, and each tool is judged by its digest",
 		Source:      own},
 	{Code: "server_env_changed", Family: FamilyIdentity, Kind: Change, Severity: Medium,
 		Title:       "The stdio server's environment changed",
@@ -570,13 +577,17 @@ var entries = []Entry{
 		Source:      specSES},
 	{Code: "server_name_changed", Family: FamilyIdentity, Kind: Change, Severity: Medium,
 		Title:       "The server's reported name changed",
-		Explanation: "The server reports a different name than at pinning time.",
+		Explanation: "The server reports a different name than at pinning time. Under the review profile it is information (each tool is judged by its digest); under fail-closed it is part of the identity tuple.",
 		Remedy:      "Confirm it is the same server.",
+		FailClosed:  "the server's reported name is part of the identity tuple",
+		ReviewInfo:  "each tool is judged by its digest",
 		Source:      specSES},
 	{Code: "server_version_changed", Family: FamilyIdentity, Kind: Change, Severity: Low,
 		Title:       "The server's reported version changed",
-		Explanation: "An upgrade, usually; digest and structural findings say whether the tools changed.",
+		Explanation: "An upgrade, usually; digest and structural findings say whether the tools changed. Under the review profile it is information; under fail-closed it is part of the identity tuple.",
 		Remedy:      "Review the release notes beside the tool changes.",
+		FailClosed:  "the server's reported version is part of the identity tuple",
+		ReviewInfo:  "each tool is judged by its digest",
 		Source:      specSES},
 
 	// Live drift (mcpdrift drift): the declared manifest against a running server, the server against the specification, and the authentication posture.
@@ -620,6 +631,11 @@ var entries = []Entry{
 		Explanation: "server/discover was answered with -32022. The run stopped before any tool comparison: without a tool list, every declared tool would otherwise read as missing.",
 		Remedy:      "Check which revisions the server supports (the finding lists them).",
 		Source:      specAPV},
+	{Code: "MCP-DRIFT-IDENTITY", Family: FamilyLiveDrift, Kind: Finding, Severity: High,
+		Title:       "The server is not the one the baseline pinned",
+		Explanation: "The identity the run established (the endpoint and what it resolved to, the server's reported name and version) is not the one the snapshot beside the baseline pinned, in a way the decision profile does not take as information: an endpoint rebound, or under fail-closed any change of the tuple, a moved install included. It is the gateway's rule (decide.CheckIdentity, the decision diff, lock check and the gateway make): the gateway would withhold every tool of this server. The message names the component and both values. A change the profile takes as information (under review, the same package's binary at another path, a new reported version) is a note.",
+		Remedy:      "Check that the server is the one you meant to run (its package, version and integrity), then re-pin it.",
+		Source:      own},
 	{Code: "MCP-DRIFT-NOT-OBSERVED", Family: FamilyLiveDrift, Kind: Inconclusive,
 		Title:       "The server could not be observed",
 		Explanation: "The server could not be reached, or did not answer tools/list usably (invalid JSON, a wrong response id, an oversized or endless response, a redirect to another origin), so nothing was compared: absence of evidence is not \"no drift\". drift exits 3 and still writes its report, saying why.",
@@ -901,6 +917,10 @@ func decisionCell(e Entry) string {
 		return "n/a"
 	case e.NoReview != "":
 		return "allow / allow"
+	case e.ReviewInfo != "" && e.FailClosed != "":
+		return "information / deny"
+	case e.ReviewInfo != "":
+		return "information / review"
 	case e.FailClosed != "":
 		return "review / deny"
 	}
@@ -914,6 +934,18 @@ func NoReviewKinds() map[string]string {
 	for _, e := range entries {
 		if e.NoReview != "" {
 			out[e.Code] = e.NoReview
+		}
+	}
+	return out
+}
+
+// ReviewInfoKinds returns the codes the review profile takes as
+// information, with why.
+func ReviewInfoKinds() map[string]string {
+	out := map[string]string{}
+	for _, e := range entries {
+		if e.ReviewInfo != "" {
+			out[e.Code] = e.ReviewInfo
 		}
 	}
 	return out

@@ -567,37 +567,6 @@ func orUnknown(s string) string {
 	return s
 }
 
-// identityMismatch compares the pinned identity with the upstream's. The
-// endpoint and the publisher key always count (a field the baseline does
-// not know is not compared); under fail-closed the server name and
-// version count too. Under review, a changed name or version is noted.
-func identityMismatch(pinned, now manifest.Identity, prof *schemadiff.DecisionProfile, l *List) string {
-	if pinned.Endpoint != "" && !manifest.SameEndpoint(pinned.Endpoint, now.Endpoint) {
-		if moved, why := schemadiff.InstallMoved(pinned.Endpoint, now.Endpoint); moved && prof.Name != schemadiff.FailClosedProfile.Name {
-			l.Notes = append(l.Notes, why)
-		} else {
-			return fmt.Sprintf("the endpoint is %s, the baseline pinned %s", safetext.Quote(now.Endpoint), safetext.Quote(pinned.Endpoint))
-		}
-	}
-	if pinned.PublisherKey != "" && now.PublisherKey != pinned.PublisherKey {
-		return "the publisher key is not the pinned one"
-	}
-	failClosed := prof.Name == schemadiff.FailClosedProfile.Name
-	for _, f := range []struct{ what, p, n string }{{"server name", pinned.ServerName, now.ServerName}, {"server version", pinned.ServerVersion, now.ServerVersion}} {
-		if f.p == "" || f.p == f.n {
-			continue
-		}
-		if failClosed && f.n == "" {
-			return fmt.Sprintf("the upstream did not say its %s (the baseline pinned %s; fail-closed)", f.what, safetext.Quote(f.p))
-		}
-		if failClosed {
-			return fmt.Sprintf("the %s is %s, the baseline pinned %s (fail-closed)", f.what, safetext.Quote(f.n), safetext.Quote(f.p))
-		}
-		l.Notes = append(l.Notes, fmt.Sprintf("the %s is %s, the baseline pinned %s; each tool is judged by its digest", f.what, safetext.Quote(f.n), safetext.Quote(f.p)))
-	}
-	return ""
-}
-
 // Served returns the tools to advertise, in served order (their bytes are
 // the upstream's: a gateway forwards them as they came).
 func (l *List) ServedTools() []*manifest.Tool {

@@ -31,6 +31,13 @@ const SnapshotSchemaID = "mcpdrift.tool_snapshot.v1"
 type Identity struct {
 	// Endpoint is the URL, or "stdio:" followed by the exact command line.
 	Endpoint string `json:"endpoint,omitempty"`
+	// ResolvedEndpoint is a stdio endpoint with every absolute path that
+	// is or passes through a symlink replaced by the file it resolved to
+	// when mcpdrift started the server (a node_modules/.bin/<bin> link →
+	// node_modules/@scope/name/...), when that differs from Endpoint: what
+	// ran, which names the package behind a bin link. Only compared, never
+	// resolved again: the pinned side's files may be another machine's.
+	ResolvedEndpoint string `json:"resolved_endpoint,omitempty"`
 	// PublisherKey is a configured publisher key (fingerprint), if any.
 	PublisherKey string `json:"publisher_key,omitempty"`
 	// ServerName and ServerVersion are what the server reported
@@ -582,7 +589,7 @@ func parseSnapshotTools(doc *jcs.Doc, file string, streamed *snapTools) (*Snapsh
 		for _, f := range []struct {
 			key string
 			dst *string
-		}{{"endpoint", &s.Identity.Endpoint}, {"publisher_key", &s.Identity.PublisherKey}, {"server_name", &s.Identity.ServerName}, {"server_version", &s.Identity.ServerVersion}} {
+		}{{"endpoint", &s.Identity.Endpoint}, {"resolved_endpoint", &s.Identity.ResolvedEndpoint}, {"publisher_key", &s.Identity.PublisherKey}, {"server_name", &s.Identity.ServerName}, {"server_version", &s.Identity.ServerVersion}} {
 			if v, ok := idv.Get(f.key); ok {
 				*f.dst = v.Str()
 			}

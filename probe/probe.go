@@ -145,6 +145,11 @@ type Input struct {
 	// Spans name the requests the run made, for each finding's trace_id
 	// and span_id (zero: none).
 	Spans Spans
+	// Pinned is the identity the declared side recorded (nil: none, a
+	// baseline without its snapshot) and Now the one this run
+	// established; decide.CheckIdentity, the gateway's rule, compares
+	// them (MCP-DRIFT-IDENTITY).
+	Pinned, Now *manifest.Identity
 }
 
 // SuppressedFinding is a finding a suppression accepted.
@@ -322,6 +327,7 @@ func Evaluate(in Input) *Result {
 			}
 		}
 	}
+	identity(r, in)
 	for _, c := range in.Calls {
 		checkCall(r, c)
 	}
@@ -329,6 +335,19 @@ func Evaluate(in Input) *Result {
 	cloaking(r, in)
 	finish(r, in)
 	return r
+}
+
+// identity reports a server the gateway would withhold for its identity
+// (MCP-DRIFT-IDENTITY), and notes what changed and does not decide.
+func identity(r *Result, in Input) {
+	if in.Pinned == nil || in.Now == nil {
+		return
+	}
+	why, notes := decide.CheckIdentity(*in.Pinned, *in.Now, in.Profile)
+	r.Notes = append(r.Notes, notes...)
+	if why != "" {
+		r.add("MCP-DRIFT-IDENTITY", "", why+": the gateway would withhold every tool of this server", "", nil)
+	}
 }
 
 // reflected reports a served list that carries a credential the run sent:

@@ -267,6 +267,8 @@ func TestEveryRuleFires(t *testing.T) {
 		Reflected: []Reflection{{Tool: "search", Pointer: "/description", Source: "the value of header Authorization"}},
 		Cloak:     &Cloak{Client: "claude-code/2.0.0", Obs: obs(t, `[]`)}}))
 	collect(Evaluate(Input{Target: "http://localhost/mcp", TargetClass: ClassLocal, Primary: obs(t, paramHeaderBad)}))
+	pinned, now := manifest.Identity{Endpoint: "stdio:/a/node_modules/p/x"}, manifest.Identity{Endpoint: "stdio:/b/node_modules/q/x"}
+	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: d, Primary: obs(t, declared), Pinned: &pinned, Now: &now}))
 	names := namedTools("delete_file", "d\u0435lete_file")
 	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: tools(t, names), Primary: obs(t, names)}))
 	for _, e := range catalog.All() {

@@ -81,7 +81,7 @@ func (s *session) page(req, resp *frame.Message) {
 	if s.g.cfg.Mode == Audit {
 		b := s.g.baseline.Load()
 		l := decide.DecideList(b, &decide.Served{Tools: tl.Tools, Completeness: tl.Completeness,
-			Identity: manifest.Identity{Endpoint: s.g.cfg.Target, ServerName: name, ServerVersion: version}},
+			Identity: manifest.Identity{Endpoint: s.g.cfg.Target, ResolvedEndpoint: s.g.cfg.TargetResolved, ServerName: name, ServerVersion: version}},
 			decide.Options{Profile: s.g.cfg.Profile, Classifier: s.g.cfg.Classifier, HTTPModern: s.httpModern(legacy)})
 		s.mu.Lock()
 		s.chain.last = l

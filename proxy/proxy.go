@@ -100,8 +100,12 @@ type Config struct {
 	ServerID string
 	// Target is the upstream as recorded (a URL without credentials, or
 	// "stdio:" and the command line): the endpoint of the identity tuple.
-	Target     string
-	Classifier *classify.Classifier
+	Target string
+	// TargetResolved is a stdio Target with the paths that are symlinks
+	// resolved as it was started (manifest.Identity.ResolvedEndpoint; ""
+	// when none resolves elsewhere): which package a bin link runs.
+	TargetResolved string
+	Classifier     *classify.Classifier
 
 	// Bounds. Zero means the default.
 	RequestTimeout  time.Duration // one upstream exchange (default 60s)

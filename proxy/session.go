@@ -627,7 +627,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 		served = &decide.Served{Completeness: manifest.Partial}
 	default:
 		served = &decide.Served{Tools: tl.Tools, Completeness: tl.Completeness,
-			Identity: manifest.Identity{Endpoint: s.g.cfg.Target, ServerName: name, ServerVersion: version}}
+			Identity: manifest.Identity{Endpoint: s.g.cfg.Target, ResolvedEndpoint: s.g.cfg.TargetResolved, ServerName: name, ServerVersion: version}}
 		if s.g.cfg.OnObserved != nil && tl.Completeness == manifest.Complete {
 			s.g.cfg.OnObserved(manifest.BuildObserved(s.g.cfg.ServerID, tl, tl.Completeness, s.g.cfg.Classifier))
 		}

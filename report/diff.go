@@ -115,7 +115,7 @@ func exitNoChange(r *schemadiff.Report) string {
 	case r.DecisionReason == schemadiff.ReasonValidatesSame:
 		return "Exit 0: every change validates the same (notation, a dialect no keyword of the schemas reads differently, annotations validation never reads, members outside the digest projection); nothing to review."
 	case r.DecisionReason == schemadiff.ReasonInformationOnly:
-		return "Exit 0: only members outside the digest projection changed (information); nothing to review."
+		return "Exit 0: what changed is information under profile " + r.Profile + " (members outside the digest projection, or an identity change each tool's digest already judges); nothing to review."
 	}
 	return "Exit 0: only notation changed (the schemas are spelled differently and accept the same instances); nothing to review."
 }

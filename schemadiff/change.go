@@ -56,6 +56,9 @@ type Change struct {
 	// Note marks a change whose evidence is incomplete (an unresolved or
 	// cyclic $ref, a work budget exhausted); the change is still reported.
 	Note string `json:"note,omitempty"`
+	// Info is set on a change the decision profile takes as information
+	// (DecisionProfile.Info): why. It is reported and never decides.
+	Info string `json:"info,omitempty"`
 	// SeverityRaised is set when Severity is one step above the grade of
 	// the kind because the tool takes a capability parameter (a command,
 	// code, SQL, a URL, a path, env, headers, a free-form object; see

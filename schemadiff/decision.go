@@ -16,15 +16,23 @@ const (
 )
 
 // DecisionProfile maps change kinds to a decision: data, not conditionals.
-// A kind in Deny denies; any other change is reviewable; no change allows.
+// A kind in Deny denies; a kind in Info is information (reported, and
+// never decides); any other change is reviewable; no change allows.
 type DecisionProfile struct {
 	Name        string
 	Description string
 	Deny        map[string]string // kind → why it is denied
+	Info        map[string]string // kind → why it is information
 }
 
-// ReviewProfile (default): everything is reviewable, graded by severity.
-var ReviewProfile = &DecisionProfile{Name: "review", Description: "every change is reviewable, graded by severity"}
+// ReviewProfile (default): everything is reviewable, graded by severity,
+// but for what the tools' digests already judge: the server's reported
+// name and version, and a stdio server's install moved (the same
+// package's binary at another path, with the same arguments).
+var ReviewProfile = &DecisionProfile{Name: "review", Description: "every change is reviewable, graded by severity; the server's reported name and version and a moved install of the same package are information (each tool is judged by its digest)",
+	// The kinds it takes as information are written down once, in the
+	// catalogue (Entry.ReviewInfo).
+	Info: catalog.ReviewInfoKinds()}
 
 // FailClosedProfile is the decision boundary of
 // structural-escalation-signals.md: fail closed on any identity-tuple
@@ -51,6 +59,39 @@ func DecisionProfileByName(name string) (*DecisionProfile, error) {
 // are all notation (see NotationOnly).
 const ReasonNotationOnly = "notation only"
 
+// Informs reports whether the profile takes a change as information: it
+// is reported and never decides. A member of the tool outside the digest
+// projection (Informational) is information under every profile; the
+// profile's Info names the kinds it takes as information besides.
+func (p *DecisionProfile) Informs(c Change) bool {
+	if Informational(c) {
+		return true
+	}
+	_, ok := p.Info[c.Kind]
+	return ok
+}
+
+// Decisive returns the changes that decide under the profile: those it
+// does not take as information (cs itself when there is none).
+func (p *DecisionProfile) Decisive(cs []Change) []Change {
+	n := 0
+	for _, c := range cs {
+		if p.Informs(c) {
+			n++
+		}
+	}
+	if n == 0 {
+		return cs
+	}
+	out := make([]Change, 0, len(cs)-n)
+	for _, c := range cs {
+		if !p.Informs(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Decide returns the decision for a set of changes and the kinds that
 // denied it (sorted). Changes that need no review (NeedsNoReview:
 // notation, a neutral dialect change, annotations validation never reads,
@@ -62,17 +103,21 @@ func (p *DecisionProfile) Decide(cs []Change) (string, []string) {
 
 // DecideWithReason is Decide with the reason of an allow over changes:
 // ReasonNotationOnly, ReasonValidatesSame or ReasonInformationOnly (""
-// otherwise). Informational changes never decide: a profile's Deny is
-// asked only about the others.
+// otherwise). A change the profile takes as information (Informs) never
+// decides: a profile's Deny is asked only about the others.
 func (p *DecisionProfile) DecideWithReason(cs []Change) (decision, reason string, denied []string) {
 	if len(cs) == 0 {
 		return Allow, "", nil
 	}
-	if why, ok := neutralReason(cs); ok {
+	d := p.Decisive(cs)
+	if len(d) == 0 {
+		return Allow, ReasonInformationOnly, nil
+	}
+	if why, ok := neutralReason(d); ok {
 		return Allow, why, nil
 	}
 	seen := map[string]bool{}
-	for _, c := range deciding(cs) {
+	for _, c := range d {
 		if _, ok := p.Deny[c.Kind]; ok && !seen[c.Kind] {
 			seen[c.Kind] = true
 			denied = append(denied, c.Kind)
@@ -93,7 +138,7 @@ func (p *DecisionProfile) DecideWithReason(cs []Change) (decision, reason string
 // denied; any other change — a changed digest the diff could not name
 // included — is reviewable.
 func (p *DecisionProfile) DecideTool(changed bool, cs []Change) (decision, reason string, denied []string) {
-	d := deciding(cs)
+	d := p.Decisive(cs)
 	switch {
 	case !changed && len(cs) == 0:
 		return Allow, "", nil

@@ -1,19 +1,22 @@
 package schemadiff
 
 import (
-	"path"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // DiffIdentity compares the server half of the identity tuple. A field
 // that one side does not know is not compared (and Unverified lists it),
 // so a missing pin never reads as "unchanged". A stdio endpoint that only
-// moved the install path of the same package's same binary is
-// ServerInstallMoved (medium), not a rebinding; the stdio server's
-// environment is compared by names and value digests.
+// moved the install of the same package's same binary (installMovedParts)
+// is ServerInstallMoved, not a rebinding; an endpoint of the same text
+// that resolves into another package (a bin link pointed elsewhere) is a
+// rebinding. The stdio server's environment is compared by names and
+// value digests.
 func DiffIdentity(old, new manifest.Identity) (changes []Change, unverified []string) {
 	type field struct {
 		name, kind, sev string
@@ -29,24 +32,143 @@ func DiffIdentity(old, new manifest.Identity) (changes []Change, unverified []st
 		case f.o == "" && f.n == "":
 		case f.o == "" || f.n == "":
 			unverified = append(unverified, f.name)
-		case f.name == "endpoint" && manifest.SameEndpoint(f.o, f.n):
+		case f.name == "endpoint":
+			if c, ok := endpointChange(old, new); ok {
+				changes = append(changes, c)
+			}
 		case f.o != f.n:
 			d, parts := composed(f.name+" ", f.o, " → ", f.n)
-			kind, sev := f.kind, f.sev
-			switch f.name {
-			case "publisher_key":
+			if f.name == "publisher_key" {
 				d, parts = "the publisher key changed", nil
-			case "endpoint":
-				if moved, why := installMovedParts(f.o, f.n); moved {
-					kind, sev = ServerInstallMoved, "medium"
-					d, parts = composed(why...)
-				}
 			}
-			changes = append(changes, Change{Kind: kind, Pointer: "/identity/" + f.name, Direction: Neutral, Severity: sev, Detail: d, parts: parts})
+			changes = append(changes, Change{Kind: f.kind, Pointer: "/identity/" + f.name, Direction: Neutral, Severity: f.sev, Detail: d, parts: parts})
 		}
 	}
 	changes = append(changes, diffEnv(old.Env, new.Env)...)
 	return changes, unverified
+}
+
+// endpointChange is the change of two known endpoints, if any: none when
+// they are the same (manifest.SameEndpoint) and resolve to the same files
+// (or either side recorded no resolution), ServerInstallMoved when only
+// the install moved, else ServerEndpointRebound.
+func endpointChange(old, new manifest.Identity) (Change, bool) {
+	same := manifest.SameEndpoint(old.Endpoint, new.Endpoint)
+	if same && (old.ResolvedEndpoint == "" || new.ResolvedEndpoint == "" || old.ResolvedEndpoint == new.ResolvedEndpoint) {
+		return Change{}, false
+	}
+	outcome, parts := installMovedParts(old, new)
+	switch {
+	case outcome == endpointMoved:
+		d, parts := composed(parts...)
+		return Change{Kind: ServerInstallMoved, Pointer: "/identity/endpoint", Direction: Neutral, Severity: "medium", Detail: d, parts: parts}, true
+	case same && outcome == endpointSame:
+		return Change{}, false
+	}
+	d, ps := composed("endpoint ", old.Endpoint, " → ", new.Endpoint)
+	if same {
+		d, ps = composed("endpoint ", new.Endpoint, " resolved to ", new.ResolvedEndpoint, ", pinned resolving to ", old.ResolvedEndpoint, "")
+	}
+	c := Change{Kind: ServerEndpointRebound, Pointer: "/identity/endpoint", Direction: Neutral, Severity: "high", Detail: d, parts: ps}
+	if len(parts) == 1 {
+		c.Note = parts[0] // why it could not be told a moved install
+	}
+	return c, true
+}
+
+// IdentityVerdict is the one decision on the server half of the identity
+// tuple, which diff, drift, lock check and the gateway each make from it.
+type IdentityVerdict struct {
+	// Changes are DiffIdentity's records; those the profile takes as
+	// information carry Info.
+	Changes []Change
+	// Unverified names the fields one side does not know (not compared).
+	Unverified []string
+	// Decision is Allow when nothing changed or every change is
+	// information under the profile, else Review or Deny.
+	Decision string
+	// Reason names the first change that decides and what it is now and
+	// was pinned (escaped; "" when Allow): why the gateway withholds the
+	// server.
+	Reason string
+	// Notes are the sentences of the information changes (escaped).
+	Notes []string
+}
+
+// JudgeIdentity compares the pinned identity with the one now (both
+// halves as recorded) and decides under p (nil: ReviewProfile).
+func JudgeIdentity(pinned, now manifest.Identity, p *DecisionProfile) IdentityVerdict {
+	if p == nil {
+		p = ReviewProfile
+	}
+	v := IdentityVerdict{Decision: Allow}
+	v.Changes, v.Unverified = DiffIdentity(pinned, now)
+	for i := range v.Changes {
+		c := &v.Changes[i]
+		if why, ok := p.Info[c.Kind]; ok {
+			c.Info = why
+			v.Notes = append(v.Notes, identityNote(*c))
+		}
+	}
+	v.Decision, _, _ = p.DecideWithReason(v.Changes)
+	if v.Decision == Allow {
+		return v
+	}
+	for _, c := range p.Decisive(v.Changes) {
+		v.Reason = identityReason(c, pinned, now, p)
+		break
+	}
+	return v
+}
+
+// identityNote is the note of an identity change taken as information.
+func identityNote(c Change) string {
+	if c.Kind == ServerInstallMoved {
+		return c.Detail + " (information under the review profile: the version change is logged, and each tool is judged by its digest)"
+	}
+	what, now, was := "server name", "", ""
+	if c.parts != nil && len(*c.parts) == 4 {
+		was, now = (*c.parts)[1], (*c.parts)[3]
+	}
+	if c.Kind == ServerVersionChanged {
+		what = "server version"
+	}
+	return fmt.Sprintf("the %s is %s, the baseline pinned %s; each tool is judged by its digest", what, safetext.Quote(now), safetext.Quote(was))
+}
+
+// identityReason is the sentence of an identity change that decides: the
+// component, and what it is now and was pinned.
+func identityReason(c Change, pinned, now manifest.Identity, p *DecisionProfile) string {
+	_, denied := p.Deny[c.Kind]
+	suffix := ""
+	if denied && p.Name == FailClosedProfile.Name {
+		suffix = " (fail-closed: " + p.Deny[c.Kind] + ")"
+	}
+	switch c.Kind {
+	case ServerEndpointRebound, ServerInstallMoved:
+		why := ""
+		if c.Kind == ServerInstallMoved || pinned.Endpoint == now.Endpoint {
+			why = "; " + c.Detail
+		}
+		return fmt.Sprintf("the endpoint is %s, the baseline pinned %s%s%s", safetext.Quote(now.Endpoint), safetext.Quote(pinned.Endpoint), why, suffix)
+	case PublisherKeyChanged:
+		return "the publisher key is not the pinned one" + suffix
+	case ServerNameChanged:
+		return saidOrNot("server name", now.ServerName, pinned.ServerName, suffix)
+	case ServerVersionChanged:
+		return saidOrNot("server version", now.ServerVersion, pinned.ServerVersion, suffix)
+	}
+	return c.Detail + suffix
+}
+
+// saidOrNot says what a server said of itself against what was pinned,
+// or that it said nothing (an upstream that never answered who it is is
+// not one that gave "" as its name).
+func saidOrNot(what, now, pinned, suffix string) string {
+	if now == "" {
+		return fmt.Sprintf("the upstream did not say its %s (the baseline pinned %s)%s", what, safetext.Quote(pinned), suffix)
+	}
+	return fmt.Sprintf("the %s is %s, the baseline pinned %s%s", what, safetext.Quote(now), safetext.Quote(pinned), suffix)
 }
 
 // diffEnv compares the environments of a stdio server by name and value
@@ -93,78 +215,6 @@ func diffEnv(old, new *[]manifest.EnvEntry) []Change {
 	}
 	return []Change{{Kind: ServerEnvChanged, Pointer: "/identity/env", Direction: Neutral, Severity: "medium",
 		Detail: "the stdio server's environment changed: " + strings.Join(parts, "; ") + " (names and value digests compared; values are never recorded)"}}
-}
-
-// InstallMoved reports whether two stdio endpoints (as recorded: "stdio:"
-// and the shell-quoted command line) differ only in where the same binary
-// of the same package is installed, and says how.
-func InstallMoved(a, b string) (bool, string) {
-	moved, parts := installMovedParts(a, b)
-	if !moved {
-		return false, ""
-	}
-	d, _ := composed(parts...)
-	return true, d
-}
-
-// installMoved reports whether two stdio endpoints differ only in where
-// the same binary of the same package is installed: the same arguments,
-// and every differing word an absolute path with the same file name and
-// the same package (the node_modules/<package> component, or the
-// directory holding the file when there is none).
-func installMovedParts(a, b string) (bool, []string) {
-	const pre = "stdio:"
-	if !strings.HasPrefix(a, pre) || !strings.HasPrefix(b, pre) {
-		return false, nil
-	}
-	wa, okA := shellSplit(strings.TrimPrefix(a, pre))
-	wb, okB := shellSplit(strings.TrimPrefix(b, pre))
-	if !okA || !okB || len(wa) != len(wb) || len(wa) == 0 {
-		return false, nil
-	}
-	parts := []string{"only the install path moved (same package, same binary, same arguments): "}
-	for i := range wa {
-		if wa[i] == wb[i] {
-			continue
-		}
-		x, y := wa[i], wb[i]
-		if !path.IsAbs(x) || !path.IsAbs(y) || path.Base(x) != path.Base(y) {
-			return false, nil
-		}
-		px, py := packageOf(x), packageOf(y)
-		if px == "" || px != py {
-			return false, nil
-		}
-		if len(parts) > 1 {
-			parts[len(parts)-1] += "; "
-		}
-		parts = append(parts, path.Base(x), " of package ", px, ": ", path.Dir(x), " → ", path.Dir(y), "")
-	}
-	if len(parts) == 1 {
-		return false, nil
-	}
-	return true, parts
-}
-
-// packageOf names the package an installed file belongs to: the nearest
-// node_modules/<name> (or node_modules/@scope/<name>) component, else the
-// name of the directory that holds the file (".bin" for a package
-// manager's bin links, which name the binary only).
-func packageOf(p string) string {
-	segs := strings.Split(path.Clean(p), "/")
-	for i := len(segs) - 3; i >= 0; i-- {
-		if segs[i] != "node_modules" || segs[i+1] == ".bin" {
-			continue
-		}
-		if strings.HasPrefix(segs[i+1], "@") {
-			return segs[i+1] + "/" + segs[i+2]
-		}
-		return segs[i+1]
-	}
-	if len(segs) >= 2 {
-		return segs[len(segs)-2]
-	}
-	return ""
 }
 
 // shellSplit reads back a command line written by the CLI's shellJoin:

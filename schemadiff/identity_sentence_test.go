@@ -35,7 +35,8 @@ func TestIdentitySentenceQuotesOnce(t *testing.T) {
 			t.Errorf("Sentence = %s, want it to hold %s", s, w[1])
 		}
 	}
-	if moved, why := InstallMoved("stdio:/a/node_modules/p/x 1", "stdio:/b/node_modules/p/x 1"); !moved || why != `only the install path moved (same package, same binary, same arguments): "x" of package "p": "/a/node_modules/p" → "/b/node_modules/p"` {
-		t.Errorf("InstallMoved: %v %s", moved, why)
+	cs, _ := DiffIdentity(manifest.Identity{Endpoint: "stdio:/a/node_modules/p/x 1"}, manifest.Identity{Endpoint: "stdio:/b/node_modules/p/x 1"})
+	if len(cs) != 1 || cs[0].Detail != `only the install path moved (same package, same binary, same arguments): "x" of package "p": "/a/node_modules/p" → "/b/node_modules/p"` {
+		t.Errorf("install moved: %+v", cs)
 	}
 }

@@ -40,42 +40,17 @@ var noReviewKinds = catalog.NoReviewKinds()
 // cover it, so an approval does not either.
 func Informational(c Change) bool { return c.Kind == ToolMemberChanged }
 
-// deciding is cs without its informational changes (cs itself when it has
-// none).
-func deciding(cs []Change) []Change {
-	n := 0
-	for _, c := range cs {
-		if !Informational(c) {
-			n++
-		}
-	}
-	if n == len(cs) {
-		return cs
-	}
-	out := make([]Change, 0, n)
-	for _, c := range cs {
-		if !Informational(c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// neutralReason is the reason an allow decision over cs gives when no
-// change of cs needs review (ok false when one does): information only
-// when none decides, notation only when every one that decides is
-// notation, else validates the same.
-func neutralReason(cs []Change) (string, bool) {
-	for _, c := range cs {
+// neutralReason is the reason an allow decision over the deciding
+// changes d gives when none of them needs review (ok false when one
+// does): notation only when every one is notation, else validates the
+// same.
+func neutralReason(d []Change) (string, bool) {
+	for _, c := range d {
 		if !NeedsNoReview(c) {
 			return "", false
 		}
 	}
-	d := deciding(cs)
-	switch {
-	case len(d) == 0:
-		return ReasonInformationOnly, true
-	case NotationOnly(d):
+	if NotationOnly(d) {
 		return ReasonNotationOnly, true
 	}
 	return ReasonValidatesSame, true

@@ -106,7 +106,7 @@ func ToolDecisions(old, new []manifest.Tool, cs []Change, p *DecisionProfile) []
 	out := make([]ToolVerdict, 0, len(new)+len(old))
 	decide := func(name, status string, changed bool) {
 		g := by[name]
-		v := ToolVerdict{Name: name, Status: status, Changes: len(g), NotationOnly: NotationOnly(deciding(g))}
+		v := ToolVerdict{Name: name, Status: status, Changes: len(g), NotationOnly: NotationOnly(p.Decisive(g))}
 		for _, c := range g {
 			if sevRank[c.Severity] > sevRank[v.Severity] {
 				v.Severity = c.Severity
@@ -172,7 +172,8 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 	r := &Report{Schema: ReportSchemaID, Profile: profile.Name, Old: old.Side, New: new.Side, DeniedBy: []string{}, Warnings: []string{}, Inconclusive: []string{}}
 	changes := DiffTools(old.Tools, new.Tools, opt)
 	if old.Identity != nil && new.Identity != nil {
-		ic, unverified := DiffIdentity(*old.Identity, *new.Identity)
+		iv := JudgeIdentity(*old.Identity, *new.Identity, profile)
+		ic, unverified := iv.Changes, iv.Unverified
 		for i := range ic {
 			ic[i].Name = new.ServerID
 		}
@@ -205,6 +206,10 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 	r.Tools = ToolDecisions(old.Tools, new.Tools, changes, profile)
 	var denied []string
 	r.Decision, r.DecisionReason, denied = profile.DecideWithReason(changes)
+	// Changes that need no review (notation, changes that validate the
+	// same) or that the profile takes as information are not a change to
+	// review.
+	changed := len(changes) > 0 && r.Decision != Allow
 	if denied != nil {
 		r.DeniedBy = denied
 	}
@@ -222,9 +227,8 @@ func Compare(old, new Input, profile *DecisionProfile, opt ToolOptions) *Report 
 		}
 		r.DecisionReason = ""
 	}
-	_, neutral := neutralReason(changes)
 	switch {
-	case len(changes) > 0 && !neutral:
+	case changed:
 		r.ExitCode = ExitChanged
 	case len(r.Inconclusive) > 0:
 		r.ExitCode = ExitInconclusive
@@ -370,6 +374,9 @@ func Sentence(c Change, quote func(string) string) string {
 	}
 	if c.Note != "" {
 		s += " [" + quote(c.Note) + "]"
+	}
+	if c.Info != "" {
+		s += " [information: " + c.Info + "]"
 	}
 	if c.SeverityRaised != nil {
 		s += " [" + c.SeverityRaised.Sentence(quote) + "]"

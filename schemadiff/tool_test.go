@@ -121,7 +121,9 @@ func TestSeedCases(t *testing.T) {
 		if got := kinds(r.Changes); !slices.Equal(got, []string{"files server_endpoint_rebound /identity/endpoint", "files server_version_changed /identity/server_version"}) {
 			t.Errorf("%v", got)
 		}
-		if r.Decision != schemadiff.Deny || !slices.Equal(r.DeniedBy, []string{"server_endpoint_rebound"}) {
+		// Under fail-closed the reported version is part of the identity
+		// tuple too, as the gateway withholds on it (issue 30, item 4).
+		if r.Decision != schemadiff.Deny || !slices.Equal(r.DeniedBy, []string{"server_endpoint_rebound", "server_version_changed"}) {
 			t.Errorf("decision %s %v", r.Decision, r.DeniedBy)
 		}
 		// A publisher key known on one side only is not compared, and says so.
@@ -286,8 +288,12 @@ func TestIdentityInstallMovesAndEnv(t *testing.T) {
 	}{
 		{"stdio:/home/u/.npm/_npx/aa11/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js /data",
 			"stdio:/home/u/.npm/_npx/bb22/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js /data", schemadiff.ServerInstallMoved},
-		{"stdio:/opt/a/node_modules/.bin/mcp-server-x --flag", "stdio:/opt/b/node_modules/.bin/mcp-server-x --flag", schemadiff.ServerInstallMoved},
-		{"stdio:/usr/local/bin/server 'a b'", "stdio:/opt/tools/bin/server 'a b'", schemadiff.ServerInstallMoved},
+		// A bin link names a binary, not its package: without the
+		// resolution recorded, nothing says it is the same package.
+		{"stdio:/opt/a/node_modules/.bin/mcp-server-x --flag", "stdio:/opt/b/node_modules/.bin/mcp-server-x --flag", schemadiff.ServerEndpointRebound},
+		// A path outside a package layout names no package: two
+		// programs of one file name may be anything (issue 30, item 4).
+		{"stdio:/usr/local/bin/server 'a b'", "stdio:/opt/tools/bin/server 'a b'", schemadiff.ServerEndpointRebound},
 		// Another package, another binary, other arguments, a URL: rebinding.
 		{"stdio:/x/node_modules/pkg-a/index.js", "stdio:/y/node_modules/pkg-b/index.js", schemadiff.ServerEndpointRebound},
 		{"stdio:/usr/local/bin/server", "stdio:/usr/local/bin/evil", schemadiff.ServerEndpointRebound},

@@ -329,39 +329,6 @@ func httpToken(s string) bool {
 	return s != ""
 }
 
-// targetOf is the target as it is recorded and shown: a URL without user
-// info or query values, or "stdio:" and the command line; either with the
-// secrets the run sends redacted (a ${env:TOKEN} expanded into an argument
-// is recorded as [REDACTED], the same at every run, so the endpoint stays
-// stable when the token rotates).
-func (e *env) targetOf(cfg mcpclient.Config) (probe.Target, string) {
-	if cfg.BaseURL != "" {
-		u := e.secrets.String(redact.SanitizeURL(cfg.BaseURL))
-		return probe.Target{URL: u, Class: probe.ClassifyTarget(cfg.BaseURL)}, u
-	}
-	argv := make([]string, len(cfg.Command))
-	for i, a := range cfg.Command {
-		argv[i] = e.secrets.String(a)
-	}
-	return probe.Target{Command: argv, Class: probe.ClassStdio}, "stdio:" + shellJoin(argv)
-}
-
-// shellJoin writes argv as a POSIX shell would need it typed, so the
-// pinned endpoint of a stdio server is unambiguous (an argument with a
-// space stays one argument). It is for comparison and display only:
-// mcpdrift never runs it.
-func shellJoin(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@+,%") == "" {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
-}
-
 // observeLive runs one tools/list and keeps its tools (listing.go).
 func observeLive(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
 	return listFull(ctx, cfg)
@@ -671,6 +638,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		rep.Profile = d.profile.Name
 	}
 	in.ServerNames = []string{targetText, id}
+	in.Pinned, in.Now = e.driftIdentities(cfg, obs, d.declared.Identity)
 	pr := probe.Evaluate(in)
 	rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = pr.AuthPosture, pr.Compared, pr.Findings, pr.Notes, pr.ExitCode
 	rep.Suppressed, rep.Tools = pr.Suppressed, pr.Tools
@@ -927,13 +895,6 @@ func checkColor(mode string) error {
 		return usageErr("--color must be auto, always or never")
 	}
 	return nil
-}
-
-func targetClassOf(cfg mcpclient.Config) string {
-	if cfg.BaseURL != "" {
-		return probe.ClassifyTarget(cfg.BaseURL)
-	}
-	return probe.ClassStdio
 }
 
 // callPlan resolves --invoke-tool names against the DECLARED manifest (a

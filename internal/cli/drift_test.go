@@ -42,11 +42,13 @@ type driftJSON struct {
 		AnonymousProbe         string   `json:"anonymous_probe"`
 	} `json:"auth_posture"`
 	Findings []struct {
-		RuleID string `json:"rule_id"`
-		Level  string `json:"level"`
-		Tool   string `json:"tool"`
+		RuleID  string `json:"rule_id"`
+		Level   string `json:"level"`
+		Tool    string `json:"tool"`
+		Message string `json:"message"`
 	} `json:"findings"`
-	ExitCode int `json:"exit_code"`
+	Notes    []string `json:"notes"`
+	ExitCode int      `json:"exit_code"`
 }
 
 func (d driftJSON) rules() []string {

@@ -220,7 +220,8 @@ func observeConfig(ctx context.Context, e *env, cfg mcpclient.Config, timeout ti
 	if err != nil {
 		return &observation{target: target}, 0, liveError(target, err)
 	}
-	id := manifest.Identity{Endpoint: target, PublisherKey: publisherKey, Env: envIdentity(cfg)}
+	id := e.liveIdentity(cfg)
+	id.PublisherKey = publisherKey
 	if obs.ServerInfo != nil {
 		id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
 	}

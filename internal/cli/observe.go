@@ -308,7 +308,7 @@ not observed, and says why.`,
 						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server reflects credentials into its tool list: %s carries %s (%d place(s) in all). Rotate the credential and fix the server", safetext.Quote(target), where, refl[0].Source, len(refl))}
 					}
 					if ident.Endpoint == "" {
-						ident.Endpoint = target
+						ident.Endpoint, ident.ResolvedEndpoint = target, e.resolvedEndpoint(cfg)
 					}
 					ident.Env = envIdentity(cfg)
 					if obs.ServerInfo != nil {

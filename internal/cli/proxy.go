@@ -206,7 +206,7 @@ decision log.`,
 				Upstream: proxy.Upstream{URL: cfg.BaseURL, Command: cfg.Command, PassEnv: cfg.PassEnv, Env: cfg.Env, Headers: cfg.Headers,
 					ForwardAuthorization: token == "", ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion},
 				Mode: m, Baseline: baseline, Profile: prof, StrictArguments: strictArgs, ServeStale: serveStale,
-				RelistInterval: relist, ListTimeout: listTimeout, ServerID: serverID, Target: target, Classifier: c,
+				RelistInterval: relist, ListTimeout: listTimeout, ServerID: serverID, Target: target, TargetResolved: e.resolvedEndpoint(cfg), Classifier: c,
 				Log: logw, Metrics: metrics, Secrets: e.secrets, Tracer: tr.tracer(),
 			}
 			if !quiet {
