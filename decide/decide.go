@@ -53,6 +53,7 @@ const (
 	ReasonRemoved          = "tool_no_longer_served"
 	ReasonParamHeader      = "tool_param_header_invalid"
 	ReasonToolAmbiguous    = "tool_ambiguous"
+	ReasonNamesCollide     = "tool_names_collide"
 	ReasonListIncomplete   = "server_list_incomplete"
 	ReasonIdentityMismatch = "server_identity_mismatch"
 	ReasonBaselineInvalid  = "server_baseline_invalid"
@@ -80,6 +81,9 @@ type Baseline struct {
 	// when set, wins.
 	PinnedRefs   map[string]string
 	VerifiedRefs map[string]string
+	// NameAcknowledged: the operator acknowledged a colliding tool name
+	// (nil: none; set before use). See namesCollide.
+	NameAcknowledged func(name string) bool
 
 	byName   map[string]*manifest.Tool
 	digests  map[string]string
@@ -296,7 +300,12 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 		l.Withheld, l.Reason, l.Detail = true, reason, detail
 		return l
 	}
+	collide := namesCollide(b, s.Tools)
 	for _, d := range decideTools(b, s.Tools, prof, opt) {
+		if msg, ok := collide[d.Name]; ok && d.Serve {
+			d.Serve, d.Reason = false, ReasonNamesCollide
+			l.Notes = append(l.Notes, "tool "+safetext.QuoteASCII(d.Name)+" is not served: "+msg)
+		}
 		if d.Removed {
 			l.Removed = append(l.Removed, d.Name)
 			continue

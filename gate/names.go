@@ -30,11 +30,13 @@ func toolPrivilege(t *manifest.ToolEntry, c *classify.Classifier) (bool, string)
 }
 
 // checkNames runs the name check (package toolname) on the observed tool
-// names. A name the reference vouches for (vouched) is a warning, a new one
-// a finding: the baseline was reviewed, and repeating a reviewed name as a
-// finding on every run would only teach people to ignore it. A group of
-// look-alikes with any new name in it is a finding for every name of the
-// group, so the reviewer sees what the new name imitates. Messages never
+// names. An unsafe name the reference vouches for (vouched) is a warning, a
+// new one a finding: the baseline was reviewed, and repeating a reviewed
+// name as a finding on every run would only teach people to ignore it. A
+// group of names that collide is a finding for every name of the group,
+// vouched or not, so the reviewer sees what a name imitates: a baseline
+// vouches for a collision only through its acknowledgement, a suppression
+// with a reason and an expiry. Messages never
 // quote a name: the name is the finding's (or detail's) own, which every
 // renderer escapes (non-ASCII code points as \uXXXX), and the messages give
 // the code points as U+XXXX.
@@ -61,21 +63,18 @@ func checkNames(r *Report, o *manifest.Observed, vouched func(name string) bool,
 		r.Details = append(r.Details, Detail{Code: code, Kind: string(catalog.Finding), Name: u.Name, Message: u.Describe()})
 	}
 	for _, g := range res.Ambiguous {
-		fresh, groupPriv := false, false
-		for k, n := range g.Names {
-			if !vouched(n) {
-				fresh = true
-			}
+		groupPriv := false
+		for k := range g.Names {
 			if p, _ := toolPrivilege(&tools[g.Indexes[k]], in.Classifier); p {
 				groupPriv = true
 			}
 		}
 		msg := g.Describe()
 		for k, n := range g.Names {
-			if !fresh {
-				r.warn("mcp_pinned_tool_names_ambiguous", n, msg)
-				continue
-			}
+			// A baseline does not vouch for a collision: pin refuses one
+			// the operator did not acknowledge, and the acknowledgement is
+			// a suppression of this finding (manifest.NameCollisionRule),
+			// which the gate applies as it applies any.
 			t := &tools[g.Indexes[k]]
 			p, ac := toolPrivilege(t, in.Classifier)
 			const code = "mcp_tool_names_ambiguous"

@@ -125,23 +125,47 @@ func TestCaseCollision(t *testing.T) {
 	}
 }
 
-// Names the baseline vouches for are warnings: the run still passes (exit
-// 0), but not as clean.
-func TestPinnedNamesAreWarnings(t *testing.T) {
-	list := toolsJSON("caf\u00e9", "Delete_File", "delete_file")
+// Issue 30, item 7: a baseline does not vouch for names that collide. An
+// unsafe pinned name is a warning, but pinned names equal after NFC or case
+// folding are findings (exit 1) until each is acknowledged in the
+// suppression file, with a reason and an expiry; then they are listed as
+// suppressed (exit 0), and once the acknowledgement expires they hold the
+// run again. Before, the gate passed them with a warning, exit 0, "the
+// baseline vouches for them".
+func TestPinnedCollisionsAreFindings(t *testing.T) {
+	list := toolsJSON("caf\u00e9", "cafe\u0301", "Delete_File", "delete_file")
 	d := pin(t, list)
 	r := mustRun(t, gate.Input{Observed: observe(t, list, manifest.Complete), Declared: d})
-	if len(r.Findings) != 0 || r.Verdict != gate.NoFindingCoverageWarning || r.ExitCode != gate.ExitOK {
-		t.Fatalf("findings %q verdict %s exit %d", findings(r), r.Verdict, r.ExitCode)
+	want := []string{"Delete_File mcp_tool_names_ambiguous high", "delete_file mcp_tool_names_ambiguous high", "cafe\u0301 mcp_tool_names_ambiguous medium", "caf\u00e9 mcp_tool_names_ambiguous medium"}
+	if got := findings(r); !slices.Equal(got, want) || r.ExitCode != 1 {
+		t.Fatalf("findings %+q exit %d", got, r.ExitCode)
 	}
-	if !slices.Equal(r.Warnings, []string{"mcp_pinned_tool_name_unsafe", "mcp_pinned_tool_names_ambiguous"}) {
+	if msg := detailOf(r, "Delete_File", "mcp_tool_names_ambiguous"); !strings.Contains(msg, "case folding") {
+		t.Errorf("detail %q", msg)
+	}
+	if !slices.Contains(r.Warnings, "mcp_pinned_tool_name_unsafe") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
-	if msg := detailOf(r, "caf\u00e9", "mcp_pinned_tool_name_unsafe"); !strings.Contains(msg, "U+00E9") {
-		t.Errorf("detail %q", msg)
+	ack := func(expires string, names ...string) *manifest.Suppressions {
+		s := &manifest.Suppressions{Version: 1}
+		for _, n := range names {
+			s.Items = append(s.Items, manifest.Suppression{Rule: "mcp_tool_names_ambiguous", Tool: n, Reason: "two tools by design (TICKET-1)", Expires: expires, Source: "mcpdrift.yaml"})
+		}
+		return s
 	}
-	if msg := detailOf(r, "Delete_File", "mcp_pinned_tool_names_ambiguous"); !strings.Contains(msg, "case folding") {
-		t.Errorf("detail %q", msg)
+	all := []string{"caf\u00e9", "cafe\u0301", "Delete_File", "delete_file"}
+	r = mustRun(t, gate.Input{Observed: observe(t, list, manifest.Complete), Declared: d, Suppressions: ack("2027-01-31", all...), Today: "2026-12-07"})
+	if len(r.Findings) != 0 || len(r.Suppressed) != 4 || r.ExitCode != 0 {
+		t.Errorf("acknowledged: findings %q suppressed %d exit %d", findings(r), len(r.Suppressed), r.ExitCode)
+	}
+	// One name of a group acknowledged: the other still holds the run.
+	r = mustRun(t, gate.Input{Observed: observe(t, list, manifest.Complete), Declared: d, Suppressions: ack("2027-01-31", "caf\u00e9", "cafe\u0301", "Delete_File"), Today: "2026-12-07"})
+	if got := findings(r); !slices.Equal(got, []string{"delete_file mcp_tool_names_ambiguous high"}) || r.ExitCode != 1 {
+		t.Errorf("partly acknowledged: %q exit %d", got, r.ExitCode)
+	}
+	r = mustRun(t, gate.Input{Observed: observe(t, list, manifest.Complete), Declared: d, Suppressions: ack("2026-12-01", all...), Today: "2026-12-07"})
+	if len(r.Findings) != 4 || r.ExitCode != 1 {
+		t.Errorf("expired: findings %q exit %d", findings(r), r.ExitCode)
 	}
 }
 

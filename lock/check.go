@@ -62,7 +62,7 @@ func (s *Server) RefPins() map[string]string {
 // reload replaces both.
 func (s *Server) Baseline(verified map[string]string) *decide.Baseline {
 	b := decide.NewDeclaredBaseline(s.Name, s.Identity, s.Declared, &manifest.Definitions{Tools: s.ToolValues(), From: "the lock's definitions", ServerID: s.Name})
-	b.PinnedRefs, b.VerifiedRefs = s.RefPins(), verified
+	b.PinnedRefs, b.VerifiedRefs, b.NameAcknowledged = s.RefPins(), verified, s.NameAcknowledged
 	return b
 }
 

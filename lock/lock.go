@@ -90,6 +90,10 @@ type Server struct {
 	Tools              []*Tool            // by name, one for each declared entry
 	Refs               []Ref              // by URL
 	History            []Event            // oldest first
+	// NameAcknowledged, when set (the gateway's, from its suppression
+	// file), goes into Baseline: see decide.Baseline.NameAcknowledged.
+	// Never written to the lock.
+	NameAcknowledged func(name string) bool
 }
 
 // Tool is one approved tool.

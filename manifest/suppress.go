@@ -68,6 +68,31 @@ func ParseSuppressions(src []byte, file string) (*Suppressions, error) {
 	return &s, nil
 }
 
+// NameCollisionRule is the rule under which an operator acknowledges a
+// tool name that collides with another after NFC, case folding or the
+// confusable fold: pin, lock add and approve vouch for it then, and gate,
+// drift and the gateway no longer hold on it.
+const NameCollisionRule = "mcp_tool_names_ambiguous"
+
+// ruleAliases are rules that one suppression accepts under either name:
+// drift's finding of a name collision is the gate's, so one
+// acknowledgement serves every command.
+var ruleAliases = map[string]string{"MCP-CONF-TOOL-NAMES-AMBIGUOUS": NameCollisionRule}
+
+func sameRule(r string) string {
+	if a, ok := ruleAliases[r]; ok {
+		return a
+	}
+	return r
+}
+
+// AcknowledgesName returns the suppression that acknowledges a colliding
+// tool name (NameCollisionRule, or its alias) on a server known by any of
+// servers, unexpired on today; and an expired one that would have.
+func (s *Suppressions) AcknowledgesName(name string, servers []string, today string) (match, expired *Suppression) {
+	return s.Match(NameCollisionRule, name, servers, today)
+}
+
 // Match returns the suppression that accepts a finding of rule for tool
 // on a server known by any of servers, and whether an otherwise matching
 // suppression had expired before today (YYYY-MM-DD, UTC). A nil set
@@ -78,7 +103,7 @@ func (s *Suppressions) Match(rule, tool string, servers []string, today string) 
 	}
 	for i := range s.Items {
 		it := &s.Items[i]
-		if it.Rule != rule || (it.Tool != "" && it.Tool != tool) {
+		if sameRule(it.Rule) != sameRule(rule) || (it.Tool != "" && it.Tool != tool) {
 			continue
 		}
 		if it.Server != "" && !slices.Contains(servers, it.Server) {

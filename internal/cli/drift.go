@@ -55,6 +55,7 @@ type liveFlags struct {
 	transport    string // --transport
 	fileType     string // the transport of the --mcp-config entry ("type")
 	clientCaps   string // --client-capabilities, as given
+	suppress     suppressionFlags
 }
 
 func (l *liveFlags) register(cmd *cobra.Command, urlFlag string) {
@@ -70,6 +71,7 @@ func (l *liveFlags) registerAs(cmd *cobra.Command, urlFlag, stdioFlag string) {
 	f.StringArrayVar(&l.headers, "header", nil, "NAME=VALUE sent on every HTTP request (repeatable); names are recorded, values never, and values are redacted from every output")
 	f.StringArrayVar(&l.passEnv, "pass-env", nil, "environment variable the stdio child inherits (repeatable); its value is redacted from every output")
 	l.flags = f
+	l.suppress.register(f)
 	f.IntVar(&l.maxPages, "max-list-pages", 0, "follow at most this many tools/list pages: a longer list is then partial (MCP-DRIFT-PAGINATION-CAPPED); by default there is no page bound, and --max-list-bytes, --max-list-tools and --timeout bound the listing")
 	f.Int64Var(&l.maxListBytes, "max-list-bytes", mcpclient.DefaultMaxListBytes, "refuse a listing whose tools/list responses exceed this many bytes in all")
 	f.IntVar(&l.maxListTools, "max-list-tools", mcpclient.DefaultMaxListTools, "refuse a listing of more than this many tools in all")
@@ -665,7 +667,6 @@ func newDrift(e *env) *cobra.Command {
 		color                              string
 		skipAuth, skipSecond, cloakCheck   bool
 		cloakAs                            string
-		suppress                           suppressionFlags
 		profile, rules                     string
 		invoke                             []string
 		execute, iKnowProduction           bool
@@ -779,7 +780,7 @@ then says so).`,
 				}
 			}
 			applyCaps(pinnedCaps)
-			sup, err := suppress.load(e)
+			sup, err := live.suppress.load(e)
 			if err != nil {
 				return err
 			}
@@ -883,7 +884,6 @@ then says so).`,
 	f.BoolVar(&execute, "execute", false, "send the planned tools/call requests (they have side effects)")
 	f.Int64Var(&seed, "seed", 1, "seed of the generated arguments (recorded in the report)")
 	f.BoolVar(&iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
-	suppress.register(f)
 	f.StringVar(&profile, "profile", "review", "decision profile of each tool's decision: review|fail-closed (the same as diff and proxy)")
 	f.StringVar(&rules, "rules", "", "YAML privilege rules")
 	return cmd

@@ -293,7 +293,9 @@ func padRight(s string, n int) string {
 	return s + strings.Repeat(" ", n-len(s))
 }
 
-// suppressionFlags select the suppression file (gate, drift).
+// suppressionFlags select the suppression file: the findings gate, drift
+// and lock check accept, and the colliding tool names pin, lock add,
+// approve and the gateway accept (manifest.NameCollisionRule).
 type suppressionFlags struct {
 	file string
 	none bool

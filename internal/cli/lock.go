@@ -197,6 +197,9 @@ A listing that is not complete is refused (exit 3), as is a server already in th
 			if err := o.complete(); err != nil {
 				return err
 			}
+			if err := e.vouchNames("add "+safetext.Quote(name)+" to the lock", toolNames(o.tools.Tools), []string{name, o.target}, &live.suppress); err != nil {
+				return err
+			}
 			s, err := lock.NewServer(name, src, profile, o.served.Identity, o.obs.ClientCapabilities, o.tools.Tools, c, a)
 			if err != nil {
 				return usageErr("%s", safetext.Inert(err.Error()))
@@ -482,7 +485,11 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 			if err := checkBounds(e, base); err != nil {
 				return err
 			}
-			opt := lock.CheckOptions{Classifier: c, Today: today()}
+			sup, err := obs.suppress.load(e)
+			if err != nil {
+				return err
+			}
+			opt := lock.CheckOptions{Classifier: c, Today: today(), Suppressions: sup}
 			if verifyRefs {
 				opt.VerifiedRefs = verifiedRefs(e.context(), e, servers, allowPrivateRefs)
 			}

@@ -194,6 +194,10 @@ func addFromInventory(e *env, lf *lockFile, invPath string, names []string, all,
 			failCode(s.Name, errMessage(err), exitCodeOf(err))
 			continue
 		}
+		if err := e.vouchNames("add "+safetext.Quote(s.Name)+" to the lock", toolNames(o.tools.Tools), []string{s.Name, o.target}, &base.suppress); err != nil {
+			failCode(s.Name, errMessage(err), exitCodeOf(err))
+			continue
+		}
 		target := o.target
 		srv, err := lock.NewServer(s.Name, source, profile, o.served.Identity, o.obs.ClientCapabilities, o.tools.Tools, c, a)
 		if err == nil && len(autoApprove) > 0 {

@@ -34,6 +34,7 @@ type observeFlags struct {
 	maxResponse  int64
 	caFile       string
 	rules        string
+	suppress     suppressionFlags
 }
 
 func (o *observeFlags) register(cmd *cobra.Command, timeout time.Duration) {
@@ -44,6 +45,7 @@ func (o *observeFlags) register(cmd *cobra.Command, timeout time.Duration) {
 	f.Int64Var(&o.maxResponse, "max-response-bytes", mcpclient.DefaultMaxResponseBytes, "refuse any single response larger than this")
 	f.StringVar(&o.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots")
 	f.StringVar(&o.rules, "rules", "", "YAML privilege rules (default: the built-in table)")
+	o.suppress.register(f)
 }
 
 func (o *observeFlags) live() *liveFlags {

@@ -347,12 +347,9 @@ not observed, and says why.`,
 					fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
 				}
 			}
-			d, err := manifest.Pin(o, manifest.PinOptions{AllowEmpty: allowEmpty})
+			d, err := e.pinBaseline(o, source, allowEmpty, &live.suppress, checks, tl != nil)
 			if err != nil {
-				return inputErr(source, err)
-			}
-			if tl != nil {
-				checks.warnShape()
+				return err
 			}
 			if noSnapshotNote {
 				fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")

@@ -84,7 +84,7 @@ decision log.`,
 					return usageErr("--lock needs --server NAME (the server of the lock to front)")
 				}
 				stamp = fileStamp(lockPath, lockPath+".sig") // before it is read: a change meanwhile is seen
-				s, _, err := loadLockBaseline(e, lockPath, live.configServer, allowedSigners)
+				s, _, err := loadLockBaseline(e, lockPath, live.configServer, allowedSigners, &live.suppress)
 				if err != nil {
 					return err
 				}
@@ -165,7 +165,7 @@ decision log.`,
 			serverID := sid
 			if declared != "" {
 				stamp = fileStamp(declared)
-				if baseline, serverID, err = loadBaseline(e, declared, sid); err != nil {
+				if baseline, serverID, err = loadBaseline(e, declared, sid, &live.suppress); err != nil {
 					return err
 				}
 			}
@@ -239,11 +239,11 @@ decision log.`,
 			switch {
 			case declared != "":
 				go watchBaseline(ctx, e, g, m, serverID, []string{declared}, stamp, func() (*decide.Baseline, error) {
-					b, _, err := loadBaseline(e, declared, sid)
+					b, _, err := loadBaseline(e, declared, sid, &live.suppress)
 					return b, err
 				})
 			case locked != nil:
-				go watchLock(ctx, e, g, m, serverID, lockPath, locked.Name, allowedSigners, stamp, verify)
+				go watchLock(ctx, e, g, m, serverID, lockPath, locked.Name, allowedSigners, stamp, verify, &live.suppress)
 			}
 			if metricsListen != "" {
 				ln, err := net.Listen("tcp", metricsListen)
@@ -327,8 +327,9 @@ func checkListen(addr string, haveToken bool) error {
 // but fails the validity check gate makes (manifest.CheckBaseline: the
 // declared entries against their manifest_digest and the snapshot beside
 // them, no name twice) is returned invalid, and the gateway withholds the
-// server with the reason.
-func loadBaseline(e *env, path, sid string) (*decide.Baseline, string, error) {
+// server with the reason. Colliding names the suppression file
+// acknowledges are served (acknowledgeNames).
+func loadBaseline(e *env, path, sid string, sf *suppressionFlags) (*decide.Baseline, string, error) {
 	read := plainReader(e, DefaultMaxInput)
 	tools, err := readToolsWith(read, path)
 	if err != nil {
@@ -351,11 +352,13 @@ func loadBaseline(e *env, path, sid string) (*decide.Baseline, string, error) {
 	case id == "":
 		id = snap.ServerID
 	}
+	var b *decide.Baseline
 	if d == nil {
-		return decide.NewBaseline(id, snap.Identity, snap.Tools), id, nil
+		b = decide.NewBaseline(id, snap.Identity, snap.Tools)
+	} else {
+		b = decide.NewDeclaredBaseline(id, snap.Identity, d, &manifest.Definitions{Tools: snap.Tools, From: "the snapshot", ServerID: snap.ServerID})
 	}
-	defs := &manifest.Definitions{Tools: snap.Tools, From: "the snapshot", ServerID: snap.ServerID}
-	return decide.NewDeclaredBaseline(id, snap.Identity, d, defs), id, nil
+	return b, id, e.acknowledgeNames(b, []string{id, snap.Identity.Endpoint}, sf)
 }
 
 // withholdWarning says loudly, on stderr, that the baseline in force
@@ -436,9 +439,9 @@ func fileStamp(paths ...string) string {
 // watchLock reloads the baseline of server name from the lock (and its
 // signature): a newly approved tool is served once the lock says so
 // (and, with --allowed-signers, once it is signed again).
-func watchLock(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID, lockPath, name, allowedSigners, stamp string, verify func(*lock.Server) map[string]string) {
+func watchLock(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID, lockPath, name, allowedSigners, stamp string, verify func(*lock.Server) map[string]string, sf *suppressionFlags) {
 	watchBaseline(ctx, e, g, m, serverID, []string{lockPath, lockPath + ".sig"}, stamp, func() (*decide.Baseline, error) {
-		s, _, err := loadLockBaseline(e, lockPath, name, allowedSigners)
+		s, _, err := loadLockBaseline(e, lockPath, name, allowedSigners, sf)
 		if err != nil {
 			return nil, err
 		}

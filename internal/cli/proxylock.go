@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/lock"
 )
 
@@ -17,8 +18,9 @@ import (
 // the server until a good lock is loaded (watchBaseline: fail-closed).
 
 // loadLockBaseline reads and validates the lock, checks its signature
-// when asked, and returns the server.
-func loadLockBaseline(e *env, path, name, allowedSigners string) (*lock.Server, *lockFile, error) {
+// when asked, and returns the server, with the colliding names the
+// suppression file acknowledges (lock.Server.NameAcknowledged).
+func loadLockBaseline(e *env, path, name, allowedSigners string, sf *suppressionFlags) (*lock.Server, *lockFile, error) {
 	lf, err := openLock(path, false)
 	if err != nil {
 		return nil, nil, err
@@ -30,5 +32,10 @@ func loadLockBaseline(e *env, path, name, allowedSigners string) (*lock.Server, 
 	if err != nil {
 		return nil, nil, err
 	}
+	b := &decide.Baseline{Tools: s.ToolValues()}
+	if err := e.acknowledgeNames(b, []string{s.Name, s.Identity.Endpoint}, sf); err != nil {
+		return nil, nil, err
+	}
+	s.NameAcknowledged = b.NameAcknowledged
 	return s, lf, nil
 }

@@ -36,6 +36,8 @@ type reviewState struct {
 	deltas    []delta.Tool
 	// classifierRules are the --rules the approvals classify with.
 	classifierRules string
+	// suppress is the suppression file that acknowledges colliding names.
+	suppress *suppressionFlags
 }
 
 func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*reviewState, error) {
@@ -69,7 +71,7 @@ func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*
 	}
 	res.Target = o.target
 	// The check's own decisions: each tool's is made once.
-	st := &reviewState{lf: lf, s: s, o: o, res: res, decisions: map[string]decide.Tool{}, classifierRules: obs.rules}
+	st := &reviewState{lf: lf, s: s, o: o, res: res, decisions: map[string]decide.Tool{}, classifierRules: obs.rules, suppress: &obs.suppress}
 	for _, d := range res.Decisions {
 		st.decisions[d.Name] = d
 	}
@@ -101,6 +103,11 @@ func (st *reviewState) apply(e *env, names []string, identity bool, a lock.Appro
 			fmt.Fprintf(e.stderr, "mcpdrift: auto-approved %s: notation only (the profile's auto_approve: notation)\n", safetext.QuoteASCII(x.Tool))
 		}
 		n += len(ev2)
+	}
+	// The lock vouches for the approved names from now on: refused when
+	// they collide, unless acknowledged (nothing is written then).
+	if err := e.vouchNames("approve "+quoteNames(names)+" of "+safetext.Quote(st.s.Name), lockToolNames(st.s), []string{st.s.Name, st.o.target}, st.suppress, append(slices.Clone(names), auto...)...); err != nil {
+		return 0, err
 	}
 	if identity {
 		st.s.ApproveIdentity(st.o.served.Identity, a)
