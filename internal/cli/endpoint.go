@@ -16,6 +16,14 @@ import (
 // is recorded as [REDACTED], the same at every run, so the endpoint stays
 // stable when the token rotates).
 func (e *env) targetOf(cfg mcpclient.Config) (probe.Target, string) {
+	if up, ok := behindGateway(cfg.Command); ok {
+		// The gateway is transparent: the server behind it is the one
+		// observed (a client configuration whose command is the gateway
+		// is the drop-in form), and its identity is that server's.
+		t, target := e.targetOf(up)
+		t.Class = probe.ClassStdio
+		return t, target
+	}
 	if cfg.BaseURL != "" {
 		u := e.secrets.String(redact.SanitizeURL(cfg.BaseURL))
 		return probe.Target{URL: u, Class: probe.ClassifyTarget(cfg.BaseURL)}, u
@@ -25,6 +33,36 @@ func (e *env) targetOf(cfg mcpclient.Config) (probe.Target, string) {
 		argv[i] = e.secrets.String(a)
 	}
 	return probe.Target{Command: argv, Class: probe.ClassStdio}, "stdio:" + shellJoin(argv)
+}
+
+// behindGateway reads a stdio command that is mcpdrift's own gateway in
+// front of a server (`mcpdrift proxy ... --upstream-url URL` or
+// `... --upstream-stdio -- CMD ARGS...`): the server behind it, as a
+// config of its own. Any other command, or a gateway whose upstream its
+// words do not give (--lock, --mcp-config), is not read.
+func behindGateway(argv []string) (mcpclient.Config, bool) {
+	if len(argv) < 3 || argv[1] != "proxy" {
+		return mcpclient.Config{}, false
+	}
+	if b := strings.TrimSuffix(filepath.Base(argv[0]), ".exe"); b != "mcpdrift" {
+		return mcpclient.Config{}, false
+	}
+	for i := 2; i < len(argv); i++ {
+		switch a := argv[i]; {
+		case a == "--upstream-url" && i+1 < len(argv):
+			return mcpclient.Config{BaseURL: argv[i+1]}, true
+		case strings.HasPrefix(a, "--upstream-url="):
+			return mcpclient.Config{BaseURL: strings.TrimPrefix(a, "--upstream-url=")}, true
+		case a == "--upstream-stdio":
+			if i+2 < len(argv) && argv[i+1] == "--" {
+				return mcpclient.Config{Command: argv[i+2:]}, true
+			}
+			return mcpclient.Config{}, false
+		case a == "--":
+			return mcpclient.Config{}, false
+		}
+	}
+	return mcpclient.Config{}, false
 }
 
 // shellJoin writes argv as a POSIX shell would need it typed, so the
@@ -52,6 +90,9 @@ func shellJoin(argv []string) string {
 // machine's to read; a pinned endpoint's never are (schemadiff compares
 // the recorded strings only).
 func (e *env) resolvedEndpoint(cfg mcpclient.Config) string {
+	if up, ok := behindGateway(cfg.Command); ok {
+		return e.resolvedEndpoint(up)
+	}
 	if cfg.BaseURL != "" || len(cfg.Command) == 0 {
 		return ""
 	}
