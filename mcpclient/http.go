@@ -296,6 +296,8 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcRequest) (*message, string, error) {
 	sr, done := t.sse.stream(body, req.Method, t.cfg.MaxResponseBytes, t.cfg.MaxSSEEvents)
 	defer done()
+	var resume *resumption // made when the stream first ends early
+	defer func() { resume.close() }()
 	ignoredRequests := 0
 	for {
 		// The event's data is the stream's buffer: a page the run already
@@ -304,6 +306,17 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 		// parsed in that buffer, given to it (Detach), and a small one
 		// copied: a message keeps what it was parsed from.
 		ev, err := sr.nextShared()
+		if err != nil && t.resumes(ctx, err) {
+			if resume == nil {
+				resume = t.newResumption()
+			}
+			next, problem, rerr := resume.next(ctx, sr, err)
+			if next == nil {
+				return nil, problem, rerr
+			}
+			sr = next
+			continue
+		}
 		if err == io.EOF {
 			return nil, "the event stream ended without the response", nil
 		}
@@ -461,17 +474,9 @@ func (t *httpTransport) close(*Observation) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), min(t.cfg.RequestTimeout, 5*time.Second))
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, http.MethodDelete, t.url, nil)
+	hr, err := t.newSessionRequest(ctx, http.MethodDelete)
 	if err != nil {
 		return
-	}
-	for k, vs := range t.cfg.Headers {
-		hr.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
-	}
-	t.cfg.setUserAgent(hr.Header)
-	hr.Header.Set(mcpwire.HeaderSessionID, t.sessionID)
-	if t.headerVersion != "" {
-		hr.Header.Set(mcpwire.HeaderProtocolVersion, t.headerVersion)
 	}
 	resp, err := t.client.Do(hr)
 	if err != nil {

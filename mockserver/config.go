@@ -208,6 +208,19 @@ type Config struct {
 	// NeverEndingSSE answers with an event stream that sends keep-alive
 	// comments and never the response.
 	NeverEndingSSE bool
+	// StreamEndsEarly answers on an event stream that ends before the
+	// response (after the notifications; in a 2025-11-25 session after
+	// the priming event, whose id resumes nothing): a call that gets no
+	// answer.
+	StreamEndsEarly bool
+	// PollCalls answers in a legacy session as SEP-1699 lets a server
+	// poll: the event stream (with event ids whatever the revision) ends
+	// after an event with an id and a retry of PollRetry, and the response
+	// is sent on the GET that resumes from that id (Last-Event-ID). A
+	// modern session (2026-07-28 has no resumption) is answered as usual.
+	PollCalls bool
+	// PollRetry is the retry PollCalls asks for (default 50 ms).
+	PollRetry time.Duration
 	// WrongID answers with an id that is not the request's.
 	WrongID bool
 	// InvalidJSON answers with a truncated, invalid JSON body.

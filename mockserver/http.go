@@ -59,6 +59,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.handleDelete(w, r, &entry)
 	case http.MethodGet:
+		if s.cfg.PollCalls && len(s.legacyVersions) > 0 && r.Header.Get("Last-Event-ID") != "" {
+			s.handleResume(w, r, &entry)
+			return
+		}
 		if !s.cfg.ListChanged || len(s.legacyVersions) == 0 {
 			s.methodNotAllowed(w, &entry)
 			return
@@ -406,6 +410,10 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, entry *LogEntry, 
 		}
 	}
 	entry.Status = status
+	if e == nil && s.hostile[m.Method] && (s.cfg.StreamEndsEarly || s.cfg.PollCalls && !x.modern) {
+		s.endEarly(w, entry, x, m, body)
+		return
+	}
 	if status != http.StatusOK || s.cfg.Response != SSEResponses {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -444,16 +452,21 @@ func (s *Server) startSSE(w http.ResponseWriter, x *exchange) *sseWriter {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	sw := newSSEWriter(w)
-	sw.ids = !x.modern && x.version >= mcpwire.Rev20251125
-	if sw.ids {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		sw.stream = hex.EncodeToString(b[:])
+	if !x.modern && x.version >= mcpwire.Rev20251125 {
+		sw.withIDs()
 		// The priming event (SEP-1699): an id and empty data.
 		sw.Event(frame.Event{ID: sw.nextID()})
 		sw.flush()
 	}
 	return sw
+}
+
+// withIDs gives the stream's events ids: a random stream name and a
+// sequence number.
+func (sw *sseWriter) withIDs() {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	sw.ids, sw.stream = true, hex.EncodeToString(b[:])
 }
 
 func (sw *sseWriter) nextID() string {

@@ -52,6 +52,11 @@ type Server struct {
 	// subs receive notifications/tools/list_changed (Config.ListChanged).
 	subs   map[int]chan []byte
 	subSeq int
+
+	// polled are the responses PollCalls keeps for the GET that resumes
+	// from the event id they are keyed by (oldest first in polledOrder).
+	polled      map[string]polledResponse
+	polledOrder []string
 }
 
 // listChangedNotification is what ListChanged sends.

@@ -63,7 +63,12 @@ type SSEReader struct {
 	data []byte
 	// hint is the size of the data Detach last gave away: the next
 	// buffer, once past 4 KiB, is made that large at once, not grown to it.
-	hint     int
+	hint int
+	// idBuf is the last id field read (the format's "last event ID
+	// buffer"); lastID is what it was at the last blank line (the "last
+	// event ID string"): an id read in an event the stream ended inside
+	// is not one a reconnection resumes from.
+	idBuf    string
 	lastID   string
 	retry    time.Duration
 	hasRetry bool
@@ -117,8 +122,10 @@ func (s *SSEReader) Release(b *SSEBuffers, max int) {
 // what preceded it) with PerEvent, else for the whole stream.
 func (s *SSEReader) Consumed() int64 { return s.n }
 
-// LastEventID returns the stream's last event ID: the value of the last id
-// field read (a field whose value holds NUL is ignored, as the format says).
+// LastEventID returns the stream's last event ID, the one a reconnection
+// resumes from (Last-Event-ID): the value of the last id field read in a
+// block that ended (a field whose value holds NUL is ignored, and an id in
+// an event the stream ended inside does not count, as the format says).
 func (s *SSEReader) LastEventID() string { return s.lastID }
 
 // Retry returns the last valid retry field read (ASCII digits: a
@@ -155,6 +162,7 @@ func (s *SSEReader) NextShared() (Event, error) {
 		}
 		line := s.data[start:]
 		if len(line) == 0 {
+			s.lastID = s.idBuf
 			if !fields {
 				continue
 			}
@@ -196,10 +204,10 @@ func (s *SSEReader) NextShared() (Event, error) {
 			ev.Type = eventType(value)
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
-				if string(value) != s.lastID {
-					s.lastID = string(value)
+				if string(value) != s.idBuf {
+					s.idBuf = string(value)
 				}
-				ev.ID = s.lastID
+				ev.ID = s.idBuf
 			}
 		case "retry":
 			if d, ok := retryValue(value); ok {
