@@ -209,7 +209,7 @@ func (r *run) callTools(ctx context.Context) error {
 		if pe, ok := errors.AsType[*ProtocolError](err); ok {
 			out.Code, out.Message = pe.Code, pe.Message
 		} else if err != nil {
-			out.Err = err.Error()
+			out.Err, out.InputRequired = err.Error(), inputRequired(rep)
 		}
 		r.obs.Calls = append(r.obs.Calls, out)
 		if ctx.Err() != nil {

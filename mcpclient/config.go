@@ -194,14 +194,21 @@ type ToolCall struct {
 
 // CallOutcome is what one tools/call returned. Result holds the result
 // object exactly as received; a JSON-RPC error fills Code and Message
-// instead, and a failure to get any answer fills Err. Result is
-// server-controlled data: never print or store its values.
+// instead, and a failure to get a usable answer fills Err (escaped text):
+// no response at all (the stream ended, and was not resumed, before it;
+// the request timed out; the server could not be reached), or one that
+// is not a result (malformed, another id). InputRequired marks the one
+// answer Err is set for that is still an answer: a 2026-07-28 result
+// asking for input (resultType "input_required"), which this client does
+// not provide. Result is server-controlled data: never print or store its
+// values.
 type CallOutcome struct {
-	Name    string          `json:"name"`
-	Result  json.RawMessage `json:"-"`
-	Code    int             `json:"error_code,omitempty"`
-	Message string          `json:"-"`
-	Err     string          `json:"error,omitempty"`
+	Name          string          `json:"name"`
+	Result        json.RawMessage `json:"-"`
+	Code          int             `json:"error_code,omitempty"`
+	Message       string          `json:"-"`
+	Err           string          `json:"error,omitempty"`
+	InputRequired bool            `json:"input_required,omitempty"`
 }
 
 // Observation is what one ListTools run established. Server-controlled

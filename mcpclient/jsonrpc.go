@@ -243,6 +243,16 @@ func checkResultType(result jcs.Value) error {
 	return errors.New("unrecognized resultType " + quote(string(rt.Raw())))
 }
 
+// inputRequired reports whether rep is a result asking for input
+// (resultType "input_required").
+func inputRequired(rep *reply) bool {
+	if rep == nil || rep.msg == nil || rep.msg.isErr || rep.msg.known != nil || rep.msg.result.Kind() != jcs.Object {
+		return false
+	}
+	rt, ok := rep.msg.result.Get("resultType")
+	return ok && rt.StrEqual("input_required")
+}
+
 // bytes is the length of the message as received, surrounding whitespace
 // trimmed.
 func (m *message) bytes() int {

@@ -206,10 +206,12 @@ type CallCheck struct {
 	// DeclaredOutput is the declared outputSchema (zero when none).
 	DeclaredOutput jcs.Value
 	// Result is the result object as received; Code a JSON-RPC error code;
-	// Err a failure to get any answer.
-	Result []byte
-	Code   int
-	Err    string
+	// Err a failure to get a usable answer (escaped), unless InputRequired:
+	// the server asked for input, which mcpdrift does not provide.
+	Result        []byte
+	Code          int
+	Err           string
+	InputRequired bool
 }
 
 // protocolErrorCodes are JSON-RPC errors a server may rightly send for a
@@ -222,8 +224,11 @@ var protocolErrorCodes = map[int]bool{-32700: true, -32600: true, -32601: true, 
 // constraint and the observed JSON type.
 func checkCall(r *Result, c CallCheck) {
 	switch {
+	case c.InputRequired:
+		r.Notes = append(r.Notes, fmt.Sprintf("tools/call %s was answered with a request for input (resultType \"input_required\"), which mcpdrift does not provide: it answers no server request with content; its output was not checked", safetext.Quote(c.Tool)))
+		return
 	case c.Err != "":
-		r.Notes = append(r.Notes, fmt.Sprintf("tools/call %s got no answer: %s", safetext.Quote(c.Tool), c.Err))
+		r.add("MCP-DRIFT-CALL-NO-ANSWER", c.Tool, "the call got no answer, so the tool's behaviour was not checked: "+safetext.Inert(c.Err), "", nil)
 		return
 	case c.Code != 0 && protocolErrorCodes[c.Code]:
 		r.Notes = append(r.Notes, fmt.Sprintf("tools/call %s was refused with JSON-RPC error %d (the generated arguments may not satisfy a pattern or format)", safetext.Quote(c.Tool), c.Code))

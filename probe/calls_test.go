@@ -80,7 +80,8 @@ func TestCallRules(t *testing.T) {
 		{"isError", CallCheck{Tool: "s", DeclaredOutput: out, Result: []byte(`{"isError":true,"content":[]}`)}, nil, "isError"},
 		{"error shape", CallCheck{Tool: "s", Code: -32603}, []string{"MCP-DRIFT-CALL-ERROR-SHAPE WARN s"}, ""},
 		{"bad arguments", CallCheck{Tool: "s", Code: -32602}, nil, "-32602"},
-		{"no answer", CallCheck{Tool: "s", Err: "timeout"}, nil, "no answer"},
+		{"no answer", CallCheck{Tool: "s", Err: "timeout"}, []string{"MCP-DRIFT-CALL-NO-ANSWER WARN s"}, ""},
+		{"input required", CallCheck{Tool: "s", Err: "asked for input", InputRequired: true}, nil, "input_required"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

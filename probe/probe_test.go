@@ -262,6 +262,7 @@ func TestEveryRuleFires(t *testing.T) {
 		{Tool: "search", DeclaredOutput: out, Result: []byte(`{"structuredContent":{}}`)},
 		{Tool: "search", DeclaredOutput: out, Result: []byte(`{"content":[]}`)},
 		{Tool: "search", Code: -32000},
+		{Tool: "search", Err: "the event stream ended without the response"},
 	}}))
 	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: d, Primary: obs(t, declared),
 		Reflected: []Reflection{{Tool: "search", Pointer: "/description", Source: "the value of header Authorization"}},

@@ -928,7 +928,7 @@ func callPlan(declared []manifest.Tool, invoke []string, execute bool, seed int6
 func callChecks(obs *mcpclient.Observation, declared []manifest.Tool) []probe.CallCheck {
 	var out []probe.CallCheck
 	for _, c := range obs.Calls {
-		cc := probe.CallCheck{Tool: c.Name, Result: c.Result, Code: c.Code, Err: c.Err}
+		cc := probe.CallCheck{Tool: c.Name, Result: c.Result, Code: c.Code, Err: c.Err, InputRequired: c.InputRequired}
 		for i := range declared {
 			if declared[i].Name == c.Name {
 				cc.DeclaredOutput = declared[i].Proj.OutputSchema
