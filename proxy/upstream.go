@@ -331,7 +331,7 @@ const (
 // re-observed, where it was closed unread. Responses there answer nothing
 // in flight and are dropped. Bounded in time, events and bytes; it ends
 // with the link.
-func (u *httpUpstream) readRest(sr *frame.SSEReader, body io.Closer, end context.CancelFunc, untilLife func() bool) {
+func (u *httpUpstream) readRest(sr *resumingStream, body io.Closer, end context.CancelFunc, untilLife func() bool) {
 	defer untilLife()
 	defer end()
 	defer body.Close()
@@ -366,7 +366,7 @@ func (u *httpUpstream) readRest(sr *frame.SSEReader, body io.Closer, end context
 // readAnswer reads the response to m from resp: a JSON body, or an SSE
 // stream whose other messages go to onMsg. When the answer came on a
 // stream, its reader is returned too, to read the rest of it.
-func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message)) (*answer, *frame.SSEReader, error) {
+func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message)) (*answer, *resumingStream, error) {
 	max := u.g.cfg.MaxMessageBytes
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
@@ -379,7 +379,7 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 		if longLived(m) {
 			lim.MaxEvents, lim.PerEvent = 1000, true // a stream that lives as long as the client listens: each event bounded
 		}
-		sr := frame.NewSSEReader(resp.Body, lim)
+		sr := u.responseStream(resp, lim)
 		for {
 			ev, err := sr.Next()
 			if err != nil {
@@ -397,6 +397,7 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 				return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
 			}
 			if msg.Kind.IsResponse() && sameID(msg.ID, m.ID) {
+				sr.Answered()
 				return &answer{Message: msg, status: resp.StatusCode, sse: true}, sr, nil
 			}
 			if msg.Kind.IsResponse() {
