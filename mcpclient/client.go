@@ -291,6 +291,12 @@ func (r *run) discover(ctx context.Context) (bool, error) {
 				rev = alt
 				continue
 			}
+			if !retried && slices.Contains(pe.Supported, rev) {
+				// The refusal lists the revision refused: the retry a
+				// client makes with a supported version is that one.
+				r.obs.warn("the server refused " + rev + " and lists it as supported; retrying with it once")
+				continue
+			}
 			return false, pe
 		case mcpwire.IsModernErrorCode(m.code):
 			r.obs.Era = EraModern

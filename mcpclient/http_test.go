@@ -319,6 +319,28 @@ func TestUnsupportedVersionRetry(t *testing.T) {
 	}
 }
 
+// A -32022 that lists the revision it refused (the conformance suite's
+// request-metadata scenario refuses the first request so): the client
+// retries once with that revision, the one supported, and goes on.
+func TestUnsupportedVersionListedRetry(t *testing.T) {
+	refused := 0
+	srv := &modernServer{t: t, pages: threePages()[2:], discover: func(w http.ResponseWriter, q *rpcIn) bool {
+		if refused++; refused > 1 {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2026-07-28"}}}`, q.ID)
+		return true
+	}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	obs := mustList(t, Config{BaseURL: ts.URL})
+	if obs.ProtocolRevision != mcpwire.Rev20260728 || refused != 2 || len(obs.Warnings) != 1 {
+		t.Errorf("revision %q after %d discovers, warnings %q", obs.ProtocolRevision, refused, obs.Warnings)
+	}
+}
+
 func TestModernWithoutDiscover(t *testing.T) {
 	srv := &modernServer{t: t, pages: threePages()[2:], discover: func(w http.ResponseWriter, q *rpcIn) bool {
 		respondErr(w, 404, q.ID, mcpwire.CodeMethodNotFound, "Method not found")
