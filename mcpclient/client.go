@@ -198,6 +198,9 @@ func (r *run) callTools(ctx context.Context) error {
 		}
 		out := CallOutcome{Name: c.Name}
 		req := r.request(methodToolsCall, params)
+		if r.rev != "" && !r.stdio {
+			req.params = paramHeaders(c)
+		}
 		rep, err := r.roundTrip(ctx, req)
 		if err == nil {
 			var res jcs.Value
@@ -217,6 +220,23 @@ func (r *run) callTools(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// paramHeaders are the Mcp-Param-{Name} headers of a call (SEP-2243):
+// none when the schema or the arguments are not JSON.
+func paramHeaders(c ToolCall) []frame.ParamHeader {
+	if len(c.InputSchema) == 0 {
+		return nil
+	}
+	schema, err := jcs.Parse(c.InputSchema)
+	if err != nil {
+		return nil
+	}
+	args, err := jcs.Parse(c.Arguments)
+	if err != nil {
+		return nil
+	}
+	return frame.ParamHeaders(schema.Root(), args.Root())
 }
 
 func httpErr(method string, rep *reply) error {

@@ -190,6 +190,11 @@ const (
 type ToolCall struct {
 	Name      string
 	Arguments json.RawMessage
+	// InputSchema is the tool's inputSchema as the caller knows it (the
+	// declared one): over 2026-07-28 HTTP, the call carries the
+	// Mcp-Param-{Name} headers its x-mcp-header annotations ask for
+	// (SEP-2243). Empty: none.
+	InputSchema json.RawMessage
 }
 
 // CallOutcome is what one tools/call returned. Result holds the result

@@ -221,6 +221,9 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 	if err != nil {
 		return nil, err
 	}
+	for _, ph := range req.params {
+		hr.Header.Set(ph.Name, ph.Value)
+	}
 	resp, err := t.client.Do(hr)
 	if err != nil {
 		return nil, t.failure(ctx, reqCtx, req.Method, err)

@@ -28,6 +28,9 @@ type rpcRequest struct {
 	ID     int64 // 0 for a notification
 	Method string
 	Body   []byte
+	// params are the Mcp-Param-{Name} headers of a 2026-07-28 tools/call
+	// over HTTP (frame.ParamHeaders).
+	params []frame.ParamHeader
 }
 
 type wireRequest struct {

@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,30 @@ func TestCallStreamEndsEarly(t *testing.T) {
 				t.Errorf("%d GETs, want %d", n, c.gets)
 			}
 		})
+	}
+}
+
+// A 2026-07-28 tools/call over HTTP carries the Mcp-Param-{Name} headers
+// its tool's x-mcp-header annotations ask for (SEP-2243), from the
+// InputSchema the caller gives (a non-ASCII value Base64-encoded); the
+// strict mock checks each against the body and refuses the call without
+// them (-32020).
+func TestCallParamHeaders(t *testing.T) {
+	schema := `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"},"q":{"type":"string"}}}`
+	tool := json.RawMessage(`{"name":"h","inputSchema":` + schema + `}`)
+	_, url := mockHTTP(t, mockserver.Config{Era: mockserver.ModernOnly, Tools: []json.RawMessage{tool}})
+	args := json.RawMessage(`{"region":"Hello, 世界","n":42,"q":"x"}`)
+	obs, err := ListTools(context.Background(), Config{BaseURL: url + "/mcp", Calls: []ToolCall{
+		{Name: "h", Arguments: args, InputSchema: json.RawMessage(schema)},
+		{Name: "h", Arguments: args},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := obs.Calls[0]; c.Err != "" || c.Code != 0 || len(c.Result) == 0 {
+		t.Errorf("with the schema: %+v", c)
+	}
+	if c := obs.Calls[1]; c.Code != mcpwire.CodeHeaderMismatch {
+		t.Errorf("without it: %+v, want the mock's -32020", c)
 	}
 }

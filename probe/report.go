@@ -51,6 +51,10 @@ type PlannedCall struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments"`
 	Sent      bool            `json:"sent"`
+	// InputSchema is the declared inputSchema the arguments were made
+	// from (its x-mcp-header annotations give the call's Mcp-Param
+	// headers); not reported.
+	InputSchema json.RawMessage `json:"-"`
 }
 
 // Report is the JSON drift report (ReportSchemaID).

@@ -668,7 +668,7 @@ func newDrift(e *env) *cobra.Command {
 		skipAuth, skipSecond, cloakCheck   bool
 		cloakAs                            string
 		profile, rules                     string
-		invoke                             []string
+		invoke, invokeArgs                 []string
 		execute, iKnowProduction           bool
 		seed                               int64
 		otlp                               *otlpFlags
@@ -792,7 +792,7 @@ then says so).`,
 			if err != nil {
 				return err
 			}
-			plan, err := callPlan(declared.Tools, invoke, execute, seed)
+			plan, err := callPlan(declared.Tools, invoke, invokeArgs, execute, seed)
 			if err != nil {
 				return err
 			}
@@ -801,7 +801,7 @@ then says so).`,
 					return usageErr("refusing to call tools on a target classified %s; tools/call has side effects: pass --i-know-this-is-production if you mean it", c)
 				}
 				for _, p := range plan {
-					cfg.Calls = append(cfg.Calls, mcpclient.ToolCall{Name: p.Tool, Arguments: p.Arguments})
+					cfg.Calls = append(cfg.Calls, mcpclient.ToolCall{Name: p.Tool, Arguments: p.Arguments, InputSchema: p.InputSchema})
 				}
 			}
 			ctx, cancel := context.WithTimeout(ctx, live.timeout)
@@ -881,6 +881,7 @@ then says so).`,
 	f.BoolVar(&cloakCheck, "cloak-check", false, "list once more as another well-known client ("+strings.Join(knownClients, ", ")+") and report a tool set that varies by client identity")
 	f.StringVar(&cloakAs, "cloak-as", "", "NAME/VERSION of the client --cloak-check lists as (implies --cloak-check)")
 	f.StringArrayVar(&invoke, "invoke-tool", nil, "plan a tools/call of this declared tool (exact name, repeatable); without --execute the plan is reported and nothing is sent")
+	f.StringArrayVar(&invokeArgs, "invoke-arguments", nil, "NAME=JSON: the arguments of --invoke-tool NAME's call, a JSON object, instead of arguments generated from its declared schema (repeatable)")
 	f.BoolVar(&execute, "execute", false, "send the planned tools/call requests (they have side effects)")
 	f.Int64Var(&seed, "seed", 1, "seed of the generated arguments (recorded in the report)")
 	f.BoolVar(&iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
@@ -895,49 +896,6 @@ func checkColor(mode string) error {
 		return usageErr("--color must be auto, always or never")
 	}
 	return nil
-}
-
-// callPlan resolves --invoke-tool names against the DECLARED manifest (a
-// server cannot offer a name and have it called) and generates arguments
-// from the declared input schemas. Exact names only, never patterns.
-func callPlan(declared []manifest.Tool, invoke []string, execute bool, seed int64) ([]probe.PlannedCall, error) {
-	if execute && len(invoke) == 0 {
-		return nil, usageErr("--execute needs --invoke-tool NAME: there is no wildcard")
-	}
-	byName := make(map[string]*manifest.Tool, len(declared))
-	for i := range declared {
-		byName[declared[i].Name] = &declared[i]
-	}
-	var plan []probe.PlannedCall
-	seen := map[string]bool{}
-	for _, name := range invoke {
-		t := byName[name]
-		if t == nil {
-			return nil, usageErr("--invoke-tool %s: no such tool in the declared manifest (names are exact; patterns are not supported)", safetext.Quote(name))
-		}
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		plan = append(plan, probe.PlannedCall{Tool: name, Arguments: probe.GenerateArguments(name, t.Proj.InputSchema, seed)})
-	}
-	return plan, nil
-}
-
-// callChecks pairs each call outcome with the declared outputSchema.
-func callChecks(obs *mcpclient.Observation, declared []manifest.Tool) []probe.CallCheck {
-	var out []probe.CallCheck
-	for _, c := range obs.Calls {
-		cc := probe.CallCheck{Tool: c.Name, Result: c.Result, Code: c.Code, Err: c.Err, InputRequired: c.InputRequired}
-		for i := range declared {
-			if declared[i].Name == c.Name {
-				cc.DeclaredOutput = declared[i].Proj.OutputSchema
-				break
-			}
-		}
-		out = append(out, cc)
-	}
-	return out
 }
 
 // declaredCaps is the ClientCapabilities object a run declares ({} for none).
