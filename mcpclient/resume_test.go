@@ -11,16 +11,21 @@ import (
 	"github.com/mcpdrift/mcpdrift/mockserver"
 )
 
-// getsOf returns the GETs the mock was sent, with their Last-Event-ID and
-// how the mock answered.
-func getsOf(s *mockserver.Server) []mockserver.LogEntry {
-	var out []mockserver.LogEntry
-	for _, e := range s.Log() {
-		if e.HTTPMethod == "GET" {
-			out = append(out, e)
+// getsOf returns the GETs the mock was sent, with how it answered them,
+// once it has logged want of them (within 2 s: a request is logged when
+// its handler returns, which may be after the client is done with it).
+func getsOf(s *mockserver.Server, want int) []mockserver.LogEntry {
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var out []mockserver.LogEntry
+		for _, e := range s.Log() {
+			if e.HTTPMethod == "GET" {
+				out = append(out, e)
+			}
+		}
+		if len(out) >= want || time.Now().After(deadline) {
+			return out
 		}
 	}
-	return out
 }
 
 // TestCallResumedAfterPolling: a server that closes a call's response
@@ -41,7 +46,7 @@ func TestCallResumedAfterPolling(t *testing.T) {
 			if c.Err != "" || len(c.Result) == 0 {
 				t.Fatalf("the call got no answer: %+v", c)
 			}
-			gets := getsOf(s)
+			gets := getsOf(s, 1)
 			if len(gets) != 1 || gets[0].Status != 200 || !strings.Contains(gets[0].Reason, "resumed") {
 				t.Fatalf("GETs: %+v", gets)
 			}
@@ -78,7 +83,7 @@ func TestCallStreamEndsEarly(t *testing.T) {
 			if len(o.Result) != 0 || !strings.Contains(o.Err, "the event stream ended without the response") || !strings.Contains(o.Err, c.want) {
 				t.Fatalf("outcome %+v, want no answer saying %q", o, c.want)
 			}
-			if n := len(getsOf(s)); n != c.gets {
+			if n := len(getsOf(s, c.gets)); n != c.gets {
 				t.Errorf("%d GETs, want %d", n, c.gets)
 			}
 		})
