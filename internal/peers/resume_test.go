@@ -94,6 +94,15 @@ func TestGoSDKStreamResumption(t *testing.T) {
 				t.Fatalf("pin: exit %d %s", code, stderr)
 			}
 			check := func(via, url string) {
+				declared := declared
+				if via != "direct" {
+					// The identity tuple's endpoint is where the server is
+					// reached: pinned through the gateway, drifted there.
+					declared = filepath.Join(t.TempDir(), "declared.json")
+					if code, _, stderr := mcpdriftCLI(t, "pin", "--url", url, "--server-id", "polling", "-o", declared); code != 0 {
+						t.Fatalf("pin %s: exit %d %s", via, code, stderr)
+					}
+				}
 				code, rules, detail := driftCall(t, declared, url)
 				noAnswer := slices.Contains(rules, "MCP-DRIFT-CALL-NO-ANSWER")
 				if c.answered && (code != 0 || len(rules) > 0) || !c.answered && (code != 1 || !noAnswer) {
