@@ -616,7 +616,9 @@ func (ps *postStream) answer(m *frame.Message, rep reply) {
 		// The upstream's own refusal, relayed as it came (an OAuth
 		// challenge must reach the client).
 		if rep.err.WWWAuthenticate != "" {
-			w.Header().Set("WWW-Authenticate", rep.err.WWWAuthenticate)
+			// The upstream's words: a challenge may quote the credential
+			// it refused (error_description), which the agent must not get.
+			w.Header().Set("WWW-Authenticate", g.cfg.Secrets.String(rep.err.WWWAuthenticate))
 		}
 		writeRPCError(w, rep.err.Status, m.IDRaw(), &frame.Error{Code: mcpwire.CodeInternalError, Message: "the upstream refused the request", Data: []byte(`{"source":"mcpdrift-proxy","reason":"upstream_refused"}`)})
 	case rep.err != nil:

@@ -33,6 +33,9 @@ const (
 	// reasonNotificationUndefined: a message without an id that is not a
 	// notification the specification defines in its direction.
 	reasonNotificationUndefined = "notification_undefined"
+	// reasonResponseUnsolicited: a server's response outside the exchange
+	// of the request it answers.
+	reasonResponseUnsolicited = "response_unsolicited"
 )
 
 // session pairs one downstream conversation with one upstream link.
@@ -446,6 +449,16 @@ func (s *session) fromServer(m *frame.Message, fwd func([]byte)) {
 		// Only the notifications the specification lets a server send
 		// reach the downstream.
 		s.logDecision(m.Method, "", "deny", []string{reasonNotificationUndefined}, "")
+		return
+	}
+	if m.Kind.IsResponse() {
+		// A response outside the exchange it answers (the session's GET
+		// stream, a stdio server's output) answers nothing the gateway
+		// sent: forwarded, the downstream would take it for the answer to
+		// its own request with that id — a list that never went through
+		// the decision. Every answer the downstream gets comes from the
+		// exchange of its request.
+		s.logDecision("", "", "deny", []string{reasonResponseUnsolicited}, "")
 		return
 	}
 	if m.Method == "notifications/tools/list_changed" && m.Kind == frame.Notification {
