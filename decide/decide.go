@@ -576,14 +576,24 @@ func orUnknown(s string) string {
 	return s
 }
 
-// Served returns the tools to advertise, in served order (their bytes are
-// the upstream's: a gateway forwards them as they came).
+// ServedTools returns the tools to advertise, in served order, each as
+// it was approved: the pinned tool object, whose digest projection is
+// the served one's (or, changed in notation only, validates the same),
+// and whose other members — title, icons, _meta, execution, which no
+// digest covers — are the approved ones, not what the upstream says of
+// the tool now. A pinned tool held without its bytes is served as the
+// upstream sent it.
 func (l *List) ServedTools() []*manifest.Tool {
 	out := make([]*manifest.Tool, 0, len(l.served))
 	for _, d := range l.Tools {
-		if d.Serve {
-			out = append(out, l.served[d.Name])
+		if !d.Serve {
+			continue
 		}
+		t := l.served[d.Name]
+		if pt := l.baseline.byName[d.Name]; pt != nil && pt.Value.Valid() {
+			t = pt
+		}
+		out = append(out, t)
 	}
 	return out
 }

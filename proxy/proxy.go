@@ -8,9 +8,12 @@
 // stdio through mcpclient's contained process), session mapping,
 // re-observation, the decision log and the metrics. Every decision comes
 // from package decide; every frame from mcpwire/frame. It forwards the
-// bytes it received: a tool it serves is the upstream's tool object byte
-// for byte; the only bytes it changes are JSON-RPC ids on a stdio
-// upstream, which it multiplexes (the downstream gets its own ids back),
+// bytes it received, and a tool it serves is the approved tool object
+// byte for byte (the pinned one: no digest covers a tool's title, icons,
+// _meta or execution, so the upstream's current ones are not served);
+// the only bytes it changes are JSON-RPC ids it cannot forward as they
+// came (a stdio upstream's, which it multiplexes, and an id no double
+// holds; the downstream gets its own ids back), a secret it redacts,
 // and whitespace between JSON tokens where a frame needs one line — and,
 // only when tracing is on (Config.Tracer), the trace context in a
 // forwarded message's params._meta, which becomes the gateway's own CLIENT

@@ -578,8 +578,8 @@ func callTarget(m *frame.Message) (string, jcs.Value) {
 }
 
 // serveList answers tools/list from the gated list (enforce): every
-// approved, unchanged tool byte for byte as the upstream sent it, in one
-// page.
+// approved, unchanged tool as it was approved (decide.List.ServedTools:
+// the pinned tool object's bytes), in one page.
 func (s *session) serveList(ctx context.Context, m *frame.Message, fwd http.Header) reply {
 	if c, ok := m.Param("cursor"); ok && c.Kind() != jcs.Null {
 		s.g.cfg.Metrics.request("tools/list", "refused")
