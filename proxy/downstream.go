@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
 	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // maxInFlight bounds the requests of one stdio downstream handled at once.
@@ -726,6 +727,14 @@ func (g *Gateway) route(r *http.Request, m *frame.Message) (*session, *httpSessi
 		// with -32602 (400) before any header is compared.
 		return nil, nil, http.StatusBadRequest, &frame.Error{Code: mcpwire.CodeInvalidParams,
 			Message: "Invalid params: missing or invalid _meta field \"" + mcpwire.MetaProtocolVersion + "\" (a request without a session must carry it)"}
+	}
+	if v, ok := metaVersion(m); ok && m.Kind == frame.Request && !mcpwire.IsModern(v) {
+		// A revision the gateway does not speak: answered as a server
+		// would (-32022, 400), before its _meta could become the shared
+		// session's and fail the gateway's own listing for every client.
+		return nil, nil, http.StatusBadRequest, &frame.Error{Code: mcpwire.CodeUnsupportedProtocolVersion,
+			Message: "Unsupported protocol version: " + safetext.Quote(safetext.Clip(v, 64)) + " (supported without a session: " + strings.Join(mcpwire.ModernRevisions, ", ") + ")",
+			Data:    []byte(`{"supported":["` + strings.Join(mcpwire.ModernRevisions, `","`) + `"]}`)}
 	}
 	if e := frame.CheckHeaders(r.Header, m, nil); e != nil {
 		status := e.Status

@@ -357,6 +357,10 @@ func (s *session) listSchemas(ctx context.Context, fwd http.Header) {
 	s.mu.Unlock()
 }
 
+// listRetry is how long a session serves the withholding of a listing
+// that failed before it lists the upstream again.
+const listRetry = 2 * time.Second
+
 // schemaRetryInterval is how long an audit session waits before listing
 // the upstream for its schemas again after a listing failed.
 const schemaRetryInterval = 5 * time.Second
@@ -656,6 +660,15 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 				g.ttl = time.Duration(ms) * time.Millisecond
 			}
 		}
+	}
+	if err != nil {
+		// A listing that failed withholds the server until the upstream
+		// is listed again, which is tried at the next list or call after
+		// listRetry, not left to --relist-interval: one failure (a
+		// transient one, or one a downstream provoked) must not withhold
+		// the server from the session, or every stateless client, for
+		// good.
+		g.ttl = listRetry
 	}
 	s.setGate(g)
 	s.recordList(list)
