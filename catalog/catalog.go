@@ -603,7 +603,7 @@ var entries = []Entry{
 		Source:      specAPV},
 	{Code: "MCP-DRIFT-SCHEMA-COMPATIBLE", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,
 		Title:       "The served schema differs without breaking callers",
-		Explanation: "The served schema differs from the declared one, but no change narrows what callers may send. WARN when the served schema accepts more (widening), INFO otherwise (\"validates the same\" when every change is notation, a neutral dialect, an annotation or a default). The output schema is graded on its own, for the agent that reads the result: WARN when the tool may now return what the declared schema did not allow, INFO when it returns less (harmless).",
+		Explanation: "The served schema differs from the declared one, but no change narrows what callers may send. WARN when the served schema accepts more (widening), or when a change cannot be graded as only wider or only narrower (review each change); INFO otherwise (\"validates the same\" when every change is notation, a neutral dialect, an annotation or a default). A change that is both at once (a type or const that changed) breaks callers: MCP-DRIFT-SCHEMA. The output schema is graded on its own, for the agent that reads the result: WARN when the tool may now return what the declared schema did not allow, INFO when it returns less (harmless).",
 		Remedy:      "Widening is how capability grows silently: review it; update the manifest if intended.",
 		Source:      specAPV},
 	{Code: "MCP-DRIFT-ANNOTATION", Family: FamilyLiveDrift, Kind: Finding, Severity: Medium,

@@ -99,8 +99,8 @@ type ServerResult struct {
 	// Pending are the tools a reviewer must approve (their decision is
 	// review or deny, or they were added or removed), by name.
 	Pending []string `json:"pending"`
-	// AutoApprovable are the notation-only changes this server's profile
-	// approves: they do not hold the check (the gate lists their findings
+	// AutoApprovable are the changes that validate the same (notation
+	// included) this server's profile approves: they do not hold the check (the gate lists their findings
 	// as suppressed, with the reason), and review or approve records them
 	// in the lock as auto-approved.
 	AutoApprovable []string     `json:"auto_approvable"`
@@ -124,7 +124,7 @@ func (s *Server) NotObserved(target, why string, opt CheckOptions) *ServerResult
 }
 
 // autoReason is the reason an auto-approved finding is listed with.
-const autoReason = "notation-only change: the lock's profile auto-approves notation (auto_approve: notation); review or approve records it"
+const autoReason = "a change that validates the same (notation, a neutral dialect, annotations validation never reads): the lock's profile auto-approves it (auto_approve: notation); review or approve records it"
 
 // Check gates what s serves now against its lock entry. It is pure: the
 // observation is the caller's.
@@ -153,7 +153,10 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 			// gate cannot see.
 			refFindings = true
 			res.Pending = append(res.Pending, d.Name)
-		case d.Reason == decide.ReasonNotationOnly && s.AutoApproves(AutoNotation):
+		case (d.Reason == decide.ReasonNotationOnly || d.Reason == decide.ReasonValidatesSame) && s.AutoApproves(AutoNotation):
+			// Notation, and what validates the same beside it (a dialect
+			// no keyword reads differently, annotations validation never
+			// reads): allowed under every profile, as notation is.
 			res.AutoApprovable = append(res.AutoApprovable, d.Name)
 		default:
 			res.Pending = append(res.Pending, d.Name)

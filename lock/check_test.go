@@ -94,6 +94,38 @@ func TestCheckNotationAutoApproval(t *testing.T) {
 	}
 }
 
+// A change that validates the same (a $comment, examples, another
+// dialect no keyword reads differently) is auto-approved as notation is:
+// the gateway serves such a tool under every profile, and lock check
+// must not hold on it where the profile approves notation.
+func TestCheckValidatesSameAutoApproval(t *testing.T) {
+	l := sampleLock(t)
+	s := l.Server("acme")
+	var doc map[string]any
+	if err := json.Unmarshal(notationVariant(t), &doc); err != nil {
+		t.Fatal(err)
+	}
+	tools := doc["result"].(map[string]any)["tools"].([]any)
+	is := tools[0].(map[string]any)["inputSchema"].(map[string]any)
+	is["$comment"] = "generated"
+	is["examples"] = []any{map[string]any{}}
+	b, _ := json.Marshal(doc)
+	tl, err := manifest.ParseToolList(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetProfile(ProfileReview, []string{AutoNotation}, alice); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Check(served(t, s, tl.Tools, s.Identity), CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ExitCode != 0 || len(r.Pending) != 0 || len(r.AutoApprovable) == 0 {
+		t.Fatalf("a change that validates the same under auto_approve notation: exit %d, pending %v, auto %v", r.ExitCode, r.Pending, r.AutoApprovable)
+	}
+}
+
 func TestAggregate(t *testing.T) {
 	mk := func(codes ...int) []*ServerResult {
 		var rs []*ServerResult

@@ -119,6 +119,14 @@ func TestDriftRules(t *testing.T) {
 	if got := rules(r); !slices.Equal(got, []string{"MCP-DRIFT-DESCRIPTION WARN search"}) || r.ExitCode != ExitFindings {
 		t.Errorf("neutral: %v exit %d", got, r.ExitCode)
 	}
+	// A type that changed (string → integer) refuses what callers sent
+	// before: a breaking change, never "differs without breaking
+	// callers".
+	retyped := strings.Replace(declared, `"q":{"type":"string"}`, `"q":{"type":"integer"}`, 1)
+	r = Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: tools(t, declared), Primary: obs(t, retyped)})
+	if got := rules(r); !slices.Contains(got, "MCP-DRIFT-SCHEMA ERROR search") {
+		t.Errorf("retyped: %v", got)
+	}
 	// A notation-only change is no escalation and allowed.
 	notation := strings.Replace(declared, `"required":["q"]}`, `"required":["q"],"additionalProperties":true}`, 1)
 	r = Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: tools(t, declared), Primary: obs(t, notation)})

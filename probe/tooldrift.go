@@ -78,13 +78,19 @@ func toolDrift(r *Result, s *manifest.Tool, changes []schemadiff.Change, c *clas
 // inputDrift grades the changes of the input schema for callers: a
 // narrowing breaks them, a widening accepts more than declared.
 func inputDrift(r *Result, name string, schema []schemadiff.Change) {
-	breaking, widening, same := false, false, true
+	breaking, widening, same, unordered := false, false, true, false
 	for _, c := range schema {
-		switch c.Direction {
-		case schemadiff.Narrowing:
+		switch {
+		case c.Direction == schemadiff.Narrowing:
 			breaking = true
-		case schemadiff.Widening:
+		case c.Direction == schemadiff.Widening:
 			widening = true
+		case c.Kind == schemadiff.TypeChanged || c.Kind == schemadiff.ConstChanged:
+			// Neutral as both at once: what callers sent before is
+			// refused now (string → number), and something new accepted.
+			breaking, widening = true, true
+		case !schemadiff.NeedsNoReview(c) && c.Kind != schemadiff.SchemaDefaultChanged:
+			unordered = true // neither a widening nor a narrowing the diff can say
 		}
 		if c.Kind == schemadiff.ExternalRefIntroduced {
 			widening = true
@@ -98,10 +104,12 @@ func inputDrift(r *Result, name string, schema []schemadiff.Change) {
 		r.add("MCP-DRIFT-SCHEMA", name, fmt.Sprintf("the served schema differs in a breaking way (%s)", summarize(schema)), "", schema)
 	case widening:
 		r.addLevel("MCP-DRIFT-SCHEMA-COMPATIBLE", LevelWarn, name, fmt.Sprintf("the served schema accepts more than declared (%s)", summarize(schema)), "", schema)
+	case unordered:
+		r.addLevel("MCP-DRIFT-SCHEMA-COMPATIBLE", LevelWarn, name, fmt.Sprintf("the served schema differs in a way the structural diff cannot grade as only wider or only narrower (%s): review each change", summarize(schema)), "", schema)
 	case same:
 		r.addLevel("MCP-DRIFT-SCHEMA-COMPATIBLE", LevelInfo, name, fmt.Sprintf("the served schema validates the same as the declared one (%s)", summarize(schema)), "", schema)
 	default:
-		r.addLevel("MCP-DRIFT-SCHEMA-COMPATIBLE", LevelInfo, name, fmt.Sprintf("the served schema differs without breaking callers (%s)", summarize(schema)), "", schema)
+		r.addLevel("MCP-DRIFT-SCHEMA-COMPATIBLE", LevelInfo, name, fmt.Sprintf("the served schema differs from the declared one (%s)", summarize(schema)), "", schema)
 	}
 }
 

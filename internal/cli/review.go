@@ -100,7 +100,7 @@ func (st *reviewState) apply(e *env, names []string, identity bool, a lock.Appro
 			return 0, usageErr("%s", safetext.Inert(err.Error()))
 		}
 		for _, x := range ev2 {
-			fmt.Fprintf(e.stderr, "mcpdrift: auto-approved %s: notation only (the profile's auto_approve: notation)\n", safetext.QuoteASCII(x.Tool))
+			fmt.Fprintf(e.stderr, "mcpdrift: auto-approved %s: it validates the same (the profile's auto_approve: notation)\n", safetext.QuoteASCII(x.Tool))
 		}
 		n += len(ev2)
 	}
