@@ -13,7 +13,9 @@ import (
 
 // BenchmarkDecideCall: the gateway's per-call decision on an approved
 // tool — exact-name lookup, the pinned inputSchema (compiled once)
-// validating the arguments, and the strict walk for undeclared members.
+// validating the arguments, and the one walk of the arguments against
+// the schemas that apply where each member stands (case variants; under
+// strict, undeclared members).
 func BenchmarkDecideCall(b *testing.B) {
 	tl, err := manifest.ParseToolList([]byte(`[{"name":"search_issues","description":"Search issues and pull requests in a repository.","inputSchema":{"type":"object","properties":{"repo":{"type":"string","description":"owner/name"},"query":{"type":"string","maxLength":256},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":["repo","query"],"additionalProperties":false}}]`))
 	if err != nil {
