@@ -128,8 +128,9 @@ type Config struct {
 	// Metrics, when set, is updated (see NewMetrics).
 	Metrics *Metrics
 	// Secrets are redacted from the decision log and every reply
-	// (header values the gateway sends; the downstream's Authorization
-	// values are added as they are seen). The spans are redacted by the
+	// (header values the gateway sends; a downstream's forwarded
+	// Authorization is added as it is seen, when redact.AddForwarded
+	// takes it: told apart from text, among a bounded few). The spans are redacted by the
 	// exporter, with the Set it was given: give the same one
 	// (telemetry.Options.Secrets). Nil: the Tracer's Set when it has one
 	// (a telemetry.Provider's), else a new one.

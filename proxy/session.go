@@ -167,7 +167,9 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 	if fwd != nil {
 		s.fwd = fwd
 		if a := fwd.Get("Authorization"); a != "" && s.g.cfg.Upstream.ForwardAuthorization {
-			s.g.cfg.Secrets.AddHeader("Authorization", a)
+			// A downstream's credential, held only when it cannot be
+			// ordinary text, and among a bounded few (redact.AddForwarded).
+			s.g.cfg.Secrets.AddForwarded("Authorization", a)
 		}
 	}
 	if meta, ok := m.Meta(); ok && m.Kind == frame.Request {

@@ -112,3 +112,30 @@ func BenchmarkRedactMessage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkForwardedFresh: what a request with a fresh downstream
+// credential costs (AddForwarded, then the rebuild its first redaction
+// makes) after 1 or 600 others were sent: the same, at most MaxForwarded
+// being held (each was kept, and the 601st cost 120 ms).
+func BenchmarkForwardedFresh(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"The forecast for Paris: 14 °C."}]}}`)
+	for _, before := range []int{1, 600} {
+		b.Run(fmt.Sprintf("after=%d", before), func(b *testing.B) {
+			var s redact.Set
+			for _, f := range report.Escapers() {
+				s.AddEscaper(f)
+			}
+			s.AddHeader("X-Api-Key", "ak-0123456789-SECRETKEY-qQ7rT2wX")
+			n := 0
+			fresh := func() string { n++; return fmt.Sprintf("Bearer k%011dxQ7vR2mZ9pL4wT8yB3nC6", n) }
+			for range before {
+				s.AddForwarded("Authorization", fresh())
+			}
+			s.Bytes(msg)
+			for b.Loop() {
+				s.AddForwarded("Authorization", fresh())
+				s.Bytes(msg)
+			}
+		})
+	}
+}

@@ -19,3 +19,13 @@ func PartsForTest(v string) []string {
 	}
 	return out
 }
+
+// FormsForTest is how many forms s is looked for in (its compiled
+// spellings of every secret): the work a rebuild does.
+func FormsForTest(s *Set) int {
+	c := s.compiled()
+	if c == nil {
+		return 0
+	}
+	return len(c.forms)
+}

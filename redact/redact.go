@@ -20,6 +20,9 @@
 //
 // A value shorter than MinLen cannot be told apart from ordinary text: it
 // is sent but not redacted, and Add reports it so the caller can say so.
+// A credential a downstream sent that a gateway forwards is not the run's
+// choice: it is held only when it cannot be ordinary text, and among a
+// bounded few (AddForwarded, forwarded.go).
 //
 // Redaction is for what is written. Digests are always computed from the
 // bytes the server sent; an artifact that would have to carry a secret (a
@@ -58,11 +61,19 @@ const ellipsis = "…"
 // Set is a set of secrets. The zero value is empty and ready; a nil *Set
 // redacts nothing. It is safe for concurrent use.
 type Set struct {
-	mu       sync.RWMutex
+	mu sync.RWMutex
+	// secrets are appended to, or replaced by a new array, never changed
+	// in place: a reader holds a view of them outside the lock (Find,
+	// FindInValue).
 	secrets  []secret
 	escapers []func(string) string
 	c        *compiled // nil until built, or when there is nothing to redact
 	built    bool
+	// forwarded are the downstreams' credentials held (AddForwarded),
+	// least recently seen first, at most MaxForwarded; lastID numbers
+	// them.
+	forwarded []heldCredential
+	lastID    uint64
 }
 
 type secret struct {
@@ -76,6 +87,10 @@ type secret struct {
 	// once, when the secret is recorded, for clippedLabelIn.
 	floor int
 	clip  form
+	// forwarded is the id of the downstream's credential (AddForwarded)
+	// this is, 0 for the run's own secrets: no clipped prefix of it counts
+	// (floor is its length), and it goes when the credential is evicted.
+	forwarded uint64
 }
 
 // newSecret is a secret with what clippedLabelIn reads of it.
@@ -85,6 +100,14 @@ func newSecret(label, value string, auth bool) secret {
 		floor += len(schemePart(value))
 	}
 	return secret{value: value, label: label, auth: auth, floor: floor, clip: newForm(value)}
+}
+
+// replaced is secrets with secrets[i] replaced by x, in a new array: a
+// reader may hold a view of the old one.
+func replaced(secrets []secret, i int, x secret) []secret {
+	out := slices.Clone(secrets)
+	out[i] = x
+	return out
 }
 
 // AddEscaper registers a renderer's layer: how it writes text that
@@ -121,8 +144,14 @@ func (s *Set) add(label, value string, auth bool) bool {
 	defer s.mu.Unlock()
 	for i, x := range s.secrets {
 		if x.value == value {
-			if auth && !x.auth {
-				s.secrets[i] = newSecret(x.label, value, true)
+			if auth && !x.auth || x.forwarded != 0 {
+				// An authorization value now, or the run's own (a
+				// downstream sent it first: it is no longer evicted).
+				l := x.label
+				if x.forwarded != 0 {
+					l = label
+				}
+				s.secrets = replaced(s.secrets, i, newSecret(l, value, auth || x.auth))
 				s.built = false
 			}
 			return true
