@@ -1,13 +1,19 @@
 package proxy_test
 
 import (
+	"bytes"
+	"encoding/base32"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mockserver"
 	"github.com/mcpdrift/mcpdrift/proxy"
 	"github.com/mcpdrift/mcpdrift/redact"
@@ -108,5 +114,63 @@ func TestDownstreamCredentialsBounded(t *testing.T) {
 	}
 	if n := secrets.ForwardedHeld(); n != redact.MaxForwarded {
 		t.Errorf("%d downstream credentials held after %d, want %d", n, 3*redact.MaxForwarded, redact.MaxForwarded)
+	}
+}
+
+// Issue 29, item 6: an upstream that hands the --header token back in a
+// call result in a spelling that loses nothing of it (a hex token
+// upper-cased, every byte percent-encoded, base32, reversed) hands none of
+// it to the agent. One character per dash is not covered (README).
+func TestLosslessSpellingsRedacted(t *testing.T) {
+	const hexToken = "3f9a2b7c4d1e8f06a5b4c3d2e1f0a9b8"
+	pct, rev := "", []byte(hexToken)
+	for _, c := range []byte(hexToken) {
+		pct += fmt.Sprintf("%%%02x", c)
+	}
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	forms := map[string]string{
+		"upper": strings.ToUpper(hexToken), "percent": pct, "percent upper": strings.ToUpper(pct),
+		"base32": base32.StdEncoding.EncodeToString([]byte(hexToken)), "reversed": string(rev),
+	}
+	tools, err := mockserver.LoadToolsFile(exampleV1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mockserver.New(mockserver.Config{Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, _ := json.Marshal(forms)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		m.ServeHTTP(rec, r)
+		out := bytes.ReplaceAll(rec.Body.Bytes(), []byte(`"text":"ok"`), []byte(`"text":"ok","_meta":`+string(fb)))
+		for k, vs := range rec.Header() {
+			w.Header()[k] = vs
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		w.WriteHeader(rec.Code)
+		w.Write(out)
+	}))
+	t.Cleanup(func() { ts.Close(); m.Close() })
+	up := ts.URL + "/mcp"
+	secrets := &redact.Set{}
+	secrets.AddHeader("Authorization", "Bearer "+hexToken)
+	_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up, Headers: http.Header{"Authorization": {"Bearer " + hexToken}}},
+		Mode: proxy.Enforce, Target: up, Baseline: baselineOf(t, exampleV1, manifest.Identity{}), Secrets: secrets})
+	obs, _ := listThrough(t, url, false, mcpclient.ToolCall{Name: "search_issues", Arguments: json.RawMessage(`{"repo":"acme/x","query":"x"}`)})
+	if len(obs.Calls) != 1 {
+		t.Fatalf("calls: %+v", obs.Calls)
+	}
+	res := string(obs.Calls[0].Result)
+	for name, f := range forms {
+		if strings.Contains(res, f) {
+			t.Errorf("the agent receives the secret spelled %s", name)
+		}
+	}
+	if strings.Count(res, redact.Placeholder) != len(forms) {
+		t.Errorf("%d placeholders in the result, want %d", strings.Count(res, redact.Placeholder), len(forms))
 	}
 }

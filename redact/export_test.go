@@ -29,3 +29,6 @@ func FormsForTest(s *Set) int {
 	}
 	return len(c.forms)
 }
+
+// PercentAllForTest is percentAll, for the package's external tests.
+var PercentAllForTest = percentAll

@@ -16,8 +16,10 @@ type compiled struct {
 	// ones shorter than MinRun, which the index does not hold.
 	forms, short []form
 	ix           *index
-	// encoded are the encodings of the secrets, as secrets of their own
-	// whose clipped prefixes count from MinRun bytes (clippedLabelIn).
+	// encoded are the other spellings of the secrets whose clipped
+	// prefixes count, as secrets of their own (clippedLabelIn): a
+	// hexadecimal secret's other letter case, from as many bytes as the
+	// secret's own, and the encodings, from MinRun bytes.
 	encoded []secret
 }
 
@@ -56,8 +58,16 @@ func (s *Set) compile() *compiled {
 		values, labels = append(values, sec.value), append(labels, sec.label)
 		k.written(sec, s.escapers)
 	}
-	// The encoded spellings (runs.go), after every written one: a form
-	// that is both is written.
+	// The spellings that lose nothing of a secret (the other case of a
+	// hexadecimal one, every byte percent-encoded, reversed), after every
+	// written form: a form that is both is written.
+	for _, sec := range s.secrets {
+		for _, v := range hexCases(sec.value) {
+			values, labels = append(values, v), append(labels, sec.label)
+		}
+		c.encoded = append(c.encoded, k.spelled(sec)...)
+	}
+	// The encoded spellings (runs.go), after every written one.
 	for _, sec := range s.secrets {
 		c.encoded = append(c.encoded, k.encoded(sec)...)
 	}
@@ -168,16 +178,53 @@ var inners = []func(string) string{
 // wires are how a document encodes a string (written).
 var wires = []func(string) string{func(x string) string { return x }, jsonEscape, jsonEscapeNoHTML}
 
+// spelled adds the spellings of a secret that lose nothing of it: a
+// hexadecimal secret in the other letter case (hexCases: the same token
+// to a hex decoder), the secret and those with every byte
+// percent-encoded, with uppercase hex digits or lowercase (what a URL's
+// reader decodes whole), and the secret reversed. A clipped prefix
+// counts from as many bytes of the secret as it does written (MinLen
+// past an auth scheme): three characters each when percent-encoded. It
+// returns the other letter case as secrets of their own for
+// clippedLabelIn (FindInValue reads a percent-encoded string decoded).
+func (k *collector) spelled(sec secret) []secret {
+	var out []secret
+	for _, v := range append([]string{sec.value}, hexCases(sec.value)...) {
+		if v != sec.value && k.add(v, anchorIn(v), "", 0, sec, sec.label) && sec.forwarded == 0 {
+			out = append(out, secret{value: v, label: sec.label, floor: sec.floor, clip: newForm(v)})
+		}
+		for _, upper := range []bool{true, false} {
+			k.add(percentAll(v, upper), "", "", 3*sec.floor, sec, sec.label)
+		}
+	}
+	// Its characters in reverse order, as it is: a secret of MinRun bytes
+	// or more, whole (its clipped prefix is the secret's end).
+	if r := reversed(sec.value); len(r) >= MinRun {
+		k.add(r, anchorIn(r), "", len(r), sec, "the reverse of "+sec.label)
+	}
+	return out
+}
+
+// reversed is v's bytes in reverse order.
+func reversed(v string) string {
+	b := []byte(v)
+	slices.Reverse(b)
+	return string(b)
+}
+
 // encoded adds the encodings of a secret (runs.go), whose clipped
 // prefixes count from MinRun characters, and returns them as secrets of
 // their own for clippedLabelIn (none for a downstream's credential, of
 // which no clipped prefix counts).
 func (k *collector) encoded(sec secret) []secret {
 	var out []secret
-	b64, hx := encodings(sec.value)
-	for i, e := range slices.Concat(b64, hx) {
+	b64, hx, b32 := encodings(sec.value)
+	for i, e := range slices.Concat(b64, hx, b32) {
 		what := "the base64 encoding of "
-		if i >= len(b64) {
+		switch {
+		case i >= len(b64)+len(hx):
+			what = "the base32 encoding of "
+		case i >= len(b64):
 			what = "the hexadecimal encoding of "
 		}
 		if k.add(e, anchorIn(e), "", MinRun, sec, what+sec.label) && sec.forwarded == 0 {
@@ -185,6 +232,47 @@ func (k *collector) encoded(sec secret) []secret {
 		}
 	}
 	return out
+}
+
+// hexCases are the spellings of v in lowercase and uppercase that differ
+// from it when v is hexadecimal (digits and the letters a to f, and
+// dashes as a UUID has, MinLen or more): the same token to a hex decoder
+// or a UUID's reader.
+func hexCases(v string) []string {
+	letter := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F':
+			letter = true
+		case c >= '0' && c <= '9' || c == '-':
+		default:
+			return nil
+		}
+	}
+	if !letter || len(v) < MinLen {
+		return nil
+	}
+	var out []string
+	for _, x := range []string{strings.ToLower(v), strings.ToUpper(v)} {
+		if x != v {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// percentAll is v with every byte percent-encoded (%XX), with uppercase
+// hex digits or lowercase.
+func percentAll(v string, upper bool) string {
+	digits := "0123456789abcdef"
+	if upper {
+		digits = "0123456789ABCDEF"
+	}
+	b := make([]byte, 0, 3*len(v))
+	for i := 0; i < len(v); i++ {
+		b = append(b, '%', digits[v[i]>>4], digits[v[i]&15])
+	}
+	return string(b)
 }
 
 // shortIn is the first of the forms (shorter than MinRun, which the index

@@ -33,7 +33,7 @@ import (
 //     JSON or counting sequence does. For Basic, the decoded password
 //     too, when it is told apart so itself;
 //   - redacted whole, in every form a run's own secret is (written,
-//     encoded) and by its parts, but never as a clipped prefix
+//     spelled, encoded) and by its parts, but never as a clipped prefix
 //     (a prefix of words would be ordinary text): a clipped echo loses
 //     only its parts that count;
 //   - one of at most MaxForwarded held, the least recently seen evicted

@@ -1,6 +1,7 @@
 package redact_test
 
 import (
+	"encoding/base32"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -79,6 +80,7 @@ func TestForwardedCredentialRedacted(t *testing.T) {
 		"echo " + bearer,
 		`{"e":"` + escapeAll(bearer) + `"}`,
 		"a tool get_" + bearer[len(bearer)-20:],
+		redact.PercentAllForTest(bearer, false),
 	} {
 		if got := string(s.JSON([]byte(text))); strings.Contains(got, bearer[len(bearer)-12:]) || !strings.Contains(got, redact.Placeholder) {
 			t.Errorf("%.30s… redacted to %.60s…", text, got)
@@ -146,6 +148,74 @@ func TestForwardedCredentialsBounded(t *testing.T) {
 	}
 	if s.Find("x "+second) != "" {
 		t.Error("the least recently seen credential is held")
+	}
+}
+
+// TestLosslessSpellings: a secret spelled so that a reader gets it back
+// whole is redacted from bytes and from a JSON message, and found (Find,
+// FindInValue): a hexadecimal secret in the other letter case (the same
+// token to a hex decoder), every byte percent-encoded with uppercase or
+// lowercase hex digits, base32 at each alignment of a 5-byte group,
+// reversed. Its characters one per dash are not (README: not covered).
+func TestLosslessSpellings(t *testing.T) {
+	const hexToken = "3f9a2b7c4d1e8f06a5b4c3d2e1f0a9b8"
+	for _, secret := range []string{hexToken, strings.ToUpper(hexToken), bearer} {
+		var s redact.Set
+		s.AddHeader("Authorization", "Bearer "+secret)
+		spell := map[string]string{
+			"percent-encoded (upper)": redact.PercentAllForTest(secret, true),
+			"percent-encoded (lower)": redact.PercentAllForTest(secret, false),
+			"reversed":                reverse(secret),
+		}
+		if secret != bearer {
+			spell["lowercase"], spell["uppercase"] = strings.ToLower(secret), strings.ToUpper(secret)
+		}
+		for a := range 5 {
+			blob := base32.StdEncoding.EncodeToString([]byte(strings.Repeat("\x07", a) + secret + "\x01\x02"))
+			spell[fmt.Sprintf("base32 at %d", a)] = blob
+		}
+		for name, text := range spell {
+			msg := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"got ` + text + ` back"}]}}`
+			got := string(s.JSON([]byte(msg)))
+			if !strings.Contains(got, redact.Placeholder) || strings.Contains(got, text) {
+				t.Errorf("%s: not redacted", name)
+			}
+			if s.Find("got "+text) == "" {
+				t.Errorf("%s: not found", name)
+			}
+			if l, ptr := findIn(t, &s, "got "+text); l == "" || ptr != "/content/0/text" {
+				t.Errorf("%s: FindInValue found %q at %q", name, l, ptr)
+			}
+		}
+	}
+	// A word's other case is the word: only a hexadecimal secret's counts.
+	var s redact.Set
+	s.Add("a password", "correct-Horse-battery")
+	if got := s.String("CORRECT-HORSE-BATTERY"); got != "CORRECT-HORSE-BATTERY" {
+		t.Errorf("%q", got)
+	}
+}
+
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
+
+// TestOtherCaseClipped: a hexadecimal secret's other letter case cut right
+// before an ellipsis is redacted and found alike (FuzzClippedAgrees).
+func TestOtherCaseClipped(t *testing.T) {
+	var s redact.Set
+	s.Add("a key", "3f9a2b7c4d1e8f06a5b4")
+	for text, want := range map[string]bool{"uses 3F9A2B7C…": true, "uses 3F9A2…": false} {
+		if got := s.String(text) != text; got != want {
+			t.Errorf("%q: redacted %v", text, got)
+		}
+		if l, _ := findIn(t, &s, text); (l != "") != want {
+			t.Errorf("%q: found %q", text, l)
+		}
 	}
 }
 

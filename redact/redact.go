@@ -14,9 +14,11 @@
 // an authorization value) right before "…" (safetext.Clip cuts long
 // untrusted text that way), so a message that cut a secret in half does
 // not print the half. And as a server may echo it otherwise (runs.go):
-// base64-encoded at any alignment in either alphabet, or in hexadecimal;
-// and in part, MinRun or more characters of a run of its letters and
-// digits that looks random, wherever they are.
+// base64-encoded at any alignment in either alphabet, in hexadecimal, or
+// in base32 at any alignment; spelled so that a reader gets it back whole
+// (forms.go: every byte percent-encoded, a hexadecimal secret in the
+// other letter case, reversed); and in part, MinRun or more characters of
+// a run of its letters and digits that looks random, wherever they are.
 //
 // A value shorter than MinLen cannot be told apart from ordinary text: it
 // is sent but not redacted, and Add reports it so the caller can say so.

@@ -289,6 +289,7 @@ func FuzzClippedAgrees(f *testing.F) {
 	f.Add("Token abc-def-ghi", "Token abc-de… and more")
 	f.Add("Bearer tok_9f8e7d6c5b4a3Zq8Wm3Rt7", "get_6c5b4a3Zq8Wm3Rt7 and dG9rXzlmOGU3ZDZjNWI0YT")
 	f.Add("Bearer tok_9f8e7d6c5b4a3Zq8Wm3Rt7", "746f6b5f3966386537643663356234613 and…")
+	f.Add("Bearer 3f9a2b7c4d1e8f06a5b4", "uses 3F9A2B7C4D… and 4b5a60f8e1d4c7b2a9f3")
 	f.Fuzz(func(t *testing.T, header, text string) {
 		plain := func(s string) bool {
 			for _, r := range s {

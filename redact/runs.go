@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -17,8 +18,10 @@ import (
 //     alphabets, at each of the three alignments of a 3-byte group (the
 //     secret starting a blob, or 1 or 2 bytes into a group), each as the
 //     stable core that does not depend on the bytes around the secret, and
-//     whole as it is encoded alone, padded or not; and in hexadecimal,
-//     lowercase and uppercase. They are forms like the escaped ones, written
+//     whole as it is encoded alone, padded or not; in hexadecimal,
+//     lowercase and uppercase; and in base32 (standard alphabet,
+//     uppercase) the same way, at each of the five alignments of a 5-byte
+//     group, of MinRun characters or more. They are forms like the escaped ones, written
 //     over by the replacer, and clipped from MinRun characters (a hex dump or
 //     a blob shares its first few with others).
 //   - Parts: each run of MinRun or more ASCII letters and digits of a
@@ -72,31 +75,44 @@ const (
 // encodings are the spellings of the bytes of v as a server may encode
 // them, of MinLen bytes or more, each once: base64 (the standard and
 // URL-safe alphabets: whole, padded or not, and the core of each
-// alignment) and hexadecimal (lowercase and uppercase).
-func encodings(v string) (b64, hx []string) {
+// alignment), hexadecimal (lowercase and uppercase), and base32 (the
+// standard alphabet, uppercase: whole, padded or not, and the core of
+// each of the five alignments of a 5-byte group), of MinRun characters or
+// more.
+func encodings(v string) (b64, hx, b32 []string) {
 	seen := map[string]bool{}
-	add := func(to *[]string, x string) {
-		if len(x) >= MinLen && !seen[x] {
+	add := func(to *[]string, x string, least int) {
+		if len(x) >= least && !seen[x] {
 			seen[x] = true
 			*to = append(*to, x)
 		}
 	}
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-		add(&b64, enc.EncodeToString([]byte(v)))
+		add(&b64, enc.EncodeToString([]byte(v)), MinLen)
 		raw := enc.WithPadding(base64.NoPadding)
-		add(&b64, raw.EncodeToString([]byte(v)))
+		add(&b64, raw.EncodeToString([]byte(v)), MinLen)
 		for a := range 3 {
 			// v after a bytes of a 3-byte group: the characters that
 			// hold only bits of v, from the first whole one (bit 8a) to
 			// the last whole one (bit 8(a+len(v))).
 			e := raw.EncodeToString(append(make([]byte, a, a+len(v)), v...))
-			add(&b64, e[(8*a+5)/6:8*(a+len(v))/6])
+			add(&b64, e[(8*a+5)/6:8*(a+len(v))/6], MinLen)
 		}
 	}
 	h := hex.EncodeToString([]byte(v))
-	add(&hx, h)
-	add(&hx, strings.ToUpper(h))
-	return b64, hx
+	add(&hx, h, MinLen)
+	add(&hx, strings.ToUpper(h), MinLen)
+	// Base32's characters are uppercase letters and digits a word in
+	// capitals could hold: only a spelling of MinRun or more counts.
+	add(&b32, base32.StdEncoding.EncodeToString([]byte(v)), MinRun)
+	raw := base32.StdEncoding.WithPadding(base32.NoPadding)
+	for a := range 5 {
+		// As base64's, in 5-bit characters of 5-byte groups.
+		e := raw.EncodeToString(append(make([]byte, a, a+len(v)), v...))
+		add(&b32, e[(8*a+4)/5:8*(a+len(v))/5], MinRun)
+	}
+	add(&b32, raw.EncodeToString([]byte(v)), MinRun)
+	return b64, hx, b32
 }
 
 // entry is where a gram lies: in a form (forms[what], what ≥ 0) or a run

@@ -1,10 +1,12 @@
 package redact_test
 
 import (
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -211,7 +213,9 @@ func shuffledGrams(secret string, n int, r *rand.Rand) string {
 }
 
 // FuzzEncodedAndParts: whatever a text holds beside a secret's encoding
-// at any alignment, the redacted text holds no encoding of the secret and
+// at any alignment (base64, hexadecimal, base32) or another spelling that
+// loses nothing of it (percent-encoded, reversed), the redacted text
+// holds no encoding or such spelling of the secret and
 // no part of it that counts, redacting it again changes nothing, and
 // FindInValue finds a secret in the text.
 func FuzzEncodedAndParts(f *testing.F) {
@@ -227,8 +231,8 @@ func FuzzEncodedAndParts(f *testing.F) {
 			return
 		}
 		raw := append([]byte(text[:min(len(text), int(prefix%8))]), secret...)
-		var echo string
-		switch how % 5 {
+		var echo, whole string // whole: a spelling no redacted text holds
+		switch how % 8 {
 		case 0:
 			echo = base64.StdEncoding.EncodeToString(raw)
 		case 1:
@@ -237,16 +241,31 @@ func FuzzEncodedAndParts(f *testing.F) {
 			echo = hex.EncodeToString(raw)
 		case 3:
 			echo = strings.ToUpper(hex.EncodeToString(raw))
+		case 4:
+			echo = base32.StdEncoding.EncodeToString(raw)
+		case 5:
+			echo = redact.PercentAllForTest(secret, prefix%2 == 0)
+			whole = echo
+		case 6:
+			b := []byte(secret)
+			slices.Reverse(b)
+			echo = string(b)
+			if len(echo) >= redact.MinRun {
+				whole = echo
+			}
 		default:
 			echo = secret[len(secret)/2:]
 		}
 		in := text + echo + text
 		out := s.String(in)
-		b64, hx := redact.EncodingsForTest(secret)
-		for _, form := range append(b64, hx...) {
+		b64, hx, b32 := redact.EncodingsForTest(secret)
+		for _, form := range slices.Concat(b64, hx, b32) {
 			if strings.Contains(out, form) {
 				t.Fatalf("%q: the encoding %q survives in %q", in, form, out)
 			}
+		}
+		if whole != "" && strings.Contains(out, whole) {
+			t.Fatalf("%q: the spelling %q survives in %q", in, whole, out)
 		}
 		for _, part := range redact.PartsForTest(secret) {
 			if strings.Contains(out, part) {
