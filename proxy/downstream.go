@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -728,20 +729,20 @@ func (g *Gateway) route(r *http.Request, m *frame.Message) (*session, *httpSessi
 		return nil, nil, http.StatusBadRequest, &frame.Error{Code: mcpwire.CodeInvalidParams,
 			Message: "Invalid params: missing or invalid _meta field \"" + mcpwire.MetaProtocolVersion + "\" (a request without a session must carry it)"}
 	}
-	if v, ok := metaVersion(m); ok && m.Kind == frame.Request && !mcpwire.IsModern(v) {
-		// A revision the gateway does not speak: answered as a server
-		// would (-32022, 400), before its _meta could become the shared
-		// session's and fail the gateway's own listing for every client.
-		return nil, nil, http.StatusBadRequest, &frame.Error{Code: mcpwire.CodeUnsupportedProtocolVersion,
-			Message: "Unsupported protocol version: " + safetext.Quote(safetext.Clip(v, 64)) + " (supported without a session: " + strings.Join(mcpwire.ModernRevisions, ", ") + ")",
-			Data:    []byte(`{"supported":["` + strings.Join(mcpwire.ModernRevisions, `","`) + `"]}`)}
-	}
 	if e := frame.CheckHeaders(r.Header, m, nil); e != nil {
 		status := e.Status
 		if status == 0 {
 			status = http.StatusBadRequest
 		}
 		return nil, nil, status, e
+	}
+	if v, ok := metaVersion(m); ok && m.Kind == frame.Request && !mcpwire.IsModern(v) {
+		// A revision the gateway does not speak: answered as a server
+		// would (-32022, 400), before its _meta could become the shared
+		// session's and fail the gateway's own listing for every client.
+		return nil, nil, http.StatusBadRequest, &frame.Error{Code: mcpwire.CodeUnsupportedProtocolVersion,
+			Message: "Unsupported protocol version: " + safetext.Quote(safetext.Clip(v, 64)) + " (supported without a session: " + strings.Join(mcpwire.ModernRevisions, ", ") + ")",
+			Data:    unsupportedData(v)}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -770,6 +771,14 @@ func (hs *httpSession) push(b []byte) {
 	default:
 		hs.queued.Add(-n)
 	}
+}
+
+// unsupportedData is the data of a -32022 answer: the revisions the
+// gateway speaks without a session, and the one requested (as the
+// revision's error says).
+func unsupportedData(requested string) []byte {
+	b, _ := json.Marshal(map[string]any{"supported": mcpwire.ModernRevisions, "requested": requested})
+	return b
 }
 
 func newSessionID() string {
