@@ -52,16 +52,6 @@ func (s *session) guardHTTP(where string) {
 	panic(http.ErrAbortHandler)
 }
 
-// guarded wraps a callback an upstream link runs on its own goroutine
-// (its reader of a stdio server, its GET stream): a panic in it ends s,
-// not the process.
-func (s *session) guarded(where string, f func(*frame.Message)) func(*frame.Message) {
-	return func(m *frame.Message) {
-		defer s.guard(where)
-		f(m)
-	}
-}
-
 // fault ends s after a panic in work done on its behalf: once; the
 // upstream link is closed on a goroutine of its own (the fault may be on
 // the link's reader, which closing waits for).
