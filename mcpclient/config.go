@@ -157,6 +157,12 @@ type Config struct {
 	// system roots, start from x509.SystemCertPool().
 	RootCAs *x509.CertPool
 
+	// Auth, when set, authorizes every HTTP request (package oauth): it
+	// puts a credential on each request and is told of each 401 and 403,
+	// after which the request is sent again when it says so (at most
+	// twice). A failure it reports ends the exchange with an *AuthError.
+	Auth Auth
+
 	// Tracer, when set, makes one CLIENT span per request and notification
 	// (and an INTERNAL span per listing, parent of its pages), children of
 	// the span in ListTools' context, and puts each span's traceparent in
@@ -356,8 +362,8 @@ func (c Config) normalize() (Config, error) {
 				return bad("Env has an invalid entry " + quote(n))
 			}
 		}
-		if len(c.Headers) > 0 || c.HTTPClient != nil || c.RootCAs != nil || c.Transport != TransportAuto {
-			return bad("Headers, HTTPClient, RootCAs and Transport apply to BaseURL only")
+		if len(c.Headers) > 0 || c.HTTPClient != nil || c.RootCAs != nil || c.Transport != TransportAuto || c.Auth != nil {
+			return bad("Headers, HTTPClient, RootCAs, Transport and Auth apply to BaseURL only")
 		}
 	}
 	for _, call := range c.Calls {

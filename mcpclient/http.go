@@ -95,6 +95,13 @@ func httpClient(cfg *Config) (client *http.Client, owned *http.Transport) {
 		c.Transport = owned
 	}
 	c.CheckRedirect = checkRedirect
+	if cfg.Auth != nil {
+		base := c.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		c.Transport = authTransport{base: base, auth: cfg.Auth}
+	}
 	return &c, owned
 }
 
@@ -192,7 +199,10 @@ func (t *httpTransport) newHTTPRequest(ctx context.Context, method string, body 
 func (t *httpTransport) failure(ctx, reqCtx context.Context, method string, err error) error {
 	var re *RedirectError
 	var le *LimitError
+	var ae *AuthError
 	switch {
+	case errors.As(err, &ae):
+		return ae
 	case errors.As(err, &re):
 		return re
 	case errors.As(err, &le):
