@@ -23,7 +23,7 @@ func TestParseWWWAuthenticate(t *testing.T) {
 	for in, want := range map[string]string{
 		`Bearer error="insufficient_scope", scope="mcp:write", error_description="need \"write\""`: `need "write"`,
 		`bearer ERROR=insufficient_scope,scope=x`:                                                  "",
-		`Negotiate abc==, Bearer scope="s"`:                                                         "",
+		`Negotiate abc==, Bearer scope="s"`:                                                        "",
 	} {
 		cs, err := ParseWWWAuthenticate([]string{in})
 		if err != nil {
