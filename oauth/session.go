@@ -261,6 +261,20 @@ func (s *Session) Challenged(ctx context.Context, req *http.Request, status int,
 	if status == http.StatusForbidden && b.Error != "insufficient_scope" {
 		return false, nil
 	}
+	if s.o.Mode == ModeCached && s.grantFor(target) == nil {
+		// Nothing to refresh or reuse: no request is sent to find out more.
+		var e *Entry
+		if s.o.Store != nil {
+			var err error
+			if e, err = s.o.Store.Find(target, s.clientFilter()); err != nil {
+				return false, err
+			}
+		}
+		if e == nil {
+			return false, fmt.Errorf("oauth: the server asks for authorization and no token is cached for it: run mcpdrift auth login %s (or give --oauth login, or --oauth client-credentials)", quote(target))
+		}
+		s.adopt(e)
+	}
 	sent := strings.TrimPrefix(req.Header.Get("Authorization"), "Bearer ")
 	d, err := Discover(ctx, DiscoverOptions{ServerURL: target, Challenge: b, HTTPClient: s.hc, ProtocolVersion: s.o.ProtocolVersion})
 	if err != nil {
@@ -434,4 +448,12 @@ type GrantInfo struct {
 // InfoOf is what may be shown of e.
 func InfoOf(e *Entry) GrantInfo {
 	return GrantInfo{Resource: e.Resource, Issuer: e.Issuer, ClientID: e.ClientID, ClientKind: e.ClientKind, Scope: e.Scope, Expiry: e.Expiry, Refreshable: e.RefreshToken != ""}
+}
+
+// Holds reports whether the session holds a token for target's resource.
+func (s *Session) Holds(target string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.grantFor(target)
+	return g != nil && g.e.AccessToken != ""
 }

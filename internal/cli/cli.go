@@ -192,6 +192,7 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newWatch(e), newScan(e))
 	root.AddCommand(newHistory(e))
 	root.AddCommand(newDiscover(e))
+	root.AddCommand(newAuth(e))
 	return root
 }
 

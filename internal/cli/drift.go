@@ -56,6 +56,7 @@ type liveFlags struct {
 	fileType     string // the transport of the --mcp-config entry ("type")
 	clientCaps   string // --client-capabilities, as given
 	suppress     suppressionFlags
+	oauth        oauthFlags
 }
 
 func (l *liveFlags) register(cmd *cobra.Command, urlFlag string) {
@@ -72,6 +73,7 @@ func (l *liveFlags) registerAs(cmd *cobra.Command, urlFlag, stdioFlag string) {
 	f.StringArrayVar(&l.passEnv, "pass-env", nil, "environment variable the stdio child inherits (repeatable); its value is redacted from every output")
 	l.flags = f
 	l.suppress.register(f)
+	l.oauth.register(f)
 	f.IntVar(&l.maxPages, "max-list-pages", 0, "follow at most this many tools/list pages: a longer list is then partial (MCP-DRIFT-PAGINATION-CAPPED); by default there is no page bound, and --max-list-bytes, --max-list-tools and --timeout bound the listing")
 	f.Int64Var(&l.maxListBytes, "max-list-bytes", mcpclient.DefaultMaxListBytes, "refuse a listing whose tools/list responses exceed this many bytes in all")
 	f.IntVar(&l.maxListTools, "max-list-tools", mcpclient.DefaultMaxListTools, "refuse a listing of more than this many tools in all")
@@ -285,6 +287,15 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 			if strings.ContainsAny(v, "\r\n\x00") {
 				return cfg, usageErr("the value of header %s contains CR, LF or NUL (the value is not repeated here)", safetext.Quote(name))
 			}
+		}
+	}
+	if cfg.BaseURL != "" {
+		a, err := l.oauth.auth(e, cfg.BaseURL, cfg.Headers)
+		if err != nil {
+			return cfg, err
+		}
+		if a != nil {
+			cfg.Auth = a
 		}
 	}
 	if l.caFile != "" {
@@ -641,6 +652,12 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	}
 	in.ServerNames = []string{targetText, id}
 	in.Pinned, in.Now = e.driftIdentities(cfg, obs, d.declared.Identity)
+	if oauthHeld(cfg) {
+		// A token the OAuth session put on the requests counts as a
+		// credential presented, under its header's name.
+		in.AuthorizationPresented = true
+		in.HeaderNames = slices.Compact(slices.Sorted(slices.Values(append(in.HeaderNames, "Authorization"))))
+	}
 	pr := probe.Evaluate(in)
 	rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = pr.AuthPosture, pr.Compared, pr.Findings, pr.Notes, pr.ExitCode
 	rep.Suppressed, rep.Tools = pr.Suppressed, pr.Tools

@@ -393,9 +393,9 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 		}
 		o.cloak = start(ctx, o.gate, cfg3, observeLive)
 	}
-	if cfg.BaseURL != "" && len(cfg.Headers) > 0 && !d.skipAuth {
+	if cfg.BaseURL != "" && (len(cfg.Headers) > 0 || cfg.Auth != nil) && !d.skipAuth {
 		anonCfg := cfg
-		anonCfg.Headers, anonCfg.Calls = nil, nil
+		anonCfg.Headers, anonCfg.Calls, anonCfg.Auth = nil, nil, nil
 		anonCfg.Tracer = d.spans.conn(connAnonymous)
 		o.anon = start(ctx, o.gate, anonCfg, withMemo)
 	}

@@ -35,6 +35,7 @@ type observeFlags struct {
 	caFile       string
 	rules        string
 	suppress     suppressionFlags
+	oauth        oauthFlags
 }
 
 func (o *observeFlags) register(cmd *cobra.Command, timeout time.Duration) {
@@ -46,10 +47,11 @@ func (o *observeFlags) register(cmd *cobra.Command, timeout time.Duration) {
 	f.StringVar(&o.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots")
 	f.StringVar(&o.rules, "rules", "", "YAML privilege rules (default: the built-in table)")
 	o.suppress.register(f)
+	o.oauth.register(f)
 }
 
 func (o *observeFlags) live() *liveFlags {
-	return &liveFlags{timeout: o.timeout, maxListBytes: o.maxListBytes, maxListTools: o.maxListTools, maxResponse: o.maxResponse, caFile: o.caFile}
+	return &liveFlags{timeout: o.timeout, maxListBytes: o.maxListBytes, maxListTools: o.maxListTools, maxResponse: o.maxResponse, caFile: o.caFile, oauth: o.oauth}
 }
 
 // checkBounds refuses, once and before anything runs, bounds that are

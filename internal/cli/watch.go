@@ -35,6 +35,7 @@ type fleetFlags struct {
 	maxListTools int
 	maxResponse  int64
 	caFile       string
+	oauth        oauthFlags
 }
 
 func (f *fleetFlags) register(cmd *cobra.Command, timeout time.Duration, urls bool) {
@@ -51,11 +52,12 @@ func (f *fleetFlags) register(cmd *cobra.Command, timeout time.Duration, urls bo
 	fs.IntVar(&f.maxListTools, "max-list-tools", mcpclient.DefaultMaxListTools, "refuse a listing of more than this many tools in all")
 	fs.Int64Var(&f.maxResponse, "max-response-bytes", mcpclient.DefaultMaxResponseBytes, "refuse any single response larger than this")
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots")
+	f.oauth.register(fs)
 }
 
 // base is the live flags every server of the fleet is observed with.
 func (f *fleetFlags) base() *liveFlags {
-	return &liveFlags{timeout: f.timeout, maxListBytes: f.maxListBytes, maxListTools: f.maxListTools, maxResponse: f.maxResponse, caFile: f.caFile}
+	return &liveFlags{timeout: f.timeout, maxListBytes: f.maxListBytes, maxListTools: f.maxListTools, maxResponse: f.maxResponse, caFile: f.caFile, oauth: f.oauth}
 }
 
 // fleetServer is one server of a fleet as the commands see it.
