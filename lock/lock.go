@@ -74,7 +74,18 @@ type Source struct {
 	Transport string            `json:"transport,omitempty"`
 	Stdio     []string          `json:"stdio,omitempty"`
 	PassEnv   []string          `json:"pass_env,omitempty"`
+	// Auth names how the server authorizes mcpdrift, never a token:
+	// AuthOAuth (a token mcpdrift auth login cached) or
+	// AuthOAuthClientCredentials (the client_credentials grant of the
+	// client lock check is given).
+	Auth string `json:"auth,omitempty"`
 }
+
+// The auth methods of a source.
+const (
+	AuthOAuth                  = "oauth"
+	AuthOAuthClientCredentials = "oauth-client-credentials"
+)
 
 // Server is one server of the lock.
 type Server struct {
@@ -328,6 +339,10 @@ func checkSource(src Source, credentials bool) error {
 		return errors.New("headers and transport are for a URL source")
 	case src.URL != "" && len(src.PassEnv) > 0:
 		return errors.New("pass_env is for a stdio source")
+	case src.Auth != "" && src.URL == "":
+		return errors.New("auth is for a URL source")
+	case src.Auth != "" && src.Auth != AuthOAuth && src.Auth != AuthOAuthClientCredentials:
+		return fmt.Errorf("auth %s: must be %s or %s", safetext.Quote(src.Auth), AuthOAuth, AuthOAuthClientCredentials)
 	}
 	if src.URL != "" {
 		u, err := url.Parse(src.URL)

@@ -107,3 +107,13 @@ func methodOf(r *http.Request) string {
 	}
 	return r.Method
 }
+
+// NewAuthTransport is base (nil: http.DefaultTransport) with a authorizing
+// every request and answering every 401 and 403 as a run with Config.Auth
+// does: for an http.Client of one's own (the gateway's upstream).
+func NewAuthTransport(base http.RoundTripper, a Auth) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return authTransport{base: base, auth: a}
+}

@@ -309,6 +309,10 @@ type HTTPOptions struct {
 	// downstream that stops reading its stream loses it (its session
 	// stays).
 	StreamWriteTimeout time.Duration
+
+	// ResourceMetadata, when set, is served at the well-known URLs and
+	// named by the upstream's challenges the gateway relays (oauth.go).
+	ResourceMetadata *ResourceMetadata
 }
 
 // WithDefaults returns o with every zero bound set to its default.
@@ -363,7 +367,9 @@ func (g *Gateway) Handler(opt HTTPOptions) http.Handler {
 		}
 		_, _ = io.WriteString(w, "not ready: the upstream has not been observed and gated, or the baseline is not valid\n")
 	})
+	g.serveResourceMetadata(mux, opt.ResourceMetadata)
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w = withChallenge(w, r, opt.ResourceMetadata)
 		if why := rebinding(r); why != "" {
 			http.Error(w, why, http.StatusForbidden)
 			return

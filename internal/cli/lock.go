@@ -197,6 +197,7 @@ A listing that is not complete is refused (exit 3), as is a server already in th
 			if err := o.complete(); err != nil {
 				return err
 			}
+			src.Auth = obsLive.oauth.lockAuth(obsLive.baseURL)
 			if err := e.vouchNames("add "+safetext.Quote(name)+" to the lock", toolNames(o.tools.Tools), []string{name, o.target}, &live.suppress); err != nil {
 				return err
 			}

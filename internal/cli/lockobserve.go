@@ -121,6 +121,9 @@ func liveFor(e *env, base *liveFlags, src lock.Source) (*liveFlags, []string, er
 		return nil, nil, err
 	}
 	l.baseURL, l.transport = u, src.Transport
+	if src.Auth == lock.AuthOAuthClientCredentials && (l.oauth.mode == oauthAuto || l.oauth.mode == "") {
+		l.oauth.mode = oauthClientCredentials
+	}
 	for name, tmpl := range src.Headers {
 		v, _, err := expandPlaceholders(tmpl, os.LookupEnv)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/oauth"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -172,6 +173,10 @@ func (o *oauthFlags) cached(e *env, target string) bool {
 	return x != nil
 }
 
+// openForTest, when set, replaces the browser: tests follow the
+// authorization URL themselves, and no browser is ever launched.
+var openForTest func(context.Context, string) error
+
 // opener shows the authorization URL: the browser ($BROWSER when set, else
 // the system's opener), or with --no-browser a line on stderr.
 func (o *oauthFlags) opener(e *env) func(context.Context, string) error {
@@ -180,6 +185,9 @@ func (o *oauthFlags) opener(e *env) func(context.Context, string) error {
 	}
 	if o.noBrowser {
 		return func(_ context.Context, u string) error { show(u); return nil }
+	}
+	if openForTest != nil {
+		return openForTest
 	}
 	return func(ctx context.Context, u string) error {
 		cmd := browserCommand(u)
@@ -220,4 +228,16 @@ func browserCommand(u string) *exec.Cmd {
 func oauthHeld(cfg mcpclient.Config) bool {
 	s, ok := cfg.Auth.(*oauth.Session)
 	return ok && s != nil && s.Holds(cfg.BaseURL)
+}
+
+// lockAuth is the auth method lock add records for the server at target:
+// how it authorized this run, never a token ("" none).
+func (o *oauthFlags) lockAuth(target string) string {
+	if o.shared == nil || o.shared.sess == nil || !o.shared.sess.Holds(target) {
+		return ""
+	}
+	if o.mode == oauthClientCredentials {
+		return lock.AuthOAuthClientCredentials
+	}
+	return lock.AuthOAuth
 }

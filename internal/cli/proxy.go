@@ -35,6 +35,8 @@ func newProxy(e *env) *cobra.Command {
 		verifyRefs, allowPrivateRefs                 bool
 		otlp                                         *otlpFlags
 		stamp                                        string // the watched files as they were when read
+		upstreamOAuth                                bool
+		hopts                                        proxy.HTTPOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy (--upstream-url URL | --upstream-stdio -- CMD ARGS... | --mcp-config FILE --server NAME) [--listen ADDR] [--declared FILE] [--mode observe|audit|enforce] [--profile review|fail-closed] [--observed-out FILE] [--decision-log FILE] [--metrics-listen ADDR]",
@@ -209,6 +211,9 @@ decision log.`,
 				RelistInterval: relist, ListTimeout: listTimeout, ServerID: serverID, Target: target, TargetResolved: e.resolvedEndpoint(cfg), Classifier: c,
 				Log: logw, Metrics: metrics, Secrets: e.secrets, Tracer: tr.tracer(),
 			}
+			if err := proxyOAuth(e, &live, upstreamOAuth, &pc, &hopts); err != nil {
+				return err
+			}
 			if !quiet {
 				pc.Status = e.stderr
 			}
@@ -264,7 +269,8 @@ decision log.`,
 			}
 			// The gateway's own server: the bounds its hostile-downstream
 			// tests hold it to (header and body deadlines, stream writes).
-			hs := g.Server(proxy.HTTPOptions{Token: token})
+			hopts.Token = token
+			hs := g.Server(hopts)
 			// Ready (/healthz) without waiting for an agent: a readiness
 			// probe keeps an unready replica from its agents.
 			go g.Observe(ctx)
@@ -285,6 +291,7 @@ decision log.`,
 	otlp = registerOTLP(cmd)
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "", "serve the downstream over Streamable HTTP at ADDR/mcp instead of stdio (port 0: a free port)")
+	f.BoolVar(&upstreamOAuth, "upstream-oauth", false, "hold the gateway's own OAuth token for the upstream (the client_credentials grant of --oauth-client-id and its secret) and strip the downstream's Authorization")
 	f.StringVar(&tokenFile, "listen-token-file", "", "a file holding the bearer token every downstream HTTP request must carry (required off loopback)")
 	f.StringVar(&declared, "declared", "", "the approved baseline: a declared baseline with its snapshot beside it, or a snapshot")
 	f.StringVar(&mode, "mode", "", "observe|audit|enforce (default: enforce with --declared, else observe)")
