@@ -184,7 +184,8 @@ func newRoot(e *env) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra adds its completion command (bash, zsh, fish, powershell)
+	// when the root runs: mcpdrift completion --help.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%s (see %s --help)", safetext.Inert(err.Error()), c.CommandPath())
 	})
@@ -193,6 +194,7 @@ func newRoot(e *env) *cobra.Command {
 	root.AddCommand(newHistory(e))
 	root.AddCommand(newDiscover(e))
 	root.AddCommand(newAuth(e))
+	root.AddCommand(newVersion(e))
 	return root
 }
 
