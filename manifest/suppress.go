@@ -33,15 +33,22 @@ type Suppression struct {
 type Suppressions struct {
 	Version int           `yaml:"version"`
 	Items   []Suppression `yaml:"suppressions"`
+	// Defaults and Commands are the command line's settings, which the
+	// same file (mcpdrift.yaml) holds beside the suppressions: Config
+	// reads them; the suppressions pass them by.
+	Defaults map[string]any            `yaml:"defaults,omitempty"`
+	Commands map[string]map[string]any `yaml:"commands,omitempty"`
 }
 
 // ParseSuppressions reads and validates a suppression file: strict YAML
-// (duplicate and unknown keys are errors), the shipped schema, every rule a
+// (duplicate and unknown keys are errors), the shipped schema of
+// mcpdrift.yaml (schemas.Config, whose suppressions are
+// schemas.Suppressions'), every rule a
 // catalogued finding code (an inconclusive state, a note or a typo cannot
 // be suppressed), a real reason and a valid expiry day.
 func ParseSuppressions(src []byte, file string) (*Suppressions, error) {
 	var s Suppressions
-	if err := decodeYAML(src, "suppression file", schemas.Suppressions, &s); err != nil {
+	if err := decodeYAML(src, "suppression file", schemas.Config, &s); err != nil {
 		return nil, &ArtifactError{file, err}
 	}
 	for i := range s.Items {

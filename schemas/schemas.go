@@ -35,6 +35,10 @@ const (
 	Snapshot = "snapshot.v1.schema.json"
 	// Suppressions is the per-rule suppression file (mcpdrift.yaml).
 	Suppressions = "suppressions.v1.schema.json"
+	// Config is mcpdrift.yaml as a whole: the command line's defaults
+	// and the suppressions (inlined from Suppressions). Generated from
+	// the command tree by scripts/clidocs.
+	Config = "config.v1.schema.json"
 	// Lock is the lock of many servers (mcpdrift.lock).
 	Lock = "lock.v1.schema.json"
 	// WatchEvent is one NDJSON event of mcpdrift watch.
@@ -46,7 +50,7 @@ const (
 )
 
 // names are the shipped schemas.
-var names = []string{Observed, Declared, Policy, Snapshot, Suppressions, Lock, WatchEvent, Inventory, Scan}
+var names = []string{Observed, Declared, Policy, Snapshot, Suppressions, Config, Lock, WatchEvent, Inventory, Scan}
 
 // compiled is each schema, compiled the first time it is needed: a run
 // compiles the one or two it validates, not all of them (the nine took

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 	"github.com/mcpdrift/mcpdrift/internal/mapfile"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -186,6 +187,10 @@ func newRoot(e *env) *cobra.Command {
 	}
 	// cobra adds its completion command (bash, zsh, fish, powershell)
 	// when the root runs: mcpdrift completion --help.
+	// Settings: --config FILE (else MCPDRIFT_CONFIG, else mcpdrift.yaml
+	// here), MCPDRIFT_<FLAG>; the command line wins (settings.go).
+	root.PersistentFlags().String(configFlag, "", "settings file: flag defaults and suppressions (default: "+manifest.SuppressionsFile+" in the current directory, when it holds settings)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return e.applySettings(cmd) }
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%s (see %s --help)", safetext.Inert(err.Error()), c.CommandPath())
 	})
