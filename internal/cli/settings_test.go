@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -197,5 +198,42 @@ func TestSettingsREADMEExample(t *testing.T) {
 	code, _, stderr := run(t, "", "codes")
 	if code != 0 {
 		t.Errorf("the README's mcpdrift.yaml: exit %d: %s", code, stderr)
+	}
+}
+
+// TestSettingsNoEnvCollision: no variable that CI or the tests set
+// (MCPDRIFT_REQUIRE_*, MCPDRIFT_CHROMIUM, ... in .ci/run and the tests)
+// is the environment name of a flag, or CI's settings would change what
+// the commands under test do.
+func TestSettingsNoEnvCollision(t *testing.T) {
+	var used []string
+	for _, f := range []string{"../../.ci/run"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		used = append(used, regexp.MustCompile(`MCPDRIFT_[A-Z0-9_]+`).FindAllString(string(b), -1)...)
+	}
+	used = append(used, envAsCLI, envPeakRSS, envRunBinary, "MCPDRIFT_TEST_POSTGRES_URL", "MCPDRIFT_LARGE_TESTS")
+	flags := map[string]string{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if TakesSettings(c) {
+			for _, f := range SettingFlags(c) {
+				flags[EnvName(f.Name)] = c.CommandPath() + " --" + f.Name
+			}
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(CommandTree())
+	if len(flags) < 50 {
+		t.Fatalf("only %d settable flags found", len(flags))
+	}
+	for _, v := range used {
+		if f, ok := flags[v]; ok {
+			t.Errorf("%s, set by CI or a test, is the environment name of %s", v, f)
+		}
 	}
 }
