@@ -39,14 +39,17 @@ type doc struct {
 // load parses every YAML document under deploy/ strictly: duplicate
 // keys, tabs for indentation, anchors and aliases are errors, and every
 // document is a Kubernetes object (apiVersion, kind, metadata.name).
-func load(t *testing.T) []doc {
+func load(t *testing.T) []doc { t.Helper(); return loadDir(t, ".") }
+
+// loadDir is load of the manifests under dir.
+func loadDir(t *testing.T, dir string) []doc {
 	t.Helper()
 	var out []doc
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path == "testdata" {
+		if d.IsDir() && path == filepath.Join(dir, "testdata") {
 			return filepath.SkipDir
 		}
 		if ext := filepath.Ext(path); d.IsDir() || ext != ".yaml" && ext != ".yml" {
@@ -144,8 +147,12 @@ func kindFile(obj object) string {
 
 // Every object validates against the strict schema of its kind: an
 // unknown field (a typo), a wrong type or a missing required field fails.
-func TestManifestsValidate(t *testing.T) {
-	for _, d := range load(t) {
+func TestManifestsValidate(t *testing.T) { validateDocs(t, load(t)) }
+
+// validateDocs validates each object against its kind's strict schema.
+func validateDocs(t *testing.T, docs []doc) {
+	t.Helper()
+	for _, d := range docs {
 		name := d.file + ": " + str(d.obj, "kind") + " " + str(d.obj, "metadata", "name")
 		sch, err := os.ReadFile(filepath.Join(schemaDir, kindFile(d.obj)))
 		if err != nil {
