@@ -889,6 +889,9 @@ func Markdown() []byte {
 		if e.NoReview != "" {
 			fmt.Fprintf(&b, "Allowed under every profile: %s.\n\n", e.NoReview)
 		}
+		if r, ok := OWASPMCP(e.Code); ok {
+			fmt.Fprintf(&b, "OWASP MCP Top 10: %s %s.\n\n", r.ID, r.Name)
+		}
 		fmt.Fprintf(&b, "%s\n\n", e.Explanation)
 		fmt.Fprintf(&b, "What to do: %s\n", e.Remedy)
 	}

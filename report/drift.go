@@ -262,7 +262,9 @@ func driftSARIFRun(r *probe.Report, opt Options) sarifRun {
 			Properties:          sarifResultProps{Kind: string(catalog.Inconclusive)},
 		})
 	}
-	return s.run(sarifRunProps{Schema: sarifEscape(r.Schema), Verdict: verdict, ExitCode: r.ExitCode, ServerID: sarifEscape(g.ServerID), Mode: "live"}, r.NotObserved)
+	run := s.run(sarifRunProps{Schema: sarifEscape(r.Schema), Verdict: verdict, ExitCode: r.ExitCode, ServerID: sarifEscape(g.ServerID), Mode: "live"}, r.NotObserved)
+	run.AutomationDetails = automationID("drift", g.ServerID)
+	return run
 }
 
 // hexID is a trace or span id as SARIF carries it: lowercase hex only

@@ -35,10 +35,12 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool        sarifTool         `json:"tool"`
-		Invocations []sarifInvocation `json:"invocations"`
-		Results     []sarifResult     `json:"results"`
-		Properties  sarifRunProps     `json:"properties"`
+		Tool              sarifTool         `json:"tool"`
+		Invocations       []sarifInvocation `json:"invocations"`
+		AutomationDetails *sarifAutomation  `json:"automationDetails,omitempty"`
+		Taxonomies        []sarifTaxonomy   `json:"taxonomies"`
+		Results           []sarifResult     `json:"results"`
+		Properties        sarifRunProps     `json:"properties"`
 	}
 	sarifRunProps struct {
 		Schema   string `json:"mcpdriftReportSchema"`
@@ -61,20 +63,22 @@ type (
 		Driver sarifDriver `json:"driver"`
 	}
 	sarifDriver struct {
-		Name           string      `json:"name"`
-		InformationURI string      `json:"informationUri"`
-		Version        string      `json:"version,omitempty"`
-		Rules          []sarifRule `json:"rules"`
+		Name                string              `json:"name"`
+		InformationURI      string              `json:"informationUri"`
+		Version             string              `json:"version,omitempty"`
+		Rules               []sarifRule         `json:"rules"`
+		SupportedTaxonomies []sarifComponentRef `json:"supportedTaxonomies"`
 	}
 	sarifRule struct {
-		ID                   string             `json:"id"`
-		Name                 string             `json:"name"`
-		ShortDescription     sarifMessage       `json:"shortDescription"`
-		FullDescription      sarifMessage       `json:"fullDescription"`
-		Help                 sarifMultiMessage  `json:"help"`
-		HelpURI              string             `json:"helpUri"`
-		DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
-		Properties           sarifRuleProps     `json:"properties"`
+		ID                   string              `json:"id"`
+		Name                 string              `json:"name"`
+		ShortDescription     sarifMessage        `json:"shortDescription"`
+		FullDescription      sarifMessage        `json:"fullDescription"`
+		Help                 sarifMultiMessage   `json:"help"`
+		HelpURI              string              `json:"helpUri"`
+		DefaultConfiguration sarifConfiguration  `json:"defaultConfiguration"`
+		Relationships        []sarifRelationship `json:"relationships,omitempty"`
+		Properties           sarifRuleProps      `json:"properties"`
 	}
 	sarifMessage struct {
 		Text string `json:"text"`
@@ -202,8 +206,9 @@ func ruleFor(e catalog.Entry) sarifRule {
 		},
 		HelpURI:              help,
 		DefaultConfiguration: sarifConfiguration{Level: ruleLevel(e)},
+		Relationships:        owaspRelationship(e.Code),
 		Properties: sarifRuleProps{
-			Tags:             []string{"security", "mcp", e.Family},
+			Tags:             append([]string{"security", "mcp", e.Family}, owaspTag(e.Code)...),
 			Kind:             string(e.Kind),
 			SecuritySeverity: securitySeverity(e.Severity),
 			Precision:        "very-high",
@@ -477,7 +482,7 @@ func gateSARIFRun(r *gate.Report, opt Options) sarifRun {
 	s.codes(r.Inconclusive, string(catalog.Inconclusive), "warning", done)
 	s.codes(r.Warnings, string(catalog.Warning), "note", done)
 
-	return s.run(sarifRunProps{
+	run := s.run(sarifRunProps{
 		Schema:   sarifEscape(r.Schema),
 		Verdict:  sarifEscape(r.Verdict),
 		ExitCode: r.ExitCode,
@@ -485,6 +490,8 @@ func gateSARIFRun(r *gate.Report, opt Options) sarifRun {
 		Mode:     sarifEscape(r.Mode),
 		Profile:  sarifEscape(r.Profile),
 	}, "")
+	run.AutomationDetails = automationID("gate", r.ServerID)
+	return run
 }
 
 // newSARIFBuilder starts a log with one rule per catalogued code.
@@ -510,12 +517,14 @@ func (s *sarifBuilder) run(props sarifRunProps, notObserved string) sarifRun {
 	}
 	return sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{
-			Name:           toolName,
-			InformationURI: toolInfoURI,
-			Version:        sarifEscape(s.opt.ToolVersion),
-			Rules:          s.rules,
+			Name:                toolName,
+			InformationURI:      toolInfoURI,
+			Version:             sarifEscape(s.opt.ToolVersion),
+			Rules:               s.rules,
+			SupportedTaxonomies: []sarifComponentRef{{Name: catalog.OWASPMCPName, Index: 0}},
 		}},
 		Invocations: []sarifInvocation{inv},
+		Taxonomies:  []sarifTaxonomy{owaspTaxonomy()},
 		Results:     s.results,
 		Properties:  props,
 	}

@@ -165,7 +165,14 @@ func TestSARIFRules(t *testing.T) {
 			t.Errorf("%s: name %s is not its CamelCase", e.Code, rule.Name)
 		}
 		tags := rule.Properties.Tags
-		if len(tags) != 3 || tags[0] != "security" || tags[1] != "mcp" || tags[2] != e.Family {
+		wantTags := 3
+		if r, ok := catalog.OWASPMCP(e.Code); ok {
+			wantTags = 4
+			if len(tags) == 4 && tags[3] != "owasp-mcp-top-10/"+r.ID {
+				t.Errorf("%s: OWASP tag %q, want %s", e.Code, tags[3], r.ID)
+			}
+		}
+		if len(tags) != wantTags || tags[0] != "security" || tags[1] != "mcp" || tags[2] != e.Family {
 			t.Errorf("%s: tags %v", e.Code, tags)
 		}
 		wantLevel, wantSev := "note", ""
