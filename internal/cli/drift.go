@@ -690,6 +690,7 @@ func newDrift(e *env) *cobra.Command {
 		seed                               int64
 		otlp                               *otlpFlags
 	)
+	reports := &extraReports{}
 	cmd := &cobra.Command{
 		Use:   "drift MANIFEST (--base-url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--cloak-check] [--format json|text|sarif|markdown|html] [--observed-out FILE]",
 		Short: "Compare a declared manifest with what a running server serves: drift, conformance, authentication posture",
@@ -881,6 +882,11 @@ then says so).`,
 			if err := e.emit(out, buf.Bytes()); err != nil {
 				return err
 			}
+			if err := reports.emit(e, func(w *bytes.Buffer, f string) error {
+				return report.RenderDrift(w, rep, f, report.Options{ToolVersion: version(), ArtifactURI: manifestPath})
+			}); err != nil {
+				return err
+			}
 			e.code = rep.ExitCode
 			return nil
 		},
@@ -904,6 +910,7 @@ then says so).`,
 	f.BoolVar(&iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
 	f.StringVar(&profile, "profile", "review", "decision profile of each tool's decision: review|fail-closed (the same as diff and proxy)")
 	f.StringVar(&rules, "rules", "", "YAML privilege rules")
+	reports.register(cmd, []string{"json", "text", "sarif", "markdown"})
 	return cmd
 }
 

@@ -427,6 +427,7 @@ func newLockCheck(e *env) *cobra.Command {
 		obs                          observeFlags
 		otlp                         *otlpFlags
 	)
+	reports := &extraReports{}
 	cmd := &cobra.Command{
 		Use:   "check [NAME...] [--format json|text|sarif|markdown|html] [-o FILE] [--timeout 30s] [--concurrency N]",
 		Short: "Re-observe every server of the lock (or those named), concurrently, and gate each against its entry; exit 0 clean, 1 findings, 3 inconclusive, 2 bad input",
@@ -532,10 +533,16 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 			if err := e.emit(out, buf.Bytes()); err != nil {
 				return err
 			}
+			if err := reports.emit(e, func(w *bytes.Buffer, f string) error {
+				return report.RenderLockCheck(w, rep, deltas, f, report.Options{ToolVersion: version(), ArtifactURI: lockPath})
+			}); err != nil {
+				return err
+			}
 			e.code = rep.ExitCode
 			return nil
 		},
 	}
+	reports.register(cmd, report.LockCheckFormats())
 	registerLockPath(cmd, &lockPath)
 	obs.register(cmd, 30*time.Second)
 	f := cmd.Flags()
