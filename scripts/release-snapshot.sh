@@ -2,8 +2,11 @@
 # release-snapshot.sh — goreleaser check, then a snapshot of the release,
 # offline (the module proxy at most): the archives, checksums.txt, a
 # CycloneDX SBOM per archive, the Homebrew cask and, with --all, the
-# winget manifests, in dist/. Nothing is published or signed (a snapshot
-# skips publishing; release.yml signs). It prints dist's path.
+# winget manifests, in dist/. Nothing is published (a snapshot skips it)
+# or signed: keyless signing needs the release workflow's identity, so a
+# stand-in cosign on the PATH takes goreleaser's call, which is checked
+# (the arguments release.yml's real cosign gets, and the bundle's name),
+# and writes a placeholder bundle. It prints dist's path.
 #
 # Usage: scripts/release-snapshot.sh [--all]
 #   default  linux/amd64 and linux/arm64 only (what .ci/run builds: the
@@ -47,7 +50,20 @@ if ! $all; then
   cfg="$(mktemp -d)/goreleaser-linux.yaml"
   sed 's/^    goos: \[linux, darwin, windows\]$/    goos: [linux]/' .goreleaser.yaml > "$cfg"
   cmp -s "$cfg" .goreleaser.yaml && die ".goreleaser.yaml's goos line changed: update this script"
-  skip=(--skip=winget)
+  skip+=(--skip=winget)
 fi
-gr release --snapshot --clean --config "$cfg" ${skip[@]+"${skip[@]}"} >&2
+stub="$(mktemp -d)"
+cat > "$stub/cosign" <<EOS
+#!/usr/bin/env bash
+# A stand-in for cosign in a snapshot: records its arguments, writes a
+# placeholder where the bundle goes. Not a signature.
+printf '%s\n' "\$*" >> "$stub/calls"
+for a in "\$@"; do case "\$a" in --bundle=*) echo '{"placeholder":"not a signature: a snapshot"}' > "\${a#--bundle=}" ;; esac; done
+EOS
+chmod +x "$stub/cosign"
+PATH="$stub:$PATH" gr release --snapshot --clean --config "$cfg" ${skip[@]+"${skip[@]}"} >&2
+want="sign-blob --yes --bundle=dist/checksums.txt.sigstore.json dist/checksums.txt"
+[ "$(cat "$stub/calls" 2> /dev/null)" = "$want" ] || die "goreleaser called cosign with: $(cat "$stub/calls" 2> /dev/null); want: $want"
+grep -q '"name":"checksums.txt.sigstore.json"' "$src/dist/artifacts.json" || die "the signature bundle is not a release artifact"
+echo "release-snapshot: goreleaser signs checksums.txt as release.yml's cosign will ($want)" >&2
 echo "$src/dist"
