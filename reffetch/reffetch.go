@@ -10,10 +10,14 @@
 //     Content-Length beyond it is refused before the body is read, and a
 //     body that runs past it is refused when it does;
 //   - time: the whole fetch (connect, TLS, headers and body) within
-//     Options.Timeout (default 10 s) and the caller's context;
+//     Options.Timeout (default 10 s) and the caller's context; a fetch
+//     that answers a 401 (Options.Auth) has each of its two requests
+//     within it, and the authorization between them within the
+//     Authorizer's own bounds;
 //   - redirects: at most Options.MaxRedirects (default 3), and only to the
 //     ref's own origin (the same scheme, host and port): a redirect
-//     elsewhere, a downgrade to http included, is refused;
+//     elsewhere, a downgrade to http included, is refused; with a token,
+//     only to a URL the token's resource covers;
 //   - addresses: a private, loopback, link-local, unspecified, multicast
 //     or otherwise non-public address (also in IPv4-mapped, IPv4-
 //     compatible, NAT64 and 6to4 IPv6 forms) is refused unless
@@ -24,10 +28,14 @@
 //     is refused before anything is sent.
 //
 // No proxy from the environment is used (a proxy would dial in our place,
-// and the address check could not see where), no credential or cookie is
-// sent, and content encoding is refused (Accept-Encoding: identity, with
-// Go's transparent decompression off), so the digest is of the bytes
-// received.
+// and the address check could not see where), no cookie is sent, and
+// content encoding is refused (Accept-Encoding: identity, with Go's
+// transparent decompression off), so the digest is of the bytes received.
+//
+// No credential is sent, but for one case: a document that answers 401
+// when Options.Auth is set (an OAuth session of the run) is asked for
+// again, once, with the token Auth got for the document's own resource;
+// the token goes only to URLs that resource covers (see Authorizer).
 package reffetch
 
 import (
@@ -65,6 +73,30 @@ type Options struct {
 	// AllowPrivate allows private, loopback, link-local and the other
 	// non-public addresses (--allow-private-refs).
 	AllowPrivate bool
+	// Auth, when set, answers a 401 of the document (package oauth's
+	// DocumentAuth); nil: a document that asks for authorization is not
+	// fetched.
+	Auth Authorizer
+}
+
+// Authorizer gets a token for a document that asks for one (a 401). The
+// document is asked for first without a credential; on a 401, Challenged
+// is asked once, and the URL that answered is asked again with the
+// Authorization it returns, only if Covers(resource, URL) holds, and a
+// redirect is then followed only to a URL the resource covers too.
+type Authorizer interface {
+	// Challenged answers the 401 of a GET of url carrying these
+	// WWW-Authenticate values: the Authorization header value to send
+	// (a token for resource, the resource the document's own protected
+	// resource metadata names), or why none is sent. rt is the fetch's
+	// own transport (no proxy, the address check): a request the
+	// document's answer leads to (its resource metadata) goes through
+	// it. Each request of the fetch is bounded by Options.Timeout; the
+	// authorization in between by the Authorizer's own bounds.
+	Challenged(ctx context.Context, url string, wwwAuthenticate []string, rt http.RoundTripper) (resource, authorization string, err error)
+	// Covers reports whether a token issued for resource may be sent to
+	// url (package oauth's Covers).
+	Covers(resource, url string) bool
 }
 
 func (o Options) withDefaults() Options {
@@ -101,7 +133,17 @@ var (
 	ErrRedirect       = errors.New("a redirect the fetch does not follow")
 	ErrStatus         = errors.New("the server did not answer 200 OK")
 	ErrTimeout        = errors.New("the fetch did not finish in time")
+	// ErrUnauthorized is a 401 that was not answered (no Options.Auth,
+	// or it gave no token), or answered by a token and given again; the
+	// error says why. It is an ErrStatus too.
+	ErrUnauthorized error = statusError("the document asks for authorization")
 )
+
+// statusError is an error that is an ErrStatus too.
+type statusError string
+
+func (e statusError) Error() string        { return string(e) }
+func (e statusError) Is(target error) bool { return target == ErrStatus }
 
 // AddressError is a refused address: which, and why.
 type AddressError struct {
@@ -269,7 +311,9 @@ func origin(u *url.URL) string {
 }
 
 // Fetch fetches raw once, within the bounds of opt, and returns the digest
-// of the bytes received.
+// of the bytes received. A 401 is answered only with opt.Auth: the
+// document is then asked for again, once, with the token Auth got for
+// it (see Authorizer).
 func Fetch(ctx context.Context, raw string, opt Options) (*Document, error) {
 	opt = opt.withDefaults()
 	u, err := CheckURL(raw)
@@ -282,8 +326,6 @@ func Fetch(ctx context.Context, raw string, opt Options) (*Document, error) {
 			return nil, fmt.Errorf("%s: %w", q, &AddressError{Addr: ip.WithZone(""), Why: why})
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
-	defer cancel()
 	d := &net.Dialer{Timeout: opt.Timeout, Control: control(opt.AllowPrivate)}
 	tr := &http.Transport{
 		Proxy:                  nil,
@@ -296,19 +338,76 @@ func Fetch(ctx context.Context, raw string, opt Options) (*Document, error) {
 		DisableKeepAlives:      true,
 	}
 	defer tr.CloseIdleConnections()
+	f := &fetcher{opt: opt, tr: tr}
+	doc, ch, err := f.get(ctx, u, credential{})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", q, err)
+	case ch == nil:
+		doc.URL = raw
+		return doc, nil
+	case opt.Auth == nil:
+		return nil, fmt.Errorf("%s: %w (HTTP 401), and no OAuth session of this run answers it", q, ErrUnauthorized)
+	}
+	// The URL that asked (a same-origin redirect's target, perhaps) is
+	// asked again, with the token of its own resource, and only if the
+	// resource covers it.
+	resource, authz, err := opt.Auth.Challenged(ctx, ch.url.String(), ch.www, tr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (HTTP 401), and no token is sent to it: %s", q, ErrUnauthorized, safetext.Inert(err.Error()))
+	}
+	if authz == "" || !opt.Auth.Covers(resource, ch.url.String()) {
+		return nil, fmt.Errorf("%s: %w (HTTP 401), and no token is sent to it: the token offered is for %s, which does not cover %s", q, ErrUnauthorized, safetext.Quote(resource), safetext.Quote(Redacted(ch.url.String())))
+	}
+	doc, ch, err = f.get(ctx, ch.url, credential{resource: resource, authorization: authz})
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", q, err)
+	case ch != nil:
+		return nil, fmt.Errorf("%s: %w (HTTP 401 again, with a token for %s)", q, ErrUnauthorized, safetext.Quote(resource))
+	}
+	doc.URL = raw
+	return doc, nil
+}
+
+// credential is the Authorization of a request and the resource it was
+// issued for (zero: none).
+type credential struct{ resource, authorization string }
+
+// fetcher sends the GETs of one Fetch.
+type fetcher struct {
+	opt Options
+	tr  *http.Transport
+}
+
+// challenge is a 401: the URL that answered it and its WWW-Authenticate.
+type challenge struct {
+	url *url.URL
+	www []string
+}
+
+// get GETs u (with c's Authorization, only where c's resource covers the
+// URL) within the bounds: a document, or the 401 it got, or an error
+// without the URL.
+func (f *fetcher) get(ctx context.Context, u *url.URL, c credential) (*Document, *challenge, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.opt.Timeout)
+	defer cancel()
 	want := origin(u)
 	final := u.String()
 	client := &http.Client{
-		Transport: tr,
+		Transport: f.tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > opt.MaxRedirects {
-				return fmt.Errorf("%w: more than %d redirects", ErrRedirect, opt.MaxRedirects)
+			if len(via) > f.opt.MaxRedirects {
+				return fmt.Errorf("%w: more than %d redirects", ErrRedirect, f.opt.MaxRedirects)
 			}
 			if origin(req.URL) != want {
 				return fmt.Errorf("%w: a redirect to %s leaves the ref's origin %s", ErrRedirect, safetext.Quote(Redacted(req.URL.String())), safetext.Quote(want))
 			}
 			if req.URL.User != nil {
 				return fmt.Errorf("%w: a redirect to a URL with user info", ErrRedirect)
+			}
+			if c.authorization != "" && !f.opt.Auth.Covers(c.resource, req.URL.String()) {
+				return fmt.Errorf("%w: a redirect to %s, which the token's resource %s does not cover", ErrRedirect, safetext.Quote(Redacted(req.URL.String())), safetext.Quote(c.resource))
 			}
 			final = req.URL.String()
 			return nil
@@ -317,33 +416,39 @@ func Fetch(ctx context.Context, raw string, opt Options) (*Document, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", q, ErrBadURL)
+		return nil, nil, ErrBadURL
 	}
 	req.Header.Set("Accept", "application/schema+json, application/json;q=0.9, */*;q=0.1")
 	req.Header.Set("Accept-Encoding", "identity")
 	req.Header.Set("User-Agent", "mcpdrift-reffetch")
+	if c.authorization != "" {
+		req.Header.Set("Authorization", c.authorization)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", q, cause(ctx, err))
+		return nil, nil, cause(ctx, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized {
+		return nil, &challenge{url: resp.Request.URL, www: resp.Header.Values("WWW-Authenticate")}, nil
+	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %w (HTTP %d)", q, ErrStatus, resp.StatusCode)
+		return nil, nil, fmt.Errorf("%w (HTTP %d)", ErrStatus, resp.StatusCode)
 	}
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
-		return nil, fmt.Errorf("%s: the document came with Content-Encoding %s; mcpdrift asked for identity, so the digest would not be of the document", q, safetext.Quote(enc))
+		return nil, nil, fmt.Errorf("the document came with Content-Encoding %s; mcpdrift asked for identity, so the digest would not be of the document", safetext.Quote(enc))
 	}
-	if resp.ContentLength > opt.MaxBytes {
-		return nil, fmt.Errorf("%s: %w (it declares %d bytes; the limit is %d)", q, ErrTooLarge, resp.ContentLength, opt.MaxBytes)
+	if resp.ContentLength > f.opt.MaxBytes {
+		return nil, nil, fmt.Errorf("%w (it declares %d bytes; the limit is %d)", ErrTooLarge, resp.ContentLength, f.opt.MaxBytes)
 	}
-	sum, n, err := DigestReader(resp.Body, opt.MaxBytes)
+	sum, n, err := DigestReader(resp.Body, f.opt.MaxBytes)
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
-			return nil, fmt.Errorf("%s: %w (the limit is %d bytes)", q, ErrTooLarge, opt.MaxBytes)
+			return nil, nil, fmt.Errorf("%w (the limit is %d bytes)", ErrTooLarge, f.opt.MaxBytes)
 		}
-		return nil, fmt.Errorf("%s: reading the body: %w", q, cause(ctx, err))
+		return nil, nil, fmt.Errorf("reading the body: %w", cause(ctx, err))
 	}
-	return &Document{URL: raw, Final: final, SHA256: sum, Bytes: n}, nil
+	return &Document{Final: final, SHA256: sum, Bytes: n}, nil, nil
 }
 
 // cause is the error to report: the refusal or bound behind a transport
