@@ -493,7 +493,7 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 			}
 			opt := lock.CheckOptions{Classifier: c, Today: today(), Suppressions: sup}
 			if verifyRefs {
-				opt.VerifiedRefs = verifiedRefs(e.context(), e, servers, allowPrivateRefs)
+				opt.VerifiedRefs = verifiedRefs(e.context(), e, servers, allowPrivateRefs, base)
 			}
 			results := make([]checked, len(servers))
 			sem := make(chan struct{}, concurrency)

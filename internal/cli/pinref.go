@@ -73,8 +73,10 @@ const maxRefFetches = 4
 // maxRefFetches at a time, each with reffetch's default bounds) and
 // returns document URL → the digest fetched now. A document that could
 // not be fetched is absent (its refs are external_ref_unverified), with
-// one warning each on stderr, in URL order. Never nil.
-func verifiedRefs(ctx context.Context, e *env, servers []*lock.Server, allowPrivate bool) map[string]string {
+// one warning each on stderr, in URL order. Never nil. With base (the
+// run's live flags: its --oauth group), a document that answers 401 is
+// fetched with a token as refAuthorizers allows.
+func verifiedRefs(ctx context.Context, e *env, servers []*lock.Server, allowPrivate bool, base *liveFlags) map[string]string {
 	var urls []string
 	for _, s := range servers {
 		for _, r := range s.Refs {
@@ -83,6 +85,7 @@ func verifiedRefs(ctx context.Context, e *env, servers []*lock.Server, allowPriv
 	}
 	slices.Sort(urls)
 	urls = slices.Compact(urls)
+	auth := refAuthorizers(e, base, servers)
 	digests := make([]string, len(urls))
 	errs := make([]error, len(urls))
 	sem := make(chan struct{}, maxRefFetches)
@@ -93,7 +96,7 @@ func verifiedRefs(ctx context.Context, e *env, servers []*lock.Server, allowPriv
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			d, err := reffetch.Fetch(ctx, u, reffetch.Options{AllowPrivate: allowPrivate})
+			d, err := reffetch.Fetch(ctx, u, reffetch.Options{AllowPrivate: allowPrivate, Auth: auth[u]})
 			if err != nil {
 				errs[i] = err
 				return
@@ -125,6 +128,7 @@ func newLockPinRef(e *env) *cobra.Command {
 		lockPath, fromFile string
 		fetch              refFetchFlags
 		appr               approvalFlags
+		oauthFl            oauthFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "pin-ref NAME URL [--from-file FILE] [--allow-private-refs] [--by WHO] [--note TEXT]",
@@ -135,7 +139,10 @@ under fail-closed an unpinned one is denied. The fragment (#/$defs/x) is dropped
 what is pinned. Pinning a URL again replaces its pin; the history records both digests.
 
 The fetch is bounded (--max-ref-bytes, --ref-timeout, --max-ref-redirects, each redirect only to the
-URL's own scheme, host and port), uses no proxy and sends no credential. A private, loopback,
+URL's own scheme, host and port), uses no proxy and sends no credential, but for a document that
+answers 401 when NAME is an HTTP server reached with OAuth (the --oauth flags): if the document's
+protected resource metadata names the authorization server NAME is authorized by, a token for the
+document's own resource is got and sent to it (never NAME's token, nor any to another server's). A private, loopback,
 link-local or other non-public address is refused — checked on the address connected to, after name
 resolution — unless --allow-private-refs. --from-file FILE records the digest of a copy you already
 hold, and fetches nothing.
@@ -181,6 +188,9 @@ could not be had (unreachable, too slow, not 200).`,
 				ref.SHA256, ref.Bytes, ref.FromFile = sum, &n, true
 				where = "read from " + safetext.Quote(fromFile)
 			} else {
+				if sess, u := serverSession(e, &liveFlags{oauth: oauthFl}, s); sess != nil {
+					opt.Auth = sess.Documents(u)
+				}
 				d, err := reffetch.Fetch(e.context(), doc, opt)
 				if err != nil {
 					code := ExitInconclusive
@@ -211,6 +221,7 @@ could not be had (unreachable, too slow, not 200).`,
 	cmd.Flags().StringVar(&fromFile, "from-file", "", "record the digest of this file (a copy of the document you hold) instead of fetching")
 	fetch.register(cmd)
 	appr.register(cmd)
+	oauthFl.register(cmd.Flags())
 	return cmd
 }
 

@@ -177,7 +177,7 @@ decision log.`,
 				if !verifyRefs {
 					return nil
 				}
-				return verifiedRefs(e.context(), e, []*lock.Server{s}, allowPrivateRefs)
+				return verifiedRefs(e.context(), e, []*lock.Server{s}, allowPrivateRefs, nil)
 			}
 			if locked != nil {
 				baseline = locked.Baseline(verify(locked))
