@@ -1,7 +1,6 @@
 package decide
 
 import (
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -521,50 +520,10 @@ func (f *facts) scan(s, base jcs.Value, top bool) {
 				f.patterns[p.Str()] = re
 			}
 		case k.StrEqual("$ref") && x.Kind() == jcs.String && !scoped:
-			if t, ok := resolvePointer(base, x.Str()); ok {
+			if t, ok := base.ResolveFragment(x.Str()); ok {
 				f.refs[x] = t
 			}
 		}
 		f.scan(x, base, false)
 	}
-}
-
-// resolvePointer resolves an internal reference ("#" and a JSON pointer)
-// in root; anything else (an external or $id-relative ref, an anchor) is
-// not resolved.
-func resolvePointer(root jcs.Value, ref string) (jcs.Value, bool) {
-	if !strings.HasPrefix(ref, "#") {
-		return jcs.Value{}, false
-	}
-	frag, err := url.PathUnescape(ref[1:])
-	if err != nil {
-		return jcs.Value{}, false
-	}
-	if frag == "" {
-		return root, true
-	}
-	if frag[0] != '/' {
-		return jcs.Value{}, false
-	}
-	v := root
-	for _, seg := range strings.Split(frag[1:], "/") {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		switch v.Kind() {
-		case jcs.Object:
-			x, ok := v.Get(seg)
-			if !ok {
-				return jcs.Value{}, false
-			}
-			v = x
-		case jcs.Array:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= v.Len() {
-				return jcs.Value{}, false
-			}
-			v = v.Index(i)
-		default:
-			return jcs.Value{}, false
-		}
-	}
-	return v, true
 }

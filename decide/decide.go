@@ -383,7 +383,7 @@ func protoIn(v jcs.Value, ptr string) string {
 		}
 		for i := range v.Len() {
 			k, x := v.Member(i)
-			if p := protoIn(x, ptr+"/"+jcs.PointerToken(k.Str())); p != "" {
+			if p := protoIn(x, jcs.PointerJoin(ptr, k.Str())); p != "" {
 				return p
 			}
 		}

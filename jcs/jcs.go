@@ -36,7 +36,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -645,12 +644,3 @@ func sortKeys(p *parser, ks []int32) int {
 
 // smallObject is the most members sortKeys sorts by insertion.
 const smallObject = 16
-
-// PointerToken escapes s as one reference token of a JSON pointer (RFC
-// 6901: "~" as "~0", "/" as "~1"). The one copy of the escape.
-func PointerToken(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}

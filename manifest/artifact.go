@@ -421,7 +421,7 @@ func toJSONValue(v any, ptr string) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			c, err := toJSONValue(e, pointerJoin(ptr, k))
+			c, err := toJSONValue(e, jcs.PointerJoin(ptr, k))
 			if err != nil {
 				return nil, err
 			}

@@ -834,11 +834,6 @@ func IsInputError(err error) bool {
 	return errors.As(err, &ie) || errors.As(err, &je)
 }
 
-// pointerJoin appends an escaped RFC 6901 segment.
-func pointerJoin(ptr, seg string) string {
-	return ptr + "/" + jcs.PointerToken(seg)
-}
-
 // digestSums are the tool's four field sums (FieldNames order), computed
 // now when they were not when it was read.
 func (t *Tool) digestSums() ([4][32]byte, bool) {

@@ -119,7 +119,7 @@ func impreciseNumbers(t *Tool, limit int) ([]ImpreciseNumber, int) {
 			found, n := jcs.InexactNumbers(v, rest)
 			total += n
 			for _, f := range found {
-				out = append(out, ImpreciseNumber{Tool: t.Name, Pointer: pointerJoin("", m) + f.Pointer,
+				out = append(out, ImpreciseNumber{Tool: t.Name, Pointer: jcs.PointerJoin("", m) + f.Pointer,
 					Text: safetext.Clip(string(f.Value.Raw()), 40), Canonical: string(f.Value.Canonical()), Integer: f.Value.IsInteger()})
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -44,7 +43,8 @@ func (g *argGen) value(dst []byte, s jcs.Value, depth int) []byte {
 		return append(dst, `"mcpdrift"`...)
 	}
 	if ref, ok := s.Get("$ref"); ok && ref.Kind() == jcs.String {
-		if t, ok := g.resolve(ref.Str()); ok {
+		// An internal reference; an external one is never fetched.
+		if t, ok := g.root.ResolveFragment(ref.Str()); ok {
 			return g.value(dst, t, depth+1)
 		}
 		return append(dst, "null"...)
@@ -179,25 +179,6 @@ func typeOf(s jcs.Value) string {
 		return "null"
 	}
 	return t.Str()
-}
-
-// resolve follows an internal JSON-pointer $ref within the root schema.
-func (g *argGen) resolve(ref string) (jcs.Value, bool) {
-	if !strings.HasPrefix(ref, "#") {
-		return jcs.Value{}, false // external refs are never fetched
-	}
-	v := g.root
-	for _, seg := range strings.Split(strings.TrimPrefix(ref, "#"), "/")[1:] {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		if v.Kind() != jcs.Object {
-			return jcs.Value{}, false
-		}
-		var ok bool
-		if v, ok = v.Get(seg); !ok {
-			return jcs.Value{}, false
-		}
-	}
-	return v, v.Valid()
 }
 
 // CallCheck is one tools/call that was sent, with what it returned.

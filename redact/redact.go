@@ -593,7 +593,7 @@ func (s *Set) FindInValue(v jcs.Value) (label, pointer string) {
 		for _, st := range path {
 			b.WriteByte('/')
 			if st.key.Valid() {
-				b.WriteString(escapePointer(st.key.Str()))
+				b.WriteString(jcs.PointerToken(st.key.Str()))
 			} else {
 				b.WriteString(strconv.Itoa(st.index))
 			}
@@ -804,8 +804,4 @@ func jsonEscapeNoHTML(x string) string {
 	enc.Encode(x)
 	out := strings.TrimSuffix(sb.String(), "\n")
 	return out[1 : len(out)-1]
-}
-
-func escapePointer(s string) string {
-	return jcs.PointerToken(s)
 }

@@ -70,7 +70,7 @@ func (d *schDiffer) meta(oc, nc []schNode, pol int8) {
 		case !hn:
 			at, what = po, " removed"
 		}
-		ptr := at.str() + "/" + schEscape(k)
+		ptr := jcs.PointerJoin(at.str(), k)
 		switch {
 		case k == "$schema":
 			d.dialect(ptr, vo, ho, vn, hn, pol)

@@ -211,7 +211,7 @@ func (w *capWalker) walk(v jcs.Value, ptr, param string, depth int) {
 		return
 	}
 	if r, ok := v.Get("$ref"); ok && r.Kind() == jcs.String {
-		if t, ok := w.resolve(r.Str()); ok && !w.refs[r.Str()] {
+		if t, ok := w.root.ResolveFragment(r.Str()); ok && !w.refs[r.Str()] {
 			w.refs[r.Str()] = true
 			w.walk(t, ptr, param, depth+1)
 			delete(w.refs, r.Str())
@@ -225,7 +225,7 @@ func (w *capWalker) walk(v jcs.Value, ptr, param string, depth int) {
 			if param != "" {
 				p = param + "." + name
 			}
-			sp := ptr + "/properties/" + escapePtr(name)
+			sp := jcs.PointerJoin(ptr, "properties", name)
 			w.classify(name, sub, sp, p)
 			w.walk(sub, sp, p, depth+1)
 		}
@@ -250,42 +250,6 @@ func (w *capWalker) walk(v jcs.Value, ptr, param string, depth int) {
 			}
 		}
 	}
-}
-
-// resolve follows an internal reference: "#" or "#/json/pointer" into the
-// root schema. Anything else ($id-relative or external) is not followed.
-func (w *capWalker) resolve(ref string) (jcs.Value, bool) {
-	if !strings.HasPrefix(ref, "#") {
-		return jcs.Value{}, false
-	}
-	v := w.root
-	frag := ref[1:]
-	if frag == "" {
-		return v, true
-	}
-	if !strings.HasPrefix(frag, "/") {
-		return jcs.Value{}, false
-	}
-	for _, seg := range strings.Split(frag[1:], "/") {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		switch v.Kind() {
-		case jcs.Object:
-			x, ok := v.Get(seg)
-			if !ok {
-				return jcs.Value{}, false
-			}
-			v = x
-		case jcs.Array:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= v.Len() {
-				return jcs.Value{}, false
-			}
-			v = v.Index(i)
-		default:
-			return jcs.Value{}, false
-		}
-	}
-	return v, true
 }
 
 // classify records what the property name with schema sub takes.

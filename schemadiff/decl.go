@@ -42,10 +42,11 @@ func DeclAt(t *manifest.Tool, ptr string) (Decl, bool) {
 // ptr names nothing): what a change's pointer points at, for example the
 // reference an external_ref_introduced record names.
 func ValueAt(t *manifest.Tool, ptr string) jcs.Value {
-	if t == nil || !t.Value.Valid() {
+	if t == nil {
 		return jcs.Value{}
 	}
-	return valueAt(t.Value, ptr)
+	v, _ := t.Value.Resolve(ptr)
+	return v
 }
 
 // StringAt is ValueAt's string ("" and false when ptr names no string).
@@ -93,7 +94,7 @@ func Params(t *manifest.Tool) []Param {
 	for i := 0; i < props.Len(); i++ {
 		k, v := props.Member(i)
 		name := k.Str()
-		out = append(out, Param{Name: name, Pointer: rootPtr + "/properties/" + schEscape(name), Required: req[name], Decl: s.decl(v)})
+		out = append(out, Param{Name: name, Pointer: jcs.PointerJoin(rootPtr, "properties", name), Required: req[name], Decl: s.decl(v)})
 	}
 	return out
 }
@@ -115,45 +116,12 @@ func schemaAt(t *manifest.Tool, ptr string) (*schSide, jcs.Value, bool) {
 	}
 	v := root
 	if ptr != "/"+first {
-		v = valueAt(root, "/"+rest)
+		v, _ = root.Resolve("/" + rest)
 	}
 	if !v.Valid() {
 		return nil, jcs.Value{}, false
 	}
 	return newSchSide(root), v, true
-}
-
-// valueAt follows an RFC 6901 pointer (the zero Value when it names
-// nothing).
-func valueAt(v jcs.Value, ptr string) jcs.Value {
-	if ptr == "" {
-		return v
-	}
-	if ptr[0] != '/' {
-		return jcs.Value{}
-	}
-	for _, seg := range strings.Split(ptr[1:], "/") {
-		if strings.Contains(seg, "~") {
-			seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
-		}
-		switch v.Kind() {
-		case jcs.Object:
-			c, ok := v.Get(seg)
-			if !ok {
-				return jcs.Value{}
-			}
-			v = c
-		case jcs.Array:
-			i, ok := schIndex(seg)
-			if !ok || i >= v.Len() {
-				return jcs.Value{}
-			}
-			v = v.Index(i)
-		default:
-			return jcs.Value{}
-		}
-	}
-	return v
 }
 
 // chain is x followed by the targets of the pure internal references it

@@ -99,12 +99,7 @@ func (d *schDiffer) dialect(ptr string, vo jcs.Value, ho bool, vn jcs.Value, hn 
 func schDialectSensitive(root jcs.Value) string {
 	var segs []string
 	at := func(kw string) string {
-		var b strings.Builder
-		for _, s := range segs {
-			b.WriteByte('/')
-			b.WriteString(schEscape(s))
-		}
-		return schQuote(kw) + " at " + schQuote(b.String())
+		return schQuote(kw) + " at " + schQuote(jcs.PointerJoin("", segs...))
 	}
 	var walk func(v jcs.Value) string
 	walk = func(v jcs.Value) string {

@@ -1,6 +1,7 @@
 package schemadiff
 
 import (
+	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 )
 
@@ -23,7 +24,7 @@ func memberChanges(name string, o, n *manifest.Tool) []Change {
 			if canonEqual(ov, nv) {
 				continue
 			}
-			c := Change{Name: name, Kind: ToolMemberChanged, Pointer: "/" + escapePtr(k), Direction: Neutral, Severity: "low",
+			c := Change{Name: name, Kind: ToolMemberChanged, Pointer: jcs.PointerJoin("", k), Direction: Neutral, Severity: "low",
 				Detail: "outside the digest projection: information, it decides nothing"}
 			if k == "title" {
 				if w := WordDiff(textOf(ov), textOf(nv), 160); w != "" {

@@ -107,18 +107,10 @@ func schJoinSegs(segs []schSeg) string {
 		if s.idx >= 0 {
 			b.WriteString(strconv.Itoa(s.idx))
 		} else {
-			b.WriteString(schEscape(s.key.Str()))
+			b.WriteString(jcs.PointerToken(s.key.Str()))
 		}
 	}
 	return b.String()
-}
-
-// schEscape escapes one JSON pointer segment (RFC 6901).
-func schEscape(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // schDigest identifies a value by its canonical form: two values have the
@@ -299,7 +291,7 @@ func (s *schSide) index() {
 	here := func() *schPath {
 		var p *schPath
 		for _, seg := range segs {
-			p = &schPath{p, schEscape(seg)}
+			p = &schPath{p, jcs.PointerToken(seg)}
 		}
 		return p
 	}
@@ -484,8 +476,8 @@ func (s *schSide) resolveAt(ref string, at jcs.Value) (target jcs.Value, path *s
 	if r.ambiguous {
 		return jcs.Value{}, nil, "two subschemas have the $id " + schQuote(r.uri)
 	}
-	frag, err := url.PathUnescape(rawFrag)
-	if err != nil {
+	frag, ok := jcs.FragmentPointer(rawFrag)
+	if !ok {
 		return jcs.Value{}, nil, "invalid %-escape in the reference"
 	}
 	root, rootPath := r.v, r.path
@@ -507,55 +499,23 @@ func (s *schSide) resolveAt(ref string, at jcs.Value) (target jcs.Value, path *s
 	}
 	v := root
 	p := rootPath
-	for _, seg := range strings.Split(frag[1:], "/") {
-		if strings.Contains(seg, "~") {
-			var u strings.Builder
-			for i := 0; i < len(seg); i++ {
-				if seg[i] != '~' {
-					u.WriteByte(seg[i])
-					continue
-				}
-				if i+1 < len(seg) && (seg[i+1] == '0' || seg[i+1] == '1') {
-					u.WriteByte("~/"[seg[i+1]-'0'])
-					i++
-					continue
-				}
-				return jcs.Value{}, nil, "invalid ~ escape in the JSON pointer"
-			}
-			seg = u.String()
+	for rest := frag; rest != ""; {
+		var seg string
+		if seg, rest, ok = jcs.CutPointer(rest); !ok {
+			return jcs.Value{}, nil, "invalid ~ escape in the JSON pointer"
 		}
-		switch v.Kind() {
-		case jcs.Object:
-			c, ok := v.Get(seg)
-			if !ok {
+		c, ok := v.Step(seg)
+		if !ok {
+			switch v.Kind() {
+			case jcs.Object:
 				return jcs.Value{}, nil, "no member " + schQuote(seg) + " at " + schQuote(p.str())
-			}
-			v = c
-		case jcs.Array:
-			i, ok := schIndex(seg)
-			if !ok || i >= v.Len() {
+			case jcs.Array:
 				return jcs.Value{}, nil, "no element " + schQuote(seg) + " at " + schQuote(p.str())
 			}
-			v = v.Index(i)
-		default:
 			return jcs.Value{}, nil, "the pointer goes through a " + v.Kind().String() + " at " + schQuote(p.str())
 		}
-		p = &schPath{p, schEscape(seg)}
+		v = c
+		p = &schPath{p, jcs.PointerToken(seg)}
 	}
 	return v, p, ""
-}
-
-// schIndex parses a JSON pointer array index (no sign, no leading zeros).
-func schIndex(s string) (int, bool) {
-	if s == "" || len(s) > 9 || (len(s) > 1 && s[0] == '0') {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int(s[i]-'0')
-	}
-	return n, true
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 )
 
@@ -253,7 +254,8 @@ func ParamPath(ptr string) string {
 		switch segs[i] {
 		case "properties", "patternProperties", "dependentSchemas":
 			if i+1 < len(segs) {
-				out = append(out, strings.ReplaceAll(strings.ReplaceAll(segs[i+1], "~1", "/"), "~0", "~"))
+				tok, _ := jcs.UnescapePointerToken(segs[i+1])
+				out = append(out, tok)
 				i++
 			}
 		case "items", "additionalItems", "prefixItems":
@@ -424,7 +426,7 @@ func textSentence(c Change, p func() string, quote func(string) string) string {
 
 // memberSentence says a member outside the digest projection changed.
 func memberSentence(c Change, quote func(string) string) string {
-	m := strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(c.Pointer, "/"), "~1", "/"), "~0", "~")
+	m, _ := jcs.UnescapePointerToken(strings.TrimPrefix(c.Pointer, "/"))
 	if m == "title" {
 		return "title changed (outside the digest projection: information, it decides nothing): " + quote(c.Detail)
 	}

@@ -298,7 +298,7 @@ func (x schNode) member(kw, key string) schNode {
 	if o, ok := x.get(kw); ok && o.Kind() == jcs.Object {
 		v, _ = o.Get(key)
 	}
-	return schNode{v: v, path: &schPath{&schPath{x.path, kw}, schEscape(key)}}
+	return schNode{v: v, path: &schPath{&schPath{x.path, kw}, jcs.PointerToken(key)}}
 }
 
 // elem is the position kw/i (an array-valued keyword's element).
@@ -1299,7 +1299,7 @@ func (d *schDiffer) objects(o, n schNode, pol int8, rd int) {
 			ks := k.Str()
 			if inProps(pn, hpn, ks) {
 				d.diff(o.member("properties", ks), n.member("properties", ks), pol, rd)
-				ptr := n.path.str() + "/properties/" + schEscape(ks)
+				ptr := jcs.PointerJoin(n.path.str(), "properties", ks)
 				switch {
 				case reqN[ks] && !reqO[ks]:
 					d.emit(RequiredAdded, ptr, Narrowing, pol, false, ks+" is now required", "")

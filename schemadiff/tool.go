@@ -484,7 +484,7 @@ func diffAnnotations(name string, o, n jcs.Value) []Change {
 			}
 			seen[k] = true
 			if !canonEqual(get(o, k), get(n, k)) {
-				out = append(out, Change{Name: name, Kind: KeywordUnmodeled, Pointer: "/annotations/" + escapePtr(k), Direction: Neutral, Severity: "low",
+				out = append(out, Change{Name: name, Kind: KeywordUnmodeled, Pointer: jcs.PointerJoin("/annotations", k), Direction: Neutral, Severity: "low",
 					Detail: "an annotation outside the MCP hints changed"})
 			}
 		}
@@ -526,10 +526,6 @@ func hintValue(v jcs.Value, def bool) (bool, bool) {
 		return false, true
 	}
 	return false, false
-}
-
-func escapePtr(s string) string {
-	return jcs.PointerToken(s)
 }
 
 var sevRank = map[string]int{"high": 3, "medium": 2, "low": 1}

@@ -526,10 +526,7 @@ func flatten(ve *jsonschema.ValidationError) []Problem {
 			}
 			return
 		}
-		ptr := ""
-		for _, seg := range e.InstanceLocation {
-			ptr += "/" + jcs.PointerToken(seg)
-		}
+		ptr := jcs.PointerJoin("", e.InstanceLocation...)
 		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
 			// The library lists them in map order: a message must say the
 			// same of the same document every time.

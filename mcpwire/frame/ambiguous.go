@@ -126,7 +126,7 @@ func collision(v jcs.Value) (string, string, string, bool) {
 				continue
 			}
 			if p, a, b, ok := collision(x); ok {
-				return "/" + jcs.PointerToken(k.Str()) + p, a, b, true
+				return jcs.PointerJoin("", k.Str()) + p, a, b, true
 			}
 		}
 	}
@@ -176,7 +176,7 @@ func variant(v jcs.Value, known map[string]string, ptr string) *Error {
 		want, ok := known[string(safetext.AppendMemberKey(buf[:0], name))]
 		if ok && want != string(name) {
 			n := string(name)
-			return ambiguous(ptr+"/"+jcs.PointerToken(n), "member "+quoteName(n)+" at "+safetext.Quote(ptr)+
+			return ambiguous(jcs.PointerJoin(ptr, n), "member "+quoteName(n)+" at "+safetext.Quote(ptr)+
 				" is "+quoteName(want)+" to decoders that ignore case, and is not "+quoteName(want))
 		}
 	}

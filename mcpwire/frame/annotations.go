@@ -2,6 +2,7 @@ package frame
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,12 +68,8 @@ func ParamAnnotationProblem(inputSchema jcs.Value) string {
 			}
 			toks = append(toks, st.kw)
 		}
-		var b strings.Builder
-		for i := len(toks) - 1; i >= 0; i-- {
-			b.WriteByte('/')
-			b.WriteString(jcs.PointerToken(toks[i]))
-		}
-		return b.String()
+		slices.Reverse(toks)
+		return jcs.PointerJoin("", toks...)
 	}
 	type node struct {
 		v         jcs.Value
