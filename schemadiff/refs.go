@@ -1,14 +1,18 @@
 package schemadiff
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 )
+
+// References. A pure internal reference ({"$ref": "#..."} with only
+// annotations beside it) stands for its target (follow); one with
+// validating keywords beside it is an implicit allOf member (refs); an
+// external one is never fetched: it is introduced, or present beside
+// other changes (externalRefs). How a reference is resolved: resolve.go.
 
 // ExternalRefs returns the RFC 6901 pointers, relative to schema (not
 // prefixed with the schema's place in the tool), of every "$ref" and
@@ -113,409 +117,153 @@ func schJoinSegs(segs []schSeg) string {
 	return b.String()
 }
 
-// schDigest identifies a value by its canonical form: two values have the
-// same sum exactly when their RFC 8785 canonical forms are equal (up to a
-// SHA-256 collision). hasRef says the value contains a "$ref" or
-// "$dynamicRef" member somewhere, so equal bytes do not imply equal meaning.
-type schDigest struct {
-	sum    [32]byte
-	hasRef bool
+// schPureRefSiblings may stand beside a $ref that is followed
+// transparently: annotations and document bookkeeping.
+var schPureRefSiblings = map[string]bool{
+	"title": true, "description": true, "default": true, "examples": true, "deprecated": true,
+	"readOnly": true, "writeOnly": true, "$comment": true,
+	"$defs": true, "definitions": true, "$schema": true, "$id": true, "$anchor": true, "$dynamicAnchor": true,
 }
 
-// schAnchor is a plain-name fragment target ($anchor, $dynamicAnchor, or a
-// draft-07 "$id": "#name").
-type schAnchor struct {
-	v         jcs.Value
-	path      *schPath
-	ambiguous bool
-}
-
-// schResource is a schema resource: the root, or a subschema with an "$id"
-// that is not a plain-name fragment. Its $id (resolved against the
-// enclosing resource's) is the base URI of the references inside it, and
-// its anchors are its own.
-type schResource struct {
-	uri       string // absolute, without fragment; "" for a root without $id
-	base      *url.URL
-	v         jcs.Value
-	path      *schPath
-	anchors   map[string]schAnchor
-	ambiguous bool // two subschemas have this $id
-}
-
-// schSyntheticBase stands for the unknown retrieval URI of a document
-// without a root $id: relative $ids and references resolve against it, and
-// no reference can name the root through it.
-var schSyntheticBase = &url.URL{Scheme: "https", Host: "mcpdrift.invalid", Path: "/"}
-
-// schSide is one of the two schemas being compared, with lazily built
-// indexes. Values are identified by their byte offset in their document,
-// which is unique per value.
-type schSide struct {
-	root    jcs.Value
-	digests map[int]schDigest // arrays and objects only
-	masks   map[int]schMaskMemo
-	// Resources, by URI, and the resource of every object that holds a
-	// reference (built by index).
-	root0     *schResource
-	resources map[string]*schResource
-	scopes    map[int]*schResource
-	indexed   bool
-	nz        *nrmSide // normal forms
-	scratch   []byte
-	stack     []schDigest
-}
-
-type schMaskMemo struct {
-	mask  uint8
-	ok    bool
-	state uint8 // 1 in progress, 2 done
-}
-
-func newSchSide(root jcs.Value) *schSide {
-	s := &schSide{root: root, digests: make(map[int]schDigest), masks: make(map[int]schMaskMemo)}
-	s.nz = &nrmSide{s: s, budget: schDefaultMaxNodes}
-	return s
-}
-
-// digest returns the digest of an array or object (memoised). Scalar
-// members are written into their container's stream as canonical bytes;
-// use schSame or key for scalars. The recursion is bounded by jcs.MaxDepth.
-func (s *schSide) digest(v jcs.Value) schDigest {
-	off := v.Offset()
-	if d, ok := s.digests[off]; ok {
-		return d
+// pureRef reports whether v is an internal reference with nothing that
+// validates beside it.
+func (s *schSide) pureRef(v jcs.Value) (ref, kw string, ok bool) {
+	if !v.Valid() || v.Kind() != jcs.Object {
+		return "", "", false
 	}
-	var d schDigest
-	n := v.Len()
-	isObj := v.Kind() == jcs.Object
-	child := func(i int) jcs.Value {
-		if isObj {
-			_, c := v.Member(i)
-			return c
-		}
-		return v.Index(i)
-	}
-	// Containers first (they use s.scratch and s.stack above base), then
-	// this value's stream.
-	base := len(s.stack)
-	for i := range n {
-		if isObj {
-			k, _ := v.Member(i)
-			if k.StrEqual("$ref") || k.StrEqual("$dynamicRef") {
-				d.hasRef = true
+	for i := 0; i < v.Len(); i++ {
+		k, c := v.Member(i)
+		ks := k.Str()
+		if ks == "$ref" || ks == "$dynamicRef" {
+			if kw != "" || c.Kind() != jcs.String || !s.internalRef(c.Str(), v) {
+				return "", "", false
 			}
+			ref, kw = c.Str(), ks
+			continue
 		}
-		if c := child(i); c.Kind() == jcs.Array || c.Kind() == jcs.Object {
-			cd := s.digest(c)
-			d.hasRef = d.hasRef || cd.hasRef
-			s.stack = append(s.stack, cd)
-		}
-	}
-	buf := s.scratch[:0]
-	buf = append(buf, byte(v.Kind()))
-	buf = binary.AppendUvarint(buf, uint64(n))
-	k := base
-	for i := range n {
-		if isObj {
-			key, _ := v.Member(i)
-			at := len(buf)
-			buf = append(buf, 0, 0, 0, 0)
-			buf = key.AppendCanonical(buf)
-			binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
-		}
-		c := child(i)
-		switch c.Kind() {
-		case jcs.Array, jcs.Object:
-			buf = append(buf, 'c')
-			buf = append(buf, s.stack[k].sum[:]...)
-			k++
-		default:
-			buf = append(buf, 's', byte(c.Kind()))
-			at := len(buf)
-			buf = append(buf, 0, 0, 0, 0)
-			buf = c.AppendCanonical(buf)
-			binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
+		if !schPureRefSiblings[ks] {
+			return "", "", false
 		}
 	}
-	s.stack = s.stack[:base]
-	d.sum = sha256.Sum256(buf)
-	s.scratch = buf
-	s.digests[off] = d
-	return d
+	return ref, kw, kw != ""
 }
 
-// key identifies a value by its canonical form, for set membership.
-func (s *schSide) key(v jcs.Value) string {
-	switch v.Kind() {
-	case jcs.Array, jcs.Object:
-		d := s.digest(v)
-		return "c" + string(d.sum[:])
+// mixedRef reports an internal reference with validating siblings.
+func (s *schSide) mixedRef(v jcs.Value) bool {
+	if !v.Valid() || v.Kind() != jcs.Object {
+		return false
 	}
-	return "s" + string(v.Canonical())
-}
-
-// hasRef reports whether v contains a "$ref" or "$dynamicRef" member.
-func (s *schSide) hasRef(v jcs.Value) bool {
-	switch v.Kind() {
-	case jcs.Array, jcs.Object:
-		return s.digest(v).hasRef
+	if _, _, ok := s.pureRef(v); ok {
+		return false
+	}
+	for _, kw := range [...]string{"$ref", "$dynamicRef"} {
+		if r, ok := v.Get(kw); ok && r.Kind() == jcs.String && s.internalRef(r.Str(), v) {
+			return true
+		}
 	}
 	return false
 }
 
-// schSchemaKeywords are the keywords whose values are subschemas (1), objects
-// of subschemas (2) or arrays of subschemas (3): the places where an "$id"
-// starts a resource and an anchor names a schema. $id and anchors inside
-// unknown keywords or instance data are not schema resources (a runtime
-// need not see them), so a reference to them is not resolved through them.
-var schSchemaKeywords = map[string]uint8{
-	"additionalProperties": 1, "unevaluatedProperties": 1, "propertyNames": 1, "items": 1,
-	"additionalItems": 1, "unevaluatedItems": 1, "contains": 1, "not": 1, "if": 1, "then": 1, "else": 1,
-	"properties": 2, "patternProperties": 2, "$defs": 2, "definitions": 2, "dependentSchemas": 2, "dependencies": 2,
-	"allOf": 3, "anyOf": 3, "oneOf": 3, "prefixItems": 3,
-}
-
-// index builds the resource and anchor tables once.
-func (s *schSide) index() {
-	if s.indexed {
-		return
-	}
-	s.indexed = true
-	s.resources = make(map[string]*schResource)
-	s.scopes = make(map[int]*schResource)
-	if !s.root.Valid() {
-		return
-	}
-	var segs []string
-	here := func() *schPath {
-		var p *schPath
-		for _, seg := range segs {
-			p = &schPath{p, jcs.PointerToken(seg)}
-		}
-		return p
-	}
-	addAnchor := func(r *schResource, name string, v jcs.Value) {
-		if a, ok := r.anchors[name]; ok {
-			if a.v.Offset() != v.Offset() {
-				a.ambiguous = true
-				r.anchors[name] = a
-			}
-			return
-		}
-		r.anchors[name] = schAnchor{v: v, path: here()}
-	}
-	var walk func(v jcs.Value, cur *schResource)
-	walkSchema := func(v jcs.Value, cur *schResource) {
-		if v.Kind() == jcs.Object {
-			walk(v, cur)
-		}
-	}
-	walk = func(v jcs.Value, cur *schResource) {
-		if id, ok := v.Get("$id"); ok && id.Kind() == jcs.String {
-			switch ids := id.Str(); {
-			case strings.HasPrefix(ids, "#"):
-				if len(ids) > 1 {
-					addAnchor(cur, ids[1:], v)
-				}
-			default:
-				if u, err := url.Parse(ids); err == nil {
-					abs := cur.base.ResolveReference(u)
-					frag := abs.Fragment
-					abs.Fragment, abs.RawFragment = "", ""
-					key := abs.String()
-					if cur.v.Valid() && cur.v.Offset() == v.Offset() {
-						// The root's own $id.
-						cur.uri, cur.base = key, abs
-					} else if r, dup := s.resources[key]; dup {
-						r.ambiguous = true
-						cur = r
-					} else {
-						cur = &schResource{uri: key, base: abs, v: v, path: here(), anchors: map[string]schAnchor{}}
-						s.resources[key] = cur
-					}
-					if frag != "" && !strings.HasPrefix(frag, "/") {
-						addAnchor(cur, frag, v)
-					}
-				}
-			}
-		}
-		for _, kw := range [...]string{"$anchor", "$dynamicAnchor"} {
-			if a, ok := v.Get(kw); ok && a.Kind() == jcs.String && a.Str() != "" {
-				addAnchor(cur, a.Str(), v)
-			}
-		}
-		if _, ok := v.Get("$ref"); ok {
-			s.scopes[v.Offset()] = cur
-		} else if _, ok := v.Get("$dynamicRef"); ok {
-			s.scopes[v.Offset()] = cur
-		}
-		for i := 0; i < v.Len(); i++ {
-			k, c := v.Member(i)
-			ks := k.Str()
-			switch schSchemaKeywords[ks] {
-			case 1:
-				segs = append(segs, ks)
-				if c.Kind() == jcs.Array && ks == "items" {
-					for j := 0; j < c.Len(); j++ {
-						segs = append(segs, strconv.Itoa(j))
-						walkSchema(c.Index(j), cur)
-						segs = segs[:len(segs)-1]
-					}
-				} else {
-					walkSchema(c, cur)
-				}
-				segs = segs[:len(segs)-1]
-			case 2:
-				if c.Kind() != jcs.Object {
-					continue
-				}
-				segs = append(segs, ks)
-				for j := 0; j < c.Len(); j++ {
-					mk, mc := c.Member(j)
-					segs = append(segs, mk.Str())
-					walkSchema(mc, cur)
-					segs = segs[:len(segs)-1]
-				}
-				segs = segs[:len(segs)-1]
-			case 3:
-				if c.Kind() != jcs.Array {
-					continue
-				}
-				segs = append(segs, ks)
-				for j := 0; j < c.Len(); j++ {
-					segs = append(segs, strconv.Itoa(j))
-					walkSchema(c.Index(j), cur)
-					segs = segs[:len(segs)-1]
-				}
-				segs = segs[:len(segs)-1]
-			}
-		}
-	}
-	s.root0 = &schResource{base: schSyntheticBase, v: s.root, anchors: map[string]schAnchor{}}
-	walkSchema(s.root, s.root0)
-	if s.root0.uri != "" {
-		if _, dup := s.resources[s.root0.uri]; dup {
-			s.resources[s.root0.uri].ambiguous = true
-		} else {
-			s.resources[s.root0.uri] = s.root0
-		}
-	}
-}
-
-// scope is the resource a reference held by object at resolves in.
-func (s *schSide) scope(at jcs.Value) *schResource {
-	s.index()
-	if at.Valid() {
-		if r, ok := s.scopes[at.Offset()]; ok {
-			return r
-		}
-	}
-	if s.root0 == nil {
-		return &schResource{base: schSyntheticBase, anchors: map[string]schAnchor{}}
-	}
-	return s.root0
-}
-
-// locate finds the resource an absolute-or-relative reference names (the
-// part before its fragment) and the fragment; ok is false when it names no
-// resource of this document: an external reference.
-func (s *schSide) locate(ref string, at jcs.Value) (r *schResource, frag string, ok bool) {
-	if strings.HasPrefix(ref, "#") {
-		return s.scope(at), ref[1:], true
-	}
-	if ref == "" {
-		// The base URI itself: the schema does not pin what that is.
-		return nil, "", false
-	}
-	s.index()
-	if len(s.resources) == 0 || !at.Valid() {
-		return nil, "", false
-	}
-	if _, ok := s.scopes[at.Offset()]; !ok {
-		// Not at a schema position (an unknown keyword, instance data): no
-		// runtime resolves it through the document's $ids.
-		return nil, "", false
-	}
-	u, err := url.Parse(ref)
-	if err != nil {
-		return nil, "", false
-	}
-	abs := s.scope(at).base.ResolveReference(u)
-	frag = abs.EscapedFragment()
-	abs.Fragment, abs.RawFragment = "", ""
-	r, ok = s.resources[abs.String()]
-	return r, frag, ok
-}
-
-// internalRef reports whether a reference held by object at resolves
-// inside the document: a fragment ("#...") of the current resource, or the
-// URI of a resource the document embeds with "$id".
-func (s *schSide) internalRef(ref string, at jcs.Value) bool {
-	if strings.HasPrefix(ref, "#") {
-		return true
-	}
-	_, _, ok := s.locate(ref, at)
-	return ok
-}
-
-// resolveAt finds the target of an internal reference held by object at:
-// the resource it names ("#" alone: the current one, whose $id is the base
-// URI; "other.json#..." an embedded resource), then the fragment in it (a
-// JSON pointer with ~0, ~1 and %-escapes, or an anchor of that resource),
-// and returns it with its canonical pointer in the document. problem is
-// non-empty when the reference cannot be resolved.
-func (s *schSide) resolveAt(ref string, at jcs.Value) (target jcs.Value, path *schPath, problem string) {
-	if !s.root.Valid() {
-		return jcs.Value{}, nil, "the schema is absent"
-	}
-	r, rawFrag, ok := s.locate(ref, at)
-	if !ok {
-		return jcs.Value{}, nil, "not an internal reference"
-	}
-	if r.ambiguous {
-		return jcs.Value{}, nil, "two subschemas have the $id " + schQuote(r.uri)
-	}
-	frag, ok := jcs.FragmentPointer(rawFrag)
-	if !ok {
-		return jcs.Value{}, nil, "invalid %-escape in the reference"
-	}
-	root, rootPath := r.v, r.path
-	if !root.Valid() {
-		root = s.root
-	}
-	if frag == "" {
-		return root, rootPath, ""
-	}
-	if frag[0] != '/' {
-		a, ok := r.anchors[frag]
-		switch {
-		case !ok:
-			return jcs.Value{}, nil, "no $anchor named " + schQuote(frag)
-		case a.ambiguous:
-			return jcs.Value{}, nil, "the anchor " + schQuote(frag) + " is defined more than once"
-		}
-		return a.v, a.path, ""
-	}
-	v := root
-	p := rootPath
-	for rest := frag; rest != ""; {
-		var seg string
-		if seg, rest, ok = jcs.CutPointer(rest); !ok {
-			return jcs.Value{}, nil, "invalid ~ escape in the JSON pointer"
-		}
-		c, ok := v.Step(seg)
+// follow expands a chain of pure references. The chain starts with x.
+func (d *schDiffer) follow(s *schSide, x schNode, rd int) ([]schNode, bool) {
+	chain := []schNode{x}
+	for {
+		ref, kw, ok := s.pureRef(x.v)
 		if !ok {
-			switch v.Kind() {
-			case jcs.Object:
-				return jcs.Value{}, nil, "no member " + schQuote(seg) + " at " + schQuote(p.str())
-			case jcs.Array:
-				return jcs.Value{}, nil, "no element " + schQuote(seg) + " at " + schQuote(p.str())
-			}
-			return jcs.Value{}, nil, "the pointer goes through a " + v.Kind().String() + " at " + schQuote(p.str())
+			return chain, true
 		}
-		v = c
-		p = &schPath{p, jcs.PointerToken(seg)}
+		at := func() string { return x.path.str() + "/" + kw }
+		if rd >= d.opt.MaxRefDepth {
+			d.unresolved(at(), kw+" "+schQuote(ref), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
+			return nil, false
+		}
+		t, p, problem := s.resolveAt(ref, x.v)
+		if problem == "" && t.Kind() != jcs.Object && t.Kind() != jcs.True && t.Kind() != jcs.False {
+			problem = "the target is a " + t.Kind().String() + ", not a schema"
+		}
+		if problem == "" {
+			for _, c := range chain {
+				if c.v.Valid() && c.v.Offset() == t.Offset() {
+					problem = "cyclic $ref: the references lead back to themselves with nothing to validate"
+					break
+				}
+			}
+		}
+		if problem != "" {
+			d.unresolved(at(), kw+" "+schQuote(ref), "unresolved reference: "+problem+"; not compared")
+			return nil, false
+		}
+		x = schNode{v: t, path: p}
+		chain = append(chain, x)
+		rd++
 	}
-	return v, p, ""
+}
+
+// refs compares internal references that have sibling keywords (implicit
+// allOf members); pure references were followed by diff.
+func (d *schDiffer) refs(o, n schNode, pol int8, rd int) {
+	for _, kw := range [...]string{"$ref", "$dynamicRef"} {
+		ro, ho := d.old.internalRefAt(o, kw)
+		rn, hn := d.new.internalRefAt(n, kw)
+		switch {
+		case ho && hn:
+			if rd >= d.opt.MaxRefDepth {
+				d.unresolved(n.path.str()+"/"+kw, kw+" "+schQuote(rn), "more than "+strconv.Itoa(d.opt.MaxRefDepth)+" nested $ref expansions; not compared beyond")
+				continue
+			}
+			to, po, pbO := d.old.resolveAt(ro, o.v)
+			tn, pn, pbN := d.new.resolveAt(rn, n.v)
+			if pbO != "" {
+				d.unresolved(o.path.str()+"/"+kw, kw+" "+schQuote(ro), "unresolved reference: "+pbO+"; not compared")
+			}
+			if pbN != "" {
+				d.unresolved(n.path.str()+"/"+kw, kw+" "+schQuote(rn), "unresolved reference: "+pbN+"; not compared")
+			}
+			if pbO == "" && pbN == "" {
+				d.diff(schNode{v: to, path: po}, schNode{v: tn, path: pn}, pol, rd+1)
+			}
+		case hn:
+			d.emit(CompositionNarrowed, n.path.str()+"/"+kw, Narrowing, pol, false, kw+" added: "+schQuote(rn), "")
+		case ho:
+			d.emit(CompositionWidened, o.path.str()+"/"+kw, Widening, pol, false, kw+" removed (was "+schQuote(ro)+")", "")
+		}
+	}
+}
+
+func (s *schSide) internalRefAt(x schNode, kw string) (string, bool) {
+	r, ok := x.get(kw)
+	if !ok || r.Kind() != jcs.String || !s.internalRef(r.Str(), x.v) {
+		return "", false
+	}
+	return r.Str(), true
+}
+
+// externalRefs reports the external references of the new schema: one
+// not at the same pointer, naming the same target (extIdentity), in the old
+// one is introduced; the others are present, reported when something else
+// changed.
+func (d *schDiffer) externalRefs() {
+	type key struct{ ptr, id string }
+	before := make(map[key]bool)
+	for _, r := range d.old.externalRefs() {
+		before[key{r.ptr, r.id}] = true
+	}
+	var present []schExtRef
+	for _, r := range d.new.externalRefs() {
+		if before[key{r.ptr, r.id}] {
+			present = append(present, r)
+			continue
+		}
+		d.emit(ExternalRefIntroduced, r.ptr, Widening, 1, false,
+			"external reference "+schQuote(r.val)+": its target is resolved by the runtime, not pinned here", "")
+		d.opt.Refs.judge(&d.out[len(d.out)-1], r)
+	}
+	if len(d.out) == 0 {
+		return
+	}
+	for _, r := range present {
+		d.emit(ExternalRefPresent, r.ptr, Neutral, 1, false,
+			"external reference "+schQuote(r.val)+" (unchanged): the effective schema also depends on its target", "")
+		d.opt.Refs.judge(&d.out[len(d.out)-1], r)
+	}
 }
