@@ -67,19 +67,6 @@ func (d *schDiffer) matchAlts(ao, an, layerO, layerN []schNode, ko, kn string, p
 	if !d.charge(len(ao)+len(an), func() string { return schNodePtr(schFirst(ao), schFirst(an)) }) {
 		return matchedO, matchedN
 	}
-	withLayers := func(x schNode, l []schNode) schNode {
-		if l != nil {
-			x.outer = l
-		}
-		return x
-	}
-	all := ko == "allOf"
-	// Candidates: for anyOf and oneOf, branches whose types can meet (a
-	// string branch replaced by an object branch is one alternative
-	// removed and another added); allOf members are conjuncts, any pair.
-	meet := func(i, j int) bool {
-		return all || d.effMask(d.old, ao[i].v, rd)&d.effMask(d.new, an[j].v, rd) != 0
-	}
 	// Equal validation, by normal form (else by canonical bytes).
 	key := func(s *schSide, x schNode) string {
 		if z := s.nz.norm(x.v); z != nil {
@@ -108,6 +95,50 @@ func (d *schDiffer) matchAlts(ao, an, layerO, layerN []schNode, ko, kn string, p
 		d.valueMatch(ao, an, matchedO, matchedN, layerO, layerN, pol, rd)
 	}
 	// The rest: candidates whose types meet.
+	cands, note := d.candidates(ao, an, matchedO, matchedN, layerO, layerN, ko == "allOf", pol, rd)
+	for _, c := range cands {
+		if matchedO[c.i] == -1 && matchedN[c.j] == -1 {
+			pair(c.i, c.j)
+		}
+	}
+	for j, i := range matchedN {
+		if i < 0 {
+			continue
+		}
+		o, n := schWithLayers(ao[i], layerO), schWithLayers(an[j], layerN)
+		if t, ok := d.trials[schTrialKey{schPairKey{schOff(o.v), schOff(n.v), pol}, schOuterKey(o), schOuterKey(n)}]; ok {
+			// Diffed already, in full (duplicates of records found
+			// elsewhere are removed by finish).
+			d.out = append(d.out, t.out...)
+			continue
+		}
+		d.diff(o, n, pol, rd)
+	}
+	d.unmatched(ao, an, matchedO, matchedN, ko, kn, pol, rd, note)
+	return matchedO, matchedN
+}
+
+// schWithLayers is x with the outer layers l (when not nil).
+func schWithLayers(x schNode, l []schNode) schNode {
+	if l != nil {
+		x.outer = l
+	}
+	return x
+}
+
+// schCand is a candidate pair of alternatives and its cost.
+type schCand struct{ i, j, cost int }
+
+// candidates lists the pairs of the alternatives still unmatched that may
+// be paired, cheapest first: for anyOf and oneOf, branches whose types can
+// meet (a string branch replaced by an object branch is one alternative
+// removed and another added); allOf members (all) are conjuncts, any pair.
+// Their cost is what a trial diff finds, or minus their similarity, as the
+// bounds of branch matching say; note says why none were listed past them.
+func (d *schDiffer) candidates(ao, an []schNode, matchedO, matchedN []int, layerO, layerN []schNode, all bool, pol int8, rd int) (cands []schCand, note string) {
+	meet := func(i, j int) bool {
+		return all || d.effMask(d.old, ao[i].v, rd)&d.effMask(d.new, an[j].v, rd) != 0
+	}
 	var remO, remN []int
 	for i := range ao {
 		if matchedO[i] == -1 {
@@ -119,15 +150,12 @@ func (d *schDiffer) matchAlts(ao, an, layerO, layerN []schNode, ko, kn string, p
 			remN = append(remN, j)
 		}
 	}
-	type cand struct{ i, j, cost int }
-	var cands []cand
-	note := ""
 	if n := len(remO) * len(remN); n > 0 {
 		switch {
 		case n == 1:
 			// One of each left: no choice to make.
 			if meet(remO[0], remN[0]) {
-				cands = append(cands, cand{remO[0], remN[0], 0})
+				cands = append(cands, schCand{remO[0], remN[0], 0})
 			}
 		case n <= schMaxTrialPairs:
 			for _, i := range remO {
@@ -135,7 +163,7 @@ func (d *schDiffer) matchAlts(ao, an, layerO, layerN []schNode, ko, kn string, p
 					if !meet(i, j) {
 						continue
 					}
-					cands = append(cands, cand{i, j, d.trial(withLayers(ao[i], layerO), withLayers(an[j], layerN), pol, rd)})
+					cands = append(cands, schCand{i, j, d.trial(schWithLayers(ao[i], layerO), schWithLayers(an[j], layerN), pol, rd)})
 				}
 			}
 		case n <= schMaxScoredPairs:
@@ -144,14 +172,14 @@ func (d *schDiffer) matchAlts(ao, an, layerO, layerN []schNode, ko, kn string, p
 					if !meet(i, j) {
 						continue
 					}
-					cands = append(cands, cand{i, j, -schSimilarity(ao[i].v, an[j].v)})
+					cands = append(cands, schCand{i, j, -schSimilarity(ao[i].v, an[j].v)})
 				}
 			}
 		default:
 			note = "more than " + strconv.Itoa(schMaxScoredPairs) + " pairs of differing branches: not matched, reported as removed and added"
 		}
 	}
-	slices.SortFunc(cands, func(a, b cand) int {
+	slices.SortFunc(cands, func(a, b schCand) int {
 		if a.cost != b.cost {
 			return a.cost - b.cost
 		}
@@ -166,26 +194,7 @@ func (d *schDiffer) matchAlts(ao, an, layerO, layerN []schNode, ko, kn string, p
 		}
 		return a.j - b.j
 	})
-	for _, c := range cands {
-		if matchedO[c.i] == -1 && matchedN[c.j] == -1 {
-			pair(c.i, c.j)
-		}
-	}
-	for j, i := range matchedN {
-		if i < 0 {
-			continue
-		}
-		o, n := withLayers(ao[i], layerO), withLayers(an[j], layerN)
-		if t, ok := d.trials[schTrialKey{schPairKey{schOff(o.v), schOff(n.v), pol}, schOuterKey(o), schOuterKey(n)}]; ok {
-			// Diffed already, in full (duplicates of records found
-			// elsewhere are removed by finish).
-			d.out = append(d.out, t.out...)
-			continue
-		}
-		d.diff(o, n, pol, rd)
-	}
-	d.unmatched(ao, an, matchedO, matchedN, ko, kn, pol, rd, note)
-	return matchedO, matchedN
+	return cands, note
 }
 
 // unmatched reports the alternatives left without a match: added ones

@@ -351,73 +351,10 @@ func (z *nrmSide) object(v jcs.Value) *nrm {
 			constV, hasConst = c, true
 		case "type":
 			typeV, hasType = c, true
-		case "required":
-			set, list, ok := schStringSet(c, true)
-			if !ok {
-				kw[ks] = z.leaf(c)
-				continue
-			}
-			_ = set
-			if len(list) == 0 {
-				continue
-			}
-			slices.Sort(list)
-			vals := make([]*nrm, len(list))
-			for j, s := range list {
-				vals[j] = nrmLeaf(jcs.AppendString(nil, s))
-			}
-			kw[ks] = nrmList(vals)
-		case "properties", "patternProperties", "dependentSchemas":
-			m := z.schemaMap(c, ks == "dependentSchemas")
-			if m == nil {
-				return nil
-			}
-			if m.keys != nil && len(m.keys) == 0 {
-				continue
-			}
-			kw[ks] = m
-		case "dependentRequired", "dependencies":
-			m := z.depMap(c)
-			if m == nil {
-				return nil
-			}
-			if m.keys != nil && len(m.keys) == 0 {
-				continue
-			}
-			kw[ks] = m
-		case "additionalProperties", "unevaluatedProperties", "propertyNames", "additionalItems",
-			"unevaluatedItems", "contains", "not", "if", "then", "else":
-			x := z.schema(c)
-			if x == nil {
-				return nil
-			}
-			kw[ks] = x
-		case "items":
-			if c.Kind() == jcs.Array {
-				x := z.schemaList(c)
-				if x == nil {
-					return nil
-				}
-				kw[ks] = x
-				continue
-			}
-			x := z.schema(c)
-			if x == nil {
-				return nil
-			}
-			kw[ks] = x
-		case "prefixItems", "allOf", "anyOf", "oneOf":
-			if c.Kind() != jcs.Array {
-				kw[ks] = z.leaf(c)
-				continue
-			}
-			x := z.schemaList(c)
-			if x == nil {
-				return nil
-			}
-			kw[ks] = x
 		default:
-			kw[ks] = z.leaf(c)
+			if !z.keyword(kw, ks, c) {
+				return nil
+			}
 		}
 	}
 	if z.legacy && !pure {
@@ -433,6 +370,81 @@ func (z *nrmSide) object(v jcs.Value) *nrm {
 		allOf = append(allOf, refTarget)
 	}
 	return z.finish(kw, allOf, typeV, hasType, enumV, hasEnum, constV, hasConst)
+}
+
+// keyword writes the normal form of keyword ks, of value c, into kw (the
+// keywords object reads itself aside); false when it has none.
+func (z *nrmSide) keyword(kw map[string]*nrm, ks string, c jcs.Value) bool {
+	switch ks {
+	case "required":
+		set, list, ok := schStringSet(c, true)
+		if !ok {
+			kw[ks] = z.leaf(c)
+			return true
+		}
+		_ = set
+		if len(list) == 0 {
+			return true
+		}
+		slices.Sort(list)
+		vals := make([]*nrm, len(list))
+		for j, s := range list {
+			vals[j] = nrmLeaf(jcs.AppendString(nil, s))
+		}
+		kw[ks] = nrmList(vals)
+	case "properties", "patternProperties", "dependentSchemas":
+		m := z.schemaMap(c, ks == "dependentSchemas")
+		if m == nil {
+			return false
+		}
+		if m.keys != nil && len(m.keys) == 0 {
+			return true
+		}
+		kw[ks] = m
+	case "dependentRequired", "dependencies":
+		m := z.depMap(c)
+		if m == nil {
+			return false
+		}
+		if m.keys != nil && len(m.keys) == 0 {
+			return true
+		}
+		kw[ks] = m
+	case "additionalProperties", "unevaluatedProperties", "propertyNames", "additionalItems",
+		"unevaluatedItems", "contains", "not", "if", "then", "else":
+		x := z.schema(c)
+		if x == nil {
+			return false
+		}
+		kw[ks] = x
+	case "items":
+		if c.Kind() == jcs.Array {
+			x := z.schemaList(c)
+			if x == nil {
+				return false
+			}
+			kw[ks] = x
+			return true
+		}
+		x := z.schema(c)
+		if x == nil {
+			return false
+		}
+		kw[ks] = x
+	case "prefixItems", "allOf", "anyOf", "oneOf":
+		if c.Kind() != jcs.Array {
+			kw[ks] = z.leaf(c)
+			return true
+		}
+		x := z.schemaList(c)
+		if x == nil {
+			return false
+		}
+		kw[ks] = x
+	default:
+		kw[ks] = z.leaf(c)
+	}
+	return true
 }
 
 // overlay puts annotations (kw holds only annotations and kept bookkeeping)

@@ -38,8 +38,87 @@ func nrmSortDedup(xs []*nrm, dedup bool) []*nrm {
 
 // finish applies the rules that read several keywords and builds the node.
 func (z *nrmSide) finish(kw map[string]*nrm, allOf []*nrm, typeV jcs.Value, hasType bool, enumV jcs.Value, hasEnum bool, constV jcs.Value, hasConst bool) *nrm {
-	isFalse := false
-	mask := uint8(schTAll)
+	mask, set, hasSet, isFalse := z.typeAndValues(kw, typeV, hasType, enumV, hasEnum, constV, hasConst)
+	z.dropDefaults(kw)
+	if n, ok := kw["not"]; ok && n.isTrue() {
+		isFalse = true
+	}
+	allOf, none := z.choices(kw, allOf)
+	isFalse = isFalse || none
+	members, flat, none := nrmFlatten(allOf)
+	mask &= flat
+	isFalse = isFalse || none
+	members = nrmSortDedup(members, true)
+	var rest []*nrm
+	for _, m := range members {
+		if z.mergeable(kw, m) {
+			for i, k := range m.keys {
+				kw[k] = m.vals[i]
+			}
+			mask &= m.mask
+			if m.set != nil {
+				set, hasSet = nrmIntersect(set, hasSet, m.set), true
+			}
+			continue
+		}
+		rest = append(rest, m)
+	}
+	if len(rest) > 0 {
+		kw["allOf"] = nrmList(rest)
+		for _, m := range rest {
+			mask &= m.mask
+		}
+	}
+	if isFalse {
+		// Keep only the annotations: the schema accepts nothing.
+		m := map[string]*nrm{"not": nrmTrue}
+		for k, v := range kw {
+			if schKeywords[k] == schKwAnnotation {
+				m[k] = v
+			}
+		}
+		x := nrmFromMap(m)
+		x.mask, x.set = 0, []string{}
+		return x
+	}
+	if a, ok := kw["anyOf"]; ok && a.arr {
+		var u uint8
+		for _, b := range a.vals {
+			u |= b.mask
+		}
+		mask &= u
+	}
+	if a, ok := kw["oneOf"]; ok && a.arr {
+		var u uint8
+		for _, b := range a.vals {
+			u |= b.mask
+		}
+		mask &= u
+	}
+	x := nrmFromMap(kw)
+	x.mask = mask
+	if hasSet {
+		if set == nil {
+			set = []string{}
+		}
+		x.set = set
+	}
+	if merged := len(members) - len(rest); merged > 0 && (x.get("type") != nil || x.get("enum") != nil) {
+		// A merged member may have brought a type or an enum beside the
+		// other: normalize the result once more so the rules that read
+		// both apply (the result is a fixpoint of these rules).
+		return z.refinish(x)
+	}
+	return x
+}
+
+// typeAndValues writes type, enum and const into kw: type as a set, enum
+// and const as one set of values (a type beside them filters them and is
+// dropped). It returns the types the schema may accept, the keys of its
+// values (hasSet: it is limited to values), and whether it accepts
+// nothing.
+func (z *nrmSide) typeAndValues(kw map[string]*nrm, typeV jcs.Value, hasType bool, enumV jcs.Value, hasEnum bool, constV jcs.Value, hasConst bool) (mask uint8, set []string, hasSet, isFalse bool) {
+	mask = schTAll
 	// type
 	if hasType {
 		m, ok := schTypeMask(typeV, true)
@@ -54,8 +133,6 @@ func (z *nrmSide) finish(kw map[string]*nrm, allOf []*nrm, typeV jcs.Value, hasT
 		}
 	}
 	// enum and const: one set.
-	var set []string
-	hasSet := false
 	if hasEnum && enumV.Kind() != jcs.Array {
 		kw["enum"] = z.leaf(enumV)
 		hasEnum = false
@@ -120,7 +197,12 @@ func (z *nrmSide) finish(kw map[string]*nrm, allOf []*nrm, typeV jcs.Value, hasT
 		}
 		kw["type"] = nrmList(names)
 	}
-	// Defaults written out.
+	return mask, set, hasSet, isFalse
+}
+
+// dropDefaults drops from kw the keywords written out with the value they
+// have when absent, and those that apply only beside a keyword kw lacks.
+func (z *nrmSide) dropDefaults(kw map[string]*nrm) {
 	zero := func(k, val string) {
 		if x, ok := kw[k]; ok && x.raw != nil && string(x.raw) == val {
 			delete(kw, k)
@@ -166,10 +248,16 @@ func (z *nrmSide) finish(kw map[string]*nrm, allOf []*nrm, typeV jcs.Value, hasT
 		delete(kw, "then")
 		delete(kw, "else")
 	}
-	if n, ok := kw["not"]; ok && n.isTrue() {
-		isFalse = true
-	}
-	// oneOf, anyOf, allOf.
+}
+
+// choices takes oneOf, anyOf and allOf out of kw and adds what they come
+// to, as allOf members, to allOf: a oneOf of one branch, or of pairwise
+// disjoint branches, is an anyOf; an anyOf is one member (see anyOf); an
+// allOf's members are the parent's. A oneOf that stays is written back
+// into kw, its branches sorted. none: a oneOf without a branch that
+// accepts anything.
+func (z *nrmSide) choices(kw map[string]*nrm, allOf []*nrm) ([]*nrm, bool) {
+	none := false
 	if x, ok := kw["oneOf"]; ok && x.arr {
 		delete(kw, "oneOf")
 		var br []*nrm
@@ -180,7 +268,7 @@ func (z *nrmSide) finish(kw map[string]*nrm, allOf []*nrm, typeV jcs.Value, hasT
 		}
 		switch {
 		case len(br) == 0:
-			isFalse = true
+			none = true
 		case len(br) == 1:
 			allOf = append(allOf, br[0])
 		case nrmPairwiseDisjoint(br):
@@ -197,14 +285,21 @@ func (z *nrmSide) finish(kw map[string]*nrm, allOf []*nrm, typeV jcs.Value, hasT
 		delete(kw, "allOf")
 		allOf = append(allOf, x.vals...)
 	}
-	// allOf is associative: the allOf of a member is the parent's.
-	var members []*nrm
+	return allOf, none
+}
+
+// nrmFlatten reads allOf as associative: the allOf of a member is the
+// parent's. It returns the members that remain (neither true nor false,
+// without an allOf of their own), the types the flattened members' allOf
+// holders allow, and whether a member accepts nothing.
+func nrmFlatten(allOf []*nrm) (members []*nrm, mask uint8, none bool) {
+	mask = schTAll
 	for len(allOf) > 0 {
 		m := allOf[0]
 		allOf = allOf[1:]
 		switch {
 		case m.isFalse():
-			isFalse = true
+			none = true
 		case m.isTrue():
 		default:
 			if a := m.get("allOf"); a != nil && a.arr {
@@ -226,68 +321,7 @@ func (z *nrmSide) finish(kw map[string]*nrm, allOf []*nrm, typeV jcs.Value, hasT
 			members = append(members, m)
 		}
 	}
-	members = nrmSortDedup(members, true)
-	var rest []*nrm
-	for _, m := range members {
-		if z.mergeable(kw, m) {
-			for i, k := range m.keys {
-				kw[k] = m.vals[i]
-			}
-			mask &= m.mask
-			if m.set != nil {
-				set, hasSet = nrmIntersect(set, hasSet, m.set), true
-			}
-			continue
-		}
-		rest = append(rest, m)
-	}
-	if len(rest) > 0 {
-		kw["allOf"] = nrmList(rest)
-		for _, m := range rest {
-			mask &= m.mask
-		}
-	}
-	if isFalse {
-		// Keep only the annotations: the schema accepts nothing.
-		m := map[string]*nrm{"not": nrmTrue}
-		for k, v := range kw {
-			if schKeywords[k] == schKwAnnotation {
-				m[k] = v
-			}
-		}
-		x := nrmFromMap(m)
-		x.mask, x.set = 0, []string{}
-		return x
-	}
-	if a, ok := kw["anyOf"]; ok && a.arr {
-		var u uint8
-		for _, b := range a.vals {
-			u |= b.mask
-		}
-		mask &= u
-	}
-	if a, ok := kw["oneOf"]; ok && a.arr {
-		var u uint8
-		for _, b := range a.vals {
-			u |= b.mask
-		}
-		mask &= u
-	}
-	x := nrmFromMap(kw)
-	x.mask = mask
-	if hasSet {
-		if set == nil {
-			set = []string{}
-		}
-		x.set = set
-	}
-	if merged := len(members) - len(rest); merged > 0 && (x.get("type") != nil || x.get("enum") != nil) {
-		// A merged member may have brought a type or an enum beside the
-		// other: normalize the result once more so the rules that read
-		// both apply (the result is a fixpoint of these rules).
-		return z.refinish(x)
-	}
-	return x
+	return members, mask, none
 }
 
 // refinish re-applies finish to a node whose type and enum may meet.

@@ -61,113 +61,9 @@ func (s *schSide) index() {
 	if !s.root.Valid() {
 		return
 	}
-	var segs []string
-	here := func() *schPath {
-		var p *schPath
-		for _, seg := range segs {
-			p = &schPath{p, jcs.PointerToken(seg)}
-		}
-		return p
-	}
-	addAnchor := func(r *schResource, name string, v jcs.Value) {
-		if a, ok := r.anchors[name]; ok {
-			if a.v.Offset() != v.Offset() {
-				a.ambiguous = true
-				r.anchors[name] = a
-			}
-			return
-		}
-		r.anchors[name] = schAnchor{v: v, path: here()}
-	}
-	var walk func(v jcs.Value, cur *schResource)
-	walkSchema := func(v jcs.Value, cur *schResource) {
-		if v.Kind() == jcs.Object {
-			walk(v, cur)
-		}
-	}
-	walk = func(v jcs.Value, cur *schResource) {
-		if id, ok := v.Get("$id"); ok && id.Kind() == jcs.String {
-			switch ids := id.Str(); {
-			case strings.HasPrefix(ids, "#"):
-				if len(ids) > 1 {
-					addAnchor(cur, ids[1:], v)
-				}
-			default:
-				if u, err := url.Parse(ids); err == nil {
-					abs := cur.base.ResolveReference(u)
-					frag := abs.Fragment
-					abs.Fragment, abs.RawFragment = "", ""
-					key := abs.String()
-					if cur.v.Valid() && cur.v.Offset() == v.Offset() {
-						// The root's own $id.
-						cur.uri, cur.base = key, abs
-					} else if r, dup := s.resources[key]; dup {
-						r.ambiguous = true
-						cur = r
-					} else {
-						cur = &schResource{uri: key, base: abs, v: v, path: here(), anchors: map[string]schAnchor{}}
-						s.resources[key] = cur
-					}
-					if frag != "" && !strings.HasPrefix(frag, "/") {
-						addAnchor(cur, frag, v)
-					}
-				}
-			}
-		}
-		for _, kw := range [...]string{"$anchor", "$dynamicAnchor"} {
-			if a, ok := v.Get(kw); ok && a.Kind() == jcs.String && a.Str() != "" {
-				addAnchor(cur, a.Str(), v)
-			}
-		}
-		if _, ok := v.Get("$ref"); ok {
-			s.scopes[v.Offset()] = cur
-		} else if _, ok := v.Get("$dynamicRef"); ok {
-			s.scopes[v.Offset()] = cur
-		}
-		for i := 0; i < v.Len(); i++ {
-			k, c := v.Member(i)
-			ks := k.Str()
-			switch schSchemaKeywords[ks] {
-			case 1:
-				segs = append(segs, ks)
-				if c.Kind() == jcs.Array && ks == "items" {
-					for j := 0; j < c.Len(); j++ {
-						segs = append(segs, strconv.Itoa(j))
-						walkSchema(c.Index(j), cur)
-						segs = segs[:len(segs)-1]
-					}
-				} else {
-					walkSchema(c, cur)
-				}
-				segs = segs[:len(segs)-1]
-			case 2:
-				if c.Kind() != jcs.Object {
-					continue
-				}
-				segs = append(segs, ks)
-				for j := 0; j < c.Len(); j++ {
-					mk, mc := c.Member(j)
-					segs = append(segs, mk.Str())
-					walkSchema(mc, cur)
-					segs = segs[:len(segs)-1]
-				}
-				segs = segs[:len(segs)-1]
-			case 3:
-				if c.Kind() != jcs.Array {
-					continue
-				}
-				segs = append(segs, ks)
-				for j := 0; j < c.Len(); j++ {
-					segs = append(segs, strconv.Itoa(j))
-					walkSchema(c.Index(j), cur)
-					segs = segs[:len(segs)-1]
-				}
-				segs = segs[:len(segs)-1]
-			}
-		}
-	}
+	x := &schIndexer{s: s}
 	s.root0 = &schResource{base: schSyntheticBase, v: s.root, anchors: map[string]schAnchor{}}
-	walkSchema(s.root, s.root0)
+	x.walkSchema(s.root, s.root0)
 	if s.root0.uri != "" {
 		if _, dup := s.resources[s.root0.uri]; dup {
 			s.resources[s.root0.uri].ambiguous = true
@@ -175,6 +71,130 @@ func (s *schSide) index() {
 			s.resources[s.root0.uri] = s.root0
 		}
 	}
+}
+
+// schIndexer is the walk of index: the side it indexes and the pointer
+// segments (unescaped) of the position it is at.
+type schIndexer struct {
+	s    *schSide
+	segs []string
+}
+
+func (x *schIndexer) here() *schPath {
+	var p *schPath
+	for _, seg := range x.segs {
+		p = &schPath{p, jcs.PointerToken(seg)}
+	}
+	return p
+}
+
+func (x *schIndexer) addAnchor(r *schResource, name string, v jcs.Value) {
+	if a, ok := r.anchors[name]; ok {
+		if a.v.Offset() != v.Offset() {
+			a.ambiguous = true
+			r.anchors[name] = a
+		}
+		return
+	}
+	r.anchors[name] = schAnchor{v: v, path: x.here()}
+}
+
+func (x *schIndexer) walkSchema(v jcs.Value, cur *schResource) {
+	if v.Kind() == jcs.Object {
+		x.walk(v, cur)
+	}
+}
+
+func (x *schIndexer) walk(v jcs.Value, cur *schResource) {
+	s := x.s
+	if id, ok := v.Get("$id"); ok && id.Kind() == jcs.String {
+		cur = x.id(v, id.Str(), cur)
+	}
+	for _, kw := range [...]string{"$anchor", "$dynamicAnchor"} {
+		if a, ok := v.Get(kw); ok && a.Kind() == jcs.String && a.Str() != "" {
+			x.addAnchor(cur, a.Str(), v)
+		}
+	}
+	if _, ok := v.Get("$ref"); ok {
+		s.scopes[v.Offset()] = cur
+	} else if _, ok := v.Get("$dynamicRef"); ok {
+		s.scopes[v.Offset()] = cur
+	}
+	for i := 0; i < v.Len(); i++ {
+		k, c := v.Member(i)
+		ks := k.Str()
+		switch schSchemaKeywords[ks] {
+		case 1:
+			x.segs = append(x.segs, ks)
+			if c.Kind() == jcs.Array && ks == "items" {
+				for j := 0; j < c.Len(); j++ {
+					x.segs = append(x.segs, strconv.Itoa(j))
+					x.walkSchema(c.Index(j), cur)
+					x.segs = x.segs[:len(x.segs)-1]
+				}
+			} else {
+				x.walkSchema(c, cur)
+			}
+			x.segs = x.segs[:len(x.segs)-1]
+		case 2:
+			if c.Kind() != jcs.Object {
+				continue
+			}
+			x.segs = append(x.segs, ks)
+			for j := 0; j < c.Len(); j++ {
+				mk, mc := c.Member(j)
+				x.segs = append(x.segs, mk.Str())
+				x.walkSchema(mc, cur)
+				x.segs = x.segs[:len(x.segs)-1]
+			}
+			x.segs = x.segs[:len(x.segs)-1]
+		case 3:
+			if c.Kind() != jcs.Array {
+				continue
+			}
+			x.segs = append(x.segs, ks)
+			for j := 0; j < c.Len(); j++ {
+				x.segs = append(x.segs, strconv.Itoa(j))
+				x.walkSchema(c.Index(j), cur)
+				x.segs = x.segs[:len(x.segs)-1]
+			}
+			x.segs = x.segs[:len(x.segs)-1]
+		}
+	}
+}
+
+// id reads the "$id" ids of schema v, inside resource cur: a plain-name
+// fragment is an anchor of cur; anything else starts a resource (the
+// root's own $id names the root), which it returns.
+func (x *schIndexer) id(v jcs.Value, ids string, cur *schResource) *schResource {
+	s := x.s
+	switch {
+	case strings.HasPrefix(ids, "#"):
+		if len(ids) > 1 {
+			x.addAnchor(cur, ids[1:], v)
+		}
+	default:
+		if u, err := url.Parse(ids); err == nil {
+			abs := cur.base.ResolveReference(u)
+			frag := abs.Fragment
+			abs.Fragment, abs.RawFragment = "", ""
+			key := abs.String()
+			if cur.v.Valid() && cur.v.Offset() == v.Offset() {
+				// The root's own $id.
+				cur.uri, cur.base = key, abs
+			} else if r, dup := s.resources[key]; dup {
+				r.ambiguous = true
+				cur = r
+			} else {
+				cur = &schResource{uri: key, base: abs, v: v, path: x.here(), anchors: map[string]schAnchor{}}
+				s.resources[key] = cur
+			}
+			if frag != "" && !strings.HasPrefix(frag, "/") {
+				x.addAnchor(cur, frag, v)
+			}
+		}
+	}
+	return cur
 }
 
 // scope is the resource a reference held by object at resolves in.
