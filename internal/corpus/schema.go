@@ -72,6 +72,28 @@ var (
 
 // prop returns the schema of a property by template name.
 func (g *gen) prop(c *schemaCtx, name string) object {
+	if s := g.propRepos(c, name); s != nil {
+		return s
+	}
+	if s := g.propMessages(c, name); s != nil {
+		return s
+	}
+	if s := g.propData(c, name); s != nil {
+		return s
+	}
+	if s := g.propBusiness(c, name); s != nil {
+		return s
+	}
+	if s := g.propCalendar(c, name); s != nil {
+		return s
+	}
+	// Generic fallbacks.
+	return g.str("The "+strings.ReplaceAll(name, "_", " ")+".", "maxLength", g.maybe(0.3, g.num(1024)))
+}
+
+// propRepos is prop for repositories, issues, branches, paths and search
+// (GitHub, a filesystem); nil for a name it does not know.
+func (g *gen) propRepos(c *schemaCtx, name string) object {
 	switch name {
 	case "owner":
 		return g.str("The account owner of the repository. The name is not case sensitive.",
@@ -144,6 +166,14 @@ func (g *gen) prop(c *schemaCtx, name string) object {
 				"ｈｅｌｐ wanted", "008672", "good first issue", "7057ff", "\uff61dup", "cfd3d7", "é", "e99695"))
 	case "merge_method":
 		return g.enum("The merge method to use.", "merge", "merge", "squash", "rebase")
+	}
+	return nil
+}
+
+// propMessages is prop for messages, files and commands (Slack, a
+// filesystem, a shell); nil for a name it does not know.
+func (g *gen) propMessages(c *schemaCtx, name string) object {
+	switch name {
 	case "content", "text", "html", "message", "summary", "subject", "script", "command":
 		return g.str("The "+name+" to send or write. Plain text; newlines are preserved.",
 			"maxLength", g.maybe(0.6, g.num(40000)), "contentMediaType", g.maybe(0.2, "text/plain"))
@@ -205,6 +235,14 @@ func (g *gen) prop(c *schemaCtx, name string) object {
 		return obj("type", "number", "description", g.pdesc("Timeout in milliseconds; 0 disables it."),
 			"minimum", g.flt(0), "maximum", g.flt(600000), "default", pick(g, []any{number("3E4"), number("30000"), number("12.50"), number("1E3")}),
 			"exclusiveMinimum", g.maybe(0.2, number("0.0")))
+	}
+	return nil
+}
+
+// propData is prop for databases, places and browsers (SQL, Notion
+// filters, maps, Puppeteer); nil for a name it does not know.
+func (g *gen) propData(c *schemaCtx, name string) object {
+	switch name {
 	case "database", "schema", "table", "namespace", "name", "container", "context", "folder", "site":
 		return g.str("Name of the "+name+". Defaults to the connection's current "+name+".",
 			"default", g.maybe(0.4, pick(g, []string{"public", "default", "main", "INBOX"})),
@@ -264,6 +302,14 @@ func (g *gen) prop(c *schemaCtx, name string) object {
 		return g.str("Key to press, e.g. \"Enter\", \"ArrowDown\", \"Control+A\".")
 	case "quality":
 		return obj("type", "integer", "description", g.pdesc("JPEG quality."), "minimum", g.num(0), "maximum", g.num(100), "default", number("80"))
+	}
+	return nil
+}
+
+// propBusiness is prop for tickets, payments and addresses (Jira,
+// Stripe); nil for a name it does not know.
+func (g *gen) propBusiness(c *schemaCtx, name string) object {
+	switch name {
 	case "priority", "importance":
 		return g.enum("Priority.", "Medium", "Highest", "High", "Medium", "Low", "Lowest")
 	case "story_points", "time_spent":
@@ -309,6 +355,15 @@ func (g *gen) prop(c *schemaCtx, name string) object {
 				"country", g.str("Two-letter ISO 3166-1 country code.", "pattern", "^[A-Z]{2}$")),
 				"required", strs("line1", "country"), "additionalProperties", false)
 		})
+	}
+	return nil
+}
+
+// propCalendar is prop for calendars, mail, clusters, knowledge graphs and
+// pages (Google Calendar, Kubernetes, memory, Notion); nil for a name it
+// does not know.
+func (g *gen) propCalendar(c *schemaCtx, name string) object {
+	switch name {
 	case "label_selector":
 		return g.str("Label selector, e.g. \"app=nginx,tier in (frontend,backend)\".")
 	case "dry_run_mode":
@@ -384,10 +439,8 @@ func (g *gen) prop(c *schemaCtx, name string) object {
 	case "icon":
 		return obj("description", "An emoji (\"🚀\") or an external URL.",
 			"anyOf", array{obj("type", "string", "maxLength", g.num(8)), obj("type", "string", "format", "uri")})
-	default:
-		// Generic fallbacks.
-		return g.str("The "+strings.ReplaceAll(name, "_", " ")+".", "maxLength", g.maybe(0.3, g.num(1024)))
 	}
+	return nil
 }
 
 // genericProps pad out large schemas.
