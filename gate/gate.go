@@ -302,8 +302,29 @@ func hasDuplicates(nd []manifest.NameDigest) bool {
 }
 
 func granular(r *Report, o *manifest.Observed, d *manifest.Declared, pol *manifest.PolicyManifest, havePolicy bool, in Input) {
-	// Validity checks: each is inconclusive; any of them stops the diff.
-	// The baseline's own is the one the gateway and the lock reader make.
+	if !granularValid(r, o, d, pol, havePolicy, in) {
+		return
+	}
+	declared := make(map[string]*manifest.ToolEntry, len(d.Tools))
+	for i := range d.Tools {
+		declared[d.Tools[i].Name] = &d.Tools[i]
+	}
+	observed := make(map[string]*manifest.ToolEntry, len(o.Observed.ToolDigests))
+	for i := range o.Observed.ToolDigests {
+		observed[o.Observed.ToolDigests[i].Name] = &o.Observed.ToolDigests[i]
+	}
+	for i := range o.Observed.ToolDigests {
+		granularTool(r, &o.Observed.ToolDigests[i], declared, in)
+	}
+	checkNames(r, o, func(n string) bool { return declared[n] != nil }, in)
+	granularMissing(r, o, d, pol, observed, in)
+}
+
+// granularValid makes the validity checks of a granular gate, each
+// inconclusive; false when any failed, which stops the diff.
+func granularValid(r *Report, o *manifest.Observed, d *manifest.Declared, pol *manifest.PolicyManifest, havePolicy bool, in Input) bool {
+	// The baseline's own validity check is the one the gateway and the
+	// lock reader make.
 	for _, p := range manifest.CheckBaseline(d, in.Definitions) {
 		r.inconclusive(p.Code, "", p.Message)
 	}
@@ -325,94 +346,94 @@ func granular(r *Report, o *manifest.Observed, d *manifest.Declared, pol *manife
 			r.inconclusive("declared_manifest_baseline_conflict", "", "the policy's manifest_digest for this server is not the declared baseline's")
 		}
 	}
-	if len(r.Inconclusive) > 0 {
+	return len(r.Inconclusive) == 0
+}
+
+// privilege is whether a tool is privileged (its entry says so, or the
+// classifier does) and its action class (the entry's, else the
+// classifier's); false and "" for no tool.
+func (in Input) privilege(t *manifest.ToolEntry) (bool, string) {
+	if t == nil {
+		return false, ""
+	}
+	c := in.Classifier.Classify(t.Name)
+	ac := ""
+	if t.ActionClass != nil {
+		ac = *t.ActionClass
+	}
+	if ac == "" {
+		ac = c.ActionClass
+	}
+	return t.Privileged || c.Privileged, ac
+}
+
+// granularTool judges one observed tool against the declared tool of its
+// name: added, unchanged, or changed in the fields whose digests differ.
+func granularTool(r *Report, ot *manifest.ToolEntry, declared map[string]*manifest.ToolEntry, in Input) {
+	dt := declared[ot.Name]
+	op, oac := in.privilege(ot)
+	if dt == nil {
+		code := "mcp_tool_added"
+		if op {
+			code = "mcp_new_privileged_tool"
+		}
+		r.Findings = append(r.Findings, Finding{Name: ot.Name, ReasonCode: code,
+			Severity: string(in.Profile.severity(code, op)), Privileged: op, ActionClass: oac, ObservedDigest: ot.ToolDigest})
 		return
 	}
-
-	declared := make(map[string]*manifest.ToolEntry, len(d.Tools))
-	for i := range d.Tools {
-		declared[d.Tools[i].Name] = &d.Tools[i]
+	dp, dac := in.privilege(dt)
+	p := op || dp
+	ac := oac
+	if ac == "" {
+		ac = dac
 	}
-	observed := make(map[string]*manifest.ToolEntry, len(o.Observed.ToolDigests))
-	for i := range o.Observed.ToolDigests {
-		observed[o.Observed.ToolDigests[i].Name] = &o.Observed.ToolDigests[i]
+	changed := ot.ToolDigest != dt.ToolDigest
+	attributable := ot.FieldDigests.Complete() && dt.FieldDigests.Complete()
+	var differing []string
+	if attributable {
+		for _, f := range manifest.FieldNames {
+			if ot.FieldDigests.Get(f) != dt.FieldDigests.Get(f) {
+				differing = append(differing, f)
+			}
+		}
 	}
-	priv := func(t *manifest.ToolEntry) (bool, string) {
-		if t == nil {
-			return false, ""
-		}
-		c := in.Classifier.Classify(t.Name)
-		ac := ""
-		if t.ActionClass != nil {
-			ac = *t.ActionClass
-		}
-		if ac == "" {
-			ac = c.ActionClass
-		}
-		return t.Privileged || c.Privileged, ac
-	}
-	complete := o.Observed.ToolsListComplete == manifest.Complete
-
-	for i := range o.Observed.ToolDigests {
-		ot := &o.Observed.ToolDigests[i]
-		dt := declared[ot.Name]
-		op, oac := priv(ot)
-		if dt == nil {
-			code := "mcp_tool_added"
-			if op {
-				code = "mcp_new_privileged_tool"
-			}
-			r.Findings = append(r.Findings, Finding{Name: ot.Name, ReasonCode: code,
-				Severity: string(in.Profile.severity(code, op)), Privileged: op, ActionClass: oac, ObservedDigest: ot.ToolDigest})
-			continue
-		}
-		dp, dac := priv(dt)
-		p := op || dp
-		ac := oac
-		if ac == "" {
-			ac = dac
-		}
-		changed := ot.ToolDigest != dt.ToolDigest
-		attributable := ot.FieldDigests.Complete() && dt.FieldDigests.Complete()
-		var differing []string
-		if attributable {
-			for _, f := range manifest.FieldNames {
-				if ot.FieldDigests.Get(f) != dt.FieldDigests.Get(f) {
-					differing = append(differing, f)
-				}
-			}
-		}
-		switch {
-		case !changed && len(differing) > 0:
-			// Reverse consistency guard: field digests never tell a
-			// stronger story than the canonical tool digest.
-			r.inconclusive("field_attribution_inconsistent", ot.Name, fmt.Sprintf("tool_digest is unchanged but %d field digest(s) differ; no field finding is made", len(differing)))
-		case !changed:
-		case len(differing) > 0:
-			for _, f := range differing {
-				code := "mcp_tool_" + f + "_changed"
-				r.Findings = append(r.Findings, Finding{Name: ot.Name, ReasonCode: code, Field: f,
-					Severity: string(in.Profile.severity(code, p)), Privileged: p, ActionClass: ac,
-					ObservedDigest: ot.ToolDigest, DeclaredDigest: dt.ToolDigest})
-			}
-		default:
-			code := "mcp_tool_changed"
-			if p {
-				code = "mcp_privileged_tool_changed"
-			}
-			note := "field_attribution_unavailable"
-			if attributable {
-				note = "field_attribution_inconsistent"
-				r.inconclusive(note, ot.Name, "tool_digest changed but no field digest did")
-			} else {
-				r.warn(note, ot.Name, "field_digests are missing or incomplete on one side; the change cannot be attributed to a field")
-			}
-			r.Findings = append(r.Findings, Finding{Name: ot.Name, ReasonCode: code,
+	switch {
+	case !changed && len(differing) > 0:
+		// Reverse consistency guard: field digests never tell a
+		// stronger story than the canonical tool digest.
+		r.inconclusive("field_attribution_inconsistent", ot.Name, fmt.Sprintf("tool_digest is unchanged but %d field digest(s) differ; no field finding is made", len(differing)))
+	case !changed:
+	case len(differing) > 0:
+		for _, f := range differing {
+			code := "mcp_tool_" + f + "_changed"
+			r.Findings = append(r.Findings, Finding{Name: ot.Name, ReasonCode: code, Field: f,
 				Severity: string(in.Profile.severity(code, p)), Privileged: p, ActionClass: ac,
-				ObservedDigest: ot.ToolDigest, DeclaredDigest: dt.ToolDigest, Notes: []string{note}})
+				ObservedDigest: ot.ToolDigest, DeclaredDigest: dt.ToolDigest})
 		}
+	default:
+		code := "mcp_tool_changed"
+		if p {
+			code = "mcp_privileged_tool_changed"
+		}
+		note := "field_attribution_unavailable"
+		if attributable {
+			note = "field_attribution_inconsistent"
+			r.inconclusive(note, ot.Name, "tool_digest changed but no field digest did")
+		} else {
+			r.warn(note, ot.Name, "field_digests are missing or incomplete on one side; the change cannot be attributed to a field")
+		}
+		r.Findings = append(r.Findings, Finding{Name: ot.Name, ReasonCode: code,
+			Severity: string(in.Profile.severity(code, p)), Privileged: p, ActionClass: ac,
+			ObservedDigest: ot.ToolDigest, DeclaredDigest: dt.ToolDigest, Notes: []string{note}})
 	}
-	checkNames(r, o, func(n string) bool { return declared[n] != nil }, in)
+}
+
+// granularMissing judges the declared tools not observed: removed when
+// the observation is complete, else not evaluable (inconclusive, or a
+// warning where the policy allows it); and a partial observation that
+// missed no declared tool.
+func granularMissing(r *Report, o *manifest.Observed, d *manifest.Declared, pol *manifest.PolicyManifest, observed map[string]*manifest.ToolEntry, in Input) {
+	complete := o.Observed.ToolsListComplete == manifest.Complete
 	var missing []*manifest.ToolEntry
 	for i := range d.Tools {
 		if observed[d.Tools[i].Name] == nil {
@@ -422,7 +443,7 @@ func granular(r *Report, o *manifest.Observed, d *manifest.Declared, pol *manife
 	if len(missing) > 0 {
 		if complete {
 			for _, dt := range missing {
-				p, ac := priv(dt)
+				p, ac := in.privilege(dt)
 				code := "mcp_tool_removed"
 				if p {
 					code = "mcp_privileged_tool_removed"
