@@ -38,39 +38,13 @@ func codexEntry(name string, e *node) (*Entry, error) {
 	if e.kind != kObject {
 		return nil, badEntry(name, "server %s is %s, not a table", q, e.kind)
 	}
-	str := func(k string) (string, bool, error) {
-		v, ok := e.get(k)
-		if !ok {
-			return "", false, nil
-		}
-		if v.kind != kString {
-			return "", false, badEntry(name, "%s.%s must be a string", q, k)
-		}
-		return v.str, true, nil
-	}
-	strMap := func(k string) (map[string]string, error) {
-		v, ok := e.get(k)
-		if !ok {
-			return nil, nil
-		}
-		if v.kind != kObject {
-			return nil, badEntry(name, "%s.%s must be a table of strings", q, k)
-		}
-		m := make(map[string]string, len(v.Keys()))
-		for i, kk := range v.Keys() {
-			if v.Vals()[i].kind != kString {
-				return nil, badEntry(name, "%s.%s.%s must be a string", q, k, safetext.Quote(kk))
-			}
-			m[kk] = v.Vals()[i].str
-		}
-		return m, nil
-	}
+	r := &codexReader{name: name, q: q, e: e}
 	ent := &Entry{Name: name}
-	cmd, hasCmd, err := str("command")
+	cmd, hasCmd, err := r.str("command")
 	if err != nil {
 		return nil, err
 	}
-	url, hasURL, err := str("url")
+	url, hasURL, err := r.str("url")
 	if err != nil {
 		return nil, err
 	}
@@ -82,63 +56,13 @@ func codexEntry(name string, e *node) (*Entry, error) {
 	}
 	if hasCmd {
 		ent.Command, ent.Transport = cmd, TransportStdio
-		if a, ok := e.get("args"); ok {
-			if a.kind != kArray {
-				return nil, badEntry(name, "%s.args must be an array of strings", q)
-			}
-			for _, it := range a.Items() {
-				if it.kind != kString {
-					return nil, badEntry(name, "%s.args must be an array of strings", q)
-				}
-				ent.Args = append(ent.Args, it.str)
-			}
-		}
-		if ent.Env, err = strMap("env"); err != nil {
-			return nil, err
-		}
-		if v, ok := e.get("env_vars"); ok {
-			if v.kind != kArray {
-				return nil, badEntry(name, "%s.env_vars must be an array", q)
-			}
-			for i, it := range v.Items() {
-				switch it.kind {
-				case kString:
-					ent.EnvPass = append(ent.EnvPass, it.str)
-				case kObject:
-					n, ok := it.get("name")
-					if !ok || n.kind != kString {
-						return nil, badEntry(name, "%s.env_vars[%d] has no name", q, i)
-					}
-					ent.EnvPass = append(ent.EnvPass, n.str)
-				default:
-					return nil, badEntry(name, "%s.env_vars[%d] must be a name or {name, source}", q, i)
-				}
-			}
-		}
+		err = r.stdio(ent)
 	} else {
 		ent.URL, ent.Transport = url, TransportStreamableHTTP
-		if ent.Headers, err = strMap("http_headers"); err != nil {
-			return nil, err
-		}
-		if ent.HeadersFromEnv, err = strMap("env_http_headers"); err != nil {
-			return nil, err
-		}
-		if v, ok, err := str("bearer_token_env_var"); err != nil {
-			return nil, err
-		} else if ok {
-			if ent.HeadersFromEnv == nil {
-				ent.HeadersFromEnv = map[string]string{}
-			}
-			ent.HeadersFromEnv["Authorization"] = v
-		}
-		if v, ok, err := str("bearer_token"); err != nil {
-			return nil, err
-		} else if ok {
-			if ent.Headers == nil {
-				ent.Headers = map[string]string{}
-			}
-			ent.Headers["Authorization"] = "Bearer " + v
-		}
+		err = r.remote(ent)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if v, ok := e.get("enabled"); ok {
 		if v.kind != kBool {
@@ -153,4 +77,100 @@ func codexEntry(name string, e *node) (*Entry, error) {
 	}
 	slices.Sort(ent.Ignored)
 	return ent, nil
+}
+
+// codexReader reads the members of Codex server table e, named name
+// (quoted: q), with errors that name it.
+type codexReader struct {
+	name, q string
+	e       *node
+}
+
+func (r *codexReader) str(k string) (string, bool, error) {
+	v, ok := r.e.get(k)
+	if !ok {
+		return "", false, nil
+	}
+	if v.kind != kString {
+		return "", false, badEntry(r.name, "%s.%s must be a string", r.q, k)
+	}
+	return v.str, true, nil
+}
+
+func (r *codexReader) strMap(k string) (map[string]string, error) {
+	v, ok := r.e.get(k)
+	if !ok {
+		return nil, nil
+	}
+	return strMapOf(r.name, r.q, v, k, "table")
+}
+
+// stdio reads a stdio server's args, env and env_vars.
+func (r *codexReader) stdio(ent *Entry) error {
+	name, q, e := r.name, r.q, r.e
+	if a, ok := e.get("args"); ok {
+		if a.kind != kArray {
+			return badEntry(name, "%s.args must be an array of strings", q)
+		}
+		for _, it := range a.Items() {
+			if it.kind != kString {
+				return badEntry(name, "%s.args must be an array of strings", q)
+			}
+			ent.Args = append(ent.Args, it.str)
+		}
+	}
+	var err error
+	if ent.Env, err = r.strMap("env"); err != nil {
+		return err
+	}
+	if v, ok := e.get("env_vars"); ok {
+		if v.kind != kArray {
+			return badEntry(name, "%s.env_vars must be an array", q)
+		}
+		for i, it := range v.Items() {
+			switch it.kind {
+			case kString:
+				ent.EnvPass = append(ent.EnvPass, it.str)
+			case kObject:
+				n, ok := it.get("name")
+				if !ok || n.kind != kString {
+					return badEntry(name, "%s.env_vars[%d] has no name", q, i)
+				}
+				ent.EnvPass = append(ent.EnvPass, n.str)
+			default:
+				return badEntry(name, "%s.env_vars[%d] must be a name or {name, source}", q, i)
+			}
+		}
+	}
+	return nil
+}
+
+// remote reads a remote server's headers: http_headers,
+// env_http_headers, and the bearer token (named or given) as
+// Authorization.
+func (r *codexReader) remote(ent *Entry) error {
+	var err error
+	if ent.Headers, err = r.strMap("http_headers"); err != nil {
+		return err
+	}
+	if ent.HeadersFromEnv, err = r.strMap("env_http_headers"); err != nil {
+		return err
+	}
+	if v, ok, err := r.str("bearer_token_env_var"); err != nil {
+		return err
+	} else if ok {
+		if ent.HeadersFromEnv == nil {
+			ent.HeadersFromEnv = map[string]string{}
+		}
+		ent.HeadersFromEnv["Authorization"] = v
+	}
+	if v, ok, err := r.str("bearer_token"); err != nil {
+		return err
+	} else if ok {
+		if ent.Headers == nil {
+			ent.Headers = map[string]string{}
+		}
+		ent.Headers["Authorization"] = "Bearer " + v
+	}
+	return nil
 }

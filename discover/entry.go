@@ -122,79 +122,22 @@ func parseEntry(name string, e *node, d *dialect) (*Entry, error) {
 	if e.kind != kObject {
 		return nil, badEntry(name, "server %s is %s, not an object", q, e.kind)
 	}
-	str := func(n *node, what string) (string, error) {
-		if n.kind != kString {
-			return "", badEntry(name, "%s.%s must be a string", q, what)
-		}
-		return n.str, nil
-	}
-	strMap := func(n *node, what string) (map[string]string, error) {
-		if n.kind != kObject {
-			return nil, badEntry(name, "%s.%s must be an object of strings", q, what)
-		}
-		m := make(map[string]string, len(n.Keys()))
-		for i, k := range n.Keys() {
-			if n.Vals()[i].kind != kString {
-				return nil, badEntry(name, "%s.%s.%s must be a string", q, what, safetext.Quote(k))
-			}
-			m[k] = n.Vals()[i].str
-		}
-		return m, nil
-	}
-	strList := func(n *node, what string) ([]string, error) {
-		if n.kind != kArray {
-			return nil, badEntry(name, "%s.%s must be an array of strings", q, what)
-		}
-		out := make([]string, len(n.Items()))
-		for i, it := range n.Items() {
-			if it.kind != kString {
-				return nil, badEntry(name, "%s.%s must be an array of strings", q, what)
-			}
-			out[i] = it.str
-		}
-		return out, nil
-	}
+	r := &entryReader{name: name, q: q, e: e, used: map[string]bool{}}
 	ent := &Entry{Name: name}
-	used := map[string]bool{}
-	get := func(k string) (*node, bool) {
-		v, ok := e.get(k)
-		if ok {
-			used[k] = true
-		}
-		return v, ok
-	}
-
-	var cmdNode *node
-	hasCmd := false
-	if v, ok := get("command"); ok {
-		hasCmd = true
-		if d.nestedCommand && v.kind == kObject {
-			cmdNode = v
-			p, ok := v.get("path")
-			if !ok {
-				return nil, badEntry(name, "%s.command has no path", q)
-			}
-			var err error
-			if ent.Command, err = str(p, "command.path"); err != nil {
-				return nil, err
-			}
-		} else {
-			var err error
-			if ent.Command, err = str(v, "command"); err != nil {
-				return nil, err
-			}
-		}
+	cmdNode, hasCmd, err := r.command(ent, d)
+	if err != nil {
+		return nil, err
 	}
 	urlKeyUsed, urlTransport := "", ""
 	for _, uk := range d.urls {
-		v, ok := get(uk.key)
+		v, ok := r.get(uk.key)
 		if !ok {
 			continue
 		}
 		if urlKeyUsed != "" {
 			return nil, badEntry(name, "server %s has both %s and %s", q, urlKeyUsed, uk.key)
 		}
-		u, err := str(v, uk.key)
+		u, err := r.str(v, uk.key)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +147,7 @@ func parseEntry(name string, e *node, d *dialect) (*Entry, error) {
 	if hasCmd == hasURL {
 		if !hasCmd && d.bare {
 			ent.Transport = TransportUnknown
-			ent.Ignored = ignored(e, used, d)
+			ent.Ignored = ignored(e, r.used, d)
 			return ent, nil
 		}
 		return nil, badEntry(name, "server %s must have exactly one of command and %s", q, strings.Join(urlNames(d), " and "))
@@ -220,7 +163,7 @@ func parseEntry(name string, e *node, d *dialect) (*Entry, error) {
 	default:
 		ent.Transport = TransportUnknown
 	}
-	if tv, ok := get("type"); ok {
+	if tv, ok := r.get("type"); ok {
 		if tv.kind != kString {
 			return nil, badEntry(name, "%s.type must be a string", q)
 		}
@@ -231,48 +174,12 @@ func parseEntry(name string, e *node, d *dialect) (*Entry, error) {
 		ent.Transport = t
 	}
 	if hasCmd {
-		args, env := e, e
-		prefix := ""
-		if cmdNode != nil {
-			args, env, prefix = cmdNode, cmdNode, "command."
-		}
-		if a, ok := args.get("args"); ok {
-			var err error
-			if ent.Args, err = strList(a, prefix+"args"); err != nil {
-				return nil, err
-			}
-		}
-		if v, ok := env.get("env"); ok {
-			var err error
-			if ent.Env, err = strMap(v, prefix+"env"); err != nil {
-				return nil, err
-			}
-		}
+		err = r.argsEnv(ent, cmdNode)
 	} else {
-		path := d.headers
-		if path == nil {
-			path = []string{"headers"}
-		}
-		h, ok := e, true
-		for i, p := range path {
-			if i == 0 {
-				h, ok = get(p)
-			} else {
-				h, ok = h.get(p)
-			}
-			if !ok {
-				break
-			}
-			if i < len(path)-1 && h.kind != kObject {
-				return nil, badEntry(name, "%s.%s must be an object", q, strings.Join(path[:i+1], "."))
-			}
-		}
-		if ok {
-			var err error
-			if ent.Headers, err = strMap(h, strings.Join(path, ".")); err != nil {
-				return nil, err
-			}
-		}
+		err = r.headers(ent, d)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if v, ok := e.get("disabled"); ok && v.kind == kBool && v.b {
 		ent.Disabled = true
@@ -280,8 +187,143 @@ func parseEntry(name string, e *node, d *dialect) (*Entry, error) {
 	if v, ok := e.get("enabled"); ok && v.kind == kBool && !v.b {
 		ent.Disabled = true
 	}
-	ent.Ignored = ignored(e, used, d)
+	ent.Ignored = ignored(e, r.used, d)
 	return ent, nil
+}
+
+// entryReader reads the members of server entry e, named name (quoted:
+// q), with errors that name it; used collects the members it read.
+type entryReader struct {
+	name, q string
+	e       *node
+	used    map[string]bool
+}
+
+func (r *entryReader) get(k string) (*node, bool) {
+	v, ok := r.e.get(k)
+	if ok {
+		r.used[k] = true
+	}
+	return v, ok
+}
+
+func (r *entryReader) str(n *node, what string) (string, error) {
+	if n.kind != kString {
+		return "", badEntry(r.name, "%s.%s must be a string", r.q, what)
+	}
+	return n.str, nil
+}
+
+func (r *entryReader) strMap(n *node, what string) (map[string]string, error) {
+	return strMapOf(r.name, r.q, n, what, "object")
+}
+
+// strMapOf reads n, member what of server name (quoted: q), as a map of
+// strings; of is what a client calls the form it must have (an object, a
+// table).
+func strMapOf(name, q string, n *node, what, of string) (map[string]string, error) {
+	if n.kind != kObject {
+		return nil, badEntry(name, "%s.%s must be an "+of+" of strings", q, what)
+	}
+	m := make(map[string]string, len(n.Keys()))
+	for i, k := range n.Keys() {
+		if n.Vals()[i].kind != kString {
+			return nil, badEntry(name, "%s.%s.%s must be a string", q, what, safetext.Quote(k))
+		}
+		m[k] = n.Vals()[i].str
+	}
+	return m, nil
+}
+
+func (r *entryReader) strList(n *node, what string) ([]string, error) {
+	if n.kind != kArray {
+		return nil, badEntry(r.name, "%s.%s must be an array of strings", r.q, what)
+	}
+	out := make([]string, len(n.Items()))
+	for i, it := range n.Items() {
+		if it.kind != kString {
+			return nil, badEntry(r.name, "%s.%s must be an array of strings", r.q, what)
+		}
+		out[i] = it.str
+	}
+	return out, nil
+}
+
+// command reads "command" into ent.Command: a string, or in a dialect
+// with nestedCommand an object with a path (returned as cmdNode: its args
+// and env are read there).
+func (r *entryReader) command(ent *Entry, d *dialect) (cmdNode *node, hasCmd bool, err error) {
+	v, ok := r.get("command")
+	if !ok {
+		return nil, false, nil
+	}
+	if d.nestedCommand && v.kind == kObject {
+		p, ok := v.get("path")
+		if !ok {
+			return nil, false, badEntry(r.name, "%s.command has no path", r.q)
+		}
+		if ent.Command, err = r.str(p, "command.path"); err != nil {
+			return nil, false, err
+		}
+		return v, true, nil
+	}
+	if ent.Command, err = r.str(v, "command"); err != nil {
+		return nil, false, err
+	}
+	return nil, true, nil
+}
+
+// argsEnv reads a stdio entry's args and env, from the entry or from its
+// nested command object (cmdNode, when not nil).
+func (r *entryReader) argsEnv(ent *Entry, cmdNode *node) error {
+	args, env := r.e, r.e
+	prefix := ""
+	if cmdNode != nil {
+		args, env, prefix = cmdNode, cmdNode, "command."
+	}
+	if a, ok := args.get("args"); ok {
+		var err error
+		if ent.Args, err = r.strList(a, prefix+"args"); err != nil {
+			return err
+		}
+	}
+	if v, ok := env.get("env"); ok {
+		var err error
+		if ent.Env, err = r.strMap(v, prefix+"env"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// headers reads a remote entry's headers, at the dialect's path of
+// members ("headers" by default).
+func (r *entryReader) headers(ent *Entry, d *dialect) error {
+	path := d.headers
+	if path == nil {
+		path = []string{"headers"}
+	}
+	h, ok := r.e, true
+	for i, p := range path {
+		if i == 0 {
+			h, ok = r.get(p)
+		} else {
+			h, ok = h.get(p)
+		}
+		if !ok {
+			break
+		}
+		if i < len(path)-1 && h.kind != kObject {
+			return badEntry(r.name, "%s.%s must be an object", r.q, strings.Join(path[:i+1], "."))
+		}
+	}
+	if ok {
+		var err error
+		if ent.Headers, err = r.strMap(h, strings.Join(path, ".")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func urlNames(d *dialect) []string {
