@@ -67,10 +67,6 @@ func Synthesize(ctx context.Context, url string, servers, tools, digests int) er
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM scans`).Scan(&n); err != nil || n > 0 {
 		return fmt.Errorf("synthesize: the store is not empty (%d scans, %v)", n, err)
 	}
-	total := servers * tools * digests
-	const base = int64(1764547200000000) // 2025-12-01, microseconds
-	const day = int64(86400000000)
-	// series(i) for i in [0, k); fmt(x) formats as bytes.
 	if !s.d.pg {
 		// SQLite has no generate_series: a table of 0…999 joined with
 		// itself counts to a million (a recursive CTE is three times
@@ -83,6 +79,32 @@ func Synthesize(ctx context.Context, url string, servers, tools, digests int) er
 		}
 		defer conn.ExecContext(context.Background(), `DROP TABLE IF EXISTS temp.synth_d`)
 	}
+	stmts := synthStatements(s, servers, tools, digests)
+	stmts = append(stmts, indexes...)
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return s.wrap("synthesize", err)
+		}
+	}
+	if s.d.pg {
+		if _, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('scans', 'id'), (SELECT max(id) FROM scans))`); err != nil {
+			return s.wrap("synthesize", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return s.wrap("synthesize", err)
+	}
+	_, err = s.db.ExecContext(ctx, `ANALYZE`)
+	return s.wrap("synthesize", err)
+}
+
+// synthStatements are the statements that insert Synthesize's rows, in
+// the store's SQL dialect.
+func synthStatements(s *Store, servers, tools, digests int) []string {
+	total := servers * tools * digests
+	const base = int64(1764547200000000) // 2025-12-01, microseconds
+	const day = int64(86400000000)
+	// series(i) for i in [0, k); fmt(x) formats as bytes.
 	// seriesOf(k, f): rows i = f(j) for j in [0, k)
 	seriesOf := func(k int, f string) string {
 		if s.d.pg {
@@ -114,7 +136,7 @@ func Synthesize(ctx context.Context, url string, servers, tools, digests int) er
 	tl := fmt.Sprintf("((i / %d) %% %d)", D, T)
 	dg := fmt.Sprintf("(i %% %d)", D)
 	lastScan := seriesOf(servers*tools, fmt.Sprintf("(j * %d + %d)", D, D-1))
-	stmts := []string{
+	return []string{
 		fmt.Sprintf(`INSERT INTO scans (id, started, finished, source, exit_code) SELECT i + 1, %d + i * %d, %d + i * %d + 60000000, %s, 0 FROM %s`,
 			base, day, base, day, map[bool]string{true: `convert_to('synthetic', 'UTF8')`, false: `CAST('synthetic' AS BLOB)`}[s.d.pg], series(D)),
 		fmt.Sprintf(`INSERT INTO observations (scan_id, server, target, observed_at, status, complete, completeness, manifest_digest, endpoint, publisher_key,
@@ -135,22 +157,6 @@ func Synthesize(ctx context.Context, url string, servers, tools, digests int) er
 			SELECT %s + 1, %s, 'MCP-DRIFT-TOOL-CHANGED', 'high', %s, %s, %s, '' FROM %s`,
 			dg, name("server-", "4", sv), name("tool-", "3", tl), blobLit(s, "the tool changed"), digest("i"), seriesOf(total/10, "(j * 10 + 9)")),
 	}
-	stmts = append(stmts, indexes...)
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return s.wrap("synthesize", err)
-		}
-	}
-	if s.d.pg {
-		if _, err := tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('scans', 'id'), (SELECT max(id) FROM scans))`); err != nil {
-			return s.wrap("synthesize", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return s.wrap("synthesize", err)
-	}
-	_, err = s.db.ExecContext(ctx, `ANALYZE`)
-	return s.wrap("synthesize", err)
 }
 
 func blobLit(s *Store, v string) string {
