@@ -578,7 +578,6 @@ func cursorOf(res jcs.Value, ptr string) (string, bool, error) {
 
 func (tl *ToolList) pages(root jcs.Value) error {
 	tl.Form = FormPages
-	seen := map[string]bool{}
 	// A transcript is an array with requests in it: then every response
 	// must follow its request and carry its id, from the first page on.
 	sawRequests := false
@@ -588,18 +587,7 @@ func (tl *ToolList) pages(root jcs.Value) error {
 			break
 		}
 	}
-	var (
-		prevCursor  string
-		prevHas     bool
-		pendingReq  bool
-		reqCursor   string
-		reqHas      bool
-		reqID       jcs.Value
-		reqPtr      string
-		reqIDs      = map[string]string{} // id key → pointer of the request
-		startsClean = true
-		cycle       bool
-	)
+	ch := &pageChain{seen: map[string]bool{}, reqIDs: map[string]string{}, startsClean: true}
 	for i := range root.Len() {
 		el := root.Index(i)
 		ptr := "/" + strconv.Itoa(i)
@@ -607,37 +595,8 @@ func (tl *ToolList) pages(root jcs.Value) error {
 			return inputErr(el, ptr, "expected a page (a JSON-RPC response or a result with \"tools\"): mixed forms in one array")
 		}
 		if m, ok := el.Get("method"); ok {
-			// A request in a transcript.
-			if v, ok := el.Get("jsonrpc"); !ok || !v.StrEqual("2.0") {
-				return inputErr(el, ptr+"/jsonrpc", `a request's "jsonrpc" must be "2.0"`)
-			}
-			if !m.StrEqual("tools/list") {
-				return inputErr(m, ptr+"/method", "only tools/list requests may appear in a page transcript")
-			}
-			if pendingReq {
-				return inputErr(el, ptr, "two requests without a response between them")
-			}
-			id, err := messageID(el, ptr, true)
-			if err != nil {
+			if err := ch.request(el, m, ptr); err != nil {
 				return err
-			}
-			k := idKey(id)
-			if first, dup := reqIDs[k]; dup {
-				return inputErr(id, ptr+"/id", "the request repeats the id of the request at %s: its responses cannot be told apart", safetext.Quote(first))
-			}
-			reqIDs[k] = ptr
-			pendingReq = true
-			reqCursor, reqHas, reqID, reqPtr = "", false, id, ptr
-			if params, ok := el.Get("params"); ok {
-				if params.Kind() != jcs.Object {
-					return inputErr(params, ptr+"/params", "a tools/list request's params must be an object, found %s", params.Kind())
-				}
-				if c, ok := params.Get("cursor"); ok && c.Kind() != jcs.Null {
-					if c.Kind() != jcs.String {
-						return inputErr(c, ptr+"/params/cursor", "cursor must be a string")
-					}
-					reqCursor, reqHas = c.Str(), true
-				}
 			}
 			continue
 		}
@@ -645,26 +604,26 @@ func (tl *ToolList) pages(root jcs.Value) error {
 		if err != nil {
 			return err
 		}
-		if tl.Pages > 0 && !prevHas {
+		if tl.Pages > 0 && !ch.prevHas {
 			return inputErr(el, ptr, "page %d follows a page without nextCursor: the list had already ended", tl.Pages+1)
 		}
-		if sawRequests && !pendingReq {
+		if sawRequests && !ch.pendingReq {
 			return inputErr(el, ptr, "a response without its request in a transcript that has requests")
 		}
-		if pendingReq {
+		if ch.pendingReq {
 			if form != FormJSONRPC {
 				return inputErr(el, ptr, "a bare result in a transcript answers no request id: every page of a transcript must be a JSON-RPC response")
 			}
-			if idKey(id) != idKey(reqID) {
-				return inputErr(id, ptr+"/id", "the response id %s does not answer the request at %s (id %s)", idText(id), safetext.Quote(reqPtr), idText(reqID))
+			if idKey(id) != idKey(ch.reqID) {
+				return inputErr(id, ptr+"/id", "the response id %s does not answer the request at %s (id %s)", idText(id), safetext.Quote(ch.reqPtr), idText(ch.reqID))
 			}
-			if tl.Pages == 0 && reqHas {
-				startsClean = false
+			if tl.Pages == 0 && ch.reqHas {
+				ch.startsClean = false
 			}
-			if tl.Pages > 0 && (!reqHas || reqCursor != prevCursor) {
+			if tl.Pages > 0 && (!ch.reqHas || ch.reqCursor != ch.prevCursor) {
 				return inputErr(el, ptr, "the request for page %d did not send the previous page's nextCursor", tl.Pages+1)
 			}
-			pendingReq = false
+			ch.pendingReq = false
 		}
 		resPtr := ptr
 		if res != el {
@@ -679,26 +638,83 @@ func (tl *ToolList) pages(root jcs.Value) error {
 			return err
 		}
 		if has {
-			if seen[c] {
-				cycle = true
+			if ch.seen[c] {
+				ch.cycle = true
 			}
-			seen[c] = true
+			ch.seen[c] = true
 		}
-		prevCursor, prevHas = c, has
+		ch.prevCursor, ch.prevHas = c, has
 	}
+	return ch.end(tl, root, sawRequests)
+}
+
+// pageChain is what pages has read of a list's pages: the cursors seen,
+// the last page's, and in a transcript the request awaiting its response.
+type pageChain struct {
+	seen        map[string]bool
+	prevCursor  string
+	prevHas     bool
+	pendingReq  bool
+	reqCursor   string
+	reqHas      bool
+	reqID       jcs.Value
+	reqPtr      string
+	reqIDs      map[string]string // id key → pointer of the request
+	startsClean bool
+	cycle       bool
+}
+
+// request reads a tools/list request el (its method m) of a transcript.
+func (ch *pageChain) request(el, m jcs.Value, ptr string) error {
+	if v, ok := el.Get("jsonrpc"); !ok || !v.StrEqual("2.0") {
+		return inputErr(el, ptr+"/jsonrpc", `a request's "jsonrpc" must be "2.0"`)
+	}
+	if !m.StrEqual("tools/list") {
+		return inputErr(m, ptr+"/method", "only tools/list requests may appear in a page transcript")
+	}
+	if ch.pendingReq {
+		return inputErr(el, ptr, "two requests without a response between them")
+	}
+	id, err := messageID(el, ptr, true)
+	if err != nil {
+		return err
+	}
+	k := idKey(id)
+	if first, dup := ch.reqIDs[k]; dup {
+		return inputErr(id, ptr+"/id", "the request repeats the id of the request at %s: its responses cannot be told apart", safetext.Quote(first))
+	}
+	ch.reqIDs[k] = ptr
+	ch.pendingReq = true
+	ch.reqCursor, ch.reqHas, ch.reqID, ch.reqPtr = "", false, id, ptr
+	if params, ok := el.Get("params"); ok {
+		if params.Kind() != jcs.Object {
+			return inputErr(params, ptr+"/params", "a tools/list request's params must be an object, found %s", params.Kind())
+		}
+		if c, ok := params.Get("cursor"); ok && c.Kind() != jcs.Null {
+			if c.Kind() != jcs.String {
+				return inputErr(c, ptr+"/params/cursor", "cursor must be a string")
+			}
+			ch.reqCursor, ch.reqHas = c.Str(), true
+		}
+	}
+	return nil
+}
+
+// end says how complete the list of pages is, and why.
+func (ch *pageChain) end(tl *ToolList, root jcs.Value, sawRequests bool) error {
 	switch {
 	case tl.Pages == 0:
 		return inputErr(root, "", "a transcript with requests but no response")
-	case pendingReq:
+	case ch.pendingReq:
 		tl.Completeness = Partial
 		tl.Reason = "the last request has no response"
-	case cycle:
+	case ch.cycle:
 		tl.Completeness = Partial
 		tl.Reason = "a nextCursor repeated: the server's cursor chain cycles"
-	case prevHas:
+	case ch.prevHas:
 		tl.Completeness = Partial
 		tl.Reason = "the last page has a nextCursor: later pages were not observed"
-	case !startsClean:
+	case !ch.startsClean:
 		tl.Completeness = Partial
 		tl.Reason = "the first request carried a cursor: the chain did not start at the first page"
 	case sawRequests:
