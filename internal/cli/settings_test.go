@@ -178,16 +178,16 @@ func TestSettingsRepeatedAndSuppressions(t *testing.T) {
 	}
 }
 
-// TestSettingsREADMEExample: the README's mcpdrift.yaml is one mcpdrift
-// reads.
+// TestSettingsREADMEExample: the mcpdrift.yaml of docs/configuration.md
+// (the page the README links for settings) is one mcpdrift reads.
 func TestSettingsREADMEExample(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(readme), "### Settings: ")
+	_, sec, ok := strings.Cut(string(readme), "## Settings: ")
 	if !ok {
-		t.Fatal("README has no Settings section")
+		t.Fatal("docs/configuration.md has no Settings section")
 	}
 	_, block, ok := strings.Cut(sec, "```yaml\n")
 	block, _, ok2 := strings.Cut(block, "```")
@@ -197,7 +197,7 @@ func TestSettingsREADMEExample(t *testing.T) {
 	inDir(t, block)
 	code, _, stderr := run(t, "", "codes")
 	if code != 0 {
-		t.Errorf("the README's mcpdrift.yaml: exit %d: %s", code, stderr)
+		t.Errorf("docs/configuration.md's mcpdrift.yaml: exit %d: %s", code, stderr)
 	}
 }
 
