@@ -167,8 +167,8 @@ var testHookBeforeCommit func()
 // where they can be held unchanged (mapfile). A live run (drift, pin
 // --url, the gateway) is not: it lists a server for seconds while the Go
 // scavenger hands freed memory back to the system piecemeal, splitting
-// the huge pages, and drift of 100,000 tools took about 1 s more CPU with
-// its declared baseline's parse advised (docs/benchmarks.md); and it
+// the huge pages, and drift of a large list cost more CPU with its
+// declared baseline's parse advised; and it
 // reads its declared side from the open files as it goes (declared.go),
 // where a file mapped for its whole life would be copied into its memory
 // whenever someone writes it.
@@ -205,7 +205,7 @@ func newRoot(e *env) *cobra.Command {
 
 // readAll is io.ReadAll into a buffer sized for size bytes when the size
 // is known (size >= 0): a file read whole is allocated once, not grown and
-// copied as io.ReadAll grows its buffer (a 172 MB input cost 0.3 s more).
+// copied as io.ReadAll grows its buffer.
 func readAll(r io.Reader, size int64) ([]byte, error) {
 	if size < 0 {
 		return io.ReadAll(r)

@@ -174,8 +174,8 @@ func newCostCase(tb testing.TB, n int) *costCase {
 
 // writeSynced writes a file and waits until it is on disk: a 172 MB
 // manifest just written is otherwise flushed by the kernel's writeback
-// while the first step reads it, which added about 0.5 s to the first
-// pass's pin --input (2.16 s against 1.67 s in the next).
+// while the first step reads it, which slows the first pass's pin --input
+// and not the next.
 func writeSynced(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -332,8 +332,8 @@ func BenchmarkCostCurve(b *testing.B) {
 			b.ReportMetric(wall["drift"]/wall["pin --url"], "drift/pin")
 			if !goals || n < 10000 {
 				// The goals are the issue's, for 10,000 tools and more: at
-				// 1,000 a process's fixed cost (the runtime and the binary,
-				// about 35 MB; a handshake per connection) is most of it.
+				// 1,000 a process's fixed cost (the runtime and the binary;
+				// a handshake per connection) is most of it.
 				return
 			}
 			for _, s := range []string{"pin --url", "drift"} {

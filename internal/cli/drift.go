@@ -762,8 +762,8 @@ then says so).`,
 			// signal ends any process until then; and before its reading
 			// starts beside the run: the first signal.Notify hands its
 			// signals to a goroutine of its own and waits for it, which with
-			// that reading on a CPU was a wait for a free one (3 to 18 ms of
-			// the scheduler's time slice at 10,000 tools).
+			// that reading on a CPU was a wait for a free one (a time slice
+			// of the scheduler's).
 			var (
 				ctx  context.Context
 				stop context.CancelFunc

@@ -160,8 +160,8 @@ func TestHistoryErrors(t *testing.T) {
 
 // `history` for one tool in a store of 1,000,000 tool-digest rows is
 // under 100 ms (the figure is in docs/benchmarks.md; BenchmarkHistoryOneTool
-// in store measures the library alone). Building the store takes 20 to 40 s
-// on two cores, so the test runs when MCPDRIFT_LARGE_TESTS=1.
+// in store measures the library alone). Building the store is long, so
+// the test runs when MCPDRIFT_LARGE_TESTS=1.
 func TestHistoryMillionRows(t *testing.T) {
 	if os.Getenv("MCPDRIFT_LARGE_TESTS") != "1" {
 		t.Skip("builds a 1,000,000-row store: set MCPDRIFT_LARGE_TESTS=1 (BenchmarkHistoryOneTool in store measures the same)")

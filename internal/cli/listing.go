@@ -335,8 +335,7 @@ func (p *pending[T]) finish() {
 // the declared side is read (or the primary listing has ended, whichever
 // comes first): that reading is the run's heaviest work beside the
 // primary listing, and with the server's second listing beside both on
-// two cores the primary's first pages came later (drift of 10,000 tools
-// in 0.755 s rather than 0.780, medians of 24 runs alternated). Over
+// two cores the primary's first pages came later. Over
 // stdio, where each connection is its own child and a server can take a
 // second to start, they start at once. Each
 // connection traces through its own tracer of d.spans (telemetry.go), so
@@ -511,9 +510,8 @@ func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans,
 // collection of what the run still holds, at once rather than when the
 // heap next doubles. The outputs are then built in memory the system has
 // already given the process, not on top of the listing's peak in memory
-// it must fault in page by page (about 10 µs a page on the 2-vCPU
-// machines of docs/benchmarks.md). The memory is not handed back to the
-// system (debug.FreeOSMemory did that, and the outputs faulted it in
-// again): drift of 10,000 tools built its report in 35-50 ms rather than
-// 73-91, of 100,000 in 0.59-0.80 s rather than 1.0-1.08, peak RSS alike.
+// it must fault in page by page, which on a virtual machine is an exit
+// to the hypervisor each. The memory is not handed back to the system
+// (debug.FreeOSMemory did that, and the outputs faulted it in again, for
+// the same peak RSS).
 func releaseListing() { runtime.GC() }

@@ -32,8 +32,8 @@ func loadClassifier(rules string) (*classify.Classifier, error) {
 
 // classifierBeside is loadClassifier for a run that lists a server: a
 // rules file is read now, so that its errors come before anything is sent,
-// while the built-in table, which takes about 14 ms to compile, is compiled
-// beside the listing's first requests rather than before them. wait
+// while the built-in table, whose compilation is work of its own, is
+// compiled beside the listing's first requests rather than before them. wait
 // returns the classifier.
 func classifierBeside(rules string) (wait func() *classify.Classifier, err error) {
 	if rules == "" {
