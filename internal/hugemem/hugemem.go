@@ -7,11 +7,9 @@
 // memory gets 2 MiB pages only where the program asks, and the Go runtime
 // asks for none of its heap. A buffer of hundreds of megabytes is then
 // faulted in 4 KiB at a time, and on a virtual machine each fault costs
-// an exit to the hypervisor (about 10 µs there). `pin --input` of a
-// 100,000-tool listing took 138,000 faults, 1.2–1.5 s of system time and
-// 2.2–2.5 s there; with its large buffers advised, 28,000 faults,
-// 0.6–1.0 s and 1.4–1.6 s (BenchmarkFreshBuffer: 64 MiB filled in 170 ms
-// by make, 9–12 ms advised).
+// an exit to the hypervisor. Advised, a large file run takes a fraction
+// of the faults and of the system time (BenchmarkFreshBuffer, beside
+// make; the figures are docs/benchmarks.md's).
 //
 // The advice changes no byte of memory. It is a hint about how the kernel
 // backs the memory, ignored where huge pages are off (THP "never") or
@@ -30,9 +28,9 @@
 // outputs to reuse. A run that lives longer (drift and pin --url list a
 // server for seconds; the gateway serves for hours) frees such buffers
 // early and goes on allocating beside them while the Go scavenger hands
-// freed memory back to the system in pieces: drift of 100,000 tools took
-// about 1 s more CPU with its declared baseline's parse advised
-// (measured; the mechanism was not isolated), so it is not. The Go runtime
+// freed memory back to the system in pieces: drift of a large list cost
+// more CPU with its declared baseline's parse advised (the mechanism was
+// not isolated), so it is not. The Go runtime
 // stopped advising its heap in Go 1.21.1 for the same family of reasons:
 // allocations stalled in the kernel's compaction (golang/go#61718), and
 // memory grew where the kernel filled the scavenger's holes

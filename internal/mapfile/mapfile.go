@@ -5,12 +5,11 @@
 // Why. A buffer the size of the input is fresh memory, and fresh memory
 // is what a large run pays most for on a virtual machine that hands freed
 // memory back to its host (free page reporting; the 2-vCPU machines of
-// docs/benchmarks.md): each megabyte first touched costs about 2 ms there
-// (MADV_POPULATE_WRITE of 170 MB: 270–440 ms, against 12–24 ms when the
-// memory was freed a moment before). The file's pages are in the page
-// cache already (the file was just written, or read by an earlier run):
-// mapped, they cost nothing new. `pin --input` of the 172 MB 100,000-tool
-// manifest, each run after 3 s idle: median 1.88 s read, 1.60 s mapped.
+// docs/benchmarks.md): memory first touched waits for the host, far
+// longer than memory freed a moment before. The file's pages are in the
+// page cache already (the file was just written, or read by an earlier
+// run): mapped, they cost nothing new, and a large file run is faster
+// mapped than read (BenchmarkInputBytes).
 //
 // The bytes seen must be the file's, from the first byte read to the last
 // output written: a mapping shows a file's changes as they are made, and
