@@ -138,9 +138,9 @@ func (nh *numgenHasher) add(bits uint64, text []byte) {
 // hashes jcs.AppendNumber's output directly and compares it element by
 // element with Canonicalize's and with an independent formatter.
 //
-// Stream length: 1,000,000 values by default (about 0.5 s); 100,000 with
-// -short; 10,000,000 (about 5 s) with MCPDRIFT_NUMGEN_10M=1 and 100,000,000
-// (about 50 s) with MCPDRIFT_NUMGEN_100M=1, both ignored under -short:
+// Stream length: 1,000,000 values by default; 100,000 with -short;
+// 10,000,000 with MCPDRIFT_NUMGEN_10M=1 and 100,000,000 with
+// MCPDRIFT_NUMGEN_100M=1, both ignored under -short:
 //
 //	MCPDRIFT_NUMGEN_10M=1 go test -run TestNumgen ./jcs/
 func TestNumgen(t *testing.T) {

@@ -48,9 +48,8 @@ import (
 // never reported.
 
 // parallelMin is the smallest text Parse reads on several CPUs; tests
-// lower it. BenchmarkParseParallel on 2 CPUs shared with other jobs: 1 MB
-// no faster (the quote count and the splice cost what the second CPU
-// saves), 4.4 MB 1.2x, 8.5 MB 1.3x, 34 MB 1.5-1.6x.
+// lower it. Below it the quote count and the splice cost what the other
+// CPUs save (BenchmarkParseParallel, beside the serial parse).
 var parallelMin = 4 << 20
 
 // parallelGroups, when positive, overrides GOMAXPROCS as the number of
