@@ -754,12 +754,11 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 		// in huge pages (hugemem).
 		tl.Tools = hugemem.Make[Tool](n, n, false)
 	} else {
-		// By doubling (hugemem.Grow), not by slices.Grow's 1.25x past
-		// 256 tools: a listing of 100,000 tools in pages of 1,000 copied
-		// its tools about 4.5 times over into fresh arrays (0.45 s of
-		// pin --url's CPU), and doubling copies them about twice. The
-		// room left unused at the end is not touched, and did not show
-		// in peak RSS at 10,000 tools (it fell, drift 73 -> 70 MB).
+		// By doubling (hugemem.Grow), not by slices.Grow's growth by a
+		// quarter past 256 tools, which copies a long listing's tools
+		// many times over into fresh arrays; doubling copies them about
+		// twice. The room left unused at the end is never touched, so it
+		// costs no resident memory.
 		tl.Tools = hugemem.Grow(tl.Tools, n)[:from+n]
 	}
 	read := tl.Tools[from:] // compacted below

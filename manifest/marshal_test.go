@@ -60,8 +60,8 @@ func TestMarshalArtifactFast(t *testing.T) {
 }
 
 // TestMarshalFastPresized: a record of typical tools is written into the
-// buffer marshalFast allocates, never grown (a baseline of 100,000 tools
-// is 68 MB; growing to it by doubling allocated 120 MB), and the estimate
+// buffer marshalFast allocates, never grown (growing to a large baseline
+// by doubling allocates up to twice its size), and the estimate
 // is close (at most 16 bytes an entry over).
 func TestMarshalFastPresized(t *testing.T) {
 	const n = 2000

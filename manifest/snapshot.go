@@ -219,8 +219,8 @@ var (
 
 // WriteTo writes the snapshot to w. A bytes.Buffer is grown once to the
 // snapshot's size first: a run that redacts its outputs gathers the
-// snapshot so, and grown by its writes a 17 MB snapshot went through
-// arrays of 32 MB.
+// snapshot so, and grown by its writes it would go through arrays of up
+// to twice its size.
 func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
 	if b, ok := w.(*bytes.Buffer); ok {
 		b.Grow(sw.size)
