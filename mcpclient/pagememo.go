@@ -65,9 +65,8 @@ func pageKey(request, response []byte) [32]byte {
 }
 
 // A recorder records the recording listing's pages on a goroutine of its
-// own, in the order they were read: hashing a page's response (1.6 MB for
-// a page of 1,000 tools: 2 ms) is then not on the listing's path to its
-// next request. A listing that waits for a page still waits for it to be
+// own, in the order they were read: hashing a page's response is then
+// not on the listing's path to its next request. A listing that waits for a page still waits for it to be
 // recorded, and finish waits for every page to be.
 type recorder struct {
 	m    *PageMemo
@@ -83,7 +82,7 @@ type recordJob struct {
 // recorder starts the recorder of the listing that records into m.
 func (m *PageMemo) recorder() *recorder {
 	// Unbuffered: a page's bytes are held until it is hashed, so at most
-	// one page waits (hashing one takes 2 ms, reading the next tens).
+	// one page waits (hashing one is quicker than reading the next).
 	r := &recorder{m: m, jobs: make(chan recordJob), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)

@@ -304,18 +304,16 @@ func (s *SSEReader) Detach() {
 var testHookSSEGrow func(size int)
 
 // grow returns s.data in a new array with room for need bytes: twice its
-// capacity (append's growth is 1.25x past 256 bytes, which read a 1.7 MB
-// line, one page of a tool list, through about 18 arrays and 9 MB instead
-// of 7 and 3.6 MB), but not past what the bounds let an event's data
-// reach.
+// capacity (append grows by a quarter past 256 bytes, which reads a long
+// line, one page of a tool list, through several times as many arrays and
+// bytes), but not past what the bounds let an event's data reach.
 func (s *SSEReader) grow(need int) []byte {
 	next := max(2*cap(s.data), 4<<10)
 	if need > 4<<10 && cap(s.data) < s.hint {
 		// As large as the event Detach gave away, and an eighth more: the
 		// pages of one listing differ in size by a few percent, and a
 		// page a little larger than the last one would otherwise be read
-		// through a second array twice that size (half the pages of a
-		// 10,000-tool listing were: 3.2 MB more each).
+		// through a second array twice that size.
 		next = s.hint + s.hint/8
 	}
 	c := max(need, min(next, int(min(s.lim.MaxBytes, math.MaxInt32))))
