@@ -47,8 +47,8 @@ func BenchmarkRedact(b *testing.B) {
 // BenchmarkRedactEscapedSecrets: secrets with characters the report
 // layers escape have dozens of written forms; text that holds none of
 // them is passed after one scan for each secret's anchor (its longest run
-// of letters and digits), not one per form (which took 295 ms for 10 MB
-// and one such secret, 2.8 s for ten). Baseline: one strings.Contains of
+// of letters and digits), not one per form, whose cost grows with the
+// forms of every secret. Baseline: one strings.Contains of
 // each raw secret, the least any redaction does.
 func BenchmarkRedactEscapedSecrets(b *testing.B) {
 	doc := strings.Repeat("Search the web for a thing; nothing secret here. ", 200000)
@@ -116,7 +116,7 @@ func BenchmarkRedactMessage(b *testing.B) {
 // BenchmarkForwardedFresh: what a request with a fresh downstream
 // credential costs (AddForwarded, then the rebuild its first redaction
 // makes) after 1 or 600 others were sent: the same, at most MaxForwarded
-// being held (each was kept, and the 601st cost 120 ms).
+// being held (each was kept, and each cost more than the one before).
 func BenchmarkForwardedFresh(b *testing.B) {
 	msg := []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"The forecast for Paris: 14 °C."}]}}`)
 	for _, before := range []int{1, 600} {

@@ -111,7 +111,7 @@ func escapeAll(s string) string {
 // TestForwardedCredentialsBounded: a client that sends a fresh credential
 // with each request leaves at most MaxForwarded held, and the set it
 // rebuilds is no larger at the 600th than at the MaxForwarded-th (it was
-// every value ever seen: 120 ms a request at the 601st); the least
+// every value ever seen, a cost growing with each request); the least
 // recently seen goes first, and a credential seen again is kept. The
 // run's own secrets are never evicted, even one a downstream sent too.
 func TestForwardedCredentialsBounded(t *testing.T) {

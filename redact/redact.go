@@ -557,8 +557,8 @@ func labelIn(secrets []secret, text string) string {
 // when there is none. It reads
 // the document's decoded strings in place and builds the pointer only for
 // what it finds: a live pin with a header checks every string of every
-// tool (50 MB of copies and pointers for 10,000 tools, when it made them
-// all).
+// tool, and copies and pointers for all of them would cost memory in
+// proportion to the whole list.
 func (s *Set) FindInValue(v jcs.Value) (label, pointer string) {
 	if s.Empty() || !v.Valid() {
 		return "", ""
