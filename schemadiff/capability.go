@@ -112,9 +112,9 @@ var capContentWords = map[string]bool{
 // capability (all), among them those that say a plain string named env or
 // header is one (env, headers). URLs and paths are left to names:
 // descriptions mention them in passing far too often ("the number of URLs
-// to return"). Compiled when first searched (their regexps and tries cost
-// about 6 ms and 7,600 allocations, which a run that diffs no schema,
-// most of them, would pay as it starts).
+// to return"). Compiled when first searched (their regexps and tries are
+// work and allocations that a run that diffs no schema, most of them,
+// would pay as it starts).
 var capPhrases = sync.OnceValue(func() *capPhraseSet {
 	env := newPhrase(`(?i)\benvironment variables?\b|\benv vars?\b`, "env")
 	headers := newPhrase(`(?i)\bhttp headers?\b|\brequest headers?\b`, "header")

@@ -11,8 +11,8 @@ import (
 // least one of which every match of the regexp holds.
 //
 // Go's regexp has no DFA: over a long description its six capability
-// patterns ran at about 1.3 MB/s together (0.8 s for 1 MB of prose, from a
-// server that controls every byte of it). A phrase searches a long text
+// patterns are slow together, and a server controls every byte of that
+// description. A phrase searches a long text
 // only in the windows around its anchors' occurrences, found by byte
 // search, with its regexp's language as a trie (phraselit.go; a text
 // dense with anchors is searched whole by it); what it reports is exactly
@@ -64,8 +64,8 @@ const phraseWhole = 4 << 10
 // letters lowercased (lowerASCII), for the anchors' search in a long
 // text (a short one is searched as it is). A text that
 // holds none of the anchors is not searched at all: most descriptions
-// name no capability, and the regexps backtrack (a changed tool's diff
-// spent 40% of its time in them).
+// name no capability, and the regexps backtrack (they were a large share
+// of a changed tool's diff).
 func (p phrase) match(text, low string) bool {
 	if len(text) <= phraseWhole {
 		return p.anyAnchor(text) && p.find(text)

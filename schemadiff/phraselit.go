@@ -7,12 +7,12 @@ import (
 )
 
 // A phrase's regexp names a finite set of word sequences: literals under
-// (?i), optional letters, alternatives, \b. Go's regexp runs it at about
-// 8 MB/s a phrase with no DFA, and a text dense with a phrase's anchor
-// words (a server's description made of them) is searched whole at that
-// speed. litTrie is the same language as a trie of case-folded runes and
-// word-boundary assertions, tried at each rune boundary of the text: the
-// regexp's answer (TestPhraseMatchAgrees, FuzzPhraseMatch) at the cost of
+// (?i), optional letters, alternatives, \b. Go's regexp runs it slowly,
+// with no DFA, and a text dense with a phrase's anchor words (a server's
+// description made of them) is searched whole at that speed. litTrie is
+// the same language as a trie of case-folded runes and word-boundary
+// assertions, tried at each rune boundary of the text: the regexp's
+// answer (TestPhraseMatchAgrees, FuzzPhraseMatch) at the cost of
 // a few steps per position. A regexp with anything else in it (a star, a
 // large class, a literal without (?i)) gets none, and is run as a regexp.
 
