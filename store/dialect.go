@@ -180,7 +180,7 @@ func openSQLite(ctx context.Context, loc Location, opt Options) (*Store, error) 
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "cache_size(-32768)")
 	// Checkpoint the WAL every 8,192 pages (32 MiB) instead of SQLite's
-	// 1,000: each checkpoint syncs, and fewer larger ones record 1.8x the
+	// 1,000: each checkpoint syncs, and fewer larger ones record more
 	// servers per second (BenchmarkRecordServer, baseline ckpt1000).
 	ckpt := 8192
 	if opt.walAutocheckpoint > 0 {

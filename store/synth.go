@@ -69,8 +69,7 @@ func Synthesize(ctx context.Context, url string, servers, tools, digests int) er
 	}
 	if !s.d.pg {
 		// SQLite has no generate_series: a table of 0…999 joined with
-		// itself counts to a million (a recursive CTE is three times
-		// slower).
+		// itself counts to a million (a recursive CTE is slower).
 		for _, q := range []string{`CREATE TEMP TABLE synth_d (i INTEGER PRIMARY KEY)`,
 			`INSERT INTO synth_d WITH RECURSIVE g(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM g WHERE i < 999) SELECT i FROM g`} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {

@@ -52,9 +52,9 @@ const ExportBound = 2 * time.Second
 
 // exportDeadline is the deadline of one export's request: ExportBound less
 // a margin for what surrounds it (the provider's shutdown, the warning,
-// the goroutines' wake-up), so that the whole stays within ExportBound. A
-// request given the whole 2 s added 1.99–2.10 s to a drift against a
-// collector that accepts and never answers.
+// the goroutines' wake-up), so that the whole stays within ExportBound: a
+// request given the whole bound made a drift against a collector that
+// accepts and never answers overrun it.
 const exportDeadline = ExportBound - 200*time.Millisecond
 
 // maxRunSpans bounds the spans a run holds for its one export (a run of
