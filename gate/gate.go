@@ -27,7 +27,7 @@ const (
 	Inconclusive             = "inconclusive"
 )
 
-// Exit codes of the gate (a contract; see README).
+// Exit codes of the gate (a contract; see docs/configuration.md, "Exit codes").
 const (
 	ExitOK           = 0
 	ExitFindings     = 1

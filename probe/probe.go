@@ -47,7 +47,7 @@ func severityOf(level string) string {
 // ReportSchemaID versions the JSON drift report.
 const ReportSchemaID = "mcpdrift.drift_report.v1"
 
-// Exit codes of drift (a contract; see README): as for gate, and 3 when
+// Exit codes of drift (a contract; see docs/drift.md): as for gate, and 3 when
 // the server could not be reached.
 const (
 	ExitOK          = 0

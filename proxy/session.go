@@ -27,7 +27,7 @@ var observeMethods = map[string]bool{
 }
 
 // Error codes and the data member of the gateway's own errors (a
-// contract: see README, "The gateway's JSON-RPC errors").
+// contract: see docs/gateway.md, "The gateway's JSON-RPC errors").
 const (
 	dataSource = "mcpdrift-proxy"
 	// reasonNotificationUndefined: a message without an id that is not a

@@ -12,7 +12,7 @@ import (
 // ReportSchemaID versions the JSON diff report.
 const ReportSchemaID = "mcpdrift.diff_report.v1"
 
-// Exit codes of diff (a contract; see README).
+// Exit codes of diff (a contract; see docs/configuration.md, "Exit codes").
 const (
 	ExitNoChange     = 0 // nothing changed, or nothing that needs review (decision allow, with its reason)
 	ExitChanged      = 1

@@ -21,7 +21,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
-// Exit codes: one table for every command (a contract; see README).
+// Exit codes: one table for every command (a contract; see docs/configuration.md, "Exit codes").
 const (
 	ExitOK           = 0 // success; for gate/diff: no finding (warnings allowed)
 	ExitFindings     = 1 // findings that need review

@@ -364,7 +364,7 @@ func FuzzMapped(f *testing.F) {
 // iterations (outside the timer), as a run's is when it ends; with
 // MCPDRIFT_BENCH_COLD=3s each iteration also waits that long first (a
 // virtual machine that reports free pages to its host takes them back
-// within about 2 s: the first touch of fresh memory is then what it costs
+// soon after: the first touch of fresh memory is then what it costs
 // a run that follows other work).
 func BenchmarkInputBytes(b *testing.B) {
 	const size = 64 << 20
