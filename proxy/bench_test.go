@@ -1,7 +1,7 @@
 package proxy_test
 
-// Benchmarks of the gateway's hot paths (README "Performance",
-// docs/benchmarks.md "The runtime gateway"):
+// Benchmarks of the gateway's hot paths (docs/benchmarks.md, "The
+// gateway"):
 //
 //   - BenchmarkToolsCall: a tools/call round trip three ways in the same
 //     run, interleaved in batches — through the gateway, direct to the
