@@ -23,6 +23,7 @@
 package decide
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -367,34 +368,68 @@ func ambiguousTool(v jcs.Value) string {
 			return "its member " + safetext.Quote(name) + " is " + safetext.Quote(want) + " to decoders that ignore case, outside what the digest covers"
 		}
 	}
-	if ptr := protoIn(v, ""); ptr != "" {
+	if ptr := protoIn(v); ptr != "" {
 		return "it holds a member named \"__proto__\" at " + safetext.Quote(ptr) + ", which a JavaScript client's copy makes a prototype"
 	}
 	return ""
 }
 
 // protoIn is the pointer of the first object under v with a member named
-// "__proto__" ("" when none).
-func protoIn(v jcs.Value, ptr string) string {
+// "__proto__" ("" when none). The walk builds no pointer until it finds
+// one: every listing of the gateway passes through it.
+func protoIn(v jcs.Value) string {
+	// A name that decodes to "__proto__" is spelled so in the bytes, or
+	// with a \u escape (no other escape yields "_" or a letter): without
+	// either there is nothing to walk for.
+	raw := v.Raw()
+	if !bytes.Contains(raw, []byte("__proto__")) && !bytes.Contains(raw, []byte(`\u`)) {
+		return ""
+	}
+	toks, ok := protoPath(v, nil)
+	if !ok {
+		return ""
+	}
+	ptr := ""
+	for i := len(toks) - 1; i >= 0; i-- {
+		ptr = jcs.PointerJoin(ptr, toks[i])
+	}
+	return ptr
+}
+
+// isProto says whether the member name k decodes to "__proto__"; a name
+// without an escape is compared as it is written.
+func isProto(k jcs.Value) bool {
+	raw := k.Raw()
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == `"__proto__"`
+	}
+	return k.StrEqual("__proto__")
+}
+
+// protoPath finds the first "__proto__" member under v; toks is its
+// pointer's tokens, innermost first.
+func protoPath(v jcs.Value, toks []string) ([]string, bool) {
 	switch v.Kind() {
 	case jcs.Object:
-		if _, ok := v.Get("__proto__"); ok {
-			return ptr + "/__proto__"
+		for i := range v.Len() {
+			if k, _ := v.Member(i); isProto(k) {
+				return append(toks, "__proto__"), true
+			}
 		}
 		for i := range v.Len() {
 			k, x := v.Member(i)
-			if p := protoIn(x, jcs.PointerJoin(ptr, k.Str())); p != "" {
-				return p
+			if t, ok := protoPath(x, toks); ok {
+				return append(t, k.Str()), true
 			}
 		}
 	case jcs.Array:
 		for i := range v.Len() {
-			if p := protoIn(v.Index(i), ptr+"/"+strconv.Itoa(i)); p != "" {
-				return p
+			if t, ok := protoPath(v.Index(i), toks); ok {
+				return append(t, strconv.Itoa(i)), true
 			}
 		}
 	}
-	return ""
+	return toks, false
 }
 
 // Withheld is DecideList's whole-server rule alone: the reason and detail

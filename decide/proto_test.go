@@ -1,0 +1,31 @@
+package decide
+
+import (
+	"testing"
+
+	"github.com/mcpdrift/mcpdrift/jcs"
+)
+
+// TestProtoIn: a member named "__proto__" is found at any depth, however
+// its name is spelled in the bytes, and a string value of that text is
+// not a member.
+func TestProtoIn(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"name":"a","inputSchema":{"type":"object"}}`, ""},
+		{`{"name":"__proto__","description":"__proto__"}`, ""},
+		{`{"name":"a","__proto__":{}}`, "/__proto__"},
+		{`{"name":"a","inputSchema":{"properties":{"x":{"__proto__":1}}}}`, "/inputSchema/properties/x/__proto__"},
+		{`{"name":"a","inputSchema":{"properties":{"x":{"\u005f_proto__":1}}}}`, "/inputSchema/properties/x/__proto__"},
+		{`{"name":"a","icons":[{},{"src":"x","__pro\u0074o__":{}}]}`, "/icons/1/__proto__"},
+		{`{"name":"a","_meta":{"a/b":{"__proto__":{}}}}`, "/_meta/a~1b/__proto__"},
+		{`{"name":"a","description":"\u00e9","x":{"__proto_":1}}`, ""},
+	} {
+		d, err := jcs.Parse([]byte(c.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := protoIn(d.Root()); got != c.want {
+			t.Errorf("%s: %q, want %q", c.in, got, c.want)
+		}
+	}
+}
