@@ -3,12 +3,9 @@ package proxy_test
 // Benchmarks of the gateway's hot paths (docs/benchmarks.md, "The
 // gateway"):
 //
-//   - BenchmarkToolsCall: a tools/call round trip three ways in the same
-//     run, interleaved in batches — through the gateway, direct to the
-//     upstream, and through the floor of any hop (a bare
-//     httputil.ReverseProxy over HTTP; a bare line relay over stdio) —
-//     with p50, p99 and calls/s at concurrency 1 and 32, and the ratios
-//     the goals are stated in.
+//   - BenchmarkToolsCall (toolscall_bench_test.go): a tools/call round
+//     trip through the gateway beside direct and a bare proxy, interleaved
+//     in one run.
 //   - BenchmarkEnforcedList10k: an enforced tools/list of 10,000 corpus
 //     tools end to end through the gateway (it lists the upstream's 100
 //     pages itself, gates every tool, serves the approved ones).
@@ -27,14 +24,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,7 +40,6 @@ import (
 	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/internal/corpus"
 	"github.com/mcpdrift/mcpdrift/manifest"
-	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 	"github.com/mcpdrift/mcpdrift/mockserver"
 	"github.com/mcpdrift/mcpdrift/proxy"
 )
@@ -180,164 +173,6 @@ func httpCaller(tb testing.TB, u string) func(id int64) error {
 	}
 }
 
-// stdioCaller multiplexes concurrent calls over one newline-delimited
-// JSON-RPC pipe pair, matching responses by id.
-type stdioCaller struct {
-	wmu     sync.Mutex
-	w       io.Writer
-	mu      sync.Mutex
-	pending map[int64]chan []byte
-}
-
-func newStdioCaller(w io.Writer, r io.Reader) *stdioCaller {
-	c := &stdioCaller{w: w, pending: map[int64]chan []byte{}}
-	go func() {
-		lr := frame.NewLineReader(r, 64<<20)
-		for {
-			line, err := lr.Next()
-			if b := frame.TrimSpace(line); len(b) > 0 {
-				if m, perr := frame.Parse(b); perr == nil && m.Kind.IsResponse() {
-					if id, ok := m.IDInt(); ok {
-						c.mu.Lock()
-						ch := c.pending[id]
-						delete(c.pending, id)
-						c.mu.Unlock()
-						if ch != nil {
-							ch <- bytes.Clone(b)
-						}
-					}
-				}
-			}
-			if err != nil {
-				c.mu.Lock()
-				for id, ch := range c.pending {
-					close(ch)
-					delete(c.pending, id)
-				}
-				c.mu.Unlock()
-				return
-			}
-		}
-	}()
-	return c
-}
-
-func (c *stdioCaller) call(id int64) error {
-	ch := make(chan []byte, 1)
-	c.mu.Lock()
-	c.pending[id] = ch
-	c.mu.Unlock()
-	line := append(callBody(id), '\n')
-	c.wmu.Lock()
-	_, err := c.w.Write(line)
-	c.wmu.Unlock()
-	if err != nil {
-		return err
-	}
-	select {
-	case b, ok := <-ch:
-		if !ok {
-			return io.ErrUnexpectedEOF
-		}
-		if !bytes.Contains(b, []byte(`"result":{`)) {
-			return fmt.Errorf("%.300s", b)
-		}
-		return nil
-	case <-time.After(30 * time.Second):
-		return fmt.Errorf("call %d: no answer in 30s", id)
-	}
-}
-
-// target is one way of making the call.
-type target struct {
-	name string
-	call func(id int64) error
-}
-
-// sideBySide makes b.N calls per target at concurrency conc, the targets
-// interleaved in batches (so machine noise falls on all of them alike),
-// and reports p50, p99 and calls/s per target and the goal ratios: the
-// latency the gateway adds over direct against what the floor adds, and
-// the gateway's throughput against the floor's. targets[0] is direct,
-// targets[1] the floor, targets[2] the gateway (with another number of
-// targets no ratio is reported). It returns each target's p50 (µs) and
-// calls/s.
-func sideBySide(b *testing.B, conc int, targets []target) (p50, rate []float64) {
-	var id atomic.Int64
-	// Warm up: connections, the gateway's first listing.
-	for _, t := range targets {
-		for range 2 * conc {
-			if err := t.call(id.Add(1)); err != nil {
-				b.Fatalf("%s: %v", t.name, err)
-			}
-		}
-	}
-	batch := max(200, 20*conc)
-	lat := make([][]time.Duration, len(targets))
-	busy := make([]time.Duration, len(targets))
-	done := make([]int, len(targets))
-	b.ResetTimer()
-	for done[len(targets)-1] < b.N {
-		for i, t := range targets {
-			n := min(batch, b.N-done[i])
-			if n <= 0 {
-				continue
-			}
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			per := make([][]time.Duration, conc)
-			var failed atomic.Value
-			start := time.Now()
-			for w := range conc {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for next.Add(1) <= int64(n) {
-						t0 := time.Now()
-						if err := t.call(id.Add(1)); err != nil {
-							failed.Store(err)
-							return
-						}
-						per[w] = append(per[w], time.Since(t0))
-					}
-				}()
-			}
-			wg.Wait()
-			busy[i] += time.Since(start)
-			if err, _ := failed.Load().(error); err != nil {
-				b.Fatalf("%s: %v", t.name, err)
-			}
-			for _, p := range per {
-				lat[i] = append(lat[i], p...)
-			}
-			done[i] += n
-		}
-	}
-	b.StopTimer()
-	p50 = make([]float64, len(targets))
-	rate = make([]float64, len(targets))
-	for i, t := range targets {
-		slices.Sort(lat[i])
-		p50[i] = us(lat[i][len(lat[i])/2])
-		p99 := us(lat[i][len(lat[i])*99/100])
-		rate[i] = float64(done[i]) / busy[i].Seconds()
-		b.ReportMetric(p50[i], t.name+"-p50-µs")
-		b.ReportMetric(p99, t.name+"-p99-µs")
-		b.ReportMetric(rate[i], t.name+"-calls/s")
-	}
-	if len(targets) == 3 {
-		floorAdds, gwAdds := p50[1]-p50[0], p50[2]-p50[0]
-		if floorAdds > 0 {
-			b.ReportMetric(gwAdds/floorAdds, "added-p50-vs-floor")
-		}
-		b.ReportMetric(rate[2]/rate[1], "calls/s-vs-floor")
-	}
-	b.ReportMetric(0, "ns/op") // per call figures are above
-	return p50, rate
-}
-
-func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-
 // benchGateway is an enforcing gateway configured as the command
 // configures one (metrics on, no decision log, the review profile).
 func benchGateway(tb testing.TB, up proxy.Upstream) *proxy.Gateway {
@@ -349,79 +184,6 @@ func benchGateway(tb testing.TB, up proxy.Upstream) *proxy.Gateway {
 	}
 	tb.Cleanup(g.Close)
 	return g
-}
-
-// BenchmarkToolsCall: go test ./proxy -run '^$' -bench ToolsCall -benchtime 20000x
-func BenchmarkToolsCall(b *testing.B) {
-	b.Run("http", func(b *testing.B) {
-		tools, err := mockserver.LoadToolsFile(exampleV1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		mock := mockserver.MustNew(mockserver.Config{Tools: tools, LogLimit: 1})
-		ms := httptest.NewUnstartedServer(mock)
-		ms.Config.ConnContext = mock.ConnContext
-		ms.Start()
-		b.Cleanup(func() { ms.Close(); mock.Close() })
-		upURL := ms.URL + "/mcp"
-
-		u, _ := url.Parse(ms.URL)
-		rp := httputil.NewSingleHostReverseProxy(u)
-		rp.Transport = benchTransport()
-		rs := httptest.NewServer(rp)
-		b.Cleanup(rs.Close)
-
-		gs := httptest.NewServer(benchGateway(b, proxy.Upstream{URL: upURL}).Handler(proxy.HTTPOptions{}))
-		b.Cleanup(gs.Close)
-
-		for _, conc := range []int{1, 32} {
-			b.Run("c"+strconv.Itoa(conc), func(b *testing.B) {
-				sideBySide(b, conc, []target{
-					{"direct", httpCaller(b, upURL)},
-					{"revproxy", httpCaller(b, rs.URL+"/mcp")},
-					{"gateway", httpCaller(b, gs.URL+"/mcp")},
-				})
-			})
-		}
-	})
-	b.Run("stdio", func(b *testing.B) {
-		manifestPath, _ := filepath.Abs(exampleV1)
-		start := func() (io.WriteCloser, io.ReadCloser) {
-			cmd := benchChild(b, "stdio", manifestPath)
-			in, _ := cmd.StdinPipe()
-			out, _ := cmd.StdoutPipe()
-			if err := cmd.Start(); err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { in.Close() })
-			return in, out
-		}
-		// direct: the client on the child's pipes.
-		dIn, dOut := start()
-		direct := newStdioCaller(dIn, dOut)
-		// floor: a bare line relay (io.Copy both ways) between in-process
-		// pipes and the child's pipes: any stdio hop costs at least this.
-		rIn, rOut := start()
-		cr, cw := io.Pipe()
-		sr, sw := io.Pipe()
-		go io.Copy(rIn, cr)
-		go func() { io.Copy(sw, rOut); sw.Close() }()
-		b.Cleanup(func() { cw.Close() })
-		relay := newStdioCaller(cw, sr)
-		// gateway: ServeStdio over in-process pipes, its upstream the
-		// child it starts itself (mcpclient.StartProcess).
-		g := benchGateway(b, proxy.Upstream{Command: []string{os.Args[0], benchChildArg, "stdio", manifestPath}})
-		gr, gw := io.Pipe()
-		or, ow := io.Pipe()
-		go func() { g.ServeStdio(context.Background(), gr, ow); ow.Close() }()
-		b.Cleanup(func() { gw.Close() })
-		gateway := newStdioCaller(gw, or)
-		for _, conc := range []int{1, 32} {
-			b.Run("c"+strconv.Itoa(conc), func(b *testing.B) {
-				sideBySide(b, conc, []target{{"direct", direct.call}, {"relay", relay.call}, {"gateway", gateway.call}})
-			})
-		}
-	})
 }
 
 // BenchmarkEnforcedList10k: an enforced tools/list of 10,000 tools

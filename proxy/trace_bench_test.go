@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -63,9 +61,9 @@ func (c *countingTracer) Start(ctx context.Context, r mcptrace.Request) (context
 // into the forwarded params._meta. Reported: p50, p99 and calls/s of each,
 // the latency tracing adds over the untraced gateway, the traced
 // gateway's calls/s against the untraced one's, and the bytes and
-// allocations per call each gateway costs (sequential calls measured with
-// runtime.MemStats, client and mock included alike, so the difference is
-// what tracing allocates). Every span started must reach the collector.
+// allocations per call of each (sideBySide: client and mock included
+// alike, so the difference between the gateways is what tracing
+// allocates). Every span started must reach the collector.
 //
 //	go test ./proxy -run '^$' -bench ToolsCallTraced -benchtime 20000x
 func BenchmarkToolsCallTraced(b *testing.B) {
@@ -119,9 +117,7 @@ func BenchmarkToolsCallTraced(b *testing.B) {
 	})
 
 	u, _ := url.Parse(ms.URL)
-	rp := httputil.NewSingleHostReverseProxy(u)
-	rp.Transport = benchTransport()
-	rs := httptest.NewServer(rp)
+	rs := httptest.NewServer(bareProxy(u, nil))
 	b.Cleanup(rs.Close)
 	plain := httptest.NewServer(benchGateway(b, proxy.Upstream{URL: upURL}).Handler(proxy.HTTPOptions{}))
 	b.Cleanup(plain.Close)
@@ -136,42 +132,11 @@ func BenchmarkToolsCallTraced(b *testing.B) {
 
 	for _, conc := range []int{1, 32} {
 		b.Run("c"+strconv.Itoa(conc), func(b *testing.B) {
-			targets := []target{{"direct", httpCaller(b, upURL)}, {"revproxy", httpCaller(b, rs.URL+"/mcp")},
-				{"gateway", httpCaller(b, plain.URL+"/mcp")}, {"traced", httpCaller(b, traced.URL+"/mcp")}}
+			targets := []target{{name: "direct", call: httpCaller(b, upURL)}, {name: "revproxy", call: httpCaller(b, rs.URL+"/mcp")},
+				{name: "gateway", call: httpCaller(b, plain.URL+"/mcp")}, {name: "traced", call: httpCaller(b, traced.URL+"/mcp")}}
 			p50, rate := sideBySide(b, conc, targets)
 			b.ReportMetric(p50[3]-p50[2], "traced-adds-p50-µs")
 			b.ReportMetric(rate[3]/rate[2], "traced-calls/s-vs-gateway")
-			if conc == 1 {
-				var id atomic.Int64
-				id.Store(1 << 40)
-				var by, al [2]float64
-				for range 4 { // interleaved
-					for i, t := range targets[2:] {
-						x, y := allocsPerCall(b, t.call, &id, 500)
-						by[i] += x / 4
-						al[i] += y / 4
-					}
-				}
-				b.ReportMetric(by[0], "gateway-B/call")
-				b.ReportMetric(by[1], "traced-B/call")
-				b.ReportMetric(al[0], "gateway-allocs/call")
-				b.ReportMetric(al[1], "traced-allocs/call")
-			}
 		})
 	}
-}
-
-// allocsPerCall makes n sequential calls and returns the bytes and
-// allocations the process made per call.
-func allocsPerCall(b *testing.B, call func(int64) error, id *atomic.Int64, n int) (bytes, allocs float64) {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	for range n {
-		if err := call(id.Add(1)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	runtime.ReadMemStats(&m1)
-	return float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n), float64(m1.Mallocs-m0.Mallocs) / float64(n)
 }
