@@ -284,6 +284,9 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 		go u.readRest(sr, resp.Body, endReq, untilLife)
 		return a, err
 	}
+	if sr != nil {
+		sr.release()
+	}
 	resp.Body.Close()
 	return a, err
 }
@@ -335,6 +338,7 @@ func (u *httpUpstream) readRest(sr *resumingStream, body io.Closer, end context.
 	defer untilLife()
 	defer end()
 	defer body.Close()
+	defer sr.release()
 	defer func() {
 		if v := recover(); v != nil {
 			u.faulted("reading the rest of an upstream response stream", v)
@@ -380,35 +384,12 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 			lim.MaxEvents, lim.PerEvent = 1000, true // a stream that lives as long as the client listens: each event bounded
 		}
 		sr := u.responseStream(resp, lim)
-		for {
-			ev, err := sr.Next()
-			if err != nil {
-				u.g.cfg.Metrics.upstreamError("stream")
-				if errors.Is(err, io.EOF) {
-					return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: "the response stream ended without the response"}
-				}
-				return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: safetext.Inert(err.Error())}
-			}
-			if len(frame.TrimSpace(ev.Data)) == 0 {
-				continue // a priming event
-			}
-			msg, err := frame.FromServer(ev.Data)
-			if err != nil {
-				return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: err.Error()}
-			}
-			if msg.Kind.IsResponse() && sameID(msg.ID, m.ID) {
-				sr.Answered()
-				return &answer{Message: msg, status: resp.StatusCode, sse: true}, sr, nil
-			}
-			if msg.Kind.IsResponse() {
-				// Another request's id: never handed to the downstream,
-				// which could take it for the answer to one of its own.
-				return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: "the answer is not the response to the request"}
-			}
-			if onMsg != nil {
-				onMsg(msg)
-			}
+		a, err := u.readStreamAnswer(sr, resp.StatusCode, m, onMsg)
+		if err != nil {
+			sr.release()
+			return nil, nil, err
 		}
+		return a, sr, nil
 	case ct == "application/json":
 		b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 		if err != nil {
@@ -429,6 +410,40 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 	u.g.cfg.Metrics.upstreamError(fmt.Sprint(resp.StatusCode))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: "no JSON-RPC answer (Content-Type " + safetext.Quote(safetext.Clip(ct, 80)) + ")"}
+}
+
+// readStreamAnswer reads sr up to the response to m (status: the HTTP
+// status it came with); the messages before it go to onMsg.
+func (u *httpUpstream) readStreamAnswer(sr *resumingStream, status int, m *frame.Message, onMsg func(*frame.Message)) (*answer, error) {
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			u.g.cfg.Metrics.upstreamError("stream")
+			if errors.Is(err, io.EOF) {
+				return nil, &upstreamError{Status: status, Msg: "the response stream ended without the response"}
+			}
+			return nil, &upstreamError{Status: status, Msg: safetext.Inert(err.Error())}
+		}
+		if len(frame.TrimSpace(ev.Data)) == 0 {
+			continue // a priming event
+		}
+		msg, err := frame.FromServer(ev.Data)
+		if err != nil {
+			return nil, &upstreamError{Status: status, Msg: err.Error()}
+		}
+		if msg.Kind.IsResponse() && sameID(msg.ID, m.ID) {
+			sr.Answered()
+			return &answer{Message: msg, status: status, sse: true}, nil
+		}
+		if msg.Kind.IsResponse() {
+			// Another request's id: never handed to the downstream,
+			// which could take it for the answer to one of its own.
+			return nil, &upstreamError{Status: status, Msg: "the answer is not the response to the request"}
+		}
+		if onMsg != nil {
+			onMsg(msg)
+		}
+	}
 }
 
 func (u *httpUpstream) send(ctx context.Context, raw []byte, m *frame.Message, fwd http.Header) error {
