@@ -90,7 +90,7 @@ func toolsCallHTTP(b *testing.B, framing string) {
 	upURL := ms.URL + "/mcp"
 
 	u, _ := url.Parse(ms.URL)
-	rs := httptest.NewServer(labeled("revproxy", bareProxy(u, http.Header{"Authorization": {benchCredential}})))
+	rs := httptest.NewServer(labeled("revproxy", bareProxy(u, http.Header{"Authorization": {benchCredential}}, nil)))
 	b.Cleanup(rs.Close)
 
 	for _, mode := range benchModes {
@@ -151,16 +151,20 @@ func toolsCallStdio(b *testing.B) {
 }
 
 // bareProxy is the floor of any HTTP hop: an httputil.ReverseProxy to
-// target that sets hdr on each request it sends.
+// target that sets hdr on each request it sends, over rt (nil: a
+// benchTransport).
 //
 // It runs full duplex: the HTTP/1 server closes a request body it has not
 // read to its end once the response starts, and the transport, still
 // copying that body upstream, then fails the connection with the response
 // half read (golang/go#40747): the floor would fail a call now and then.
 // The gateway reads the body whole before it answers.
-func bareProxy(target *url.URL, hdr http.Header) http.Handler {
+func bareProxy(target *url.URL, hdr http.Header, rt http.RoundTripper) http.Handler {
 	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.Transport = benchTransport()
+	rp.Transport = rt
+	if rt == nil {
+		rp.Transport = benchTransport()
+	}
 	direct := rp.Director
 	rp.Director = func(r *http.Request) {
 		direct(r)

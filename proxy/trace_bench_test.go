@@ -117,7 +117,7 @@ func BenchmarkToolsCallTraced(b *testing.B) {
 	})
 
 	u, _ := url.Parse(ms.URL)
-	rs := httptest.NewServer(bareProxy(u, nil))
+	rs := httptest.NewServer(bareProxy(u, nil, nil))
 	b.Cleanup(rs.Close)
 	plain := httptest.NewServer(benchGateway(b, proxy.Upstream{URL: upURL}).Handler(proxy.HTTPOptions{}))
 	b.Cleanup(plain.Close)
