@@ -235,6 +235,9 @@ func FuzzSSEWriter(f *testing.F) {
 	f.Add("x\r\ny", "i\nd", []byte("{\n  \"a\": [1, 2]\n}"), uint16(1500))
 	f.Add(" lead", " lead", []byte(" lead\r\rtrail "), uint16(3))
 	f.Add("m", "", []byte("not json\nat all"), uint16(0))
+	f.Add("m", "", []byte(`{"a":"x y","b":"\"\t\\","c":[1,"z\\"]}`), uint16(0))
+	f.Add("m", "", []byte(`{"a":"x\`+"\n"+`y"}`), uint16(0))
+	f.Add("m", "", []byte(`{"a":"open string, 1}`), uint16(0))
 	f.Fuzz(func(t *testing.T, typ, id string, data []byte, retry uint16) {
 		if strings.ContainsRune(id, 0) {
 			return // a reader ignores such an id field, as the format says
@@ -261,7 +264,32 @@ func FuzzSSEWriter(f *testing.F) {
 		if json.Valid(data) && bytes.Count(buf.Bytes(), []byte("data:")) != 1 {
 			t.Fatalf("JSON on more than one data: line: %q", buf.Bytes())
 		}
+		if got, want := dataLines(data, compactJSON), dataLines(data, compactAlways); !bytes.Equal(got, want) {
+			t.Fatalf("%q: data lines %q, compacting all whitespace gives %q", data, got, want)
+		}
 	})
+}
+
+// dataLines is the data: lines an event with data gets when compact is
+// the compaction.
+func dataLines(data []byte, compact func([]byte) ([]byte, bool)) []byte {
+	if c, ok := compact(data); ok {
+		data = c
+	}
+	return appendLines(nil, "data: ", data)
+}
+
+// compactAlways is compactJSON without its shortcut: every datum with
+// whitespace is compacted by encoding/json (false: invalid JSON).
+func compactAlways(b []byte) ([]byte, bool) {
+	if bytes.IndexAny(b, " \t\r\n") < 0 {
+		return b, true
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return nil, false
+	}
+	return out.Bytes(), true
 }
 
 type lineStep struct {

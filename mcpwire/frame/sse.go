@@ -458,9 +458,12 @@ func appendLines(b []byte, prefix string, data []byte) []byte {
 
 // compactJSON drops the insignificant whitespace of valid JSON (and only
 // that: encoding/json.Compact escapes nothing); ok is false for invalid
-// JSON. Data without whitespace is returned as it is, valid or not.
+// JSON. Data without whitespace outside its strings, and without a line
+// break anywhere, is returned as it is, valid or not: compacting valid
+// JSON would not change it, and invalid JSON would be written as it is,
+// on its one line.
 func compactJSON(b []byte) ([]byte, bool) {
-	if bytes.IndexAny(b, " \t\r\n") < 0 {
+	if !spaceOutsideStrings(b) {
 		return b, true
 	}
 	var out bytes.Buffer
@@ -469,4 +472,27 @@ func compactJSON(b []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return out.Bytes(), true
+}
+
+// spaceOutsideStrings reports whether b has a line break anywhere, or a
+// space or tab outside what reads as its JSON strings: what compacting
+// could drop (the whitespace inside a valid string is part of its value).
+func spaceOutsideStrings(b []byte) bool {
+	inString := false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '\n' || c == '\r':
+			return true
+		case inString && c == '\\':
+			if i+1 < len(b) && (b[i+1] == '\n' || b[i+1] == '\r') {
+				return true
+			}
+			i++ // the escaped byte, a quote among them
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t'):
+			return true
+		}
+	}
+	return false
 }

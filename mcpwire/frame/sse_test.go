@@ -241,6 +241,34 @@ func TestSSEWriter(t *testing.T) {
 	}
 }
 
+// JSON without whitespace between its tokens is written as it is, its
+// strings' spaces and escapes untouched; whitespace between tokens, or a
+// line break anywhere, takes the compaction; invalid JSON is split at its
+// line breaks only. The same lines as compacting whenever there is
+// whitespace (FuzzSSEWriter checks that for any data).
+func TestSSEWriterCompactsOnlyWhatItMust(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"a":"x y","b":"\"\t\\ ","c":[1,"z\\"]}`, `{"a":"x y","b":"\"\t\\ ","c":[1,"z\\"]}`},
+		{`{"a": "x y"}`, `{"a":"x y"}`},
+		{"{\"a\":\t1}", `{"a":1}`},
+		{"{\"a\":\"x\\\ny\"}", "{\"a\":\"x\\\ndata: y\"}"},
+		{`{"a":"unterminated, 1}`, `{"a":"unterminated, 1}`},
+		{`{"a":"x\" "b":1}`, `{"a":"x\" "b":1}`},
+		{`not json at all`, `not json at all`},
+	} {
+		var buf bytes.Buffer
+		sw := NewSSEWriter(&buf)
+		sw.Event(Event{Data: []byte(c.in)})
+		_ = sw.Flush()
+		if want := "data: " + c.want + "\n\n"; buf.String() != want {
+			t.Errorf("%q: wrote %q, want %q", c.in, buf.String(), want)
+		}
+		if got, want := dataLines([]byte(c.in), compactJSON), dataLines([]byte(c.in), compactAlways); !bytes.Equal(got, want) {
+			t.Errorf("%q: %q, compacting all whitespace gives %q", c.in, got, want)
+		}
+	}
+}
+
 func TestSSEWriterFlushes(t *testing.T) {
 	rec := httptest.NewRecorder()
 	sw := NewSSEWriter(rec)
