@@ -554,10 +554,10 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, opt HTTPOptions) 
 		w.Header().Set(mcpwire.HeaderSessionID, hs.sidFor())
 	}
 	ps := &postStream{g: g, s: s, hs: hs, w: w, wantsSSE: acceptsSSE(r)}
-	ctx := r.Context()
 	if m.Method == "tools/call" {
-		ctx = context.WithValue(ctx, downstreamParamsKey{}, paramHeadersOf(r.Header))
+		ps.params = paramHeadersOf(r.Header)
 	}
+	ctx := context.WithValue(r.Context(), downstreamKey{}, ps)
 	rep := s.handle(ctx, m, g.forwardHeaders(r), ps.msg)
 	ps.answer(m, rep)
 	if hs != nil && m.Method == "initialize" && !initialized(rep) {
@@ -575,16 +575,40 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, opt HTTPOptions) 
 // session's own stream or is dropped (session.late): the response is
 // finished, and writing to it would write to a connection that serves
 // another request, or panic.
+//
+// It is in the request's context (downstreamKey) for what the upstream
+// link needs of it: the Mcp-Param-* headers of a tools/call, and
+// holdFlushes.
 type postStream struct {
 	g        *Gateway
 	s        *session
 	hs       *httpSession
 	w        http.ResponseWriter
 	wantsSSE bool
+	params   http.Header // a tools/call's Mcp-Param-* headers (nil for another method)
 
 	mu       sync.Mutex
 	sse      *frame.SSEWriter
 	finished bool
+	held     bool // the events written wait for the next one (holdFlushes)
+}
+
+// downstreamKey is the context key of an HTTP downstream request's
+// *postStream.
+type downstreamKey struct{}
+
+// holdFlushes is called by the upstream link around a message it hands
+// on while more of the upstream's stream has already arrived: the event
+// it makes waits in the buffer, and goes out in one write with the next
+// (a notification just before the response, as servers send them,
+// reaches the downstream with it, not in a write and a wake-up of its
+// own). The next message handed on without a hold, or the answer,
+// flushes it; a message that comes from elsewhere meanwhile waits with
+// it.
+func (ps *postStream) holdFlushes(on bool) {
+	ps.mu.Lock()
+	ps.held = on
+	ps.mu.Unlock()
 }
 
 // msg carries one server message that came while the request is
@@ -609,7 +633,9 @@ func (ps *postStream) msg(b []byte) {
 		ps.sse = frame.NewSSEWriter(ps.w)
 	}
 	ps.sse.Event(frame.Event{Data: ps.g.out(b)})
-	_ = ps.sse.Flush()
+	if !ps.held {
+		_ = ps.sse.Flush()
+	}
 }
 
 // answer writes the reply to m and finishes the stream.

@@ -258,10 +258,6 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 	return rep
 }
 
-// downstreamParamsKey is the context key of an HTTP downstream's
-// Mcp-Param-* headers (of a tools/call; an http.Header, maybe empty).
-type downstreamParamsKey struct{}
-
 // callHeaders returns the headers to forward a 2026-07-28 tools/call
 // with: fwd and the call's Mcp-Param-* headers (SEP-2243). When the
 // gateway knows the tool's inputSchema (the gated list, the list the
@@ -275,7 +271,11 @@ type downstreamParamsKey struct{}
 // and every header of a tool the gateway does not know, is forwarded as
 // it came.
 func (s *session) callHeaders(ctx context.Context, m *frame.Message, fwd http.Header) (http.Header, *frame.Error) {
-	down, fromHTTP := ctx.Value(downstreamParamsKey{}).(http.Header)
+	var down http.Header
+	ps, fromHTTP := ctx.Value(downstreamKey{}).(*postStream)
+	if fromHTTP {
+		down = ps.params
+	}
 	httpUp := isHTTP(s.up)
 	if !modernRequest(m) || !fromHTTP && !httpUp {
 		return fwd, nil

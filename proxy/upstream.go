@@ -267,7 +267,8 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 			u.mu.Unlock()
 		}
 	}
-	a, sr, err := u.readAnswer(resp, m, onMsg)
+	hold, _ := ctx.Value(downstreamKey{}).(flushHolder)
+	a, sr, err := u.readAnswer(resp, m, onMsg, hold)
 	if err != nil && ex.Err() != nil {
 		err = &upstreamError{Status: resp.StatusCode, Msg: "no answer in time: " + mcpwire.ErrorText(ex.Err(), 100)}
 	}
@@ -370,7 +371,7 @@ func (u *httpUpstream) readRest(sr *resumingStream, body io.Closer, end context.
 // readAnswer reads the response to m from resp: a JSON body, or an SSE
 // stream whose other messages go to onMsg. When the answer came on a
 // stream, its reader is returned too, to read the rest of it.
-func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message)) (*answer, *resumingStream, error) {
+func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message), hold flushHolder) (*answer, *resumingStream, error) {
 	max := u.g.cfg.MaxMessageBytes
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
@@ -384,7 +385,7 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 			lim.MaxEvents, lim.PerEvent = 1000, true // a stream that lives as long as the client listens: each event bounded
 		}
 		sr := u.responseStream(resp, lim)
-		a, err := u.readStreamAnswer(sr, resp.StatusCode, m, onMsg)
+		a, err := u.readStreamAnswer(sr, resp.StatusCode, m, onMsg, hold)
 		if err != nil {
 			sr.release()
 			return nil, nil, err
@@ -412,9 +413,15 @@ func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg f
 	return nil, nil, &upstreamError{Status: resp.StatusCode, Msg: "no JSON-RPC answer (Content-Type " + safetext.Quote(safetext.Clip(ct, 80)) + ")"}
 }
 
+// flushHolder is the downstream stream a request's messages go to, when
+// it can hold their flushes (postStream.holdFlushes).
+type flushHolder interface{ holdFlushes(on bool) }
+
 // readStreamAnswer reads sr up to the response to m (status: the HTTP
-// status it came with); the messages before it go to onMsg.
-func (u *httpUpstream) readStreamAnswer(sr *resumingStream, status int, m *frame.Message, onMsg func(*frame.Message)) (*answer, error) {
+// status it came with); the messages before it go to onMsg, each while
+// hold (when there is one) holds the downstream's flushes if more of the
+// stream has already arrived.
+func (u *httpUpstream) readStreamAnswer(sr *resumingStream, status int, m *frame.Message, onMsg func(*frame.Message), hold flushHolder) (*answer, error) {
 	for {
 		ev, err := sr.Next()
 		if err != nil {
@@ -440,9 +447,16 @@ func (u *httpUpstream) readStreamAnswer(sr *resumingStream, status int, m *frame
 			// which could take it for the answer to one of its own.
 			return nil, &upstreamError{Status: status, Msg: "the answer is not the response to the request"}
 		}
-		if onMsg != nil {
-			onMsg(msg)
+		if onMsg == nil {
+			continue
 		}
+		if hold != nil && sr.Buffered() > 0 {
+			hold.holdFlushes(true)
+			onMsg(msg)
+			hold.holdFlushes(false)
+			continue
+		}
+		onMsg(msg)
 	}
 }
 

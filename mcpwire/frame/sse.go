@@ -118,6 +118,10 @@ func (s *SSEReader) Release(b *SSEBuffers, max int) {
 	s.r, s.data = nil, nil
 }
 
+// Buffered returns the number of bytes read from the stream and not yet
+// consumed: more of it already arrived.
+func (s *SSEReader) Buffered() int { return s.r.Buffered() }
+
 // Consumed returns the bytes read so far: for the event last returned (and
 // what preceded it) with PerEvent, else for the whole stream.
 func (s *SSEReader) Consumed() int64 { return s.n }
