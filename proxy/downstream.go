@@ -697,8 +697,17 @@ func initialized(rep reply) bool {
 
 func acceptsSSE(r *http.Request) bool {
 	for _, v := range r.Header.Values("Accept") {
-		for _, part := range strings.Split(v, ",") {
-			if mt, _, err := mime.ParseMediaType(strings.TrimSpace(part)); err == nil && mt == "text/event-stream" {
+		for part := range strings.SplitSeq(v, ",") {
+			part = strings.TrimSpace(part)
+			if !strings.Contains(part, ";") {
+				// A bare media type: what ParseMediaType would read, without
+				// its map of parameters.
+				if strings.EqualFold(part, "text/event-stream") {
+					return true
+				}
+				continue
+			}
+			if mt, _, err := mime.ParseMediaType(part); err == nil && mt == "text/event-stream" {
 				return true
 			}
 		}

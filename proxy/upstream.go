@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,13 +111,23 @@ type httpUpstream struct {
 	life    context.Context
 	endLife context.CancelFunc
 
+	// direct is the client's transport when the client adds nothing to
+	// a request (do); nil: every request goes through client.Do.
+	direct http.RoundTripper
+	// own is Upstream.Headers with canonical keys: the values every
+	// request of the link carries, shared by them (never written to).
+	own http.Header
+
 	mu        sync.Mutex
 	sessionID string // legacy: the upstream's Mcp-Session-Id
 	version   string // legacy: the negotiated revision (MCP-Protocol-Version from 2025-06-18 on)
-	listening bool
-	dead      bool
-	cancel    context.CancelFunc   // the GET stream
-	oob       func(*frame.Message) // the session's path for messages outside any request (listen)
+	// The header values of sessionID and of version (when it is sent),
+	// shared by every request.
+	sidValue, versionValue []string
+	listening              bool
+	dead                   bool
+	cancel                 context.CancelFunc   // the GET stream
+	oob                    func(*frame.Message) // the session's path for messages outside any request (listen)
 
 	ids    linkIDs // the requests in flight sent under an id of the link's (ownIDNeeded)
 	nextID atomic.Uint64
@@ -143,8 +154,47 @@ func newHTTPUpstream(g *Gateway) *httpUpstream {
 	// was configured with, never to where the upstream points.
 	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	life, end := context.WithCancel(context.Background())
-	return &httpUpstream{g: g, url: g.cfg.Upstream.URL, client: &cc, life: life, endLife: end}
+	u := &httpUpstream{g: g, url: g.cfg.Upstream.URL, client: &cc, life: life, endLife: end, own: http.Header{}}
+	if cc.Jar == nil && cc.Timeout == 0 {
+		u.direct = cc.Transport
+		if u.direct == nil {
+			u.direct = http.DefaultTransport
+		}
+	}
+	for k, vs := range g.cfg.Upstream.Headers {
+		k = http.CanonicalHeaderKey(k)
+		u.own[k] = append(u.own[k], vs...)
+	}
+	return u
 }
+
+// do sends hr. A client without a cookie jar or a timeout adds nothing to
+// a request the link makes (it follows no redirect), so hr goes to its
+// transport, as a reverse proxy sends one: Client.Do would copy the
+// headers of every request for redirects that are never followed. The
+// error is Client.Do's.
+func (u *httpUpstream) do(hr *http.Request) (*http.Response, error) {
+	if u.direct == nil {
+		return u.client.Do(hr)
+	}
+	resp, err := u.direct.RoundTrip(hr)
+	if err != nil {
+		op := hr.Method[:1] + strings.ToLower(hr.Method[1:])
+		return nil, &url.Error{Op: op, URL: hr.URL.Redacted(), Err: err}
+	}
+	return resp, nil
+}
+
+// Header values every request of a kind carries, shared by them (never
+// written to).
+var (
+	hdrProtocolVersion = http.CanonicalHeaderKey(mcpwire.HeaderProtocolVersion)
+	hdrSessionID       = http.CanonicalHeaderKey(mcpwire.HeaderSessionID)
+
+	jsonType     = []string{"application/json"}
+	acceptBoth   = []string{"application/json, text/event-stream"}
+	acceptStream = []string{"text/event-stream"}
+)
 
 func (u *httpUpstream) alive() bool {
 	u.mu.Lock()
@@ -155,6 +205,10 @@ func (u *httpUpstream) alive() bool {
 func (u *httpUpstream) negotiated(version string) {
 	u.mu.Lock()
 	u.version = version
+	u.versionValue = nil
+	if version != "" && version != mcpwire.Rev20250326 && version != mcpwire.Rev20241105 {
+		u.versionValue = []string{version}
+	}
 	u.mu.Unlock()
 }
 
@@ -170,45 +224,51 @@ func (u *httpUpstream) newRequest(ctx context.Context, method string, body []byt
 	if err != nil {
 		return nil, err
 	}
-	for k, vs := range u.g.cfg.Upstream.Headers {
-		hr.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	h := hr.Header
+	for k, vs := range u.own {
+		h[k] = vs
 	}
 	if u.g.cfg.Upstream.ForwardAuthorization {
 		if a := fwd.Get("Authorization"); a != "" {
-			hr.Header.Set("Authorization", a)
+			h.Set("Authorization", a)
 		}
 	}
 	for k, vs := range fwd {
 		// A tools/call's Mcp-Param-* headers (session.callHeaders).
 		if strings.HasPrefix(k, mcpwire.HeaderParamPrefix) {
-			hr.Header[k] = vs
+			h[k] = vs
 		}
 	}
 	u.mu.Lock()
-	sid, ver := u.sessionID, u.version
+	sid, ver := u.sidValue, u.versionValue
 	u.mu.Unlock()
 	if body != nil {
-		hr.Header.Set("Content-Type", "application/json")
+		h["Content-Type"] = jsonType
 	}
-	hr.Header.Set("Accept", "application/json, text/event-stream")
+	h["Accept"] = acceptBoth
 	if method == http.MethodGet {
-		hr.Header.Set("Accept", "text/event-stream")
+		h["Accept"] = acceptStream
 	}
 	legacyHeader := ""
-	if ver != "" && ver != mcpwire.Rev20250326 && ver != mcpwire.Rev20241105 {
-		legacyHeader = ver
+	if ver != nil {
+		legacyHeader = ver[0]
 	}
+	sharedVersion := ver != nil
 	if m != nil {
 		hs, err := frame.DeriveHeaders(m, legacyHeader)
 		if err != nil {
 			return nil, err
 		}
-		hs.Set(hr.Header)
-	} else if legacyHeader != "" {
-		hr.Header.Set(mcpwire.HeaderProtocolVersion, legacyHeader)
+		if sharedVersion = ver != nil && hs.ProtocolVersion == legacyHeader; sharedVersion {
+			hs.ProtocolVersion = "" // the shared value, below
+		}
+		hs.Set(h)
 	}
-	if sid != "" {
-		hr.Header.Set(mcpwire.HeaderSessionID, sid)
+	if sharedVersion {
+		h[hdrProtocolVersion] = ver
+	}
+	if sid != nil {
+		h[hdrSessionID] = sid
 	}
 	return hr, nil
 }
@@ -254,7 +314,7 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 		return nil, &upstreamError{Msg: safetext.Inert(err.Error())}
 	}
 	start := u.g.cfg.Now()
-	resp, err := u.client.Do(hr)
+	resp, err := u.do(hr)
 	u.g.cfg.Metrics.upstreamLatency(m.Method, u.g.cfg.Now().Sub(start))
 	if err != nil {
 		u.g.cfg.Metrics.upstreamError("transport")
@@ -263,7 +323,7 @@ func (u *httpUpstream) request(ctx context.Context, raw []byte, m *frame.Message
 	if m.Method == "initialize" {
 		if sid := resp.Header.Get(mcpwire.HeaderSessionID); sid != "" {
 			u.mu.Lock()
-			u.sessionID = sid
+			u.sessionID, u.sidValue = sid, []string{sid}
 			u.mu.Unlock()
 		}
 	}
@@ -373,7 +433,7 @@ func (u *httpUpstream) readRest(sr *resumingStream, body io.Closer, end context.
 // stream, its reader is returned too, to read the rest of it.
 func (u *httpUpstream) readAnswer(resp *http.Response, m *frame.Message, onMsg func(*frame.Message), hold flushHolder) (*answer, *resumingStream, error) {
 	max := u.g.cfg.MaxMessageBytes
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := mediaType(resp.Header.Get("Content-Type"))
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		u.g.cfg.Metrics.upstreamError(fmt.Sprint(resp.StatusCode))
 		return nil, nil, &upstreamError{Status: resp.StatusCode, WWWAuthenticate: safetext.Clip(strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), 4096), Msg: "the request was refused"}
@@ -471,7 +531,7 @@ func (u *httpUpstream) send(ctx context.Context, raw []byte, m *frame.Message, f
 	if err != nil {
 		return &upstreamError{Msg: safetext.Inert(err.Error())}
 	}
-	resp, err := u.client.Do(hr)
+	resp, err := u.do(hr)
 	if err != nil {
 		u.g.cfg.Metrics.upstreamError("transport")
 		return &upstreamError{Msg: "cannot reach it: " + mcpwire.ErrorText(err, 300)}
@@ -510,7 +570,7 @@ func (u *httpUpstream) listen(onMsg func(*frame.Message)) {
 		if err != nil {
 			return
 		}
-		resp, err := u.client.Do(hr)
+		resp, err := u.do(hr)
 		if err != nil {
 			return
 		}
@@ -560,10 +620,20 @@ func (u *httpUpstream) close() {
 	if err != nil {
 		return
 	}
-	if resp, err := u.client.Do(hr); err == nil {
+	if resp, err := u.do(hr); err == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
 	}
+}
+
+// mediaType is the media type of a Content-Type value ("" when it cannot
+// be read); the two an upstream sends are taken as they are.
+func mediaType(v string) string {
+	if v == "application/json" || v == "text/event-stream" {
+		return v
+	}
+	mt, _, _ := mime.ParseMediaType(v)
+	return mt
 }
 
 // sameID compares two JSON-RPC ids as JSON values: strings by their text,
