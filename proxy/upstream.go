@@ -155,7 +155,7 @@ func newHTTPUpstream(g *Gateway) *httpUpstream {
 	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	life, end := context.WithCancel(context.Background())
 	u := &httpUpstream{g: g, url: g.cfg.Upstream.URL, client: &cc, life: life, endLife: end, own: http.Header{}}
-	if cc.Jar == nil && cc.Timeout == 0 {
+	if pu, err := url.Parse(u.url); err == nil && pu.User == nil && cc.Jar == nil && cc.Timeout == 0 {
 		u.direct = cc.Transport
 		if u.direct == nil {
 			u.direct = http.DefaultTransport
@@ -169,10 +169,11 @@ func newHTTPUpstream(g *Gateway) *httpUpstream {
 }
 
 // do sends hr. A client without a cookie jar or a timeout adds nothing to
-// a request the link makes (it follows no redirect), so hr goes to its
-// transport, as a reverse proxy sends one: Client.Do would copy the
-// headers of every request for redirects that are never followed. The
-// error is Client.Do's.
+// a request the link makes to a URL without userinfo (it follows no
+// redirect, and sets no Basic credentials), so hr goes to its transport,
+// as a reverse proxy sends one: Client.Do would copy the headers of every
+// request for redirects that are never followed. The error is
+// Client.Do's.
 func (u *httpUpstream) do(hr *http.Request) (*http.Response, error) {
 	if u.direct == nil {
 		return u.client.Do(hr)
