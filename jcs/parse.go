@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -256,7 +255,7 @@ func (p *parser) number() (int32, *Error) {
 	p.kinds[n] |= flagNumFloat
 	p.nodes[n].x = int32(len(p.floats))
 	if len(p.floats) == cap(p.floats) {
-		p.floats = hugemem.Grow(p.floats, 1)
+		p.floats = growDoubling(p.floats, 1)
 	}
 	p.floats = append(p.floats, floatInfo{bits: math.Float64bits(f), end: int32(i)})
 	return n, nil
@@ -373,11 +372,9 @@ func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 	src := p.src
 	if cap(p.sbuf)-len(p.sbuf) < sbufRoom {
 		// Doubled, not by append's 1.25 for a large slice: a document
-		// of many escaped strings (a large listing's descriptions) grows
-		// its buffer to tens of megabytes, and growing by a quarter
-		// allocated (and faulted in) five times what it holds.
-		// Large ones are in huge pages (hugemem).
-		p.sbuf = hugemem.Grow(p.sbuf, sbufRoom)
+		// of many escaped strings grows its buffer to tens of megabytes,
+		// and growing by a quarter copies it many times over.
+		p.sbuf = growDoubling(p.sbuf, sbufRoom)
 	}
 	off := len(p.sbuf)
 	p.sbuf = append(p.sbuf, src[bodyStart:i]...)
@@ -395,7 +392,7 @@ func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 			p.kinds[n] |= flagEscaped
 			p.nodes[n].x = int32(len(p.escs))
 			if len(p.escs) == cap(p.escs) {
-				p.escs = hugemem.Grow(p.escs, 1)
+				p.escs = growDoubling(p.escs, 1)
 			}
 			p.escs = append(p.escs, escInfo{end: int32(p.pos), off: int32(off), n: int32(len(p.sbuf) - off)})
 			return n, nil
@@ -617,4 +614,15 @@ func (p *parser) object(depth int) (int32, *Error) {
 	p.kids = append(p.kids, ks...)
 	p.stack = p.stack[:base]
 	return n, nil
+}
+
+// growDoubling is slices.Grow by doubling: s with room for at least n more
+// elements, in a new array of at least twice its capacity when it has not.
+func growDoubling[T any](s []T, n int) []T {
+	if n <= cap(s)-len(s) {
+		return s
+	}
+	g := make([]T, len(s), max(len(s)+n, 2*cap(s)))
+	copy(g, s)
+	return g
 }

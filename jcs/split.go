@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-
-	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 )
 
 // Parallel parsing of large texts.
@@ -141,9 +139,9 @@ func (p *parser) startSplit() bool {
 	// Room for the whole text, as presize gives, but as many kids as
 	// nodes, so that a stretch of the kids fits its part of the text too.
 	cn := n/12 + 4
-	sp.nodes = hugemem.Make[node](cn, cn, false)
-	sp.kinds = hugemem.Make[uint8](cn, cn, false)
-	sp.kids = hugemem.Make[int32](cn, cn, false)
+	sp.nodes = make([]node, cn)
+	sp.kinds = make([]uint8, cn)
+	sp.kids = make([]int32, cn)
 	for i := range sp.groups {
 		// Helpers start late (the quote count): each guesses 4% of a
 		// part further on than an equal split, so that the main parser,
@@ -473,14 +471,14 @@ func (p *parser) appendTrees(g *group) {
 		wg.Go(func() { fix(0, half) })
 	}
 	fix(half, nn)
-	p.escs = hugemem.Grow(p.escs, len(gp.escs))
+	p.escs = growDoubling(p.escs, len(gp.escs))
 	for _, e := range gp.escs {
 		e.off += sbufOff
 		p.escs = append(p.escs, e)
 	}
-	p.floats = append(hugemem.Grow(p.floats, len(gp.floats)), gp.floats...)
-	p.sbuf = append(hugemem.Grow(p.sbuf, len(gp.sbuf)), gp.sbuf...)
-	p.stack = hugemem.Grow(p.stack, len(gp.stack))
+	p.floats = append(growDoubling(p.floats, len(gp.floats)), gp.floats...)
+	p.sbuf = append(growDoubling(p.sbuf, len(gp.sbuf)), gp.sbuf...)
+	p.stack = growDoubling(p.stack, len(gp.stack))
 	for _, c := range gp.stack {
 		p.stack = append(p.stack, c+int32(nodeOff))
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
@@ -750,18 +749,16 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 	n := arr.Len()
 	from := len(tl.Tools)
 	if from == 0 {
-		// One page, or the first: exactly its tools, a large list's
-		// in huge pages (hugemem).
-		tl.Tools = hugemem.Make[Tool](n, n, false)
-	} else {
-		// By doubling (hugemem.Grow), not by slices.Grow's 1.25x past
-		// 256 tools: a listing of 100,000 tools in pages of 1,000 copied
-		// its tools about 4.5 times over into fresh arrays (0.45 s of
-		// pin --url's CPU), and doubling copies them about twice. The
-		// room left unused at the end is not touched, and did not show
-		// in peak RSS at 10,000 tools (it fell, drift 73 -> 70 MB).
-		tl.Tools = hugemem.Grow(tl.Tools, n)[:from+n]
+		tl.Tools = make([]Tool, n) // one page, or the first: exactly its tools
+	} else if n > cap(tl.Tools)-from {
+		// By doubling, not by slices.Grow's 1.25x past 256 tools: a
+		// listing of many pages copies its tools about twice, not about
+		// four times over.
+		g := make([]Tool, from, max(from+n, 2*cap(tl.Tools)))
+		copy(g, tl.Tools)
+		tl.Tools = g
 	}
+	tl.Tools = tl.Tools[:from+n]
 	read := tl.Tools[from:] // compacted below
 	errs := make([]error, n)
 	mixed := make([]bool, n)

@@ -271,7 +271,6 @@ sides are snapshots with identities, the endpoint, publisher key, server
 name/version and a stdio server's environment are compared too.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fileRun()
 			if !contains(report.DiffFormats(), format) {
 				return usageErr("--format must be one of %s", strings.Join(report.DiffFormats(), ", "))
 			}

@@ -67,7 +67,6 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 			if serverID == "" {
 				return usageErr("--server-id is required")
 			}
-			fileRun()
 			c, err := loadClassifier(rules)
 			if err != nil {
 				return err
@@ -215,7 +214,6 @@ not observed, and says why.`,
 			noSnapshotNote := false
 			switch {
 			case observed != "":
-				fileRun()
 				source = observed
 				if snapshot != "" {
 					return usageErr("--snapshot needs --input, --url or --stdio: an observed record holds digests, not tool definitions")
@@ -237,7 +235,6 @@ not observed, and says why.`,
 				}
 				comp := manifest.Unknown
 				if input != "" {
-					fileRun()
 					source = input
 					tools, _, err := resolveTools(e, input, maxInput)
 					if err != nil {
