@@ -86,10 +86,6 @@ type parser struct {
 	stack  []int32
 	sbuf   []byte
 
-	deep    int       // the deepest array or object read (for a helper: below its array)
-	sp      *splitter // helpers of a parallel parse (split.go), or nil
-	splitAt int       // with sp: the array loop calls splice once pos reaches it
-
 	each     *eachSpec // ParseEach's member and callback, or nil
 	eachNext bool      // the next array read is the member each names
 }
@@ -488,7 +484,6 @@ func (p *parser) array(depth int) (int32, *Error) {
 	if depth > MaxDepth {
 		return 0, p.errAt(p.pos, "nesting deeper than "+strconv.Itoa(MaxDepth)+" levels")
 	}
-	p.deep = max(p.deep, depth)
 	if p.eachNext {
 		p.eachNext = false
 		return p.eachArray(depth)
@@ -502,13 +497,6 @@ func (p *parser) array(depth int) (int32, *Error) {
 	} else {
 		for idx := 0; ; idx++ {
 			p.skipWS()
-			if p.sp != nil && p.pos >= p.splitAt {
-				added, closed := p.splice(depth)
-				if closed {
-					break
-				}
-				idx += added
-			}
 			c, err := p.value(depth)
 			if err != nil {
 				p.stack = p.stack[:base]
@@ -543,7 +531,6 @@ func (p *parser) object(depth int) (int32, *Error) {
 	if depth > MaxDepth {
 		return 0, p.errAt(p.pos, "nesting deeper than "+strconv.Itoa(MaxDepth)+" levels")
 	}
-	p.deep = max(p.deep, depth)
 	n := p.newNode(Object)
 	p.pos++
 	base := len(p.stack)
