@@ -21,7 +21,6 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/delta"
-	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
@@ -499,22 +498,12 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	// of an unchanged tool are held by neither side.
 	var pageRefl []probe.Reflection
 	var declBySum map[[32]byte]*manifest.Tool
-	kept, memoed := 0, 0 // the served tools hollowServed and the memo have seen
+	kept := 0 // the served tools hollowServed has seen
 	list := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-		pageRefl, kept, memoed = nil, 0, 0 // a listing made again starts over
+		pageRefl, kept = nil, 0 // a listing made again starts over
 		return listLean(ctx, cfg, func(page []manifest.Tool) {
 			pageRefl = append(pageRefl, toolReflections(e, page)...)
 		}, func(all []manifest.Tool) {
-			// The SHA-256 of each new tool's bytes, which the memo and
-			// hollowServed key on, spread over the CPUs (RawSum keeps it).
-			page := all[memoed:]
-			par.RangeOf(len(page), 128, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					page[i].RawSum()
-				}
-			})
-			others.memo.put(page)
-			memoed = len(all)
 			if declBySum == nil {
 				if d.declaredRead == nil {
 					declBySum = bySum(d.declared.Tools)
@@ -603,7 +592,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		if others.second != nil {
 			// A second, independent connection: the list MUST NOT
 			// vary per connection.
-			o2, warning, err := secondListing(ctx, cfg, d.spans, others.second, others.memo)
+			o2, warning, err := secondListing(ctx, cfg, d.spans, others.second)
 			if warning != "" {
 				rep.Warnings = append(rep.Warnings, warning)
 			}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"runtime"
@@ -63,41 +62,20 @@ func listLean(ctx context.Context, cfg mcpclient.Config, check func([]manifest.T
 func listPages(ctx context.Context, cfg mcpclient.Config, page func(tools []manifest.Tool, from int)) (*mcpclient.Observation, *manifest.ToolList, error) {
 	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
 	prev := cfg.OnToolsPage
-	var payload []manifest.NameDigest // the last page's, for cfg.Pages
 	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
 		if prev != nil {
 			if err := prev(req, res); err != nil {
 				return err
 			}
 		}
-		from, inv := len(pl.Tools()), pl.Invalid()
+		from := len(pl.Tools())
 		if err := pl.Add(res); err != nil {
 			return fmt.Errorf("the server's tools/list could not be read: %w", err)
-		}
-		payload = nil
-		if cfg.Pages != nil && pl.Invalid() == inv {
-			// What a listing of names and digests makes of the page
-			// (nameDigests), for another listing of the run that gets
-			// these bytes (mcpclient.PageMemo). A page with unreadable
-			// entries is not recorded: their messages name the page.
-			tools := pl.Tools()[from:]
-			payload = make([]manifest.NameDigest, len(tools))
-			for i := range tools {
-				payload[i] = manifest.NameDigest{Name: tools[i].Name, ToolDigest: tools[i].ToolDigest()}
-			}
 		}
 		if page != nil {
 			page(pl.Tools(), from)
 		}
 		return nil
-	}
-	if cfg.Pages != nil {
-		cfg.PagePayload = func() any {
-			if payload == nil {
-				return nil
-			}
-			return payload
-		}
 	}
 	obs, err := mcpclient.ListTools(ctx, cfg)
 	if err != nil {
@@ -139,51 +117,6 @@ type nameDigests struct {
 	dup     bool
 	invalid []string
 	pages   int
-	memo    *digestMemo // nil: every digest computed
-}
-
-// digestMemo remembers the tool digests one listing of a run computed,
-// for another listing of the same run: a tool whose bytes are those of a
-// tool already read has that tool's digest (a digest is a function of the
-// bytes), so the second connection does not canonicalize and hash again
-// what the first already did. It holds the length and SHA-256 of each
-// tool's bytes, not the bytes (which the first listing may drop: a
-// served tool made hollow).
-type digestMemo struct {
-	mu sync.Mutex
-	m  map[string]memoEntry // by tool name
-}
-
-type memoEntry struct {
-	n      int
-	sum    [32]byte
-	digest string
-}
-
-func newDigestMemo() *digestMemo { return &digestMemo{m: map[string]memoEntry{}} }
-
-// put remembers the tools' bytes and digests (the first tool of a name).
-func (d *digestMemo) put(tools []manifest.Tool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for i := range tools {
-		t := &tools[i]
-		if _, ok := d.m[t.Name]; !ok {
-			d.m[t.Name] = memoEntry{n: t.RawLen(), sum: t.RawSum(), digest: t.ToolDigest()}
-		}
-	}
-}
-
-// get returns the digest of a tool named name with exactly the bytes raw,
-// when one was read.
-func (d *digestMemo) get(name string, raw []byte) (string, bool) {
-	d.mu.Lock()
-	e, ok := d.m[name]
-	d.mu.Unlock()
-	if !ok || e.n != len(raw) || sha256.Sum256(raw) != e.sum {
-		return "", false
-	}
-	return e.digest, true
 }
 
 func (n *nameDigests) add(res jcs.Value) error {
@@ -191,16 +124,6 @@ func (n *nameDigests) add(res jcs.Value) error {
 	tools, _ := res.Get("tools") // an array: the client checked
 	for i := range tools.Len() {
 		v := tools.Index(i)
-		if n.memo != nil && v.Kind() == jcs.Object {
-			// The bytes of a tool already read: its name is a non-empty
-			// string (that tool was readable) and its digest is known.
-			if nv, ok := v.Get("name"); ok && nv.Kind() == jcs.String {
-				if d, ok := n.memo.get(nv.Str(), v.Raw()); ok {
-					n.record(nv.Str(), d)
-					continue
-				}
-			}
-		}
 		ptr := fmt.Sprintf("/%d/result/tools/%d", 2*n.pages-1, i)
 		if v.Kind() != jcs.Object {
 			n.invalid = append(n.invalid, safetext.Quote(ptr)+": "+safetext.Escape("a tools entry must be an object, found "+v.Kind().String()))
@@ -241,22 +164,10 @@ func (n *nameDigests) record(name, digest string) {
 // listNames runs one tools/list and keeps only what a comparison of tool
 // sets needs: the probe.Observation it returns has the tools' names (in
 // served order; no definitions) and the manifest digest ("" when names
-// repeat, as manifest.ManifestDigestOf). A tool whose bytes memo has takes
-// its digest from it (nil: every digest computed).
-func listNames(ctx context.Context, cfg mcpclient.Config, memo *digestMemo) (*mcpclient.Observation, *probe.Observation, error) {
-	n := &nameDigests{seen: map[string]bool{}, memo: memo}
+// repeat, as manifest.ManifestDigestOf).
+func listNames(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
+	n := &nameDigests{seen: map[string]bool{}}
 	cfg.OnToolsPage = func(_ []byte, res jcs.Value) error { return n.add(res) }
-	if cfg.Pages != nil {
-		// A page the primary listing read byte for byte: its names and
-		// digests (listPages).
-		cfg.OnKnownToolsPage = func(p any) error {
-			n.pages++
-			for _, nd := range p.([]manifest.NameDigest) {
-				n.record(nd.Name, nd.ToolDigest)
-			}
-			return nil
-		}
-	}
 	obs, err := mcpclient.ListTools(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
@@ -342,11 +253,6 @@ func (p *pending[T]) finish() {
 // connection traces through its own tracer of d.spans (telemetry.go), so
 // that a finding can name the listing it was read from.
 type others struct {
-	// memo holds the digests the primary listing computed, for the
-	// listings beside it; pages, the pages it read (a listing beside it
-	// that gets a page's very bytes does not parse them again).
-	memo   *digestMemo
-	pages  *mcpclient.PageMemo
 	second *pending[*probe.Observation]
 	cloak  *pending[*manifest.ToolList]
 	anon   *pending[*probe.Observation]
@@ -360,18 +266,7 @@ type others struct {
 }
 
 func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others {
-	o := &others{gate: make(chan struct{}), spans: d.spans, memo: newDigestMemo()}
-	if cfg.BaseURL != "" {
-		// Over Streamable HTTP a page the primary listing read is not
-		// parsed again by a names-only listing that gets its very bytes
-		// (over stdio each connection is its own child, and nothing is
-		// shared).
-		o.pages = mcpclient.NewPageMemo()
-	}
-	cfg.Pages = o.pages // for the names-only listings (listNames); the cloak check reads its own
-	withMemo := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
-		return listNames(ctx, cfg, o.memo)
-	}
+	o := &others{gate: make(chan struct{}), spans: d.spans}
 	if cfg.BaseURL == "" {
 		o.release()
 	} else if d.declaredRead != nil {
@@ -381,11 +276,11 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 		cfg2 := cfg
 		cfg2.HTTPClient, cfg2.Calls = nil, nil
 		cfg2.Tracer = d.spans.conn(connSecond)
-		o.second = start(ctx, o.gate, cfg2, withMemo)
+		o.second = start(ctx, o.gate, cfg2, listNames)
 	}
 	if d.cloakAs != "" {
 		cfg3 := cfg
-		cfg3.HTTPClient, cfg3.Calls, cfg3.Pages = nil, nil, nil
+		cfg3.HTTPClient, cfg3.Calls = nil, nil
 		cfg3.Tracer = d.spans.conn(connCloak)
 		cfg3.ClientName, cfg3.ClientVersion, _ = strings.Cut(d.cloakAs, "/")
 		if cfg3.BaseURL != "" {
@@ -397,7 +292,7 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 		anonCfg := cfg
 		anonCfg.Headers, anonCfg.Calls, anonCfg.Auth = nil, nil, nil
 		anonCfg.Tracer = d.spans.conn(connAnonymous)
-		o.anon = start(ctx, o.gate, anonCfg, withMemo)
+		o.anon = start(ctx, o.gate, anonCfg, listNames)
 	}
 	return o
 }
@@ -417,7 +312,6 @@ func (o *others) stop() { stopAll(o.second, o.cloak, o.anon) }
 // run's deadline are not tried again.
 func (o *others) primary(ctx context.Context, cfg mcpclient.Config, list func(context.Context, mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error)) (obs *mcpclient.Observation, tl *manifest.ToolList, warning string, err error) {
 	pcfg := cfg
-	pcfg.Pages = o.pages
 	pcfg.Tracer = o.spans.conn(connPrimary)
 	pcfg.OnToolsPage = func([]byte, jcs.Value) error {
 		o.first.Do(func() {
@@ -451,7 +345,7 @@ func (o *others) primary(ctx context.Context, cfg mcpclient.Config, list func(co
 	o.anon.finish()
 	// The retry is the primary connection now: its spans are the ones
 	// findings name.
-	cfg.Tracer, cfg.Pages = o.spans.conn(connPrimary), o.pages
+	cfg.Tracer = o.spans.conn(connPrimary)
 	obs2, tl2, err2 := list(ctx, cfg)
 	if err2 != nil {
 		return obs, tl, "", err
@@ -491,14 +385,14 @@ func stopAll(ps ...interface{ stop() }) {
 // can fail it there, so a failure is retried once, alone, now that the
 // first has ended (traced as the second connection of spans). A run whose
 // deadline passed is not retried.
-func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans, p *pending[*probe.Observation], memo *digestMemo) (o *probe.Observation, warning string, err error) {
+func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans, p *pending[*probe.Observation]) (o *probe.Observation, warning string, err error) {
 	_, o, err = p.wait()
 	if err == nil || ctx.Err() != nil || !concurrencyMayCause(err) {
 		return o, "", err
 	}
 	cfg.HTTPClient, cfg.Calls = nil, nil
 	cfg.Tracer = spans.conn(connSecond)
-	_, o, err2 := listNames(ctx, cfg, memo)
+	_, o, err2 := listNames(ctx, cfg)
 	if err2 != nil {
 		return nil, "", err
 	}
