@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"slices"
 
@@ -29,23 +28,10 @@ type rawRef struct {
 	off int64
 	n   int
 	sum [32]byte
-	// spooled bytes (HollowOn) are checked, when read again, by their
-	// CRC-32C (crc) rather than their SHA-256: they are on a run's own
-	// private file, where a change is a fault to catch, not a forgery to
-	// resist (whoever can write into that file can write the outputs
-	// made from it), and a CRC-32C costs a tenth of a SHA-256 pass.
-	crc     uint32
-	spooled bool
 }
-
-// castagnoli is the CRC-32C table (hardware-assisted where the CPU has it).
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // check reports whether b are the bytes r locates.
 func (r *rawRef) check(b []byte) bool {
-	if r.spooled {
-		return len(b) == r.n && crc32.Checksum(b, castagnoli) == r.crc
-	}
 	return len(b) == r.n && sha256.Sum256(b) == r.sum
 }
 
@@ -98,11 +84,7 @@ func (t *Tool) readAgain(dst []byte) ([]byte, error) {
 	r := t.ref
 	what := "tool " + safetext.Quote(t.Name)
 	if f, ok := r.at.(interface{ Name() string }); ok {
-		if r.spooled {
-			what += " held on the run's spool " + safetext.Quote(f.Name())
-		} else {
-			what += " of " + safetext.Quote(f.Name())
-		}
+		what += " of " + safetext.Quote(f.Name())
 	}
 	at := len(dst)
 	dst = slices.Grow(dst, r.n)[:at+r.n]
@@ -119,9 +101,7 @@ func (t *Tool) readAgain(dst []byte) ([]byte, error) {
 // appendRun appends to dst the bytes of tools[0], which is hollow, and of
 // the hollow tools after it whose bytes follow in the same source, up to
 // max bytes in all, read in one read and each checked; k is how many
-// tools they are. A writer of a list whose tools were spooled in the
-// order it writes them (a server that lists by name, as the Go SDK does)
-// reads a page of them at a time, not one.
+// tools they are.
 func appendRun(tools []Tool, dst []byte, max int) (b []byte, k int, err error) {
 	first := tools[0].ref
 	n, end := first.n, first.off+int64(first.n)
@@ -157,22 +137,6 @@ func appendRun(tools []Tool, dst []byte, max int) (b []byte, k int, err error) {
 		p += r.n
 	}
 	return dst, k, nil
-}
-
-// HollowOn makes a lean tool that holds its bytes hollow on at: the
-// caller has written them there at off, and they are read from there
-// again, checked against their CRC-32C (rawRef.spooled), whenever they
-// are needed (Bytes, Attach); their SHA-256 is kept as a hollow tool's
-// is. It is for a run that must keep a listing's bytes to write them at
-// its end (pin's snapshot) and need not hold them in memory while it
-// lists. A tool that is not lean, or is hollow already, is left as it is.
-func (t *Tool) HollowOn(at io.ReaderAt, off int64) {
-	if !t.IsLean() || t.ref != nil || t.raw == nil {
-		return
-	}
-	crc := crc32.Checksum(t.raw, castagnoli)
-	t.hollow(at, off)
-	t.ref.crc, t.ref.spooled = crc, true
 }
 
 // IsHollow reports whether the tool holds neither its parse nor its bytes.

@@ -258,9 +258,8 @@ func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
 			i++
 			continue
 		}
-		// Hollow tools' bytes are read again, checked, into one buffer
-		// (a listing held on a spool: pin), those that follow each other
-		// on their file in one read.
+		// Hollow tools' bytes are read again, checked, into one buffer,
+		// those that follow each other on their file in one read.
 		b, k, err := appendRun(sw.tools[i:], buf[:0], 1<<20)
 		if err != nil {
 			return n, err

@@ -261,25 +261,9 @@ not observed, and says why.`,
 					source = target
 					ctx, cancel := context.WithTimeout(ctx, live.timeout)
 					defer cancel()
-					// The bytes are kept for the snapshot alone: on a spool,
-					// sealed, not in memory, while the server is listed.
-					var hold func([]manifest.Tool)
-					var sp *spool
-					if path := pinSnapshotPath(noSnapshot, snapshot, out); path != "" && path != "-" {
-						if sp = newSpool(e); sp != nil {
-							spooled := 0
-							hold = func(all []manifest.Tool) {
-								sp.hold(all[spooled:])
-								spooled = len(all)
-							}
-						}
-					}
-					obs, ltl, err := listLean(ctx, cfg, checks.page, hold)
+					obs, ltl, err := listLean(ctx, cfg, checks.page, nil)
 					if err != nil {
 						return liveError(target, err)
-					}
-					if sp != nil && testHookSpoolListed != nil {
-						testHookSpoolListed(sp)
 					}
 					releaseListing()
 					tl, comp = ltl, manifest.Completeness(obs.Completeness)
