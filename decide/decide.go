@@ -99,7 +99,6 @@ func (b *Baseline) mayReferOut(t *manifest.Tool) bool {
 	if v, ok := b.refsOut.Load(t.Name); ok {
 		return v.(bool)
 	}
-	t.MustNotBeLean("decide.mayReferOut")
 	r := schemadiff.MayReferOut(t)
 	b.refsOut.Store(t.Name, r)
 	return r
@@ -349,7 +348,7 @@ var toolMembers = func() map[string]string {
 // member named "__proto__" anywhere in it (JavaScript's assignment makes
 // it a prototype, whose members answer for the ones the object lacks).
 // The gateway forwards a tool's bytes as they came, so such a tool is not
-// served. A tool held without its parse (lean) is not checked.
+// served.
 func ambiguousTool(v jcs.Value) string {
 	if !v.Valid() || v.Kind() != jcs.Object {
 		return ""
@@ -468,8 +467,6 @@ func DecideAndDiff(old, new schemadiff.Input, opt Options) ([]Tool, []schemadiff
 }
 
 func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionProfile, opt Options) []Tool {
-	// A lean tool (manifest.Tool.Lean) is decided by its digest; what
-	// reads a parse (the structural diff, external references) refuses it.
 	if opt.PinnedRefs == nil && b.PinnedRefs != nil {
 		opt.PinnedRefs, opt.VerifiedRefs = b.PinnedRefs, b.VerifiedRefs
 	}

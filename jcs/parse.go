@@ -85,9 +85,6 @@ type parser struct {
 	floats []floatInfo
 	stack  []int32
 	sbuf   []byte
-
-	each     *eachSpec // ParseEach's member and callback, or nil
-	eachNext bool      // the next array read is the member each names
 }
 
 func (p *parser) errAt(off int, msg string) *Error {
@@ -484,10 +481,6 @@ func (p *parser) array(depth int) (int32, *Error) {
 	if depth > MaxDepth {
 		return 0, p.errAt(p.pos, "nesting deeper than "+strconv.Itoa(MaxDepth)+" levels")
 	}
-	if p.eachNext {
-		p.eachNext = false
-		return p.eachArray(depth)
-	}
 	n := p.newNode(Array)
 	p.pos++
 	base := len(p.stack)
@@ -563,9 +556,6 @@ func (p *parser) object(depth int) (int32, *Error) {
 			}
 			p.pos++
 			p.skipWS()
-			if depth == 1 && p.each != nil && p.pos < len(p.src) && p.src[p.pos] == '[' && string(p.keyBytes(k)) == p.each.key {
-				p.eachNext = true // read by array, the next call
-			}
 			if _, err := p.value(depth); err != nil {
 				p.stack = p.stack[:base]
 				return 0, err.push(string(p.keyBytes(k)))

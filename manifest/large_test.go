@@ -76,7 +76,7 @@ func TestSnapshotInstanceAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := schemas.ValidateValue(schemas.Snapshot, doc.Root())
-		reduced := schemas.Validate(schemas.Snapshot, snapshotInstance(doc.Root(), nil))
+		reduced := schemas.Validate(schemas.Snapshot, snapshotInstance(doc.Root()))
 		if fmt.Sprint(full) != fmt.Sprint(reduced) {
 			t.Errorf("%.80s:\n whole:   %v\n reduced: %v", d, full, reduced)
 		}

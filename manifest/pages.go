@@ -25,7 +25,7 @@ type PageList struct {
 // NewPageList starts a list; opt.SkipInvalidTools records unreadable
 // entries as ToolList.Invalid instead of failing.
 func NewPageList(opt ParseOptions) *PageList {
-	return &PageList{tl: ToolList{Form: FormPages, skip: opt.SkipInvalidTools, lean: opt.Lean}}
+	return &PageList{tl: ToolList{Form: FormPages, skip: opt.SkipInvalidTools}}
 }
 
 // Add reads the next page's result: a "tools" array (each entry projected

@@ -150,11 +150,6 @@ const (
 )
 
 func sameProjection(a, b *manifest.Tool) bool {
-	if a.IsLean() || b.IsLean() {
-		// A lean tool's projection is gone; its tool digest is the
-		// digest of that projection's preimage.
-		return a.ToolDigest() == b.ToolDigest()
-	}
 	return string(a.Proj.AppendToolPreimage(nil)) == string(b.Proj.AppendToolPreimage(nil))
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -19,47 +18,17 @@ import (
 // How a live run lists a server. Every page is parsed once, strictly, by
 // the client as it arrives, and what a run keeps of it is decided here:
 //
-//   - listFull keeps the tools (their bytes and their parse), which pin and
-//     drift's comparison need (digests of the exact bytes, the snapshot,
-//     the structural diff);
-//   - listLean keeps each tool's name, digests and bytes, after pin has
-//     checked the page (pinChecks); the page's parse tree goes;
+//   - listFull keeps the tools (their bytes, parse and digests), which pin
+//     and drift's comparison need;
 //   - listNames keeps each tool's name and digest and drops every page
 //     once it is read: all that the per-connection and credential checks
 //     compare.
 //
 // No transcript is assembled and read again.
 
-// listFull runs one tools/list and keeps its tools.
+// listFull runs one tools/list and keeps its tools, reading each page
+// into the list as it arrives (after cfg's own OnToolsPage).
 func listFull(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-	return listPages(ctx, cfg, nil)
-}
-
-// listLean runs one tools/list for pin and drift: check reads each page's
-// tools as they arrive (their parse: what is checked of every tool that
-// the tools do not keep), and then they are made lean (manifest.Tool.Lean:
-// name, digests, bytes and what the checks of every tool read), so a large
-// listing is held as its bytes, never with every page's parse tree too.
-// A comparison attaches the tools it diffs (attachChanged). kept, when
-// set, is then handed every tool read so far (lean, and the page's the
-// last of them; the slice is the list's own, valid until the next page).
-func listLean(ctx context.Context, cfg mcpclient.Config, check func([]manifest.Tool), kept func([]manifest.Tool)) (*mcpclient.Observation, *manifest.ToolList, error) {
-	return listPages(ctx, cfg, func(tools []manifest.Tool, from int) {
-		page := tools[from:]
-		check(page)
-		for i := range page {
-			page[i].Lean()
-		}
-		if kept != nil {
-			kept(tools)
-		}
-	})
-}
-
-// listPages runs one tools/list, reading each page into the list as it
-// arrives (after cfg's own OnToolsPage) and handing page, when set, the
-// tools read so far, the page's from index from.
-func listPages(ctx context.Context, cfg mcpclient.Config, page func(tools []manifest.Tool, from int)) (*mcpclient.Observation, *manifest.ToolList, error) {
 	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
 	prev := cfg.OnToolsPage
 	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
@@ -68,12 +37,8 @@ func listPages(ctx context.Context, cfg mcpclient.Config, page func(tools []mani
 				return err
 			}
 		}
-		from := len(pl.Tools())
 		if err := pl.Add(res); err != nil {
 			return fmt.Errorf("the server's tools/list could not be read: %w", err)
-		}
-		if page != nil {
-			page(pl.Tools(), from)
 		}
 		return nil
 	}
@@ -242,16 +207,11 @@ func (p *pending[T]) finish() {
 // (names and digests only), the cloak check (as another client), and the
 // credential-stripped probe (names only). Over HTTP they start once the
 // primary listing has read its first page, so that a server which holds
-// one session per client at a time gives it to the primary listing, and
-// the declared side is read (or the primary listing has ended, whichever
-// comes first): that reading is the run's heaviest work beside the
-// primary listing, and with the server's second listing beside both on
-// two cores the primary's first pages came later (drift of 10,000 tools
-// in 0.755 s rather than 0.780, medians of 24 runs alternated). Over
+// one session per client at a time gives it to the primary listing. Over
 // stdio, where each connection is its own child and a server can take a
-// second to start, they start at once. Each
-// connection traces through its own tracer of d.spans (telemetry.go), so
-// that a finding can name the listing it was read from.
+// second to start, they start at once. Each connection traces through its
+// own tracer of d.spans (telemetry.go), so that a finding can name the
+// listing it was read from.
 type others struct {
 	second *pending[*probe.Observation]
 	cloak  *pending[*manifest.ToolList]
@@ -259,18 +219,12 @@ type others struct {
 	gate   chan struct{}
 	open   sync.Once
 	spans  *driftSpans // nil when the run is not traced
-	// after, when set, is closed once the declared side is read: the
-	// primary listing's first page releases the others only then.
-	after <-chan struct{}
-	first sync.Once
 }
 
 func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others {
 	o := &others{gate: make(chan struct{}), spans: d.spans}
 	if cfg.BaseURL == "" {
 		o.release()
-	} else if d.declaredRead != nil {
-		o.after = d.declaredRead.done
 	}
 	if !d.skipSecond {
 		cfg2 := cfg
@@ -314,19 +268,7 @@ func (o *others) primary(ctx context.Context, cfg mcpclient.Config, list func(co
 	pcfg := cfg
 	pcfg.Tracer = o.spans.conn(connPrimary)
 	pcfg.OnToolsPage = func([]byte, jcs.Value) error {
-		o.first.Do(func() {
-			if o.after == nil {
-				o.release()
-				return
-			}
-			go func() {
-				select {
-				case <-o.after:
-					o.release()
-				case <-o.gate: // released as the primary listing ended
-				}
-			}()
-		})
+		o.release()
 		return nil
 	}
 	obs, tl, err = list(ctx, pcfg)
@@ -398,16 +340,3 @@ func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans,
 	}
 	return o, "the second connection failed while the first was open (" + safetext.Inert(err.Error()) + "); made again after the first had ended, it listed, and was compared", nil
 }
-
-// releaseListing makes the memory a listing used and no longer holds (its
-// pages' parse trees, the read buffers, the bytes of the tools made
-// hollow) the Go heap's to reuse before a run builds its outputs: one
-// collection of what the run still holds, at once rather than when the
-// heap next doubles. The outputs are then built in memory the system has
-// already given the process, not on top of the listing's peak in memory
-// it must fault in page by page (about 10 µs a page on the 2-vCPU
-// machines of docs/benchmarks.md). The memory is not handed back to the
-// system (debug.FreeOSMemory did that, and the outputs faulted it in
-// again): drift of 10,000 tools built its report in 35-50 ms rather than
-// 73-91, of 100,000 in 0.59-0.80 s rather than 1.0-1.08, peak RSS alike.
-func releaseListing() { runtime.GC() }
