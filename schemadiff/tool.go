@@ -55,9 +55,6 @@ func precisionChanges(name string, o, n *manifest.Tool) []Change {
 type ToolOptions struct {
 	Schema     Options
 	Classifier *classify.Classifier // for tool_added/tool_removed severity; nil: built-in
-	// Memo, when set, answers DiffTool for a pair of tools it diffed
-	// before under the same options (DiffMemo).
-	Memo *DiffMemo
 }
 
 // hint defaults from the MCP specification: a missing hint means the least
@@ -269,18 +266,6 @@ func sameApartFromName(a, b *manifest.Tool) bool {
 
 // DiffTool compares two definitions of the same tool.
 func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
-	if opt.Memo == nil {
-		return diffTool(o, n, opt)
-	}
-	if cs, ok := opt.Memo.lookup(o, n, opt); ok {
-		return cs
-	}
-	cs := diffTool(o, n, opt)
-	opt.Memo.store(o, n, opt, cs)
-	return cs
-}
-
-func diffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 	name := n.Name
 	var out []Change
 	descSame := canonEqual(o.Proj.Description, n.Proj.Description)
