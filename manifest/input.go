@@ -68,9 +68,8 @@ type Tool struct {
 
 	digest string // tool_digest, computed by ToolFromValue
 	// fieldSums are the sums of the four field digests (FieldNames
-	// order), computed with the tool digest when hasFields.
+	// order), computed with the tool digest.
 	fieldSums [4][32]byte
-	hasFields bool
 }
 
 // ShapeProblem says how the tool breaks the specification's tool shape (an
@@ -118,9 +117,10 @@ func FirstByName(tools []Tool) map[string]*Tool {
 }
 
 // FieldDigests are the tool's four field digests: computed with its tool
-// digest when it was read (one canonicalization serves both), else now.
+// digest when it was read (one canonicalization serves both); for a Tool
+// built otherwise, computed on each call.
 func (t *Tool) FieldDigests() FieldDigests {
-	if t.hasFields {
+	if t.digest != "" {
 		s := digestSums{fieldSum: t.fieldSums}
 		return s.fields()
 	}
@@ -148,7 +148,7 @@ func (t *Tool) setDigest() {
 	var s digestSums
 	s, bp[0], bp[1] = t.Proj.sums(bp[0], bp[1])
 	t.digest = s.tool()
-	t.fieldSums, t.hasFields = s.fieldSum, true
+	t.fieldSums = s.fieldSum
 	if cap(bp[0]) <= 1<<20 && cap(bp[1]) <= 1<<20 {
 		preimages.Put(bp)
 	}
