@@ -43,9 +43,6 @@ func (p *PageList) Add(result jcs.Value) error {
 
 func (p *PageList) ptr() string { return "/" + strconv.Itoa(2*p.tl.Pages+1) + "/result" }
 
-// Invalid is the number of unreadable entries recorded so far.
-func (p *PageList) Invalid() int { return len(p.tl.Invalid) }
-
 // Tools are the tools read so far, in order (the last page's are the
 // last).
 func (p *PageList) Tools() []Tool { return p.tl.Tools }
