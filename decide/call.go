@@ -131,7 +131,6 @@ func (b *Baseline) compiledFor(t *manifest.Tool) *compiledSchema {
 	if v, ok := b.compiled.Load(t.Name); ok {
 		return v.(*compiledSchema)
 	}
-	t.MustNotBeLean("decide.compiledFor")
 	cs := &compiledSchema{schema: t.Proj.InputSchema}
 	switch s := t.Proj.InputSchema; {
 	case !s.Valid() || s.Kind() == jcs.Null:

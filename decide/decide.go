@@ -100,7 +100,6 @@ func (b *Baseline) mayReferOut(t *manifest.Tool) bool {
 	if v, ok := b.refsOut.Load(t.Name); ok {
 		return v.(bool)
 	}
-	t.MustNotBeLean("decide.mayReferOut")
 	r := schemadiff.MayReferOut(t)
 	b.refsOut.Store(t.Name, r)
 	return r
@@ -210,10 +209,6 @@ type Options struct {
 	// (tool_param_header_invalid), and a note says why: the gateway is
 	// such a client, and its downstream's own client would drop it too.
 	HTTPModern bool
-
-	// diffs, when set, remembers each changed tool's structural diff for
-	// the report DecideAndDiff makes of the same lists.
-	diffs *schemadiff.DiffMemo
 }
 
 // refPins is the trust record of opt (nil without one).
@@ -350,7 +345,7 @@ var toolMembers = func() map[string]string {
 // member named "__proto__" anywhere in it (JavaScript's assignment makes
 // it a prototype, whose members answer for the ones the object lacks).
 // The gateway forwards a tool's bytes as they came, so such a tool is not
-// served. A tool held without its parse (lean) is not checked.
+// served.
 func ambiguousTool(v jcs.Value) string {
 	if !v.Valid() || v.Kind() != jcs.Object {
 		return ""
@@ -489,22 +484,18 @@ func DecideTools(pinned, served []manifest.Tool, opt Options) []Tool {
 // DecideAndDiff is DecideTools of old's and new's tools under opt, and
 // beside it the structural changes between the two lists
 // (schemadiff.Compare's, identities included when both sides carry one)
-// under the same classifier and trust record: each changed tool is
-// diffed once, for both (schemadiff.DiffMemo). Lock check and gate with
+// under the same classifier and trust record. Lock check and gate with
 // snapshots report both.
 func DecideAndDiff(old, new schemadiff.Input, opt Options) ([]Tool, []schemadiff.Change) {
 	if opt.Classifier == nil {
 		opt.Classifier = classify.Default()
 	}
-	opt.diffs = &schemadiff.DiffMemo{}
 	tools := DecideTools(old.Tools, new.Tools, opt)
-	changes := schemadiff.Compare(old, new, nil, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: opt.refPins()}, Memo: opt.diffs}).Changes
+	changes := schemadiff.Compare(old, new, nil, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: opt.refPins()}}).Changes
 	return tools, changes
 }
 
 func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionProfile, opt Options) []Tool {
-	// A lean tool (manifest.Tool.Lean) is decided by its digest; what
-	// reads a parse (the structural diff, external references) refuses it.
 	if opt.PinnedRefs == nil && b.PinnedRefs != nil {
 		opt.PinnedRefs, opt.VerifiedRefs = b.PinnedRefs, b.VerifiedRefs
 	}
@@ -571,7 +562,7 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 					d.Fields = append(d.Fields, f)
 				}
 			}
-			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: pins}, Memo: opt.diffs})
+			d.Changes = schemadiff.DiffTool(pt, st, schemadiff.ToolOptions{Classifier: opt.Classifier, Schema: schemadiff.Options{Refs: pins}})
 			var why string
 			d.Decision, why, d.DeniedBy = prof.DecideTool(true, d.Changes)
 			switch {

@@ -3,7 +3,6 @@ package jcs_test
 import (
 	"bytes"
 	"crypto/sha256"
-	"math"
 	"slices"
 	"strconv"
 	"testing"
@@ -187,37 +186,4 @@ func BenchmarkDigestVsJSONText(b *testing.B) {
 	b.ReportMetric(mb/ours.Seconds(), "mcpdrift-MB/s")
 	b.ReportMetric(mb/theirs.Seconds(), "jsontext-MB/s")
 	b.ReportMetric(ratios[len(ratios)/2], "ratio")
-}
-
-// BenchmarkParseParallel is the parse of large tools/list responses
-// (LeanTools(n, 1) in a JSON-RPC response: 1, 4, 8.5 and 34 MB) on one
-// CPU, the named baseline, and on every CPU (GOMAXPROCS parts; Parse's
-// default from 4 MiB), each size in one run. Both give the same tree; the
-// parallel parse allocates the same arrays (as many kids as nodes) plus a
-// few small ones per helper. Where parallel overtakes serial is
-// parallelMin.
-func BenchmarkParseParallel(b *testing.B) {
-	for _, n := range []int{600, 2500, 5000, 20000} {
-		doc := append([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":`), corpus.LeanTools(n, 1)...)
-		doc = append(doc, "}}"...)
-		for _, c := range []struct {
-			name string
-			min  int
-		}{{"serial", math.MaxInt}, {"parallel", 0}} {
-			b.Run("tools="+strconv.Itoa(n)+"/"+c.name, func(b *testing.B) {
-				defer jcs.SetParallelMin(c.min)()
-				b.SetBytes(int64(len(doc)))
-				b.ReportAllocs()
-				for b.Loop() {
-					d, err := jcs.Parse(doc)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if d.Root().Len() != 3 {
-						b.Fatal("wrong tree")
-					}
-				}
-			})
-		}
-	}
 }

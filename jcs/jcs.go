@@ -191,11 +191,7 @@ func Parse(src []byte) (*Doc, error) {
 
 func parse(src []byte) (*Doc, *Error) {
 	p := parser{src: src}
-	if len(src) >= parallelMin && p.startSplit() {
-		defer p.stopSplit()
-	} else {
-		p.presize()
-	}
+	p.presize()
 	return p.run()
 }
 

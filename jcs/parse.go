@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -86,13 +85,6 @@ type parser struct {
 	floats []floatInfo
 	stack  []int32
 	sbuf   []byte
-
-	deep    int       // the deepest array or object read (for a helper: below its array)
-	sp      *splitter // helpers of a parallel parse (split.go), or nil
-	splitAt int       // with sp: the array loop calls splice once pos reaches it
-
-	each     *eachSpec // ParseEach's member and callback, or nil
-	eachNext bool      // the next array read is the member each names
 }
 
 func (p *parser) errAt(off int, msg string) *Error {
@@ -256,7 +248,7 @@ func (p *parser) number() (int32, *Error) {
 	p.kinds[n] |= flagNumFloat
 	p.nodes[n].x = int32(len(p.floats))
 	if len(p.floats) == cap(p.floats) {
-		p.floats = hugemem.Grow(p.floats, 1)
+		p.floats = growDoubling(p.floats, 1)
 	}
 	p.floats = append(p.floats, floatInfo{bits: math.Float64bits(f), end: int32(i)})
 	return n, nil
@@ -373,11 +365,9 @@ func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 	src := p.src
 	if cap(p.sbuf)-len(p.sbuf) < sbufRoom {
 		// Doubled, not by append's 1.25 for a large slice: a document
-		// of many escaped strings (a large listing's descriptions) grows
-		// its buffer to tens of megabytes, and growing by a quarter
-		// allocated (and faulted in) five times what it holds.
-		// Large ones are in huge pages (hugemem).
-		p.sbuf = hugemem.Grow(p.sbuf, sbufRoom)
+		// of many escaped strings grows its buffer to tens of megabytes,
+		// and growing by a quarter copies it many times over.
+		p.sbuf = growDoubling(p.sbuf, sbufRoom)
 	}
 	off := len(p.sbuf)
 	p.sbuf = append(p.sbuf, src[bodyStart:i]...)
@@ -395,7 +385,7 @@ func (p *parser) strEscaped(n int32, bodyStart, i int) (int32, *Error) {
 			p.kinds[n] |= flagEscaped
 			p.nodes[n].x = int32(len(p.escs))
 			if len(p.escs) == cap(p.escs) {
-				p.escs = hugemem.Grow(p.escs, 1)
+				p.escs = growDoubling(p.escs, 1)
 			}
 			p.escs = append(p.escs, escInfo{end: int32(p.pos), off: int32(off), n: int32(len(p.sbuf) - off)})
 			return n, nil
@@ -491,11 +481,6 @@ func (p *parser) array(depth int) (int32, *Error) {
 	if depth > MaxDepth {
 		return 0, p.errAt(p.pos, "nesting deeper than "+strconv.Itoa(MaxDepth)+" levels")
 	}
-	p.deep = max(p.deep, depth)
-	if p.eachNext {
-		p.eachNext = false
-		return p.eachArray(depth)
-	}
 	n := p.newNode(Array)
 	p.pos++
 	base := len(p.stack)
@@ -505,13 +490,6 @@ func (p *parser) array(depth int) (int32, *Error) {
 	} else {
 		for idx := 0; ; idx++ {
 			p.skipWS()
-			if p.sp != nil && p.pos >= p.splitAt {
-				added, closed := p.splice(depth)
-				if closed {
-					break
-				}
-				idx += added
-			}
 			c, err := p.value(depth)
 			if err != nil {
 				p.stack = p.stack[:base]
@@ -546,7 +524,6 @@ func (p *parser) object(depth int) (int32, *Error) {
 	if depth > MaxDepth {
 		return 0, p.errAt(p.pos, "nesting deeper than "+strconv.Itoa(MaxDepth)+" levels")
 	}
-	p.deep = max(p.deep, depth)
 	n := p.newNode(Object)
 	p.pos++
 	base := len(p.stack)
@@ -579,9 +556,6 @@ func (p *parser) object(depth int) (int32, *Error) {
 			}
 			p.pos++
 			p.skipWS()
-			if depth == 1 && p.each != nil && p.pos < len(p.src) && p.src[p.pos] == '[' && string(p.keyBytes(k)) == p.each.key {
-				p.eachNext = true // read by array, the next call
-			}
 			if _, err := p.value(depth); err != nil {
 				p.stack = p.stack[:base]
 				return 0, err.push(string(p.keyBytes(k)))
@@ -617,4 +591,15 @@ func (p *parser) object(depth int) (int32, *Error) {
 	p.kids = append(p.kids, ks...)
 	p.stack = p.stack[:base]
 	return n, nil
+}
+
+// growDoubling is slices.Grow by doubling: s with room for at least n more
+// elements, in a new array of at least twice its capacity when it has not.
+func growDoubling[T any](s []T, n int) []T {
+	if n <= cap(s)-len(s) {
+		return s
+	}
+	g := make([]T, len(s), max(len(s)+n, 2*cap(s)))
+	copy(g, s)
+	return g
 }

@@ -150,41 +150,6 @@ func entryOf(e jcs.Value) ToolEntry {
 	return t
 }
 
-// readDeclaredStreamed reads a declared baseline without a tree of its
-// tool entries, which are most of a large one: each is read as the
-// document is parsed (jcs.ParseEach) and checked against the schema's
-// entry shape by hand (schemas.EntryValid), and the rest of the document
-// is validated as a whole reading validates it (the entries are all the
-// schema constrains of their array, so the document is valid exactly when
-// that rest is and each entry is: schemas/entries.go). ok is false when an
-// entry is not certainly valid, or anything else is wrong: the caller then
-// reads the document whole, and its error is the one reported.
-func readDeclaredStreamed(src []byte, file string) (*Declared, bool) {
-	entries := []ToolEntry{}
-	valid := true
-	doc, err := jcs.ParseEach(src, "tools", func(_ int, v jcs.Value) {
-		if !valid {
-			return
-		}
-		if !schemas.EntryValid(v) {
-			valid = false
-			return
-		}
-		entries = append(entries, entryOf(v))
-	})
-	if err != nil || !valid || doc.Root().Kind() != jcs.Object {
-		return nil, false
-	}
-	if tools, ok := doc.Root().Get("tools"); !ok || tools.Kind() != jcs.Array {
-		return nil, false // nothing streamed: the whole reading says what is wrong
-	}
-	d, err := parseDeclaredEntries(doc, file, entries)
-	if err != nil {
-		return nil, false
-	}
-	return d, true
-}
-
 // ParseObserved reads and validates an observed record. file names the
 // source in errors.
 func ParseObserved(src []byte, file string) (*Observed, error) {
@@ -302,13 +267,6 @@ func ParseDeclared(src []byte, file string) (*Declared, error) {
 }
 
 func parseDeclaredDoc(doc *jcs.Doc, file string) (*Declared, error) {
-	return parseDeclaredEntries(doc, file, nil)
-}
-
-// parseDeclaredEntries is parseDeclaredDoc of a document whose tools
-// streamed (jcs.ParseEach, its tools array read as empty; streamed holds
-// them, each certainly valid: readDeclaredStreamed), or nil: the doc's.
-func parseDeclaredEntries(doc *jcs.Doc, file string, streamed []ToolEntry) (*Declared, error) {
 	var dd struct {
 		Declared
 		Tools skipEntries `json:"tools"`
@@ -318,10 +276,7 @@ func parseDeclaredEntries(doc *jcs.Doc, file string, streamed []ToolEntry) (*Dec
 		return nil, &ArtifactError{file, err}
 	}
 	d := dd.Declared
-	d.Tools = streamed
-	if streamed == nil {
-		d.Tools = entriesOf(tools)
-	}
+	d.Tools = entriesOf(tools)
 	for i, t := range d.Tools {
 		if err := checkEntry(t, fmt.Sprintf("/tools/%d", i)); err != nil {
 			return nil, &ArtifactError{file, err}

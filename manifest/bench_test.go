@@ -1,7 +1,6 @@
 package manifest_test
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -160,35 +159,6 @@ func BenchmarkReadPinned10k(b *testing.B) {
 		for b.Loop() {
 			if _, err := manifest.ReadTools(snapshot, "d.snapshot.json"); err != nil {
 				b.Fatal(err)
-			}
-		}
-	})
-}
-
-// BenchmarkReadDeclaredAsDrift10k: what drift reads of a pinned baseline
-// beside the listing (cli startDeclared), over the same 10,000 tools: the
-// declared baseline, read lean (entry by entry, never one tree of them),
-// and the snapshot
-// beside it read framed from its file (scanned for each tool's bounds and
-// SHA-256, never parsed whole; settled later against the listing).
-func BenchmarkReadDeclaredAsDrift10k(b *testing.B) {
-	declared, snapshot := pinnedLean(b, 10000)
-	b.Run("declared-lean", func(b *testing.B) {
-		b.SetBytes(int64(len(declared)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := manifest.ReadToolsWith(declared, "d.json", manifest.ReadOptions{Lean: true, DeferDigests: true}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("snapshot-framed", func(b *testing.B) {
-		r := bytes.NewReader(snapshot)
-		b.SetBytes(int64(len(snapshot)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, ok, err := manifest.ReadSnapshotFramed(r, int64(len(snapshot)), "d.snapshot.json"); err != nil || !ok {
-				b.Fatal(ok, err)
 			}
 		}
 	})

@@ -1,12 +1,12 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
 	"sync"
 
-	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
@@ -58,7 +58,8 @@ func inputErr(v jcs.Value, ptr, format string, args ...any) *InputError {
 	return &InputError{Pointer: ptr, Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Tool is one tool definition as the server sent it.
+// Tool is one tool definition as the server sent it: its parse (Value,
+// the whole tool object with its bytes, and Proj) and its digests.
 type Tool struct {
 	Name    string    // decoded name
 	Pointer string    // JSON pointer of the tool object in the input
@@ -67,50 +68,14 @@ type Tool struct {
 
 	digest string // tool_digest, computed by ToolFromValue
 	// fieldSums are the sums of the four field digests (FieldNames
-	// order), computed with the tool digest when hasFields.
+	// order), computed with the tool digest.
 	fieldSums [4][32]byte
-	hasFields bool
-	// raw is a lean tool's bytes (Lean): its Value and Proj are gone.
-	raw []byte
-	// lean holds what a lean tool's parse said (Lean).
-	lean *leanFacts
-	// ref is where a hollow tool's bytes are read again (hollow.go): a
-	// hollow tool is lean, and holds neither its parse nor its bytes.
-	ref *rawRef
-}
-
-// leanFacts are what the checks of every tool read of a tool's parse,
-// kept when the parse is dropped (Lean).
-type leanFacts struct {
-	shape          string            // ShapeProblem
-	paramHeader    string            // ParamHeaderProblem
-	imprecise      []ImpreciseNumber // the first MaxPrecisionWarnings
-	impreciseTotal int
-	// sum is the SHA-256 of the tool's bytes, once RawSum computed it.
-	sum    [32]byte
-	hasSum bool
-	// unsettled: the tool was read without its digests and facts
-	// (ReadOptions.DeferDigests), until Snapshot.Settle gives them.
-	unsettled bool
-}
-
-// mustBeSettled panics when the tool's digests and lean facts are not
-// known yet (read with ReadOptions.DeferDigests, not yet settled): an
-// empty digest or fact must never be read as the tool's.
-func (t *Tool) mustBeSettled() {
-	if t.lean != nil && t.lean.unsettled {
-		panic("tool " + strconv.Quote(t.Name) + " is read but not settled: its digests are not known yet (Snapshot.Settle)")
-	}
 }
 
 // ShapeProblem says how the tool breaks the specification's tool shape (an
 // inputSchema that is an object with "type": "object"), or "" when it does
-// not. A lean tool answers what its parse said.
+// not.
 func (t *Tool) ShapeProblem() string {
-	t.mustBeSettled()
-	if t.lean != nil {
-		return t.lean.shape
-	}
 	s := t.Proj.InputSchema
 	switch {
 	case !s.Valid() || s.Kind() == jcs.Null:
@@ -124,118 +89,19 @@ func (t *Tool) ShapeProblem() string {
 	return ""
 }
 
-// factsOf is what the checks of every tool read of t (settled; lean or
-// not): the one place they are gathered.
-func factsOf(t *Tool) *leanFacts {
-	f := &leanFacts{shape: t.ShapeProblem(), paramHeader: t.ParamHeaderProblem()}
-	f.imprecise, f.impreciseTotal = impreciseNumbers(t, MaxPrecisionWarnings)
-	return f
-}
-
 // ParamHeaderProblem says how the tool's inputSchema breaks the rules of
 // the x-mcp-header annotation (frame.ParamAnnotationProblem), or "" when
 // it does not: clients of the 2026-07-28 Streamable HTTP transport must
-// exclude such a tool from tools/list. A lean tool answers what its parse
-// said.
+// exclude such a tool from tools/list.
 func (t *Tool) ParamHeaderProblem() string {
-	t.mustBeSettled()
-	if t.lean != nil {
-		return t.lean.paramHeader
-	}
 	return frame.ParamAnnotationProblem(t.Proj.InputSchema)
 }
 
-// Raw is the tool object's bytes as the server sent them. A hollow tool
-// does not hold them (Bytes reads them again): Raw panics on one, a bug in
-// mcpdrift, never a verdict.
-func (t *Tool) Raw() []byte {
-	if t.raw != nil {
-		return t.raw
-	}
-	if t.ref != nil {
-		panic("tool " + strconv.Quote(t.Name) + " is hollow: its bytes were not kept (Bytes reads them again)")
-	}
-	return t.Value.Raw()
-}
+// Raw is the tool object's bytes as the server sent them.
+func (t *Tool) Raw() []byte { return t.Value.Raw() }
 
-// Lean drops the tool's parse (Value and Proj) and keeps what a baseline
-// and a snapshot are written from: its name, pointer, tool digest, field
-// digests and bytes (Raw, which keep the page's bytes alive but not its
-// parse tree, the larger part), and what the checks of every tool read of
-// the parse (ShapeProblem, the numbers ImpreciseNumbers finds). It is for
-// a holder of many tools that reads the parse of few: pin, which checks
-// each page as it arrives, and drift, which diffs only the tools whose
-// bytes changed. A lean tool's zero Value and Proj read as absent fields:
-// it must not be diffed (Attach first); what reads a parse refuses it
-// (MustNotBeLean).
-func (t *Tool) Lean() {
-	if t.IsLean() {
-		return
-	}
-	if t.digest == "" || !t.hasFields {
-		t.setDigest()
-	}
-	t.raw, t.lean = t.Value.Raw(), factsOf(t)
-	t.Value, t.Proj = jcs.Value{}, Projection{}
-}
-
-// Lean makes every tool of the list lean (Tool.Lean), on every CPU, and
-// lets go of the list's parse tree (Doc): the tools then keep their bytes
-// (the input's, which stay alive) and what the checks of every tool read,
-// and the tree, larger than the input, can be collected. pin --input does
-// it once its checks have read the parse, so that the baseline and the
-// snapshot are written without the tree held.
-func (tl *ToolList) Lean() {
-	leanTools(tl.Tools)
-	tl.Doc = nil
-}
-
-// leanTools makes every tool lean, on every CPU.
-func leanTools(tools []Tool) {
-	par.Range(len(tools), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			tools[i].Lean()
-		}
-	})
-}
-
-// Attach gives a lean tool its parse again: like's, when like holds the
-// same bytes (the same bytes parse alike, so the tool reads as it did),
-// else its own bytes parsed again. Its name, pointer and digests stay.
-//
-// A hollow tool's bytes are read again from where they were read, and
-// must be the bytes read then (their length and SHA-256): an error says
-// they are not (the file changed while the run read it), and the tool
-// stays as it was.
-func (t *Tool) Attach(like *Tool) error {
-	if !t.IsLean() {
-		return nil
-	}
-	if like != nil && !like.IsLean() && like.Value.Valid() && t.SameBytes(like) {
-		t.Value, t.Proj, t.raw, t.lean, t.ref = like.Value, like.Proj, nil, nil, nil
-		return nil
-	}
-	nt, err := t.reparse()
-	if err != nil {
-		return err
-	}
-	t.Value, t.Proj, t.raw, t.lean, t.ref = nt.Value, nt.Proj, nil, nil, nil
-	return nil
-}
-
-// reparse reads a lean tool's bytes (again, checked, when it is hollow)
-// as the tool they are, at its pointer.
-func (t *Tool) reparse() (Tool, error) {
-	b, err := t.Bytes()
-	if err != nil {
-		return Tool{}, err
-	}
-	doc, err := jcs.Parse(b)
-	if err != nil {
-		return Tool{}, err
-	}
-	return toolFromValue(doc.Root(), t.Pointer)
-}
+// SameBytes reports whether t and o are the same bytes.
+func (t *Tool) SameBytes(o *Tool) bool { return bytes.Equal(t.Raw(), o.Raw()) }
 
 // FirstByName maps each tool name of tools to the first tool of that name
 // (a list with repeated names is ambiguous; what compares by name takes
@@ -250,36 +116,14 @@ func FirstByName(tools []Tool) map[string]*Tool {
 	return m
 }
 
-// IsLean reports whether Lean dropped the tool's parse (a hollow tool is
-// lean too).
-func (t *Tool) IsLean() bool { return t.raw != nil || t.ref != nil }
-
-// MustNotBeLean panics when a tool of tools is lean: what reads a tool's
-// parse (a comparison, a decision, a check of its contents) calls it
-// first, so that a lean tool's absent fields are never read as the
-// tool's. A panic is a bug in mcpdrift, never a verdict (the command
-// reports an internal error, exit 2).
-func MustNotBeLean(tools []Tool, where string) {
-	for i := range tools {
-		tools[i].MustNotBeLean(where)
-	}
-}
-
-// MustNotBeLean is MustNotBeLean of one tool.
-func (t *Tool) MustNotBeLean(where string) {
-	if t != nil && t.IsLean() {
-		panic(where + ": tool " + strconv.Quote(t.Name) + " is lean (its parse was dropped)")
-	}
-}
-
 // FieldDigests are the tool's four field digests: computed with its tool
-// digest when it was read (one canonicalization serves both), else now.
+// digest when it was read (one canonicalization serves both); for a Tool
+// built otherwise, computed on each call.
 func (t *Tool) FieldDigests() FieldDigests {
-	if t.hasFields {
+	if t.digest != "" {
 		s := digestSums{fieldSum: t.fieldSums}
 		return s.fields()
 	}
-	t.mustBeSettled()
 	f, _ := t.Proj.FieldDigests(nil)
 	return f
 }
@@ -292,7 +136,6 @@ func (t *Tool) ToolDigest() string {
 	if t.digest != "" {
 		return t.digest
 	}
-	t.mustBeSettled()
 	return Digest(t.Proj.AppendToolPreimage(nil))
 }
 
@@ -305,7 +148,7 @@ func (t *Tool) setDigest() {
 	var s digestSums
 	s, bp[0], bp[1] = t.Proj.sums(bp[0], bp[1])
 	t.digest = s.tool()
-	t.fieldSums, t.hasFields = s.fieldSum, true
+	t.fieldSums = s.fieldSum
 	if cap(bp[0]) <= 1<<20 && cap(bp[1]) <= 1<<20 {
 		preimages.Put(bp)
 	}
@@ -344,7 +187,6 @@ type ToolList struct {
 	// ParseOptions.SkipInvalidTools; otherwise they are errors).
 	Invalid []InvalidTool
 	skip    bool
-	lean    bool // ParseOptions.Lean
 }
 
 // InvalidTool is a tools entry that is not a readable tool: not an
@@ -360,12 +202,6 @@ type ParseOptions struct {
 	// ToolList.Invalid instead of failing. A live check uses it to report
 	// them as conformance findings; artifacts never do.
 	SkipInvalidTools bool
-	// Lean makes each tool lean (Tool.Lean) as soon as it is digested, on
-	// the goroutine that read it, while its part of the parse tree is
-	// still in that CPU's cache, and lets go of the list's Doc once every
-	// tool is read: what ToolList.Lean does after the parse, without a
-	// second pass over a tree larger than the input.
-	Lean bool
 }
 
 // ParseToolList reads any of the accepted input forms:
@@ -396,17 +232,8 @@ func ParseToolListWith(src []byte, opt ParseOptions) (*ToolList, error) {
 }
 
 func parseToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
-	tl, err := readToolList(doc, opt)
-	if err == nil && tl.lean {
-		tl.Doc = nil // every tool is lean: nothing reads the tree
-	}
-	return tl, err
-}
-
-// readToolList is parseToolList but for letting go of the Doc.
-func readToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
 	root := doc.Root()
-	tl := &ToolList{Doc: doc, skip: opt.SkipInvalidTools, lean: opt.Lean}
+	tl := &ToolList{Doc: doc, skip: opt.SkipInvalidTools}
 	switch root.Kind() {
 	case jcs.Object:
 		if id, ok := root.Get("schema"); ok {
@@ -750,17 +577,16 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 	n := arr.Len()
 	from := len(tl.Tools)
 	if from == 0 {
-		// One page, or the first: exactly its tools, a large list's
-		// in huge pages (hugemem).
-		tl.Tools = hugemem.Make[Tool](n, n, false)
-	} else {
-		// By doubling (hugemem.Grow), not by slices.Grow's growth by a
-		// quarter past 256 tools, which copies a long listing's tools
-		// many times over into fresh arrays; doubling copies them about
-		// twice. The room left unused at the end is never touched, so it
-		// costs no resident memory.
-		tl.Tools = hugemem.Grow(tl.Tools, n)[:from+n]
+		tl.Tools = make([]Tool, n) // one page, or the first: exactly its tools
+	} else if n > cap(tl.Tools)-from {
+		// By doubling, not by slices.Grow's 1.25x past 256 tools: a
+		// listing of many pages copies its tools about twice, not about
+		// four times over.
+		g := make([]Tool, from, max(from+n, 2*cap(tl.Tools)))
+		copy(g, tl.Tools)
+		tl.Tools = g
 	}
+	tl.Tools = tl.Tools[:from+n]
 	read := tl.Tools[from:] // compacted below
 	errs := make([]error, n)
 	mixed := make([]bool, n)
@@ -775,9 +601,6 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 			default:
 				if read[i], errs[i] = toolFromValue(v, p); errs[i] == nil {
 					read[i].setDigest()
-					if tl.lean {
-						read[i].Lean()
-					}
 				}
 			}
 		}
@@ -847,16 +670,4 @@ func IsInputError(err error) bool {
 	var ie *InputError
 	var je *jcs.Error
 	return errors.As(err, &ie) || errors.As(err, &je)
-}
-
-// digestSums are the tool's four field sums (FieldNames order), computed
-// now when they were not when it was read.
-func (t *Tool) digestSums() ([4][32]byte, bool) {
-	if !t.hasFields {
-		t.mustBeSettled()
-		var s digestSums
-		s, _, _ = t.Proj.sums(nil, nil)
-		return s.fieldSum, true
-	}
-	return t.fieldSums, true
 }

@@ -14,8 +14,7 @@ import (
 )
 
 // TestSnapshotSchemaTools: snapshotInstance validates each tool as an
-// object with its name only, and a framed reading (settleFramed) takes
-// every settled tool as valid, which is right only while the schema says
+// object with its name only, which is right only while the schema says
 // no more of a tool, or of the tools array, than that.
 func TestSnapshotSchemaTools(t *testing.T) {
 	b, err := schemas.Files().ReadFile(schemas.Snapshot)
@@ -76,7 +75,7 @@ func TestSnapshotInstanceAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := schemas.ValidateValue(schemas.Snapshot, doc.Root())
-		reduced := schemas.Validate(schemas.Snapshot, snapshotInstance(doc.Root(), nil))
+		reduced := schemas.Validate(schemas.Snapshot, snapshotInstance(doc.Root()))
 		if fmt.Sprint(full) != fmt.Sprint(reduced) {
 			t.Errorf("%.80s:\n whole:   %v\n reduced: %v", d, full, reduced)
 		}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-
-	"github.com/mcpdrift/mcpdrift/internal/hugemem"
 )
 
 // The artifacts of a large server hold one entry per tool (a baseline of
@@ -55,9 +53,9 @@ func fastSize(v any) int {
 func marshalFast(v any) ([]byte, bool) {
 	switch a := v.(type) {
 	case *Declared:
-		return appendDeclared(hugemem.Make[byte](0, fastSize(a), false), a), true
+		return appendDeclared(make([]byte, 0, fastSize(a)), a), true
 	case *Observed:
-		return appendObserved(hugemem.Make[byte](0, fastSize(a), false), a), true
+		return appendObserved(make([]byte, 0, fastSize(a)), a), true
 	}
 	return nil, false
 }

@@ -25,7 +25,7 @@ type PageList struct {
 // NewPageList starts a list; opt.SkipInvalidTools records unreadable
 // entries as ToolList.Invalid instead of failing.
 func NewPageList(opt ParseOptions) *PageList {
-	return &PageList{tl: ToolList{Form: FormPages, skip: opt.SkipInvalidTools, lean: opt.Lean}}
+	return &PageList{tl: ToolList{Form: FormPages, skip: opt.SkipInvalidTools}}
 }
 
 // Add reads the next page's result: a "tools" array (each entry projected
@@ -42,9 +42,6 @@ func (p *PageList) Add(result jcs.Value) error {
 }
 
 func (p *PageList) ptr() string { return "/" + strconv.Itoa(2*p.tl.Pages+1) + "/result" }
-
-// Invalid is the number of unreadable entries recorded so far.
-func (p *PageList) Invalid() int { return len(p.tl.Invalid) }
 
 // Tools are the tools read so far, in order (the last page's are the
 // last).

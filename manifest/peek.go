@@ -43,15 +43,6 @@ func PeekHead(src []byte) Head {
 	return peekHead(bytes.NewReader(src))
 }
 
-// PeekHeadAt is PeekHead of the first size bytes of r, read as far as the
-// head goes (a few hundred bytes for a document this package writes) and
-// never beyond PeekLimit: a run peeks a large file without a buffer of
-// PeekLimit bytes, fresh memory the system faults in page by page. A
-// read error ends the head where it happens, as the end of src does.
-func PeekHeadAt(r io.ReaderAt, size int64) Head {
-	return peekHead(io.NewSectionReader(r, 0, size))
-}
-
 func peekHead(r io.Reader) (h Head) {
 	dec := json.NewDecoder(io.LimitReader(r, PeekLimit))
 	dec.UseNumber()

@@ -40,8 +40,7 @@ var digestedMembers = []string{"description", "inputSchema", "input_schema", "ou
 // value. It returns at most limit of them (all when limit is negative), by
 // tool and then document order, and the total count. Linear time; it is
 // not part of BuildObserved, so digests cost the same whether or not a
-// caller asks. A lean tool answers what its parse said: its first
-// MaxPrecisionWarnings numbers (whatever limit asks beyond) and its total.
+// caller asks.
 func ImpreciseNumbers(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 	// Each tool is its own work, spread over the CPUs when there are
 	// many; the ranges' findings are joined in tool order, so the first
@@ -91,17 +90,8 @@ func impreciseNumbersOf(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 	return out, total
 }
 
-// impreciseNumbers is ImpreciseNumbers of one tool: a lean tool answers
-// what its parse said (the first MaxPrecisionWarnings, and the total).
+// impreciseNumbers is ImpreciseNumbers of one tool.
 func impreciseNumbers(t *Tool, limit int) ([]ImpreciseNumber, int) {
-	t.mustBeSettled()
-	if t.lean != nil {
-		found := t.lean.imprecise
-		if limit >= 0 {
-			found = found[:min(len(found), limit)]
-		}
-		return found, t.lean.impreciseTotal
-	}
 	var out []ImpreciseNumber
 	total := 0
 	// Most tools hold none: one scan of the tool's nodes says so before

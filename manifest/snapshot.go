@@ -9,11 +9,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -104,17 +101,6 @@ type Snapshot struct {
 	// does not say (a saved list, or a snapshot written before the
 	// member existed).
 	ClientCapabilities []byte
-
-	// unsettled: read with ReadOptions.DeferDigests, its digests not yet
-	// computed nor its manifest_digest checked (Settle); claimed is that
-	// member as the file has it, of kind claimedKind (a string, or null).
-	unsettled   bool
-	claimed     string
-	claimedKind jcs.Kind
-	file        string
-	// framed: read by ReadSnapshotFramed (its tools nameless until
-	// Settle).
-	framed *framed
 }
 
 // SnapshotOptions are the optional members of a snapshot.
@@ -200,7 +186,7 @@ func NewSnapshotWriter(serverID string, id Identity, tl *ToolList, completeness 
 		sw.size += len(snapFirstTool) + (n-1)*len(snapNextTool) + len(snapLastTool)
 	}
 	for i := range tl.Tools {
-		sw.size += tl.Tools[i].RawLen()
+		sw.size += len(tl.Tools[i].Raw())
 	}
 	return sw, nil
 }
@@ -237,42 +223,16 @@ func (sw *SnapshotWriter) WriteTo(w io.Writer) (int64, error) {
 	if err := write(snapToolsOpen); err != nil {
 		return n, err
 	}
-	// tool writes the i-th tool's bytes b after its separator.
-	tool := func(i int, b []byte) error {
+	for i := range sw.tools {
 		sep := snapNextTool
 		if i == 0 {
 			sep = snapFirstTool
 		}
 		if err := write(sep); err != nil {
-			return err
-		}
-		return write(b)
-	}
-	var buf []byte
-	for i := 0; i < len(sw.tools); {
-		t := &sw.tools[i]
-		if !t.IsHollow() {
-			if err := tool(i, t.Raw()); err != nil {
-				return n, err
-			}
-			i++
-			continue
-		}
-		// Hollow tools' bytes are read again, checked, into one buffer
-		// (a listing held on a spool: pin), those that follow each other
-		// on their file in one read.
-		b, k, err := appendRun(sw.tools[i:], buf[:0], 1<<20)
-		if err != nil {
 			return n, err
 		}
-		buf = b
-		for range k {
-			m := sw.tools[i].ref.n
-			if err := tool(i, b[:m]); err != nil {
-				return n, err
-			}
-			b = b[m:]
-			i++
+		if err := write(sw.tools[i].Raw()); err != nil {
+			return n, err
 		}
 	}
 	if len(sw.tools) > 0 {
@@ -332,11 +292,6 @@ type Tools struct {
 // tools are in the snapshot beside it); an observed record, a policy or an
 // unknown schema is refused with what to pass instead.
 func ReadTools(src []byte, file string) (*Tools, error) {
-	return readTools(src, file, ParseOptions{})
-}
-
-// readTools is ReadTools reading a tool list with opt.
-func readTools(src []byte, file string, opt ParseOptions) (*Tools, error) {
 	doc, err := jcs.Parse(src)
 	if err != nil {
 		return nil, err
@@ -364,7 +319,7 @@ func readTools(src []byte, file string, opt ParseOptions) (*Tools, error) {
 			return nil, &ArtifactError{file, errors.New(`a document with a "schema" member that is not a string: it is not a tool list`)}
 		}
 	}
-	tl, err := parseToolList(doc, opt)
+	tl, err := parseToolList(doc, ParseOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -397,16 +352,12 @@ func orNone(s string) string {
 // as a tool list by their own checks, and a 17 MB snapshot need not become
 // a tree of Go maps to have its name members checked.
 // TestSnapshotSchemaTools keeps the schema to that.
-func snapshotInstance(root jcs.Value, streamed *snapTools) any {
+func snapshotInstance(root jcs.Value) any {
 	m := make(map[string]any, root.Len())
 	for i := range root.Len() {
 		k, v := root.Member(i)
 		if k.Str() != "tools" || v.Kind() != jcs.Array {
 			m[k.Str()] = schemas.Instance(v)
-			continue
-		}
-		if streamed != nil {
-			m["tools"] = streamed.instances
 			continue
 		}
 		tools := make([]any, v.Len())
@@ -430,142 +381,7 @@ func toolInstance(t jcs.Value) any {
 	return tm
 }
 
-// snapTools are a snapshot's tools read one at a time (jcs.ParseEach), lean
-// (or hollow, on at), and what its schema validates of them.
-type snapTools struct {
-	at        io.ReaderAt
-	deferred  bool // ReadOptions.DeferDigests
-	tools     []Tool
-	instances []any
-	err       error // the first tool that could not be read
-}
-
-func (st *snapTools) add(i int, v jcs.Value) {
-	st.instances = append(st.instances, toolInstance(v))
-	if st.err != nil {
-		return
-	}
-	t, err := toolFromValue(v, "/tools/"+strconv.Itoa(i))
-	if err != nil {
-		st.err = err
-		return
-	}
-	if st.deferred {
-		// Lean without digests or facts, until Settle.
-		t.raw, t.lean = v.Raw(), &leanFacts{unsettled: true}
-		t.Value, t.Proj = jcs.Value{}, Projection{}
-	} else {
-		t.setDigest()
-		t.Lean()
-	}
-	if st.at != nil {
-		t.hollow(st.at, int64(v.Offset()))
-	}
-	st.tools = append(st.tools, t)
-}
-
-// ReadOptions choose how ReadToolsWith holds the tools it reads.
-type ReadOptions struct {
-	// Lean holds the tools lean (Tool.Lean), and reads a snapshot whose
-	// head names its schema (PeekHead) one tool at a time
-	// (jcs.ParseEach), so that its parse tree is never held whole.
-	Lean bool
-	// Source, with Lean, is where src can be read again from its first
-	// byte (the regular file it was read from): such a snapshot's tools are
-	// then hollow (hollow.go), and src is not kept. nil: they keep their
-	// bytes, and src with them. With Source, src may be nil: Size bytes of
-	// Source are the document, and a snapshot is read framed when it can
-	// be (ReadSnapshotFramed, with DeferDigests), else read whole from it.
-	Source io.ReaderAt
-	Size   int64
-	// DeferDigests, with Lean, reads such a snapshot's tools without
-	// computing their digests (the tool digest, the field digests) or the
-	// facts of their parse, and without checking its manifest_digest: the
-	// snapshot is read unsettled, and Settle does that work later, taking
-	// a tool's digests from a tool the caller has with the same bytes (the
-	// served tool of its name, whose digests the caller computed anyway).
-	// Until Settle returns nil, the snapshot's ManifestDigest is the one
-	// the file claims, and reading a tool's digests panics.
-	DeferDigests bool
-	// LeanList, without Lean, holds the tools of a tool list lean, each
-	// made lean as it is digested (ParseOptions.Lean), and reads a
-	// snapshot or a baseline as without it: for a caller that makes a
-	// list lean once it is read (pin and observe --input), without
-	// Lean's reading of a snapshot one tool at a time, on one CPU.
-	LeanList bool
-}
-
-// readAgainErr is the error of a short read of bytes read before (a
-// Source, a hollow tool's file): io.EOF, or no error, means the file is
-// shorter than it was.
-func readAgainErr(err error) error {
-	if err == nil || err == io.EOF {
-		return ErrBytesChanged
-	}
-	return err
-}
-
-// ReadToolsWith is ReadTools holding the tools as opt says: what it
-// accepts and refuses, and the tools' names, pointers, digests and order,
-// are ReadTools' (TestReadToolsLeanAgrees).
-func ReadToolsWith(src []byte, file string, opt ReadOptions) (*Tools, error) {
-	if src == nil && opt.Source != nil {
-		if opt.Lean && opt.DeferDigests && PeekHeadAt(opt.Source, opt.Size).Schema == SnapshotSchemaID {
-			s, ok, err := ReadSnapshotFramed(opt.Source, opt.Size, file)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				return &Tools{Snapshot: s}, nil
-			}
-		}
-		src = make([]byte, opt.Size)
-		if n, err := opt.Source.ReadAt(src, 0); int64(n) < opt.Size {
-			return nil, readAgainErr(err)
-		}
-	}
-	if !opt.Lean {
-		return readTools(src, file, ParseOptions{Lean: opt.LeanList})
-	}
-	head := PeekHead(src).Schema
-	if head == SnapshotSchemaID {
-		st := &snapTools{at: opt.Source, deferred: opt.DeferDigests, instances: []any{}}
-		doc, err := jcs.ParseEach(src, "tools", st.add)
-		if err != nil {
-			return nil, err // ReadTools' error: the same parse
-		}
-		if root := doc.Root(); root.Kind() == jcs.Object && IsSnapshot(doc) {
-			s, err := parseSnapshotTools(doc, file, st)
-			if err != nil {
-				return nil, err
-			}
-			return &Tools{Snapshot: s}, nil
-		}
-		// Not what the head said (a head PeekHead misread): read as
-		// ReadTools reads it.
-	}
-	if head == DeclaredSchemaID {
-		if d, ok := readDeclaredStreamed(src, file); ok {
-			return &Tools{Declared: d}, nil
-		}
-	}
-	t, err := readTools(src, file, ParseOptions{Lean: true})
-	if err != nil {
-		return nil, err
-	}
-	if t.Snapshot != nil {
-		leanTools(t.Snapshot.Tools)
-	}
-	return t, nil
-}
-
 func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
-	return parseSnapshotTools(doc, file, nil)
-}
-
-// parseSnapshotTools is parseSnapshot of a document whose tools streamed
-// read (jcs.ParseEach; its tools array reads as empty), or nil: the doc's.
-func parseSnapshotTools(doc *jcs.Doc, file string, streamed *snapTools) (*Snapshot, error) {
 	fail := func(err error) (*Snapshot, error) { return nil, &ArtifactError{file, err} }
 	root := doc.Root()
 	if root.Kind() != jcs.Object {
@@ -578,7 +394,7 @@ func parseSnapshotTools(doc *jcs.Doc, file string, streamed *snapTools) (*Snapsh
 		}
 		return fail(fmt.Errorf("unknown or unexpected schema id %s: expected %q", got, SnapshotSchemaID))
 	}
-	if err := schemas.Validate(schemas.Snapshot, snapshotInstance(root, streamed)); err != nil {
+	if err := schemas.Validate(schemas.Snapshot, snapshotInstance(root)); err != nil {
 		return fail(err)
 	}
 	s := &Snapshot{}
@@ -609,29 +425,15 @@ func parseSnapshotTools(doc *jcs.Doc, file string, streamed *snapTools) (*Snapsh
 	}
 	c, _ := root.Get("tools_list_complete")
 	s.Completeness = Completeness(c.Str())
-	if streamed != nil {
-		if streamed.err != nil {
-			return fail(streamed.err)
+	tools, _ := root.Get("tools")
+	for i := range tools.Len() {
+		t, err := toolFromValue(tools.Index(i), fmt.Sprintf("/tools/%d", i))
+		if err != nil {
+			return fail(err)
 		}
-		s.Tools = streamed.tools
-		if streamed.deferred {
-			md, _ := root.Get("manifest_digest")
-			s.unsettled, s.file = true, file
-			s.claimed, s.claimedKind = md.Str(), md.Kind()
-			s.ManifestDigest = s.claimed
-			return s, nil
-		}
-	} else {
-		tools, _ := root.Get("tools")
-		for i := range tools.Len() {
-			t, err := toolFromValue(tools.Index(i), fmt.Sprintf("/tools/%d", i))
-			if err != nil {
-				return fail(err)
-			}
-			s.Tools = append(s.Tools, t)
-		}
-		digestTools(s.Tools)
+		s.Tools = append(s.Tools, t)
 	}
+	digestTools(s.Tools)
 	md, _ := root.Get("manifest_digest")
 	if err := s.checkDigest(md.Str(), md.Kind(), file); err != nil {
 		return nil, err
@@ -654,119 +456,6 @@ func (s *Snapshot) checkDigest(claimed string, kind jcs.Kind, file string) error
 	if unique {
 		s.ManifestDigest = got
 	}
-	return nil
-}
-
-// Settle finishes reading a snapshot read with ReadOptions.DeferDigests
-// (or ReadSnapshotFramed): each tool's digests and lean facts are taken
-// from the tool of with that holds the same bytes (a digest is a function
-// of the bytes: the tool of its name, or for a framed reading the tool of
-// its bytes' SHA-256, which gives its name too), and computed from the
-// tool's own bytes otherwise (read again, checked, when it is hollow);
-// then the manifest_digest is checked as ParseSnapshot checks it. with may
-// be nil. On an error the snapshot must not be used. A settled snapshot
-// settles at once.
-func (s *Snapshot) Settle(with []Tool) error {
-	if !s.unsettled {
-		return nil
-	}
-	if s.framed != nil {
-		bySum := make(map[[32]byte]*Tool, len(with))
-		for i := range with {
-			t := &with[i]
-			if t.lean != nil && t.lean.unsettled {
-				continue
-			}
-			if k := t.RawSum(); bySum[k] == nil {
-				bySum[k] = t
-			}
-		}
-		if err := s.settleFramed(func(sum [32]byte, _ int) *Tool { return bySum[sum] }); err != nil {
-			return err
-		}
-		if err := s.checkDigest(s.claimed, s.claimedKind, s.file); err != nil {
-			return s.wholeError(err)
-		}
-		s.unsettled = false
-		return nil
-	}
-	byName := make(map[string]*Tool, len(with))
-	for i := range with {
-		if byName[with[i].Name] == nil {
-			byName[with[i].Name] = &with[i]
-		}
-	}
-	like := func(name string) *Tool { return byName[name] }
-	var mu sync.Mutex
-	var first error
-	firstAt := len(s.Tools)
-	par.Range(len(s.Tools), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if err := s.Tools[i].settle(like); err != nil {
-				mu.Lock()
-				if i < firstAt {
-					first, firstAt = err, i
-				}
-				mu.Unlock()
-				return
-			}
-		}
-	})
-	if first != nil {
-		return &ArtifactError{s.file, first}
-	}
-	if err := s.checkDigest(s.claimed, s.claimedKind, s.file); err != nil {
-		return err
-	}
-	s.unsettled = false
-	return nil
-}
-
-// settle gives an unsettled tool its digests and lean facts (Settle):
-// from the tool of its name like has when that tool holds its bytes, else
-// from its own bytes.
-func (t *Tool) settle(like func(string) *Tool) error {
-	if t.lean == nil || !t.lean.unsettled {
-		return nil
-	}
-	var l *Tool
-	if like != nil {
-		l = like(t.Name)
-	}
-	if t.settleFrom(l) {
-		return nil
-	}
-	return t.settleOwn()
-}
-
-// settleFrom settles an unsettled tool from l, a settled tool that holds
-// exactly its bytes (by length and SHA-256), and reports whether it did:
-// its name, digests and lean facts are l's, since they are functions of
-// the bytes. Anything else (a settled tool, l nil, unsettled or of other
-// bytes) is left as it is.
-func (t *Tool) settleFrom(l *Tool) bool {
-	if t.lean == nil || !t.lean.unsettled || l == nil || l == t || (l.lean != nil && l.lean.unsettled) || !(l.IsLean() || l.Value.Valid()) || !t.SameBytes(l) {
-		return false
-	}
-	f := factsOf(l)
-	f.sum, f.hasSum = t.RawSum(), true
-	t.Name, t.digest = l.Name, l.ToolDigest()
-	t.fieldSums, t.hasFields = l.digestSums()
-	t.lean = f
-	return true
-}
-
-// settleOwn settles an unsettled tool from its own bytes (read again when
-// it is hollow, checked).
-func (t *Tool) settleOwn() error {
-	nt, err := t.reparse()
-	if err != nil {
-		return err
-	}
-	nt.setDigest()
-	f := factsOf(&nt)
-	f.sum, f.hasSum = t.RawSum(), true
-	t.Name, t.digest, t.fieldSums, t.hasFields, t.lean = nt.Name, nt.digest, nt.fieldSums, true, f
 	return nil
 }
 

@@ -256,9 +256,6 @@ func (r *run) expect(req *rpcRequest, rep *reply) (jcs.Value, error) {
 		if !okStatus(rep.status) {
 			r.obs.warn(fmt.Sprintf("%s: a result arrived with HTTP %d", req.Method, rep.status))
 		}
-		if rep.msg.known != nil {
-			return jcs.Value{}, nil // checked as the page it is the bytes of
-		}
 		if rep.msg.result.Kind() != jcs.Object {
 			return jcs.Value{}, &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: "the result is a JSON " + rep.msg.result.Kind().String() + ", not an object"}
 		}
@@ -440,11 +437,6 @@ func (r *run) listTools(ctx context.Context) error {
 	tools := 0
 	seen := map[string]bool{}
 	var cursor *string
-	var rec *recorder // the pages this listing reads, for the others of the run
-	if r.cfg.Pages != nil && r.cfg.PagePayload != nil {
-		rec = r.cfg.Pages.recorder()
-		defer rec.finish()
-	}
 	for {
 		var params any
 		switch {
@@ -469,19 +461,13 @@ func (r *run) listTools(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		// A page the run's PageMemo knows (pagememo.go) is what was read
-		// of its bytes; any other is read here.
-		kp := rep.msg.known
-		if kp == nil {
-			next, hasNext, err := checkToolsPage(res)
-			if err != nil {
-				return &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: err.Error()}
-			}
-			kp = &knownPage{next: next, hasNext: hasNext, tools: pageTools(res), serverInfo: metaServerInfo(res)}
-			kp.cacheFieldsOf(res)
+		next, hasNext, err := checkToolsPage(res)
+		if err != nil {
+			return &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: err.Error()}
 		}
-		next, hasNext := kp.next, kp.hasNext
-		obs.ListBytes += int64(rep.msg.bytes())
+		kp := &listPage{tools: pageTools(res), serverInfo: metaServerInfo(res)}
+		kp.cacheFieldsOf(res)
+		obs.ListBytes += int64(len(rep.msg.raw))
 		if obs.ListBytes > r.cfg.MaxListBytes {
 			return &LimitError{Method: req.Method, Kind: LimitListBytes, Max: r.cfg.MaxListBytes}
 		}
@@ -489,20 +475,9 @@ func (r *run) listTools(ctx context.Context) error {
 			return &LimitError{Method: req.Method, Kind: LimitListTools, Max: int64(r.cfg.MaxListTools)}
 		}
 		switch {
-		case rep.msg.known != nil:
-			if err := r.cfg.OnKnownToolsPage(kp.payload); err != nil {
-				return err
-			}
 		case r.cfg.OnToolsPage != nil:
 			if err := r.cfg.OnToolsPage(req.Body, res); err != nil {
 				return err
-			}
-			if rec != nil {
-				if kp.payload = r.cfg.PagePayload(); kp.payload != nil {
-					rec.record(req.Body, rep.msg.raw, kp)
-				} else {
-					rec.record(nil, nil, nil)
-				}
 			}
 		default:
 			if len(transcript) > 1 {
@@ -568,9 +543,20 @@ func checkToolsPage(res jcs.Value) (next string, has bool, err error) {
 	return c.Str(), true, nil
 }
 
+// listPage is what a listing reads of one tools/list page beside its
+// tools.
+type listPage struct {
+	tools      int
+	ttlOK      bool
+	ttl        int64
+	scopeOK    bool
+	scope      string
+	serverInfo *ServerInfo
+}
+
 // cacheFieldsOf reads a page's ttlMs and cacheScope (2026-07-28 list
 // results).
-func (kp *knownPage) cacheFieldsOf(res jcs.Value) {
+func (kp *listPage) cacheFieldsOf(res jcs.Value) {
 	ttl, okT := res.Get("ttlMs")
 	n, isInt := frame.Int64(ttl)
 	kp.ttlOK, kp.ttl = okT && isInt, n
@@ -580,7 +566,7 @@ func (kp *knownPage) cacheFieldsOf(res jcs.Value) {
 }
 
 // cacheFields records a page's ttlMs and cacheScope.
-func (r *run) cacheFields(kp *knownPage) {
+func (r *run) cacheFields(kp *listPage) {
 	obs := r.obs
 	if !kp.ttlOK || !kp.scopeOK {
 		obs.MissingCacheFields = true

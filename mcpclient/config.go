@@ -121,19 +121,6 @@ type Config struct {
 	// keeps no page. An error it returns ends the run with that error.
 	OnToolsPage func(request []byte, result jcs.Value) error
 
-	// Pages, when set, is shared by the listings of one run (pagememo.go):
-	// a listing with PagePayload records each page it parsed, with what
-	// PagePayload says its consumer made of it; a listing with
-	// OnKnownToolsPage hands it, instead of parsing it, a page whose
-	// request and response are byte for byte those of a page recorded.
-	Pages *PageMemo
-	// PagePayload, with Pages, is called after OnToolsPage accepted a
-	// page: a nil value records nothing.
-	PagePayload func() any
-	// OnKnownToolsPage, with Pages, receives a known page's payload in
-	// place of OnToolsPage.
-	OnKnownToolsPage func(payload any) error
-
 	// ConnectTimeout bounds TCP connect and TLS handshake (default 10s);
 	// RequestTimeout bounds each exchange from sending the request to the
 	// last byte of its response (default 30s); StartupTimeout bounds a

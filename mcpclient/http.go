@@ -282,10 +282,6 @@ func (t *httpTransport) roundTrip(ctx context.Context, req *rpcRequest, _ bool) 
 			return rep, nil
 		}
 	}
-	if msg := t.knownPage(reqCtx, req, body); msg != nil {
-		rep.msg = msg
-		return rep, nil
-	}
 	msg, perr := parseMessage(body)
 	switch {
 	case perr != nil:
@@ -313,9 +309,7 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 	defer func() { resume.close() }()
 	ignoredRequests := 0
 	for {
-		// The event's data is the stream's buffer: a page the run already
-		// read is known by its bytes without a copy of them (the second
-		// connection of a drift reads every page so); a large event is
+		// The event's data is the stream's buffer: a large event is
 		// parsed in that buffer, given to it (Detach), and a small one
 		// copied: a message keeps what it was parsed from.
 		ev, err := sr.nextShared()
@@ -338,9 +332,6 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 		}
 		if len(frame.TrimSpace(ev.Data)) == 0 || (ev.Type != "" && ev.Type != "message") {
 			continue
-		}
-		if msg := t.knownPage(ctx, req, ev.Data); msg != nil {
-			return msg, "", nil
 		}
 		data := ev.Data
 		if len(data) >= detachAt && cap(data) <= 2*len(data) {
@@ -373,21 +364,6 @@ func (t *httpTransport) readSSE(ctx context.Context, body io.Reader, req *rpcReq
 		}
 		return msg, "", nil
 	}
-}
-
-// knownPage is the message for data when it answers req (a tools/list
-// request) with the bytes of a page the run's PageMemo recorded, for a
-// listing that takes known pages (Config.OnKnownToolsPage); else nil.
-func (t *httpTransport) knownPage(ctx context.Context, req *rpcRequest, data []byte) *message {
-	if t.cfg.Pages == nil || t.cfg.OnKnownToolsPage == nil || req.Method != methodToolsList {
-		return nil
-	}
-	raw := frame.TrimSpace(data)
-	if kp := t.cfg.Pages.lookup(ctx, t.obs.Pages+1, req.Body, raw); kp != nil {
-		// Not raw itself: data may be a stream's buffer, read again.
-		return &message{size: len(raw), kind: kindResponse, known: kp}
-	}
-	return nil
 }
 
 // refuse POSTs the refusal of a server request in the legacy session (202

@@ -122,12 +122,7 @@ const (
 // parsed strictly by frame.FromServer (the parser manifest uses, so what
 // steers the client — ids, nextCursor — is what the manifest will read).
 type message struct {
-	raw []byte // the message exactly as received, surrounding whitespace trimmed
-	// known is the page a PageMemo knows these bytes as (a response to a
-	// tools/list request of the same bytes): nothing else is set but
-	// size, the bytes' length (raw is not kept).
-	known  *knownPage
-	size   int
+	raw    []byte // the message exactly as received, surrounding whitespace trimmed
 	kind   msgKind
 	method string    // requests and notifications
 	id     jcs.Value // requests and responses; invalid or null for some error responses
@@ -249,18 +244,9 @@ func checkResultType(result jcs.Value) error {
 // inputRequired reports whether rep is a result asking for input
 // (resultType "input_required").
 func inputRequired(rep *reply) bool {
-	if rep == nil || rep.msg == nil || rep.msg.isErr || rep.msg.known != nil || rep.msg.result.Kind() != jcs.Object {
+	if rep == nil || rep.msg == nil || rep.msg.isErr || rep.msg.result.Kind() != jcs.Object {
 		return false
 	}
 	rt, ok := rep.msg.result.Get("resultType")
 	return ok && rt.StrEqual("input_required")
-}
-
-// bytes is the length of the message as received, surrounding whitespace
-// trimmed.
-func (m *message) bytes() int {
-	if m.known != nil {
-		return m.size
-	}
-	return len(m.raw)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
@@ -17,7 +18,10 @@ import (
 // its bytes as they were handed over.
 func ssePages(t *testing.T, tools []json.RawMessage) (kept []jcs.Value, was []string) {
 	t.Helper()
-	url := varyingServer(t, mockserver.Config{Tools: tools, PageSize: 1, Response: mockserver.SSEResponses}, tools)
+	srv := mockserver.MustNew(mockserver.Config{Tools: tools, PageSize: 1, Response: mockserver.SSEResponses})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	url := ts.URL
 	cfg := Config{BaseURL: url + "/mcp", MaxResponseBytes: 64 << 20, MaxListBytes: 1 << 30}
 	cfg.OnToolsPage = func(_ []byte, res jcs.Value) error {
 		kept = append(kept, res)

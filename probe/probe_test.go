@@ -347,7 +347,7 @@ const paramHeaderBad = `[{"name":"n","inputSchema":{"type":"object","properties"
 
 // MCP-CONF-PARAM-HEADER: a 2026-07-28 listing over HTTP only (stdio and
 // the legacy revisions mirror no argument into a header), on the tool
-// that breaks the rules, lean or not.
+// that breaks the rules.
 func TestParamHeaderConformance(t *testing.T) {
 	has := func(r *Result) []string {
 		var out []string
@@ -361,13 +361,6 @@ func TestParamHeaderConformance(t *testing.T) {
 	got := has(Evaluate(Input{Target: "http://localhost/mcp", TargetClass: ClassLocal, Primary: obs(t, paramHeaderBad)}))
 	if len(got) != 1 || !strings.HasPrefix(got[0], `n: x-mcp-header "S" at "/properties/s" annotates a property of type "number"`) {
 		t.Errorf("modern over HTTP: %v", got)
-	}
-	lean := obs(t, paramHeaderBad)
-	for i := range lean.Tools {
-		lean.Tools[i].Lean()
-	}
-	if again := has(Evaluate(Input{Target: "http://localhost/mcp", TargetClass: ClassLocal, Primary: lean})); !slices.Equal(again, got) {
-		t.Errorf("lean: %v, parsed: %v", again, got)
 	}
 	legacy := obs(t, paramHeaderBad)
 	legacy.Era = "legacy"

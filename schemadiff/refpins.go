@@ -131,7 +131,6 @@ func mayRefOut(v jcs.Value) bool {
 // walk that allocates nothing; a caller that judges the same tool often
 // (the gateway's baseline) keeps the answer.
 func MayReferOut(t *manifest.Tool) bool {
-	t.MustNotBeLean("schemadiff.MayReferOut")
 	for _, s := range []jcs.Value{t.Proj.InputSchema, t.Proj.OutputSchema} {
 		if s.Valid() && mayRefOut(s) {
 			return true
@@ -185,7 +184,6 @@ func ToolRefs(t *manifest.Tool) []ToolRef {
 // kind pins make of it): what a decision reads of a tool whose digest did
 // not change. nil pins: the external_ref_present records.
 func RefChanges(t *manifest.Tool, pins *RefPins) []Change {
-	t.MustNotBeLean("schemadiff.RefChanges")
 	out := presentRefs(t.Name, schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema, pins)
 	return append(out, presentRefs(t.Name, schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema, pins)...)
 }
@@ -194,7 +192,6 @@ func RefChanges(t *manifest.Tool, pins *RefPins) []Change {
 // external references as external_ref_introduced (or the kind pins make
 // of them), the records DiffTools gives an added tool.
 func IntroducedRefChanges(t *manifest.Tool, pins *RefPins) []Change {
-	t.MustNotBeLean("schemadiff.IntroducedRefChanges")
 	return externalRefs(t, pins)
 }
 

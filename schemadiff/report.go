@@ -149,13 +149,11 @@ const (
 	StatusRemoved   = "removed"
 )
 
+// sameProjection compares the tools' digests, the SHA-256 of their
+// projections' preimages: computed once when a tool is read, not built
+// again for each comparison.
 func sameProjection(a, b *manifest.Tool) bool {
-	if a.IsLean() || b.IsLean() {
-		// A lean tool's projection is gone; its tool digest is the
-		// digest of that projection's preimage.
-		return a.ToolDigest() == b.ToolDigest()
-	}
-	return string(a.Proj.AppendToolPreimage(nil)) == string(b.Proj.AppendToolPreimage(nil))
+	return a.ToolDigest() == b.ToolDigest()
 }
 
 // Input is one side of a comparison.

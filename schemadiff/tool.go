@@ -55,9 +55,6 @@ func precisionChanges(name string, o, n *manifest.Tool) []Change {
 type ToolOptions struct {
 	Schema     Options
 	Classifier *classify.Classifier // for tool_added/tool_removed severity; nil: built-in
-	// Memo, when set, answers DiffTool for a pair of tools it diffed
-	// before under the same options (DiffMemo).
-	Memo *DiffMemo
 }
 
 // hint defaults from the MCP specification: a missing hint means the least
@@ -128,14 +125,10 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 			continue
 		}
 		if o := oldBy[t.Name]; o != nil {
-			if (o.IsLean() || t.IsLean()) && opt.Schema.Refs == nil && o.SameBytes(t) {
-				// The same bytes on both sides, one held lean at least
-				// (its parse let go: a caller that parses again only the
-				// tools that changed, as diff and drift do): nothing to
-				// diff. With a trust record of external references a
-				// tool's documents may have changed under the same bytes,
-				// so such a comparison diffs every tool, and refuses a
-				// lean one.
+			if o.SameBytes(t) && !MayReferOut(t) {
+				// The same bytes on both sides and no external
+				// reference (whose records an unchanged tool has too):
+				// nothing to diff (TestSameBytesNoChanges).
 				continue
 			}
 			out = append(out, DiffTool(o, t, opt)...)
@@ -273,22 +266,6 @@ func sameApartFromName(a, b *manifest.Tool) bool {
 
 // DiffTool compares two definitions of the same tool.
 func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
-	// Checked before the memo too: a tool made lean since it was diffed is
-	// the caller's bug, and is said so, not answered.
-	o.MustNotBeLean("schemadiff.DiffTool")
-	n.MustNotBeLean("schemadiff.DiffTool")
-	if opt.Memo == nil {
-		return diffTool(o, n, opt)
-	}
-	if cs, ok := opt.Memo.lookup(o, n, opt); ok {
-		return cs
-	}
-	cs := diffTool(o, n, opt)
-	opt.Memo.store(o, n, opt, cs)
-	return cs
-}
-
-func diffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 	name := n.Name
 	var out []Change
 	descSame := canonEqual(o.Proj.Description, n.Proj.Description)

@@ -84,13 +84,6 @@ func entryValid(v jcs.Value) bool {
 	return name && digest && privileged
 }
 
-// EntryValid reports whether v is certainly a valid tool entry of a
-// declared baseline or an observed record (see entryValid): a document
-// whose entries are each certainly valid is valid exactly when the
-// document with an empty array in their place is, for a reader that
-// streams the entries (manifest's streamed baseline).
-func EntryValid(v jcs.Value) bool { return entryValid(v) }
-
 // entriesOf returns the array of tool entries of v under path, when it is
 // there and is an array.
 func entriesOf(v jcs.Value, path []string) (jcs.Value, bool) {

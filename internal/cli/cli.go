@@ -13,8 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpdrift/mcpdrift/internal/hugemem"
-	"github.com/mcpdrift/mcpdrift/internal/mapfile"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/report"
@@ -84,9 +82,6 @@ type env struct {
 	// releases run when the run ends, after its outputs were committed or
 	// discarded (a lock's directory flock is held until its write).
 	releases []func()
-	// inputChecks run before the first output is written: an input whose
-	// bytes were mapped (mapfile) must still be the file they were.
-	inputChecks []func() error
 }
 
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
@@ -115,8 +110,7 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	e := newEnv(stdin, stdout, stderr)
 	e.ctx = ctx
 	// Deferred first, so run last: after a panic's discard has waited
-	// for the goroutines still writing outputs, which may read a mapped
-	// input (mapfile) that a release unmaps.
+	// for the goroutines still writing outputs.
 	defer func() {
 		for i := len(e.releases) - 1; i >= 0; i-- {
 			e.releases[i]()
@@ -130,18 +124,12 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 	}()
 	root := newRoot(e)
-	// Off unless the command turns them on (fileRun).
-	hugemem.Enable(false)
-	mapfile.Enable(false)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	err := root.Execute()
 	if err == nil {
-		if testHookBeforeCommit != nil {
-			testHookBeforeCommit()
-		}
 		err = e.commit()
 	}
 	if err != nil {
@@ -155,26 +143,6 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return ExitUsage
 	}
 	return e.code
-}
-
-// testHookBeforeCommit, when set (by a test), runs between a command's
-// success and the commit of its outputs.
-var testHookBeforeCommit func()
-
-// fileRun marks a run that reads its inputs from files whole and ends
-// (observe, pin --input/--observed, gate, diff): its large buffers are
-// advised into huge pages (hugemem), and its large input files are mapped
-// where they can be held unchanged (mapfile). A live run (drift, pin
-// --url, the gateway) is not: it lists a server for seconds while the Go
-// scavenger hands freed memory back to the system piecemeal, splitting
-// the huge pages, and drift of a large list cost more CPU with its
-// declared baseline's parse advised; and it
-// reads its declared side from the open files as it goes (declared.go),
-// where a file mapped for its whole life would be copied into its memory
-// whenever someone writes it.
-func fileRun() {
-	hugemem.Enable(true)
-	mapfile.Enable(true)
 }
 
 func newRoot(e *env) *cobra.Command {
@@ -215,7 +183,7 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 		// buffer of that size can be made.
 		return nil, fmt.Errorf("%d bytes cannot be held in memory on this system", size)
 	}
-	b := hugemem.Make[byte](0, int(size)+1, true) // +1: the read that finds the end
+	b := make([]byte, 0, int(size)+1) // +1: the read that finds the end
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -291,23 +259,6 @@ func openInput(e *env, path string, max int64, read bool) (in input, err error) 
 		}
 		if size >= 0 && !read {
 			return input{file: f, size: size}, nil
-		}
-		if size >= 0 {
-			// A large file of a file run is mapped where it can be held
-			// unchanged (mapfile): its pages are the page cache's, not
-			// fresh memory. Checked unchanged before the outputs are
-			// written (not the warnings printed as the run goes);
-			// unmapped when the run ends.
-			if m, ok := mapfile.Map(f, size); ok {
-				e.releases = append(e.releases, m.Release)
-				e.inputChecks = append(e.inputChecks, func() error {
-					if err := m.Unchanged(); err != nil {
-						return inputErr(path, err)
-					}
-					return nil
-				})
-				return input{bytes: m.Bytes(), file: f, size: size}, nil
-			}
 		}
 		r = f
 		if size >= 0 {

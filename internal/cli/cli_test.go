@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,3 +221,18 @@ func recomputeBreak(s string) string {
 }
 
 func tamper(s string) string { return recomputeBreak(s) }
+
+// TestReadAllRefusesUnholdableSize: a size no buffer can hold (on a 32-bit
+// system, a file above 2 GiB under a raised --max-input-bytes) is an
+// error, not a truncated capacity nor a crash; a size it can hold reads.
+func TestReadAllRefusesUnholdableSize(t *testing.T) {
+	for _, size := range []int64{math.MaxInt64, math.MaxInt} {
+		if _, err := readAll(strings.NewReader("x"), size); err == nil || !strings.Contains(err.Error(), "cannot be held in memory") {
+			t.Fatalf("readAll of a %d-byte file: %v", size, err)
+		}
+	}
+	b, err := readAll(strings.NewReader("abc"), 3)
+	if err != nil || string(b) != "abc" {
+		t.Fatalf("readAll: %q %v", b, err)
+	}
+}

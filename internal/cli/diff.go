@@ -3,9 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,14 +20,9 @@ import (
 // (declared.json → declared.snapshot.json): that snapshot is read instead,
 // and it must belong to the baseline (same server id and manifest
 // digest). The result holds a List or a Snapshot; viaBaseline says the
-// snapshot was found through a baseline. A list's tools are lean, each
-// made lean as it was digested (manifest.ReadOptions.LeanList): its
-// callers, observe and pin, hold them lean (leanInput).
+// snapshot was found through a baseline.
 func resolveTools(e *env, path string, max int64) (tools *manifest.Tools, viaBaseline bool, err error) {
-	return resolveToolsWith(path, func(p string) ([]byte, manifest.ReadOptions, error) {
-		b, err := readInput(e, p, max)
-		return b, manifest.ReadOptions{LeanList: true}, err
-	})
+	return resolveToolsWith(path, plainReader(e, max))
 }
 
 // resolveToolsWith is resolveTools reading each file with read.
@@ -51,13 +44,6 @@ func resolveToolsWith(path string, read fileReader) (tools *manifest.Tools, viaB
 		return nil, false, err
 	}
 	if err := st.Snapshot.CheckPair(snapPath, "the baseline "+safetext.Quote(path), serverID, manifestDigest); err != nil {
-		// A snapshot read unsettled (manifest.ReadOptions.DeferDigests)
-		// is checked against the manifest_digest it claims: what is
-		// wrong with the snapshot itself is said first, as when it is
-		// read whole.
-		if serr := st.Snapshot.Settle(nil); serr != nil {
-			return nil, false, toolsErr(snapPath, serr)
-		}
 		return nil, false, &exitError{ExitUsage, err.Error()}
 	}
 	return st, true, nil
@@ -92,18 +78,6 @@ func toolList(t *manifest.Tools) *manifest.ToolList {
 	return t.List
 }
 
-// leanInput lets go of the parse tree of a list read whole from a file
-// (pin --input, observe --input), which is larger than the input: what
-// follows reads its tools' bytes, digests and the facts the checks of
-// every tool read (manifest.ToolList.Lean, on every CPU). One collection
-// beside the run makes the tree's memory the outputs' (the baseline, the
-// record, the snapshot's buffers): handed back to the system instead, it
-// would be faulted in again.
-func leanInput(tl *manifest.ToolList) {
-	tl.Lean()
-	go runtime.GC()
-}
-
 // loadTools reads one side of a comparison (see resolveTools).
 func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
 	in, _, err := loadToolsCaps(e, path, max)
@@ -113,12 +87,7 @@ func loadTools(e *env, path string, max int64) (schemadiff.Input, error) {
 // loadToolsCaps is loadTools that also returns the client capabilities a
 // snapshot records the tools were observed with (nil when not recorded).
 func loadToolsCaps(e *env, path string, max int64) (in schemadiff.Input, caps []byte, err error) {
-	return loadToolsCapsWith(path, plainReader(e, max))
-}
-
-// loadToolsCapsWith is loadToolsCaps reading each file with read.
-func loadToolsCapsWith(path string, read fileReader) (in schemadiff.Input, caps []byte, err error) {
-	tools, viaBaseline, err := resolveToolsWith(path, read)
+	tools, viaBaseline, err := resolveTools(e, path, max)
 	if err != nil {
 		return schemadiff.Input{Side: schemadiff.Side{Source: path}}, nil, err
 	}
@@ -155,89 +124,21 @@ func inputOf(path string, tools *manifest.Tools, viaBaseline bool) (in schemadif
 	return in, caps
 }
 
-// fileReader reads one input file: its bytes, and how its tools are to be
-// held (the zero manifest.ReadOptions: as manifest.ReadTools holds them).
-type fileReader func(path string) ([]byte, manifest.ReadOptions, error)
+// fileReader reads one input file.
+type fileReader func(path string) ([]byte, error)
 
-// plainReader reads with readInput, for manifest.ReadTools.
+// plainReader reads with readInput.
 func plainReader(e *env, max int64) fileReader {
-	return func(p string) ([]byte, manifest.ReadOptions, error) {
-		b, err := readInput(e, p, max)
-		return b, manifest.ReadOptions{}, err
-	}
+	return func(p string) ([]byte, error) { return readInput(e, p, max) }
 }
 
-// loadDiffSides reads diff's two sides. Both are held lean, and only the
-// tools the comparison reads the parse of are parsed again (attachChanged):
-// a tool whose bytes are the same on both sides is compared by its digests,
-// and the parse trees of two large lists are not held at once. Two lists
-// whose bytes differ in most tools (a server that encodes its JSON another
-// way: the same canonical forms in other bytes) are read again whole
-// instead: a tool parsed on its own costs more than its share of one parse
-// of its list.
-func loadDiffSides(e *env, oldPath, newPath string, max int64) (old, nw schemadiff.Input, err error) {
-	// Read again only a regular file: stdin or a pipe is read once.
-	whole := testHookDiffWhole || !regularFile(oldPath) || !regularFile(newPath)
-	if !whole {
-		read := leanReader(e, max)
-		if old, _, err = loadToolsCapsWith(oldPath, read); err != nil {
-			return old, nw, err
-		}
-		if nw, _, err = loadToolsCapsWith(newPath, read); err != nil {
-			return old, nw, err
-		}
-		changed := changedTools(old.Tools, nw.Tools)
-		if len(changed) <= (len(old.Tools)+len(nw.Tools))/4 {
-			if err := attach(changed); err != nil {
-				return old, nw, fmt.Errorf("reading the changed tools again: %w", err)
-			}
-			return old, nw, nil
-		}
-		if testHookDiffReread != nil {
-			testHookDiffReread()
-		}
-		old, nw = schemadiff.Input{}, schemadiff.Input{} // let go before reading again
-	}
-	read := plainReader(e, max)
-	if old, _, err = loadToolsCapsWith(oldPath, read); err != nil {
-		return old, nw, err
-	}
-	nw, _, err = loadToolsCapsWith(newPath, read)
-	return old, nw, err
-}
-
-// regularFile reports whether path names a regular file (following links).
-func regularFile(path string) bool {
-	if path == "-" {
-		return false
-	}
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
-}
-
-// testHookDiffReread is called when diff reads its sides again whole.
-var testHookDiffReread func()
-
-// leanReader is plainReader holding the tools lean (manifest.Tool.Lean:
-// their bytes, digests and facts, the parse tree let go as each is read).
-func leanReader(e *env, max int64) fileReader {
-	return func(p string) ([]byte, manifest.ReadOptions, error) {
-		b, err := readInput(e, p, max)
-		return b, manifest.ReadOptions{Lean: true}, err
-	}
-}
-
-// testHookDiffWhole makes diff hold both lists whole, as it did before it
-// held them lean (a test compares the two).
-var testHookDiffWhole bool
-
-// readToolsWith is readTools reading path with read.
+// readToolsWith is manifest.ReadTools of path read with read.
 func readToolsWith(read fileReader, path string) (*manifest.Tools, error) {
-	src, opt, err := read(path)
+	src, err := read(path)
 	if err != nil {
 		return nil, err
 	}
-	t, err := manifest.ReadToolsWith(src, path, opt)
+	t, err := manifest.ReadTools(src, path)
 	if err != nil {
 		return nil, toolsErr(path, err)
 	}
@@ -271,7 +172,6 @@ sides are snapshots with identities, the endpoint, publisher key, server
 name/version and a stdio server's environment are compared too.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fileRun()
 			if !contains(report.DiffFormats(), format) {
 				return usageErr("--format must be one of %s", strings.Join(report.DiffFormats(), ", "))
 			}
@@ -283,7 +183,11 @@ name/version and a stdio server's environment are compared too.`,
 			if err != nil {
 				return err
 			}
-			old, nw, err := loadDiffSides(e, args[0], args[1], maxInput)
+			old, err := loadTools(e, args[0], maxInput)
+			if err != nil {
+				return err
+			}
+			nw, err := loadTools(e, args[1], maxInput)
 			if err != nil {
 				return err
 			}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/delta"
-	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
@@ -381,7 +380,6 @@ func toolReflections(e *env, tools []manifest.Tool) []probe.Reflection {
 	if e.secrets.Empty() {
 		return nil
 	}
-	manifest.MustNotBeLean(tools, "reflections")
 	var out []probe.Reflection
 	for i := range tools {
 		if label, ptr := e.secrets.FindInValue(tools[i].Value); label != "" {
@@ -491,85 +489,28 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	others := startOthers(ctx, cfg, d)
 	defer others.stop()
 
-	// The primary listing is held lean: each page's tools are checked for
-	// reflected secrets as it arrives, and attachChanged parses again the
-	// tools the comparison diffs (driftDeltas, for the html report, all).
-	// Once the declared tools are read, each served tool with a declared
-	// tool's bytes holds them as that tool does (hollowServed): the bytes
-	// of an unchanged tool are held by neither side.
-	var pageRefl []probe.Reflection
-	var declBySum map[[32]byte]*manifest.Tool
-	kept, memoed := 0, 0 // the served tools hollowServed and the memo have seen
-	list := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-		pageRefl, kept, memoed = nil, 0, 0 // a listing made again starts over
-		return listLean(ctx, cfg, func(page []manifest.Tool) {
-			pageRefl = append(pageRefl, toolReflections(e, page)...)
-		}, func(all []manifest.Tool) {
-			// The SHA-256 of each new tool's bytes, which the memo and
-			// hollowServed key on, spread over the CPUs (RawSum keeps it).
-			page := all[memoed:]
-			par.RangeOf(len(page), 128, func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					page[i].RawSum()
-				}
-			})
-			others.memo.put(page)
-			memoed = len(all)
-			if declBySum == nil {
-				if d.declaredRead == nil {
-					declBySum = bySum(d.declared.Tools)
-				} else if in, ok := d.declaredRead.ready(); ok {
-					declBySum = bySum(in.Tools)
-				}
-			}
-			if declBySum != nil {
-				hollowServed(declBySum, all[kept:])
-				kept = len(all)
-			}
-		})
-	}
-	obs, tl, warning, err := others.primary(ctx, cfg, list)
+	obs, tl, warning, err := others.primary(ctx, cfg, listFull)
 	if d.declaredRead != nil {
 		// Whatever the listing found, a declared side that cannot be read
 		// is the run's error (exit 2).
-		var served []manifest.Tool
-		if err == nil {
-			served = tl.Tools
-		}
-		if derr := d.declaredRead.settle(served); derr != nil {
+		declared, _, derr := d.declaredRead.wait()
+		if derr != nil {
 			return nil, derr
 		}
-		declared, _, _ := d.declaredRead.wait()
 		d.declared = declared
 		in.Declared = declared.Tools
 		rep.Declared = probe.Declared{Source: d.manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}
 	}
-	if err == nil {
-		if declBySum == nil {
-			declBySum = bySum(d.declared.Tools)
-		}
-		hollowServed(declBySum, tl.Tools[kept:])
-	}
 	if warning != "" {
 		rep.Warnings = append(rep.Warnings, warning)
-	}
-	if err != nil {
-		// Nothing was listed: every declared tool as it was read.
-		if aerr := attachChanged(d.declared.Tools, nil); aerr != nil {
-			return nil, fmt.Errorf("reading the declared tools again: %w", aerr)
-		}
 	}
 	var pe *mcpclient.ProtocolError
 	var he *mcpclient.HTTPError
 	switch {
 	case err == nil:
-		if aerr := attachChanged(d.declared.Tools, tl.Tools); aerr != nil {
-			return nil, fmt.Errorf("reading the tools again: %w", aerr)
-		}
-		releaseListing()
 		in.Primary = probeObservation(obs, tl)
 		in.Calls = callChecks(obs, d.declared.Tools)
-		in.Reflected = append(pageRefl, identityReflections(e, obs)...)
+		in.Reflected = reflections(e, tl, obs)
 		for i := range rep.CallPlan {
 			rep.CallPlan[i].Sent = d.execute
 		}
@@ -603,7 +544,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		if others.second != nil {
 			// A second, independent connection: the list MUST NOT
 			// vary per connection.
-			o2, warning, err := secondListing(ctx, cfg, d.spans, others.second, others.memo)
+			o2, warning, err := secondListing(ctx, cfg, d.spans, others.second)
 			if warning != "" {
 				rep.Warnings = append(rep.Warnings, warning)
 			}
@@ -758,12 +699,10 @@ then says so).`,
 				dr         *declaredRead
 			)
 			// Interrupts end the run gracefully from once the declared side
-			// is open and what is read whole (stdin, a pipe) is read, as a
-			// signal ends any process until then; and before its reading
-			// starts beside the run: the first signal.Notify hands its
-			// signals to a goroutine of its own and waits for it, which with
-			// that reading on a CPU was a wait for a free one (a time slice
-			// of the scheduler's).
+			// is read, as a signal ends any process until then; and before
+			// its parse starts beside the run: the first signal.Notify
+			// hands its signals to a goroutine of its own and waits for it,
+			// which with that parse on a CPU is a wait for a free one.
 			var (
 				ctx  context.Context
 				stop context.CancelFunc
@@ -776,7 +715,6 @@ then says so).`,
 				signals()
 			} else {
 				dr = startDeclared(e, manifestPath, DefaultMaxInput, signals)
-				defer dr.close() // the hollow declared tools read their bytes from its files
 				pinnedCaps = dr.predicted
 			}
 			defer stop()

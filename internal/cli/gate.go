@@ -38,7 +38,6 @@ func newGate(e *env) *cobra.Command {
 		Short: "Compare an observed record with the declared baseline and/or the policy map; exit 0 clean, 1 findings, 3 inconclusive, 2 bad input",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fileRun()
 			r, snaps, err := runGate(e, &g)
 			if err != nil {
 				return err

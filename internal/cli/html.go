@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/mcpdrift/mcpdrift/classify"
@@ -30,13 +29,6 @@ func writeHTML(w io.Writer, title string, sections ...report.Section) error {
 // so the records are the ones behind rep.Tools' decisions), read against
 // the declared and served definitions.
 func driftDeltas(declared, served []manifest.Tool, rep *probe.Report, prof *schemadiff.DecisionProfile, c *classify.Classifier) ([]delta.Tool, error) {
-	// The page shows definitions: every tool is given its parse again.
-	// A hollow tool reads its bytes again from its file, and a file that
-	// changed under the run is refused (manifest.ErrBytesChanged): the
-	// page never shows bytes other than those the verdict is on.
-	if err := attachAll(declared, served); err != nil {
-		return nil, fmt.Errorf("reading the tools again for the html report: %w", err)
-	}
 	if len(rep.Tools) == 0 {
 		return delta.Build(declared, served, report.DriftChanges(rep), rep.Tools), nil
 	}

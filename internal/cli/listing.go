@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 
@@ -20,84 +18,29 @@ import (
 // How a live run lists a server. Every page is parsed once, strictly, by
 // the client as it arrives, and what a run keeps of it is decided here:
 //
-//   - listFull keeps the tools (their bytes and their parse), which pin and
-//     drift's comparison need (digests of the exact bytes, the snapshot,
-//     the structural diff);
-//   - listLean keeps each tool's name, digests and bytes, after pin has
-//     checked the page (pinChecks); the page's parse tree goes;
+//   - listFull keeps the tools (their bytes, parse and digests), which pin
+//     and drift's comparison need;
 //   - listNames keeps each tool's name and digest and drops every page
 //     once it is read: all that the per-connection and credential checks
 //     compare.
 //
 // No transcript is assembled and read again.
 
-// listFull runs one tools/list and keeps its tools.
+// listFull runs one tools/list and keeps its tools, reading each page
+// into the list as it arrives (after cfg's own OnToolsPage).
 func listFull(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-	return listPages(ctx, cfg, nil)
-}
-
-// listLean runs one tools/list for pin and drift: check reads each page's
-// tools as they arrive (their parse: what is checked of every tool that
-// the tools do not keep), and then they are made lean (manifest.Tool.Lean:
-// name, digests, bytes and what the checks of every tool read), so a large
-// listing is held as its bytes, never with every page's parse tree too.
-// A comparison attaches the tools it diffs (attachChanged). kept, when
-// set, is then handed every tool read so far (lean, and the page's the
-// last of them; the slice is the list's own, valid until the next page).
-func listLean(ctx context.Context, cfg mcpclient.Config, check func([]manifest.Tool), kept func([]manifest.Tool)) (*mcpclient.Observation, *manifest.ToolList, error) {
-	return listPages(ctx, cfg, func(tools []manifest.Tool, from int) {
-		page := tools[from:]
-		check(page)
-		for i := range page {
-			page[i].Lean()
-		}
-		if kept != nil {
-			kept(tools)
-		}
-	})
-}
-
-// listPages runs one tools/list, reading each page into the list as it
-// arrives (after cfg's own OnToolsPage) and handing page, when set, the
-// tools read so far, the page's from index from.
-func listPages(ctx context.Context, cfg mcpclient.Config, page func(tools []manifest.Tool, from int)) (*mcpclient.Observation, *manifest.ToolList, error) {
 	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
 	prev := cfg.OnToolsPage
-	var payload []manifest.NameDigest // the last page's, for cfg.Pages
 	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
 		if prev != nil {
 			if err := prev(req, res); err != nil {
 				return err
 			}
 		}
-		from, inv := len(pl.Tools()), pl.Invalid()
 		if err := pl.Add(res); err != nil {
 			return fmt.Errorf("the server's tools/list could not be read: %w", err)
 		}
-		payload = nil
-		if cfg.Pages != nil && pl.Invalid() == inv {
-			// What a listing of names and digests makes of the page
-			// (nameDigests), for another listing of the run that gets
-			// these bytes (mcpclient.PageMemo). A page with unreadable
-			// entries is not recorded: their messages name the page.
-			tools := pl.Tools()[from:]
-			payload = make([]manifest.NameDigest, len(tools))
-			for i := range tools {
-				payload[i] = manifest.NameDigest{Name: tools[i].Name, ToolDigest: tools[i].ToolDigest()}
-			}
-		}
-		if page != nil {
-			page(pl.Tools(), from)
-		}
 		return nil
-	}
-	if cfg.Pages != nil {
-		cfg.PagePayload = func() any {
-			if payload == nil {
-				return nil
-			}
-			return payload
-		}
 	}
 	obs, err := mcpclient.ListTools(ctx, cfg)
 	if err != nil {
@@ -139,51 +82,6 @@ type nameDigests struct {
 	dup     bool
 	invalid []string
 	pages   int
-	memo    *digestMemo // nil: every digest computed
-}
-
-// digestMemo remembers the tool digests one listing of a run computed,
-// for another listing of the same run: a tool whose bytes are those of a
-// tool already read has that tool's digest (a digest is a function of the
-// bytes), so the second connection does not canonicalize and hash again
-// what the first already did. It holds the length and SHA-256 of each
-// tool's bytes, not the bytes (which the first listing may drop: a
-// served tool made hollow).
-type digestMemo struct {
-	mu sync.Mutex
-	m  map[string]memoEntry // by tool name
-}
-
-type memoEntry struct {
-	n      int
-	sum    [32]byte
-	digest string
-}
-
-func newDigestMemo() *digestMemo { return &digestMemo{m: map[string]memoEntry{}} }
-
-// put remembers the tools' bytes and digests (the first tool of a name).
-func (d *digestMemo) put(tools []manifest.Tool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for i := range tools {
-		t := &tools[i]
-		if _, ok := d.m[t.Name]; !ok {
-			d.m[t.Name] = memoEntry{n: t.RawLen(), sum: t.RawSum(), digest: t.ToolDigest()}
-		}
-	}
-}
-
-// get returns the digest of a tool named name with exactly the bytes raw,
-// when one was read.
-func (d *digestMemo) get(name string, raw []byte) (string, bool) {
-	d.mu.Lock()
-	e, ok := d.m[name]
-	d.mu.Unlock()
-	if !ok || e.n != len(raw) || sha256.Sum256(raw) != e.sum {
-		return "", false
-	}
-	return e.digest, true
 }
 
 func (n *nameDigests) add(res jcs.Value) error {
@@ -191,16 +89,6 @@ func (n *nameDigests) add(res jcs.Value) error {
 	tools, _ := res.Get("tools") // an array: the client checked
 	for i := range tools.Len() {
 		v := tools.Index(i)
-		if n.memo != nil && v.Kind() == jcs.Object {
-			// The bytes of a tool already read: its name is a non-empty
-			// string (that tool was readable) and its digest is known.
-			if nv, ok := v.Get("name"); ok && nv.Kind() == jcs.String {
-				if d, ok := n.memo.get(nv.Str(), v.Raw()); ok {
-					n.record(nv.Str(), d)
-					continue
-				}
-			}
-		}
 		ptr := fmt.Sprintf("/%d/result/tools/%d", 2*n.pages-1, i)
 		if v.Kind() != jcs.Object {
 			n.invalid = append(n.invalid, safetext.Quote(ptr)+": "+safetext.Escape("a tools entry must be an object, found "+v.Kind().String()))
@@ -241,22 +129,10 @@ func (n *nameDigests) record(name, digest string) {
 // listNames runs one tools/list and keeps only what a comparison of tool
 // sets needs: the probe.Observation it returns has the tools' names (in
 // served order; no definitions) and the manifest digest ("" when names
-// repeat, as manifest.ManifestDigestOf). A tool whose bytes memo has takes
-// its digest from it (nil: every digest computed).
-func listNames(ctx context.Context, cfg mcpclient.Config, memo *digestMemo) (*mcpclient.Observation, *probe.Observation, error) {
-	n := &nameDigests{seen: map[string]bool{}, memo: memo}
+// repeat, as manifest.ManifestDigestOf).
+func listNames(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
+	n := &nameDigests{seen: map[string]bool{}}
 	cfg.OnToolsPage = func(_ []byte, res jcs.Value) error { return n.add(res) }
-	if cfg.Pages != nil {
-		// A page the primary listing read byte for byte: its names and
-		// digests (listPages).
-		cfg.OnKnownToolsPage = func(p any) error {
-			n.pages++
-			for _, nd := range p.([]manifest.NameDigest) {
-				n.record(nd.Name, nd.ToolDigest)
-			}
-			return nil
-		}
-	}
 	obs, err := mcpclient.ListTools(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
@@ -331,60 +207,34 @@ func (p *pending[T]) finish() {
 // (names and digests only), the cloak check (as another client), and the
 // credential-stripped probe (names only). Over HTTP they start once the
 // primary listing has read its first page, so that a server which holds
-// one session per client at a time gives it to the primary listing, and
-// the declared side is read (or the primary listing has ended, whichever
-// comes first): that reading is the run's heaviest work beside the
-// primary listing, and with the server's second listing beside both on
-// two cores the primary's first pages came later. Over
+// one session per client at a time gives it to the primary listing. Over
 // stdio, where each connection is its own child and a server can take a
-// second to start, they start at once. Each
-// connection traces through its own tracer of d.spans (telemetry.go), so
-// that a finding can name the listing it was read from.
+// second to start, they start at once. Each connection traces through its
+// own tracer of d.spans (telemetry.go), so that a finding can name the
+// listing it was read from.
 type others struct {
-	// memo holds the digests the primary listing computed, for the
-	// listings beside it; pages, the pages it read (a listing beside it
-	// that gets a page's very bytes does not parse them again).
-	memo   *digestMemo
-	pages  *mcpclient.PageMemo
 	second *pending[*probe.Observation]
 	cloak  *pending[*manifest.ToolList]
 	anon   *pending[*probe.Observation]
 	gate   chan struct{}
 	open   sync.Once
 	spans  *driftSpans // nil when the run is not traced
-	// after, when set, is closed once the declared side is read: the
-	// primary listing's first page releases the others only then.
-	after <-chan struct{}
-	first sync.Once
 }
 
 func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others {
-	o := &others{gate: make(chan struct{}), spans: d.spans, memo: newDigestMemo()}
-	if cfg.BaseURL != "" {
-		// Over Streamable HTTP a page the primary listing read is not
-		// parsed again by a names-only listing that gets its very bytes
-		// (over stdio each connection is its own child, and nothing is
-		// shared).
-		o.pages = mcpclient.NewPageMemo()
-	}
-	cfg.Pages = o.pages // for the names-only listings (listNames); the cloak check reads its own
-	withMemo := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *probe.Observation, error) {
-		return listNames(ctx, cfg, o.memo)
-	}
+	o := &others{gate: make(chan struct{}), spans: d.spans}
 	if cfg.BaseURL == "" {
 		o.release()
-	} else if d.declaredRead != nil {
-		o.after = d.declaredRead.done
 	}
 	if !d.skipSecond {
 		cfg2 := cfg
 		cfg2.HTTPClient, cfg2.Calls = nil, nil
 		cfg2.Tracer = d.spans.conn(connSecond)
-		o.second = start(ctx, o.gate, cfg2, withMemo)
+		o.second = start(ctx, o.gate, cfg2, listNames)
 	}
 	if d.cloakAs != "" {
 		cfg3 := cfg
-		cfg3.HTTPClient, cfg3.Calls, cfg3.Pages = nil, nil, nil
+		cfg3.HTTPClient, cfg3.Calls = nil, nil
 		cfg3.Tracer = d.spans.conn(connCloak)
 		cfg3.ClientName, cfg3.ClientVersion, _ = strings.Cut(d.cloakAs, "/")
 		if cfg3.BaseURL != "" {
@@ -396,7 +246,7 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 		anonCfg := cfg
 		anonCfg.Headers, anonCfg.Calls, anonCfg.Auth = nil, nil, nil
 		anonCfg.Tracer = d.spans.conn(connAnonymous)
-		o.anon = start(ctx, o.gate, anonCfg, withMemo)
+		o.anon = start(ctx, o.gate, anonCfg, listNames)
 	}
 	return o
 }
@@ -416,22 +266,9 @@ func (o *others) stop() { stopAll(o.second, o.cloak, o.anon) }
 // run's deadline are not tried again.
 func (o *others) primary(ctx context.Context, cfg mcpclient.Config, list func(context.Context, mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error)) (obs *mcpclient.Observation, tl *manifest.ToolList, warning string, err error) {
 	pcfg := cfg
-	pcfg.Pages = o.pages
 	pcfg.Tracer = o.spans.conn(connPrimary)
 	pcfg.OnToolsPage = func([]byte, jcs.Value) error {
-		o.first.Do(func() {
-			if o.after == nil {
-				o.release()
-				return
-			}
-			go func() {
-				select {
-				case <-o.after:
-					o.release()
-				case <-o.gate: // released as the primary listing ended
-				}
-			}()
-		})
+		o.release()
 		return nil
 	}
 	obs, tl, err = list(ctx, pcfg)
@@ -450,7 +287,7 @@ func (o *others) primary(ctx context.Context, cfg mcpclient.Config, list func(co
 	o.anon.finish()
 	// The retry is the primary connection now: its spans are the ones
 	// findings name.
-	cfg.Tracer, cfg.Pages = o.spans.conn(connPrimary), o.pages
+	cfg.Tracer = o.spans.conn(connPrimary)
 	obs2, tl2, err2 := list(ctx, cfg)
 	if err2 != nil {
 		return obs, tl, "", err
@@ -490,28 +327,16 @@ func stopAll(ps ...interface{ stop() }) {
 // can fail it there, so a failure is retried once, alone, now that the
 // first has ended (traced as the second connection of spans). A run whose
 // deadline passed is not retried.
-func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans, p *pending[*probe.Observation], memo *digestMemo) (o *probe.Observation, warning string, err error) {
+func secondListing(ctx context.Context, cfg mcpclient.Config, spans *driftSpans, p *pending[*probe.Observation]) (o *probe.Observation, warning string, err error) {
 	_, o, err = p.wait()
 	if err == nil || ctx.Err() != nil || !concurrencyMayCause(err) {
 		return o, "", err
 	}
 	cfg.HTTPClient, cfg.Calls = nil, nil
 	cfg.Tracer = spans.conn(connSecond)
-	_, o, err2 := listNames(ctx, cfg, memo)
+	_, o, err2 := listNames(ctx, cfg)
 	if err2 != nil {
 		return nil, "", err
 	}
 	return o, "the second connection failed while the first was open (" + safetext.Inert(err.Error()) + "); made again after the first had ended, it listed, and was compared", nil
 }
-
-// releaseListing makes the memory a listing used and no longer holds (its
-// pages' parse trees, the read buffers, the bytes of the tools made
-// hollow) the Go heap's to reuse before a run builds its outputs: one
-// collection of what the run still holds, at once rather than when the
-// heap next doubles. The outputs are then built in memory the system has
-// already given the process, not on top of the listing's peak in memory
-// it must fault in page by page, which on a virtual machine is an exit
-// to the hypervisor each. The memory is not handed back to the system
-// (debug.FreeOSMemory did that, and the outputs faulted it in again, for
-// the same peak RSS).
-func releaseListing() { runtime.GC() }

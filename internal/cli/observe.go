@@ -67,7 +67,6 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 			if serverID == "" {
 				return usageErr("--server-id is required")
 			}
-			fileRun()
 			c, err := loadClassifier(rules)
 			if err != nil {
 				return err
@@ -87,7 +86,6 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 					return err
 				}
 				tl := toolList(tools)
-				leanInput(tl)
 				comp := tl.Completeness
 				if complete != "" {
 					want, err := manifest.ParseCompleteness(complete)
@@ -215,7 +213,6 @@ not observed, and says why.`,
 			noSnapshotNote := false
 			switch {
 			case observed != "":
-				fileRun()
 				source = observed
 				if snapshot != "" {
 					return usageErr("--snapshot needs --input, --url or --stdio: an observed record holds digests, not tool definitions")
@@ -237,7 +234,6 @@ not observed, and says why.`,
 				}
 				comp := manifest.Unknown
 				if input != "" {
-					fileRun()
 					source = input
 					tools, _, err := resolveTools(e, input, maxInput)
 					if err != nil {
@@ -245,11 +241,7 @@ not observed, and says why.`,
 					}
 					tl = toolList(tools)
 					comp = tl.Completeness
-					// A saved list carries no secret of this run
-					// (reflections are a live pin's): its checks read the
-					// lean tools' facts.
-					leanInput(tl)
-					checks.page(tl.Tools)
+					checks.check(tl.Tools)
 				} else {
 					// Exported when the run ends, whatever its outcome:
 					// at most 2 s, one warning if the collector is down.
@@ -264,28 +256,12 @@ not observed, and says why.`,
 					source = target
 					ctx, cancel := context.WithTimeout(ctx, live.timeout)
 					defer cancel()
-					// The bytes are kept for the snapshot alone: on a spool,
-					// sealed, not in memory, while the server is listed.
-					var hold func([]manifest.Tool)
-					var sp *spool
-					if path := pinSnapshotPath(noSnapshot, snapshot, out); path != "" && path != "-" {
-						if sp = newSpool(e); sp != nil {
-							spooled := 0
-							hold = func(all []manifest.Tool) {
-								sp.hold(all[spooled:])
-								spooled = len(all)
-							}
-						}
-					}
-					obs, ltl, err := listLean(ctx, cfg, checks.page, hold)
+					obs, ltl, err := listFull(ctx, cfg)
 					if err != nil {
 						return liveError(target, err)
 					}
-					if sp != nil && testHookSpoolListed != nil {
-						testHookSpoolListed(sp)
-					}
-					releaseListing()
 					tl, comp = ltl, manifest.Completeness(obs.Completeness)
+					checks.check(tl.Tools)
 					if obs.Era == mcpclient.EraModern && len(cfg.Command) == 0 {
 						checks.paramHeaders(tl.Tools)
 					}
@@ -393,9 +369,7 @@ func pinSnapshotPath(noSnapshot bool, snapshot, out string) string {
 
 // pinChecks are what pin reads of every tool's parse: secrets this run
 // sent reflected into a tool, numbers the digests cannot tell apart, and
-// tools that break the specification's shape. A live pin reads them page
-// by page as the listing arrives (listLean), a list read from a file at
-// once.
+// tools that break the specification's shape.
 type pinChecks struct {
 	e              *env
 	reflected      []probe.Reflection
@@ -408,8 +382,8 @@ type pinChecks struct {
 // maxShapeWarnings bounds the shape warnings pin prints.
 const maxShapeWarnings = 50
 
-// page checks tools.
-func (c *pinChecks) page(tools []manifest.Tool) {
+// check checks tools.
+func (c *pinChecks) check(tools []manifest.Tool) {
 	c.reflected = append(c.reflected, toolReflections(c.e, tools)...)
 	found, total := manifest.ImpreciseNumbers(tools, max(manifest.MaxPrecisionWarnings-len(c.imprecise), 0))
 	c.imprecise = append(c.imprecise, found...)

@@ -179,9 +179,8 @@ func describe(path string) string {
 
 // commit writes the queued outputs, redacted: first every atomic file is
 // staged beside its target (so a full disk or a read-only directory fails
-// before anything is replaced), then the inputs mapped are checked still
-// to be the files they were (inputChecks), then targets are replaced and
-// streams written, in the order the outputs were queued.
+// before anything is replaced), then targets are replaced and streams
+// written, in the order the outputs were queued.
 func (e *env) commit() error {
 	outs := e.outputs
 	e.outputs = nil
@@ -276,14 +275,6 @@ func (e *env) commit() error {
 				cleanup()
 				return err
 			}
-		}
-	}
-	// Every byte of the outputs is made: the inputs they were made from
-	// must still be what was read.
-	for _, check := range e.inputChecks {
-		if err := check(); err != nil {
-			cleanup()
-			return err
 		}
 	}
 	for i, o := range outs {
@@ -384,12 +375,7 @@ func (e *env) emitSnapshot(path string, write func(io.Writer) error) error {
 func (o *output) stage(f *os.File, early bool) {
 	o.tmp, o.early = f.Name(), early
 	o.staging = make(chan error, 1)
-	go func() {
-		if testHookStaging != nil {
-			testHookStaging()
-		}
-		o.staging <- o.writeStaged(f)
-	}()
+	go func() { o.staging <- o.writeStaged(f) }()
 }
 
 // atomicStill checks that path is still a target replaced atomically (a
@@ -403,22 +389,17 @@ func atomicStill(path string) error {
 	return err
 }
 
-// testHookStaging, when set (by a test), runs before a staged output's
-// goroutine writes it.
-var testHookStaging func()
-
 // writeStaged writes o (its stream, else its data) into f, the staged
 // file, and closes it: synced, with the target's mode.
 func (o *output) writeStaged(f *os.File) error {
 	var werr error
-	w := writingBack(f)
 	if o.stream != nil {
-		bw := bufio.NewWriterSize(w, 1<<20)
+		bw := bufio.NewWriterSize(f, 1<<20)
 		if werr = o.stream(bw); werr == nil {
 			werr = bw.Flush()
 		}
 	} else {
-		_, werr = w.Write(o.data)
+		_, werr = f.Write(o.data)
 	}
 	if werr == nil {
 		werr = f.Sync()

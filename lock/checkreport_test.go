@@ -11,12 +11,12 @@ import (
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
 
-// TestCheckDiffsOnce: Check diffs each changed tool once for its
-// decisions and its structural report (schemadiff.DiffMemo), and the
-// report is what the structural diff of the two lists says on its own,
-// for changes of every kind: a parameter added, a description rewritten,
-// a tool removed, one added, one renamed, an external $ref introduced.
-func TestCheckDiffsOnce(t *testing.T) {
+// TestCheckReportIsTheDiff: Check's structural report is what the
+// structural diff of the two lists says on its own, and each changed
+// tool's decision is on changes the report shows, for changes of every
+// kind: a parameter added, a description rewritten, a tool removed, one
+// added, one renamed, an external $ref introduced.
+func TestCheckReportIsTheDiff(t *testing.T) {
 	c := classify.Default()
 	pinned := leanTools(t, 60)
 	id := manifest.Identity{Endpoint: "http://127.0.0.1:1/mcp"}

@@ -1,5 +1,0 @@
-//go:build !linux
-
-package hugemem
-
-func advise(b []byte, populate bool) {}
