@@ -24,10 +24,21 @@ type SurfaceOptions struct {
 	// Resources lists resources/list too. Many servers list data that
 	// changes all the time, so it is asked for only when pinned.
 	Resources bool
+	// ResourcesIf, when set, decides at the time of the resources listing
+	// instead of Resources (drift asks for resources when the declared
+	// side, read beside the listing, pins them).
+	ResourcesIf func() bool
 	// MaxInstructionsBytes bounds the instructions kept (0:
 	// surface.DefaultMaxInstructionsBytes); larger ones are digested
 	// whole and reported oversize, never cut.
 	MaxInstructionsBytes int
+}
+
+func (o *SurfaceOptions) resources() bool {
+	if o.ResourcesIf != nil {
+		return o.ResourcesIf()
+	}
+	return o.Resources
 }
 
 // observeSurface reads the surface of the handshake's result and lists
@@ -55,7 +66,7 @@ func (r *run) observeSurface(ctx context.Context) {
 		l := s.List(k)
 		l.Reason = ""
 		switch c, ok := caps.Get(k.Capability()); {
-		case k == surface.Resource && !opt.Resources:
+		case k == surface.Resource && !opt.resources():
 			l.State = surface.NotRequested
 		case !ok || c.Kind() == jcs.Null:
 			l.State = surface.NotAdvertised

@@ -32,6 +32,10 @@ type Side struct {
 	ToolCount      int                `json:"tool_count"`
 	Completeness   string             `json:"tools_list_complete"`
 	Identity       *manifest.Identity `json:"identity,omitempty"`
+	// Surface is the pinned model-facing surface a snapshot side holds,
+	// as the file has it (package surface reads it; nil: none). Not part
+	// of the diff of tools.
+	Surface []byte `json:"-"`
 }
 
 // Report is the result of comparing two tool lists.

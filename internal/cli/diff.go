@@ -144,6 +144,7 @@ func inputOf(path string, tools *manifest.Tools, viaBaseline bool) (in schemadif
 		id := snap.Identity
 		in.Identity = &id
 		in.Tools = snap.Tools
+		in.Surface = snap.Surface
 	default:
 		tl := tools.List
 		in.Form = tl.Form
