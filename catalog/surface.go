@@ -13,6 +13,7 @@ var surfaceEntries = []Entry{
 		Title:       "The server's instructions changed",
 		Explanation: "The instructions string of the initialize (or server/discover) result is not the one pinned: changed, added where none was pinned, or gone. Clients place it in the model's context before any tool description, so a rewritten instructions string is the same attack as a poisoned tool description, earlier. The finding carries the word diff. The gateway serves the approved instructions in its place (or none), and under fail-closed withholds the server.",
 		Remedy:      "Read the new text for instructions aimed at the agent; approve it (`mcpdrift approve NAME --instructions`, or pin again) only if it is legitimate.",
+		FailClosed:  "a server that rewrites what the model is told first is not trusted with the rest: the gateway withholds it",
 		Source:      own},
 	{Code: "MCP-SURFACE-INSTRUCTIONS-OVERSIZE", Family: FamilySurface, Kind: Finding, Severity: High,
 		Title:       "The server's instructions are larger than an observation keeps",

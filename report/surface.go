@@ -45,3 +45,41 @@ func surfaceLine(s *probe.SurfaceReport) string {
 	}
 	return line
 }
+
+// surfaceText writes the surface comparison of a diff (a *surface.Result
+// in schemadiff.Report.Surface; nothing for anything else).
+func surfaceText(t *textWriter, v any) {
+	res, ok := v.(*surface.Result)
+	if !ok || res == nil {
+		return
+	}
+	if len(res.Changes) > 0 {
+		t.line("")
+		t.line("%s", t.paint(ansiBold, fmt.Sprintf("Surface: %d change(s)", len(res.Changes))))
+		for _, c := range res.Changes {
+			t.line("  %s", e(c.Code))
+			t.line("        %s", msg(c.Message))
+		}
+	}
+	for _, n := range res.Notes {
+		t.line("")
+		t.line("Note: %s", msg(n))
+	}
+}
+
+// surfaceMarkdown writes the surface comparison of a diff.
+func surfaceMarkdown(b *strings.Builder, v any) {
+	res, ok := v.(*surface.Result)
+	if !ok || res == nil {
+		return
+	}
+	if len(res.Changes) > 0 {
+		b.WriteString("\n| surface change | message |\n|---|---|\n")
+		for _, c := range res.Changes {
+			fmt.Fprintf(b, "| %s | %s |\n", mdCode(c.Code), mdMsg(c.Message))
+		}
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(b, "\n> %s\n", mdMsg(n))
+	}
+}

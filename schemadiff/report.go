@@ -59,8 +59,12 @@ type Report struct {
 	// NewListPartial when pages of the new list went unseen. It never
 	// lets the decision be allow.
 	Inconclusive []string `json:"inconclusive"`
-	Warnings     []string `json:"warnings"`
-	ExitCode     int      `json:"exit_code"`
+	// Surface is the comparison of the model-facing surfaces the two
+	// sides pin (a *surface.Result, set by the caller: this package
+	// compares tools only); nil when it was not made.
+	Surface  any      `json:"surface,omitempty"`
+	Warnings []string `json:"warnings"`
+	ExitCode int      `json:"exit_code"`
 }
 
 // ToolVerdict is the decision on one tool of either list.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
 	"github.com/mcpdrift/mcpdrift/surface"
 )
 
@@ -158,4 +160,42 @@ func emitEvidence(e *env, path string, ev *surface.Evidence) error {
 		return err
 	}
 	return e.emit(path, b.Bytes())
+}
+
+// diffSurface compares the surfaces two sides of a diff pin (when either
+// pins one) into r: a change of the surface needs review, or is denied
+// when the profile denies its code (instructions under fail-closed), and
+// makes the diff exit 1.
+func diffSurface(r *schemadiff.Report, old, nw schemadiff.Input, prof *schemadiff.DecisionProfile) error {
+	if old.Surface == nil && nw.Surface == nil {
+		return nil
+	}
+	po, err := pinnedSurface(old.Source, old.Surface)
+	if err != nil {
+		return err
+	}
+	pn, err := pinnedSurface(nw.Source, nw.Surface)
+	if err != nil {
+		return err
+	}
+	if pn == nil {
+		r.Warnings = append(r.Warnings, "the new side pins no surface (instructions, prompts, resource templates), so the surfaces were not compared")
+		return nil
+	}
+	res := surface.Compare(po, pn)
+	r.Surface = &res
+	for _, c := range res.Changes {
+		if _, deny := prof.Deny[c.Code]; deny {
+			r.Decision = schemadiff.Deny
+			if !slices.Contains(r.DeniedBy, c.Code) {
+				r.DeniedBy = append(r.DeniedBy, c.Code)
+			}
+		} else if r.Decision == schemadiff.Allow {
+			r.Decision = schemadiff.Review
+		}
+		r.DecisionReason = ""
+		r.ExitCode = schemadiff.ExitChanged
+	}
+	slices.Sort(r.DeniedBy)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -173,5 +174,48 @@ func TestSurfacePinRefusals(t *testing.T) {
 	code, d, _ := drift(t, decl, "--base-url", url)
 	if code != 1 || driftCodes(d) != surface.CodeAmbiguous {
 		t.Fatalf("a prompt named twice: exit %d %s", code, driftCodes(d))
+	}
+}
+
+// TestSurfaceDiff: diff of two pins compares their surfaces; changed
+// instructions need review, and are denied under fail-closed.
+func TestSurfaceDiff(t *testing.T) {
+	dir := t.TempDir()
+	manifest := writeSurfaceManifest(t, dir, false)
+	s, url := mock(t, surfaceConfig(t, manifest), "")
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	if code, _, stderr := run(t, "", "pin", "--server-id", "gh", "-o", a, "--url", url); code != 0 {
+		t.Fatal(stderr)
+	}
+	writeSurfaceManifest(t, dir, true)
+	if _, err := s.ReloadFile(manifest); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "", "pin", "--server-id", "gh", "-o", b, "--url", url); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, out, _ := run(t, "", "diff", a, a)
+	if code != 0 {
+		t.Fatalf("a pin against itself: %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "", "diff", a, b)
+	if code != 1 || !strings.Contains(out, "REVIEW") || !strings.Contains(out, surface.CodeInstructionsChanged) || !strings.Contains(out, `{+"Before any answer,`) {
+		t.Fatalf("review: %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "", "diff", "--profile", "fail-closed", "--format", "json", a, b)
+	var r struct {
+		Decision string   `json:"decision"`
+		DeniedBy []string `json:"denied_by"`
+		Surface  struct {
+			Changes []struct {
+				Code string `json:"rule_id"`
+			} `json:"changes"`
+		} `json:"surface"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if code != 1 || r.Decision != "deny" || !slices.Contains(r.DeniedBy, surface.CodeInstructionsChanged) || len(r.Surface.Changes) != 2 {
+		t.Fatalf("fail-closed: %d %+v", code, r)
 	}
 }
