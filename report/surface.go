@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpdrift/mcpdrift/catalog"
+	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/surface"
@@ -82,4 +84,50 @@ func surfaceMarkdown(b *strings.Builder, v any) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(b, "\n> %s\n", mdMsg(n))
 	}
+}
+
+// lockSurfaceLines writes a server's surface in a lock check: each change
+// (its code, severity and message), what to approve, and the notes. put
+// writes a composed, escaped line.
+func lockSurfaceLines(put func(prefix, line string), name string, sr *lock.SurfaceResult) {
+	if sr == nil {
+		return
+	}
+	for _, c := range sr.Changes {
+		put("  ", fmt.Sprintf("%s (%s): %s", safetext.Escape(c.Code), catalog.Get(c.Code).Severity, c.Message))
+	}
+	if len(sr.Pending) > 0 {
+		put("  ", "surface to review: "+strings.Join(sr.Pending, ", ")+" — mcpdrift review "+safetext.QuoteASCII(name)+
+			", or mcpdrift approve "+safetext.QuoteASCII(name)+" --instructions | --prompt NAME | --template URI | --resource URI")
+	}
+	for _, c := range sr.Suppressed {
+		put("  ", "suppressed: "+safetext.Escape(c.Code)+": "+c.Message)
+	}
+	for _, n := range sr.Notes {
+		put("  ", "surface: "+n)
+	}
+}
+
+// SurfaceChangeText is one change of the surface as the readable delta
+// shows it: its code, severity and label, then each text's word diff in
+// colour (schemadiff.Words.Inline), or the message.
+func SurfaceChangeText(c surface.Change, opt Options) []byte {
+	t := &textWriter{color: opt.Color}
+	label := "the instructions"
+	if c.Kind != surface.Instructions {
+		label = c.Kind.Noun()
+		if c.Key != "" {
+			label = surface.Label(c.Kind, c.Key)
+		}
+	}
+	sev := catalog.Get(c.Code).Severity
+	t.line("%s: %s (%s)", t.paint(ansiBold, label), e(c.Code), e(string(sev)))
+	if len(c.Texts) == 0 {
+		t.line("  %s", msg(c.Message))
+	}
+	for _, x := range c.Texts {
+		t.line("  %s (word diff):", e(x.Member))
+		wordLines(t, "    ", x.Words)
+	}
+	return []byte(t.b.String())
 }

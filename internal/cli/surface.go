@@ -1,13 +1,19 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
+	"github.com/spf13/pflag"
+
 	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/report"
@@ -198,4 +204,151 @@ func diffSurface(r *schemadiff.Report, old, nw schemadiff.Input, prof *schemadif
 	}
 	slices.Sort(r.DeniedBy)
 	return nil
+}
+
+// pinLockSurface pins the surface a lock add observed into s, every item
+// approved with a, after the checks pin makes (a kind not observed is
+// pinned as such, with a warning).
+func pinLockSurface(e *env, s *lock.Server, o *observation, a lock.Approval) error {
+	if o.obs.Surface == nil {
+		return nil
+	}
+	if _, err := pinSurface(e, o.target, o.obs.Surface); err != nil {
+		return err
+	}
+	return s.PinSurface(o.obs.Surface, a)
+}
+
+// surfaceApproveFlags name the items of the surface approve approves.
+type surfaceApproveFlags struct {
+	instructions                  bool
+	prompts, templates, resources []string
+}
+
+func (f *surfaceApproveFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.instructions, "instructions", false, "approve the server's instructions as served now (or their absence)")
+	fs.StringArrayVar(&f.prompts, "prompt", nil, "approve the prompt of this name as served now: changed, added, or its removal (repeatable)")
+	fs.StringArrayVar(&f.templates, "template", nil, "approve the resource template of this uriTemplate as served now (repeatable)")
+	fs.StringArrayVar(&f.resources, "resource", nil, "approve the resource of this uri as listed now, when resources are pinned (repeatable)")
+}
+
+func (f *surfaceApproveFlags) empty() bool {
+	return !f.instructions && len(f.prompts)+len(f.templates)+len(f.resources) == 0
+}
+
+// refs are the items named, or with all every item a check found changed.
+func (f *surfaceApproveFlags) refs(all bool, st *reviewState) []lock.SurfaceRef {
+	if all {
+		if st.res.Surface == nil {
+			return nil
+		}
+		return lock.SurfaceRefs(st.res.Surface.Changes)
+	}
+	var out []lock.SurfaceRef
+	if f.instructions {
+		out = append(out, lock.SurfaceRef{Kind: surface.Instructions})
+	}
+	for _, x := range []struct {
+		k    surface.Kind
+		keys []string
+	}{{surface.Prompt, f.prompts}, {surface.Template, f.templates}, {surface.Resource, f.resources}} {
+		for _, key := range x.keys {
+			out = append(out, lock.SurfaceRef{Kind: x.k, Key: key})
+		}
+	}
+	return out
+}
+
+// surfaceDenied says which of refs the server's profile denies (changed
+// instructions under fail-closed), for the explicit re-consent.
+func surfaceDenied(st *reviewState, refs []lock.SurfaceRef) []string {
+	prof, err := schemadiff.DecisionProfileByName(st.s.Profile)
+	if err != nil || st.res.Surface == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range st.res.Surface.Changes {
+		if _, deny := prof.Deny[c.Code]; deny && slices.Contains(refs, lock.SurfaceRef{Kind: c.Kind, Key: c.Key}) {
+			out = append(out, lock.SurfaceRef{Kind: c.Kind, Key: c.Key}.Label()+" (denied by "+c.Code+")")
+		}
+	}
+	return out
+}
+
+// applySurface approves refs into the server; it returns how many events
+// it recorded.
+func (st *reviewState) applySurface(e *env, refs []lock.SurfaceRef, a lock.Approval) (int, error) {
+	if len(refs) == 0 {
+		return 0, nil
+	}
+	ev, err := st.s.ApproveSurface(st.o.served.Surface, refs, a)
+	if err != nil {
+		return 0, usageErr("%s (nothing was approved)", safetext.Inert(err.Error()))
+	}
+	for _, x := range ev {
+		fmt.Fprintf(e.stderr, "mcpdrift: approved %s (%s)\n", lock.SurfaceRef{Kind: x.Kind, Key: x.Tool}.Label(), x.Action)
+	}
+	return len(ev), nil
+}
+
+// surfaceReview writes the surface's changes of a review: each with its
+// severity, and the word diffs of the texts.
+func surfaceReview(b *bytes.Buffer, st *reviewState, ropt report.Options) {
+	if st.res.Surface == nil {
+		return
+	}
+	for _, c := range st.res.Surface.Changes {
+		b.WriteString("\n")
+		b.Write(report.SurfaceChangeText(c, ropt))
+	}
+	for _, n := range st.res.Surface.Notes {
+		fmt.Fprintf(b, "\nnote: %s\n", safetext.Inert(n))
+	}
+}
+
+// askSurface asks for each item of the surface a check found changed, as
+// askEach asks for each tool; it returns the items approved, and quit
+// when the reviewer quit.
+func askSurface(e *env, st *reviewState, in *bufio.Reader, ropt report.Options) (approved []lock.SurfaceRef, quit bool) {
+	if st.res.Surface == nil {
+		return nil, false
+	}
+	refs := lock.SurfaceRefs(st.res.Surface.Changes)
+	for i, ref := range refs {
+		fmt.Fprintf(e.stdout, "\n(surface %d/%d)\n", i+1, len(refs))
+		for _, c := range st.res.Surface.Changes {
+			if c.Kind == ref.Kind && c.Key == ref.Key {
+				e.stdout.Write(report.SurfaceChangeText(c, ropt))
+			}
+		}
+		denied := surfaceDenied(st, []lock.SurfaceRef{ref})
+	ask:
+		for {
+			fmt.Fprintf(e.stdout, "(surface %d/%d) Approve %s as served now [y,n,q,?]? ", i+1, len(refs), ref.Label())
+			ans, err := readAnswer(in)
+			if err != nil {
+				fmt.Fprintln(e.stdout)
+				return approved, true
+			}
+			switch ans {
+			case "y", "yes":
+				if len(denied) > 0 {
+					fmt.Fprintf(e.stdout, "The %s profile denies this change (%s). Type yes to approve it anyway: ", st.s.Profile, strings.Join(denied, ", "))
+					if again, err := readAnswer(in); err != nil || again != "yes" {
+						fmt.Fprintln(e.stdout, "not approved")
+						break ask
+					}
+				}
+				approved = append(approved, ref)
+				break ask
+			case "n", "no":
+				break ask
+			case "q", "quit":
+				return approved, true
+			default:
+				io.WriteString(e.stdout, reviewHelp)
+			}
+		}
+	}
+	return approved, false
 }

@@ -219,3 +219,62 @@ func TestSurfaceDiff(t *testing.T) {
 		t.Fatalf("fail-closed: %d %+v", code, r)
 	}
 }
+
+// TestSurfaceLock: lock add pins the surface, lock check catches a
+// poisoned instructions string and a rewritten prompt (the gateway's
+// withholding under fail-closed said), and approve --prompt and
+// --instructions approve them one at a time.
+func TestSurfaceLock(t *testing.T) {
+	dir := t.TempDir()
+	manifest := writeSurfaceManifest(t, dir, false)
+	s, url := mock(t, surfaceConfig(t, manifest), "")
+	lp := filepath.Join(dir, "mcpdrift.lock")
+	if code, _, stderr := run(t, "", "lock", "add", "gh", "--lock", lp, "--url", url, "--by", "alice@example.com"); code != 0 {
+		t.Fatalf("lock add: %s", stderr)
+	}
+	lb, _ := os.ReadFile(lp)
+	if !strings.Contains(string(lb), `"surface_approvals": [`) {
+		t.Fatalf("the lock holds no surface:\n%s", lb)
+	}
+	if code, out, _ := run(t, "", "lock", "check", "--lock", lp); code != 0 {
+		t.Fatalf("unchanged: %d\n%s", code, out)
+	}
+	writeSurfaceManifest(t, dir, true)
+	if _, err := s.ReloadFile(manifest); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := run(t, "", "lock", "check", "--lock", lp)
+	if code != 1 || !strings.Contains(out, surface.CodeInstructionsChanged+" (high)") || !strings.Contains(out, surface.CodePromptDescription) || !strings.Contains(out, `{+"Before any answer,`) {
+		t.Fatalf("poisoned: %d\n%s", code, out)
+	}
+	if code, out, _ := run(t, "", "review", "gh", "--lock", lp); code != 1 || !strings.Contains(out, "[-") || !strings.Contains(out, "2 item(s) of the surface") {
+		t.Fatalf("review: %d\n%s", code, out)
+	}
+	if code, _, stderr := run(t, "", "lock", "profile", "gh", "fail-closed", "--lock", lp, "--by", "alice@example.com"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, out, _ := run(t, "", "lock", "check", "--lock", lp); code != 1 || !strings.Contains(out, "withhold this server: server_instructions_changed") {
+		t.Fatalf("fail-closed: %d\n%s", code, out)
+	}
+	// One at a time: the prompt first; the instructions need re-consent
+	// under fail-closed.
+	if code, _, stderr := run(t, "", "approve", "gh", "--lock", lp, "--prompt", "summarise_pr", "--by", "alice@example.com"); code != 0 {
+		t.Fatalf("approve --prompt: %s", stderr)
+	}
+	code, out, _ = run(t, "", "lock", "check", "--lock", lp)
+	if code != 1 || strings.Contains(out, surface.CodePromptDescription) || !strings.Contains(out, surface.CodeInstructionsChanged) {
+		t.Fatalf("after the prompt: %d\n%s", code, out)
+	}
+	if code, _, stderr := run(t, "", "approve", "gh", "--lock", lp, "--instructions", "--by", "alice@example.com"); code != 2 || !strings.Contains(stderr, "i-reviewed-the-denied-change") {
+		t.Fatalf("approve --instructions under fail-closed: %d %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "", "approve", "gh", "--lock", lp, "--instructions", "--i-reviewed-the-denied-change", "--by", "alice@example.com"); code != 0 {
+		t.Fatalf("approve --instructions: %s", stderr)
+	}
+	if code, out, _ := run(t, "", "lock", "check", "--lock", lp); code != 0 {
+		t.Fatalf("after approving: %d\n%s", code, out)
+	}
+	if code, out, _ := run(t, "", "review", "gh", "--lock", lp, "--history"); code != 0 || !strings.Contains(out, "summarise_pr") {
+		t.Fatalf("history: %d\n%s", code, out)
+	}
+}
