@@ -182,6 +182,13 @@ func (d InstructionsDecision) Changed() bool {
 // false: it has none) against the baseline's surface. Instructions not
 // pinned as observed count as none approved.
 func DecideInstructions(b *Baseline, served surface.Instr, prof *schemadiff.DecisionProfile) InstructionsDecision {
+	return decideInstructions(b, served, prof, false)
+}
+
+// decideInstructions is DecideInstructions; unusable: the served
+// instructions cannot be taken for the approved ones whatever their
+// digest.
+func decideInstructions(b *Baseline, served surface.Instr, prof *schemadiff.DecisionProfile, unusable bool) InstructionsDecision {
 	d := InstructionsDecision{Served: served.Digest}
 	if b.Surface == nil {
 		d.Reason = ReasonSurfaceNotPinned
@@ -193,8 +200,7 @@ func DecideInstructions(b *Baseline, served surface.Instr, prof *schemadiff.Deci
 		d.Pinned = p.Digest
 	}
 	switch {
-	case approved && served.Present && served.Digest == p.Digest,
-		!approved && !served.Present:
+	case !unusable && (approved && served.Present && served.Digest == p.Digest || !approved && !served.Present):
 		d.Reason = ReasonInstructionsUnchanged
 		return d
 	case approved:
@@ -246,4 +252,25 @@ func RewriteInstructions(result jcs.Value, d InstructionsDecision) (out []byte, 
 	}
 	b.WriteByte('}')
 	return b.Bytes(), true
+}
+
+// DecideResultInstructions reads the instructions of an initialize or
+// server/discover result and decides them (DecideInstructions). A member
+// that a case-insensitive decoder takes for "instructions" beside or
+// instead of it ("Instructions": Go's encoding/json reads the last match)
+// makes them changed whatever their digest, so that the rewrite serves
+// the approved instructions alone. It returns what was served, too.
+func DecideResultInstructions(b *Baseline, result jcs.Value, prof *schemadiff.DecisionProfile) (surface.Instr, InstructionsDecision) {
+	if result.Kind() != jcs.Object {
+		return surface.Instr{State: surface.NotObserved, Reason: "the result is not an object"}, InstructionsDecision{Reason: ReasonSurfaceNotPinned}
+	}
+	iv, present := result.Get("instructions")
+	in := surface.NewInstr(iv, present, 0)
+	want := safetext.MemberKey("instructions")
+	variant := false
+	for i := range result.Len() {
+		k, _ := result.Member(i)
+		variant = variant || k.Str() != "instructions" && safetext.MemberKey(k.Str()) == want
+	}
+	return in, decideInstructions(b, in, prof, variant)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 	"github.com/mcpdrift/mcpdrift/surface"
 )
@@ -153,4 +154,71 @@ func TestInstructionsWithholdServer(t *testing.T) {
 	if l := DecideList(b, served, Options{}); l.Withheld {
 		t.Fatalf("review: %+v", l)
 	}
+}
+
+// FuzzResultInstructions: whatever an upstream's initialize result holds,
+// what the gateway serves in its place parses, keeps every other member,
+// and carries the approved instructions and no other member a decoder
+// would take for them.
+func FuzzResultInstructions(f *testing.F) {
+	f.Add([]byte(`{"protocolVersion":"2025-06-18","instructions":"evil","serverInfo":{}}`))
+	f.Add([]byte(`{"Instructions":"evil","instructions":"Be brief."}`))
+	f.Add([]byte(`{"instructions":7,"INSTRUCTIONS":null}`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		doc, err := jcs.Parse(src)
+		if err != nil || doc.Root().Kind() != jcs.Object {
+			return
+		}
+		for _, pinned := range []string{`"Be brief."`, ""} {
+			b := &Baseline{Surface: pinnedSurface(t, pinned)}
+			_, d := DecideResultInstructions(b, doc.Root(), nil)
+			out, ok := RewriteInstructions(doc.Root(), d)
+			if !ok {
+				if d.Changed() {
+					t.Fatal("a change was not rewritten")
+				}
+				continue
+			}
+			od, err := jcs.Parse(out)
+			if err != nil {
+				t.Fatalf("the rewrite does not parse: %v\n%s", err, out)
+			}
+			n := 0
+			for i := range od.Root().Len() {
+				k, v := od.Root().Member(i)
+				if safetext.MemberKey(k.Str()) == safetext.MemberKey("instructions") {
+					n++
+					if pinned == "" || string(v.Raw()) != pinned {
+						t.Fatalf("served instructions %s, approved %q", v.Raw(), pinned)
+					}
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[pinned != ""]; n != want {
+				t.Fatalf("%d instructions members, want %d: %s", n, want, out)
+			}
+		}
+	})
+}
+
+// FuzzSurfaceList: a served list of any entries is decided without a
+// panic; what is served is always pinned bytes.
+func FuzzSurfaceList(f *testing.F) {
+	f.Add([]byte(`[{"name":"a"},{"name":"a"},{"name":"b","description":"x"},7]`))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		doc, err := jcs.Parse(src)
+		if err != nil || doc.Root().Kind() != jcs.Array {
+			return
+		}
+		l := surface.List{Kind: surface.Prompt, State: surface.Observed, Completeness: surface.Complete}
+		for i := range doc.Root().Len() {
+			l.Add(doc.Root().Index(i))
+		}
+		b := &Baseline{Surface: pinnedSurface(t, "", `{"name":"a"}`, `{"name":"b","description":"x"}`)}
+		d := DecideSurfaceList(b, &l)
+		for _, it := range d.Served() {
+			if p := b.Surface.Prompts.Find(it.Key); p == nil || string(p.Value.Raw()) != string(it.Value.Raw()) {
+				t.Fatalf("served %s, not pinned bytes", it.Value.Raw())
+			}
+		}
+	})
 }
