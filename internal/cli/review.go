@@ -263,7 +263,11 @@ On a terminal it asks for each tool, the way git add -p does: y approve, n skip,
 approved so far is written), ? help. A change the profile denies asks once more. Only what was
 approved is written, with the notation-only changes the profile auto-approves. Off a terminal it
 prints the changes and writes nothing (exit 1 when a tool needs review, else 0); --interactive reads
-the answers from stdin anyway. --history lists the server's approvals, auto-approvals included.`,
+the answers from stdin anyway. --history lists the server's approvals, auto-approvals included.
+
+What the server puts before the model beside its tools (its instructions, prompts, resource
+templates: docs/surface.md) is shown after the tools, each changed item with its word diffs, and
+asked for the same way.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("review takes one NAME")
