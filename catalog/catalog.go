@@ -115,7 +115,10 @@ const (
 	own       = "mcpdrift"
 )
 
-var entries = []Entry{
+// entries are every code: coreEntries and surfaceEntries (surface.go).
+var entries = append(coreEntries, surfaceEntries...)
+
+var coreEntries = []Entry{
 	// Coarse verdict codes.
 	{Code: "mcp_tool_manifest_drift", Family: FamilyCoarse, Kind: Finding, Severity: Medium,
 		Title:       "The observed manifest digest differs from the baseline",
@@ -859,7 +862,7 @@ func All() []Entry {
 }
 
 func familyOrder(f string) int {
-	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyNames, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity, FamilyStructural, FamilyIdentity, FamilyLiveDrift, FamilyConformance, FamilyAuth, FamilyGateway} {
+	for i, x := range []string{FamilyCoarse, FamilyPerTool, FamilyNames, FamilyField, FamilyAttribution, FamilyCoverage, FamilyValidity, FamilyStructural, FamilyIdentity, FamilyLiveDrift, FamilySurface, FamilyConformance, FamilyAuth, FamilyGateway} {
 		if x == f {
 			return i
 		}

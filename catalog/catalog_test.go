@@ -35,8 +35,8 @@ func TestEntriesComplete(t *testing.T) {
 		if (e.Kind == catalog.Finding || e.Kind == catalog.Change) != (e.Severity != "") {
 			t.Errorf("%s: findings and changes, and only they, carry a severity", e.Code)
 		}
-		if !regexp.MustCompile(`^(?:[a-z][a-z0-9_]*|MCP-(?:DRIFT|CONF|AUTH)-[A-Z0-9-]+)$`).MatchString(e.Code) {
-			t.Errorf("%s: neither a snake_case reason code nor an MCP-DRIFT/CONF/AUTH rule id", e.Code)
+		if !regexp.MustCompile(`^(?:[a-z][a-z0-9_]*|MCP-(?:DRIFT|CONF|AUTH|SURFACE)-[A-Z0-9-]+)$`).MatchString(e.Code) {
+			t.Errorf("%s: neither a snake_case reason code nor an MCP-DRIFT/CONF/AUTH/SURFACE rule id", e.Code)
 		}
 	}
 }

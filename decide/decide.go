@@ -35,6 +35,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
+	"github.com/mcpdrift/mcpdrift/surface"
 )
 
 // Decisions (the same words as schemadiff's).
@@ -85,6 +86,11 @@ type Baseline struct {
 	// NameAcknowledged: the operator acknowledged a colliding tool name
 	// (nil: none; set before use). See namesCollide.
 	NameAcknowledged func(name string) bool
+	// Surface is the approved model-facing surface (instructions,
+	// prompts, resource templates, resources; surface.go), set before
+	// use; nil: the baseline pins none, and the gateway passes it
+	// through.
+	Surface *surface.Surface
 
 	byName   map[string]*manifest.Tool
 	digests  map[string]string
@@ -168,6 +174,11 @@ type Served struct {
 	// Identity is the upstream as the gateway knows it: its endpoint (as
 	// recorded), publisher key, and the name and version it reported.
 	Identity manifest.Identity
+	// Instructions are those of the upstream's initialize or
+	// server/discover result (nil: not known). Under a profile that denies
+	// their change (fail-closed), instructions that are not the approved
+	// ones withhold the server (server_instructions_changed).
+	Instructions *surface.Instr
 }
 
 // Options tune a decision.
@@ -328,13 +339,16 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 }
 
 // toolMembers are the members of a tool object clients read by name.
-var toolMembers = func() map[string]string {
+var toolMembers = memberKeys("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
+
+// memberKeys maps each name's safetext.MemberKey to the name.
+func memberKeys(names ...string) map[string]string {
 	m := map[string]string{}
-	for _, n := range []string{"name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta"} {
+	for _, n := range names {
 		m[safetext.MemberKey(n)] = n
 	}
 	return m
-}()
+}
 
 // ambiguousTool says why a served tool object means one thing to the
 // gateway and another to a client's decoder ("" when it does not): two
@@ -346,7 +360,11 @@ var toolMembers = func() map[string]string {
 // it a prototype, whose members answer for the ones the object lacks).
 // The gateway forwards a tool's bytes as they came, so such a tool is not
 // served.
-func ambiguousTool(v jcs.Value) string {
+func ambiguousTool(v jcs.Value) string { return ambiguousObject(v, toolMembers) }
+
+// ambiguousObject is ambiguousTool of an object whose members clients
+// read by name are members (memberKeys).
+func ambiguousObject(v jcs.Value, members map[string]string) string {
 	if !v.Valid() || v.Kind() != jcs.Object {
 		return ""
 	}
@@ -359,7 +377,7 @@ func ambiguousTool(v jcs.Value) string {
 			return "its members " + safetext.Quote(prev) + " and " + safetext.Quote(name) + " are one member to decoders that ignore case"
 		}
 		keys[key] = name
-		if want, ok := toolMembers[key]; ok && want != name {
+		if want, ok := members[key]; ok && want != name {
 			return "its member " + safetext.Quote(name) + " is " + safetext.Quote(want) + " to decoders that ignore case, outside what the digest covers"
 		}
 	}
@@ -453,6 +471,9 @@ func withheldBy(b *Baseline, s *Served, prof *schemadiff.DecisionProfile, l *Lis
 	}
 	if why := identityMismatch(b.Identity, s.Identity, prof, l); why != "" {
 		return ReasonIdentityMismatch, why
+	}
+	if s.Instructions != nil && DecideInstructions(b, *s.Instructions, prof).Withhold {
+		return ReasonInstructionsChanged, "the upstream's instructions are not the approved ones, and the " + prof.Name + " profile withholds a server that changes what the model is told first"
 	}
 	seen := make(map[string]bool, len(s.Tools))
 	for i := range s.Tools {

@@ -1,6 +1,8 @@
 // Package examples bundles the example data used by `mcpdrift demo` and the
 // README: a small GitHub-like MCP server's tools/list before and after a
-// rug pull.
+// rug pull, and what it puts before the model beside its tools (its
+// instructions, prompts and resource templates) before and after its
+// instructions were poisoned.
 package examples
 
 import _ "embed"
@@ -16,3 +18,16 @@ var V1 []byte
 //
 //go:embed acme-github.v2-rugpull.tools-list.json
 var V2RugPull []byte
+
+// SurfaceV1 is the example server's approved instructions, prompts and
+// resource templates, as a manifest the mock server serves
+// (mockserver.LoadManifest; its tools are V1's).
+//
+//go:embed acme-github.v1.surface.json
+var SurfaceV1 []byte
+
+// SurfaceV2Poisoned is the same surface with its instructions rewritten
+// into an instruction to exfiltrate a key.
+//
+//go:embed acme-github.v2-poisoned.surface.json
+var SurfaceV2Poisoned []byte

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/gate"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
+	"github.com/mcpdrift/mcpdrift/surface"
 )
 
 // CheckReportSchema identifies the report of mcpdrift lock check.
@@ -28,6 +29,9 @@ type Served struct {
 	Observed *manifest.Observed
 	Tools    []manifest.Tool
 	Identity manifest.Identity
+	// Surface is the model-facing surface the observation read (nil: not
+	// observed).
+	Surface *surface.Surface
 }
 
 // CheckOptions tune a check.
@@ -63,6 +67,7 @@ func (s *Server) RefPins() map[string]string {
 func (s *Server) Baseline(verified map[string]string) *decide.Baseline {
 	b := decide.NewDeclaredBaseline(s.Name, s.Identity, s.Declared, &manifest.Definitions{Tools: s.ToolValues(), From: "the lock's definitions", ServerID: s.Name})
 	b.PinnedRefs, b.VerifiedRefs, b.NameAcknowledged = s.RefPins(), verified, s.NameAcknowledged
+	b.Surface = s.Surface
 	return b
 }
 
@@ -108,6 +113,9 @@ type ServerResult struct {
 	// Decisions are the profile's decisions on every tool (the gate
 	// report's Tools are their verdicts), for review and approve.
 	Decisions []decide.Tool `json:"-"`
+	// Surface is the comparison of the model-facing surface with the
+	// approved one (nil: not made).
+	Surface *SurfaceResult `json:"surface,omitempty"`
 }
 
 // NotObserved is the result of a server that could not be observed: the
@@ -210,6 +218,7 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 			res.ExitCode = 1
 		}
 	}
+	s.checkSurface(res, sv, dprof, opt)
 	res.Status = StatusFor(res.ExitCode)
 	return res, nil
 }

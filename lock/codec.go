@@ -217,6 +217,9 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 	slices.SortFunc(s.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(d.Tools, func(a, b manifest.ToolEntry) int { return strings.Compare(a.Name, b.Name) })
 	s.Declared = d
+	if e := parseSurface(s, v, ptr); e != nil {
+		return nil, e
+	}
 	if rv, ok := v.Get("refs"); ok {
 		if err := decodeInto(rv, &s.Refs); err != nil {
 			return bad(ptr+"/refs", "%s", safetext.Inert(err.Error()))
@@ -352,6 +355,7 @@ func (s *Server) appendTo(b []byte) []byte {
 		b = append(b, ind...)
 	}
 	b = append(b, ']')
+	b = s.appendSurface(b, ind)
 	if len(s.Refs) > 0 {
 		refs := slices.Clone(s.Refs)
 		slices.SortFunc(refs, func(a, c Ref) int { return strings.Compare(a.URL, c.URL) })

@@ -18,6 +18,11 @@ func FuzzParse(f *testing.F) {
 	withRef := sampleLock(f)
 	withRef.Servers[0].PinRef(Ref{URL: "https://schemas.example.com/a.json", SHA256: "sha256:" + strings.Repeat("a", 64), By: "alice", At: alice.At}, alice)
 	f.Add(withRef.Marshal())
+	withSurface := sampleLock(f)
+	if err := withSurface.Servers[0].PinSurface(servedSurface(f, `"Be brief."`, `{"name":"p","arguments":[{"name":"a"}]}`), alice); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(withSurface.Marshal())
 	f.Fuzz(func(t *testing.T, src []byte) {
 		l, err := Parse(src, "fuzz.lock")
 		if err != nil {

@@ -33,6 +33,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/surface"
 )
 
 // SchemaID identifies a lock.
@@ -101,6 +102,10 @@ type Server struct {
 	Tools              []*Tool            // by name, one for each declared entry
 	Refs               []Ref              // by URL
 	History            []Event            // oldest first
+	// Surface is the approved model-facing surface (surface.go; nil: the
+	// server pins none), SurfaceApprovals who approved each item.
+	Surface          *surface.Surface
+	SurfaceApprovals []SurfaceApproval
 	// NameAcknowledged, when set (the gateway's, from its suppression
 	// file), goes into Baseline: see decide.Baseline.NameAcknowledged.
 	// Never written to the lock.
@@ -147,6 +152,9 @@ type Event struct {
 	By     string `json:"by"`
 	Note   string `json:"note,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Kind is the surface kind of an event about the surface (Tool then
+	// holds the item's key, "" for the instructions).
+	Kind surface.Kind `json:"kind,omitempty"`
 }
 
 // Error is a lock that cannot be used: which file, where, and what.

@@ -101,6 +101,10 @@ type Snapshot struct {
 	// does not say (a saved list, or a snapshot written before the
 	// member existed).
 	ClientCapabilities []byte
+	// Surface is the snapshot's "surface" member as the file has it (the
+	// pinned model-facing surface, package surface reads it); nil when
+	// the snapshot pins none.
+	Surface []byte
 }
 
 // SnapshotOptions are the optional members of a snapshot.
@@ -110,6 +114,10 @@ type SnapshotOptions struct {
 	// may list some tools only to clients declaring sampling, elicitation
 	// or roots, so it is part of what was pinned.
 	ClientCapabilities []byte
+	// Surface, when set, is the pinned model-facing surface, written as
+	// the snapshot's "surface" member as it is (surface.Marshal's bytes,
+	// indented for the snapshot's second level).
+	Surface []byte
 	// ManifestDigest is the manifest digest of the list's tools when the
 	// caller has it (the observed record built from the same list); empty,
 	// it is computed here. A reader recomputes it from the tools and
@@ -181,6 +189,9 @@ func NewSnapshotWriter(serverID string, id Identity, tl *ToolList, completeness 
 		return nil, err
 	}
 	sw := &SnapshotWriter{head: h[:len(h)-2], tools: tl.Tools} // drop "\n}"
+	if opt.Surface != nil {
+		sw.head = append(append(sw.head, ",\n  \"surface\": "...), opt.Surface...)
+	}
 	sw.size = len(sw.head) + len(snapToolsOpen) + len(snapToolsEnd)
 	if n := len(tl.Tools); n > 0 {
 		sw.size += len(snapFirstTool) + (n-1)*len(snapNextTool) + len(snapLastTool)
@@ -422,6 +433,9 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 	}
 	if cc, ok := root.Get("client_capabilities"); ok {
 		s.ClientCapabilities = cc.Canonical()
+	}
+	if sv, ok := root.Get("surface"); ok {
+		s.Surface = bytes.Clone(sv.Raw())
 	}
 	c, _ := root.Get("tools_list_complete")
 	s.Completeness = Completeness(c.Str())

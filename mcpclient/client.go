@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
-	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
 	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 
@@ -80,6 +79,10 @@ type run struct {
 	answered bool    // the server has answered a request
 	rev      string  // the modern revision in use; "" in the legacy era
 	trace    *traced // nil without Config.Tracer
+	// handshake is the server/discover (modern) or initialize (legacy)
+	// result the run went on from: its capabilities and instructions are
+	// the surface's (surface.go). Not valid when there was none.
+	handshake jcs.Value
 }
 
 // meta is the per-request _meta at rev.
@@ -119,6 +122,7 @@ func (r *run) run(ctx context.Context) error {
 			if err := r.list(ctx); err != nil {
 				return err
 			}
+			r.afterList(ctx)
 			return r.callTools(ctx)
 		}
 	} else {
@@ -139,7 +143,15 @@ func (r *run) run(ctx context.Context) error {
 	if err := r.list(ctx); err != nil {
 		return err
 	}
+	r.afterList(ctx)
 	return r.callTools(ctx)
+}
+
+// afterList observes the surface when asked (Config.Surface).
+func (r *run) afterList(ctx context.Context) {
+	if r.cfg.Surface != nil {
+		r.observeSurface(ctx)
+	}
 }
 
 // sseFallback reports whether a failed initialize is the one after which
@@ -383,6 +395,7 @@ func (r *run) modernFromDiscover(req *rpcRequest, rep *reply, rev string) (bool,
 		reason = "server/discover lists no revision this client speaks; tools/list is sent at " + rev
 	}
 	r.obs.Era, r.rev, r.obs.ProtocolRevision, r.obs.RevisionReason = EraModern, rev, rev, reason
+	r.handshake = res
 	return true, nil
 }
 
@@ -415,6 +428,7 @@ func (r *run) initialize(ctx context.Context) error {
 		return &VersionError{Requested: ask, Answered: safetext.Clip(string(pv.Raw()), 64)}
 	}
 	r.obs.LegacyVersion = pv.Str()
+	r.handshake = res
 	if si := serverInfoOf(res.Get("serverInfo")); si != nil {
 		r.obs.ServerInfo = si
 	}
@@ -434,46 +448,21 @@ func (r *run) listTools(ctx context.Context) error {
 	if r.cfg.OnToolsPage == nil {
 		transcript = []byte{'['}
 	}
-	tools := 0
-	seen := map[string]bool{}
-	var cursor *string
-	for {
-		var params any
-		switch {
-		case r.rev != "":
-			p := map[string]any{"_meta": r.meta(r.rev)}
-			if cursor != nil {
-				p["cursor"] = *cursor
-			}
-			params = p
-		case cursor != nil:
-			params = map[string]string{"cursor": *cursor}
-		}
-		req := r.request(methodToolsList, params)
-		rep, err := r.roundTrip(ctx, req)
+	var kp *listPage // the page being read
+	l := &listing{method: methodToolsList, maxBytes: r.cfg.MaxListBytes, maxItems: r.cfg.MaxListTools, maxPages: r.cfg.MaxListPages,
+		pages: &obs.Pages, bytes: &obs.ListBytes, completeness: &obs.Completeness, cycle: &obs.CursorCycle, capped: &obs.CapReached,
+		bytesKind: LimitListBytes, itemsKind: LimitListTools}
+	l.first = func(rep *reply) { obs.HTTPStatus, obs.WWWAuthenticate = rep.status, rep.wwwAuth }
+	l.read = func(req *rpcRequest, rep *reply, res jcs.Value) (string, bool, int, error) {
+		next, hasNext, err := checkPage(res, "tools")
 		if err != nil {
-			return err
+			return "", false, 0, &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: err.Error()}
 		}
-		if obs.Pages == 0 {
-			obs.HTTPStatus, obs.WWWAuthenticate = rep.status, rep.wwwAuth
-		}
-		res, err := r.expect(req, rep)
-		if err != nil {
-			return err
-		}
-		next, hasNext, err := checkToolsPage(res)
-		if err != nil {
-			return &ResponseError{Method: req.Method, HTTPStatus: rep.status, Reason: err.Error()}
-		}
-		kp := &listPage{tools: pageTools(res), serverInfo: metaServerInfo(res)}
+		kp = &listPage{tools: pageTools(res), serverInfo: metaServerInfo(res)}
 		kp.cacheFieldsOf(res)
-		obs.ListBytes += int64(len(rep.msg.raw))
-		if obs.ListBytes > r.cfg.MaxListBytes {
-			return &LimitError{Method: req.Method, Kind: LimitListBytes, Max: r.cfg.MaxListBytes}
-		}
-		if tools += kp.tools; tools > r.cfg.MaxListTools {
-			return &LimitError{Method: req.Method, Kind: LimitListTools, Max: int64(r.cfg.MaxListTools)}
-		}
+		return next, hasNext, kp.tools, nil
+	}
+	l.take = func(req *rpcRequest, rep *reply, res jcs.Value) error {
 		switch {
 		case r.cfg.OnToolsPage != nil:
 			if err := r.cfg.OnToolsPage(req.Body, res); err != nil {
@@ -485,31 +474,14 @@ func (r *run) listTools(ctx context.Context) error {
 			}
 			transcript = append(append(append(transcript, req.Body...), ','), rep.msg.raw...)
 		}
-		obs.Pages++
 		r.cacheFields(kp)
 		if obs.Pages == 1 && obs.ServerInfo == nil {
 			obs.ServerInfo = kp.serverInfo
 		}
-		if !hasNext {
-			obs.Completeness = string(manifest.Complete)
-			break
-		}
-		obs.Completeness = string(manifest.Partial)
-		if r.rev == "" && next == "" {
-			obs.warn("the legacy server sent an empty nextCursor: legacy SDKs read it as the end of the list, 2026-07-28 as a cursor; it was not followed, so the list is partial")
-			break
-		}
-		if seen[next] {
-			obs.CursorCycle = true
-			obs.warn("the server repeated nextCursor " + quote(next) + "; the list was not followed further")
-			break
-		}
-		if r.cfg.MaxListPages > 0 && obs.Pages >= r.cfg.MaxListPages {
-			obs.CapReached = true
-			break
-		}
-		seen[next] = true
-		cursor = &next
+		return nil
+	}
+	if err := r.paginate(ctx, l); err != nil {
+		return err
 	}
 	if r.cfg.OnToolsPage == nil {
 		obs.Transcript = append(transcript, ']')
@@ -521,26 +493,6 @@ func (r *run) listTools(ctx context.Context) error {
 func pageTools(res jcs.Value) int {
 	t, _ := res.Get("tools")
 	return t.Len()
-}
-
-// checkToolsPage checks what steering needs: a "tools" array and a string
-// (or absent, or null) nextCursor. Tools themselves are not judged here.
-func checkToolsPage(res jcs.Value) (next string, has bool, err error) {
-	tools, ok := res.Get("tools")
-	if !ok {
-		return "", false, fmt.Errorf(`the result has no "tools"`)
-	}
-	if tools.Kind() != jcs.Array {
-		return "", false, fmt.Errorf(`"tools" is a JSON %s, not an array`, tools.Kind())
-	}
-	c, ok := res.Get("nextCursor")
-	if !ok || c.Kind() == jcs.Null {
-		return "", false, nil
-	}
-	if c.Kind() != jcs.String {
-		return "", false, fmt.Errorf(`"nextCursor" is a JSON %s, not a string`, c.Kind())
-	}
-	return c.Str(), true, nil
 }
 
 // listPage is what a listing reads of one tools/list page beside its

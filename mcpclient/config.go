@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/surface"
 	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
@@ -150,6 +151,10 @@ type Config struct {
 	// twice). A failure it reports ends the exchange with an *AuthError.
 	Auth Auth
 
+	// Surface, when set, observes the model-facing surface after the
+	// tools (SurfaceOptions; Observation.Surface).
+	Surface *SurfaceOptions
+
 	// Tracer, when set, makes one CLIENT span per request and notification
 	// (and an INTERNAL span per listing, parent of its pages), children of
 	// the span in ListTools' context, and puts each span's traceparent in
@@ -276,6 +281,11 @@ type Observation struct {
 
 	// Calls are the outcomes of Config.Calls, in order.
 	Calls []CallOutcome
+
+	// Surface is the model-facing surface the run observed (nil without
+	// Config.Surface): each kind's state says whether it was seen.
+	// Server-controlled: escape before printing.
+	Surface *surface.Surface
 }
 
 // maxWarnings bounds Observation.Warnings.

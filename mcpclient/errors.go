@@ -86,6 +86,7 @@ const (
 	LimitNoise         LimitKind = "stdout-noise"    // stdio: too many non-JSON lines
 	LimitListBytes     LimitKind = "list-bytes"      // Config.MaxListBytes (all tools/list responses)
 	LimitListTools     LimitKind = "list-tools"      // Config.MaxListTools (all tools/list pages)
+	LimitListEntries   LimitKind = "list-entries"    // Config.MaxListTools, for a surface list (all its pages)
 )
 
 // LimitError is a configured bound that the exchange exceeded.
@@ -107,6 +108,8 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("mcpclient: %s: the listing exceeded %d bytes in all (%s), so it was not read further", e.Method, e.Max, e.Kind)
 	case LimitListTools:
 		return fmt.Sprintf("mcpclient: %s: the listing exceeded %d tools in all (%s), so it was not read further", e.Method, e.Max, e.Kind)
+	case LimitListEntries:
+		return fmt.Sprintf("mcpclient: %s: the listing exceeded %d entries in all (%s), so it was not read further", e.Method, e.Max, e.Kind)
 	}
 	return fmt.Sprintf("mcpclient: %s: the response exceeded %d bytes", e.Method, e.Max)
 }

@@ -35,7 +35,7 @@ func FuzzParseMessage(f *testing.F) {
 			_ = m.answers(1)
 			_ = m.protocolError("x", 0).Error()
 			if m.result.Valid() && m.result.Kind() == jcs.Object {
-				_, _, _ = checkToolsPage(m.result)
+				_, _, _ = checkPage(m.result, "tools")
 				_ = checkResultType(m.result)
 				_ = metaServerInfo(m.result)
 			}

@@ -12,8 +12,9 @@ import (
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
-// AdminHandler returns a handler that replaces the default tool list with
-// the manifest POSTed to it (any form LoadTools reads) — a rug pull, live.
+// AdminHandler returns a handler that replaces the default tool list and
+// the surface with the manifest POSTed to it (any form LoadManifest reads)
+// — a rug pull, live.
 // Mount it on a path of its own (mcpdrift mock-server --admin uses
 // /admin/tools); it is not part of ServeHTTP.
 //
@@ -58,9 +59,13 @@ func (s *Server) AdminHandler() http.Handler {
 			}
 			return
 		}
-		tools, err := LoadTools(body)
+		tools, sf, err := LoadManifest(body)
 		if err != nil {
 			fail(http.StatusBadRequest, "manifest: "+safetext.Clip(err.Error(), 300))
+			return
+		}
+		if err := s.SetSurface(sf); err != nil {
+			fail(http.StatusBadRequest, err.Error())
 			return
 		}
 		if err := s.SetTools(tools); err != nil {

@@ -161,8 +161,21 @@ type Config struct {
 	// ServerName and ServerVersion are the serverInfo (defaults
 	// "mcpdrift-mockserver" and "0.0.0").
 	ServerName, ServerVersion string
-	// Instructions, when set, are returned by initialize and server/discover.
+	// Instructions, when set, are returned by initialize and server/discover
+	// (unless Surface has instructions of its own).
 	Instructions string
+
+	// Surface is served beside the tools: instructions, prompts, resource
+	// templates and resources (surface.go); swap it with SetSurface or
+	// ReloadFile. nil: none.
+	Surface *Surface
+	// SurfacePageSize is the number of items per page of prompts/list,
+	// resources/templates/list and resources/list (0: one page).
+	SurfacePageSize int
+	// EndlessLists names surface list methods whose pages never end:
+	// every page has a fresh nextCursor (hostile: a client must bound
+	// them).
+	EndlessLists []string
 
 	// ListChanged advertises tools.listChanged and sends
 	// notifications/tools/list_changed when the tools are swapped

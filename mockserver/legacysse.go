@@ -307,7 +307,7 @@ func (s *Server) ssePost(w http.ResponseWriter, r *http.Request, entry *LogEntry
 		res = s.initializeResult(version)
 	case m.Method == "ping":
 		entry.Passed, res = true, []byte(`{}`)
-	case m.Method != "tools/list" && m.Method != "tools/call":
+	case m.Method != "tools/list" && m.Method != "tools/call" && !surfaceMethods[m.Method]:
 		e = frame.Errorf(0, mcpwire.CodeMethodNotFound, "Method not found: %s", m.Method)
 	case !ss.ready:
 		e = frame.Errorf(0, codeBadRequest, "Server not initialized")

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
@@ -13,16 +14,26 @@ const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 
 // listen serves a 2026-07-28 subscriptions/listen request
 // (Config.ListChanged): an event stream that acknowledges the honoured
-// subset of params.notifications (toolsListChanged only), then carries
-// notifications/tools/list_changed, tagged with the subscription id,
-// whenever the tools are swapped, until the client goes away or the
-// server closes.
+// subset of params.notifications (toolsListChanged, promptsListChanged,
+// resourcesListChanged), then carries each list_changed asked for, tagged
+// with the subscription id, whenever the tools or the surface are
+// swapped, until the client goes away or the server closes.
 func (s *Server) listen(w http.ResponseWriter, r *http.Request, entry *LogEntry, m *message) {
 	id := m.IDRaw()
-	want := false
+	// The notifications a stream can ask for, and the method each is.
+	kinds := []struct{ flag, method string }{
+		{"toolsListChanged", "notifications/tools/list_changed"},
+		{"promptsListChanged", "notifications/prompts/list_changed"},
+		{"resourcesListChanged", "notifications/resources/list_changed"},
+	}
+	want := map[string]bool{} // method → asked for
+	var honoured []string
 	if n, ok := m.Param("notifications"); ok && n.Kind() == jcs.Object {
-		if v, ok := n.Get("toolsListChanged"); ok && v.Kind() == jcs.True {
-			want = true
+		for _, k := range kinds {
+			if v, ok := n.Get(k.flag); ok && v.Kind() == jcs.True {
+				want[k.method] = true
+				honoured = append(honoured, `"`+k.flag+`":true`)
+			}
 		}
 	}
 	sub, ch := s.subscribe()
@@ -33,16 +44,11 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request, entry *LogEntry,
 	entry.Status = http.StatusOK
 	sw := frame.NewSSEWriter(w)
 	meta := append(append([]byte(`{"`+metaSubscriptionID+`":`), id...), '}')
-	honoured := `{}`
-	if want {
-		honoured = `{"toolsListChanged":true}`
-	}
-	ack := append(append(append([]byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":`), meta...), `,"notifications":`+honoured...), "}}"...)
+	ack := append(append(append([]byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":`), meta...), `,"notifications":{`+strings.Join(honoured, ",")+`}`...), "}}"...)
 	sw.Event(frame.Event{Type: "message", Data: ack})
 	if sw.Flush() != nil {
 		return
 	}
-	changed := append(append([]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":`), meta...), "}}"...)
 	for {
 		select {
 		case <-r.Context().Done():
@@ -53,10 +59,12 @@ func (s *Server) listen(w http.ResponseWriter, r *http.Request, entry *LogEntry,
 			sw.Event(frame.Event{Type: "message", Data: responseBytes(id, end)})
 			_ = sw.Flush()
 			return
-		case <-ch:
-			if !want {
+		case b := <-ch:
+			msg, err := frame.Parse(b)
+			if err != nil || !want[msg.Method] {
 				continue
 			}
+			changed := append(append([]byte(`{"jsonrpc":"2.0","method":"`+msg.Method+`","params":{"_meta":`), meta...), "}}"...)
 			sw.Event(frame.Event{Type: "message", Data: changed})
 			if sw.Flush() != nil {
 				return

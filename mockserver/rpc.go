@@ -285,9 +285,9 @@ func (s *Server) capabilities(modern bool) string {
 		lc = "true"
 	}
 	if modern {
-		return `{"tools":{"listChanged":` + lc + `}}`
+		return `{"tools":{"listChanged":` + lc + `}` + s.surfaceCapabilities(lc) + `}`
 	}
-	return `{"tools":{"listChanged":` + lc + `},"logging":{}}`
+	return `{"tools":{"listChanged":` + lc + `},"logging":{}` + s.surfaceCapabilities(lc) + `}`
 }
 
 func (s *Server) discoverResult() []byte {
@@ -304,9 +304,9 @@ func (s *Server) discoverResult() []byte {
 	}
 	b = append(b, `"capabilities":`...)
 	b = append(b, s.capabilities(true)...)
-	if s.cfg.Instructions != "" {
+	if in := s.instructionsJSON(); in != nil {
 		b = append(b, `,"instructions":`...)
-		b = appendJSONString(b, s.cfg.Instructions)
+		b = append(b, in...)
 	}
 	return s.modernResultInfo(b, true, true) // server/discover always says who it is
 }
@@ -318,9 +318,9 @@ func (s *Server) initializeResult(version string) []byte {
 	b = append(b, s.capabilities(false)...)
 	b = append(b, `,"serverInfo":`...)
 	b = append(b, s.serverInfo...)
-	if s.cfg.Instructions != "" {
+	if in := s.instructionsJSON(); in != nil {
 		b = append(b, `,"instructions":`...)
-		b = appendJSONString(b, s.cfg.Instructions)
+		b = append(b, in...)
 	}
 	return append(b, '}')
 }
@@ -376,13 +376,8 @@ func (s *Server) cursorFor(off int, modern bool) string {
 	return encodeCursor(off)
 }
 
-func (s *Server) decodeCursor(c string, modern bool, n int) (int, bool) {
-	if c == "" {
-		if modern && s.cfg.EmptyStringCursor && s.cfg.PageSize > 0 && s.cfg.PageSize < n {
-			return s.cfg.PageSize, true
-		}
-		return 0, false
-	}
+// cursorOffset is the offset encodeCursor made c of.
+func cursorOffset(c string) (int, bool) {
 	b, err := base64.RawURLEncoding.Strict().DecodeString(c)
 	if err != nil || !strings.HasPrefix(string(b), cursorPrefix) {
 		return 0, false
@@ -390,6 +385,20 @@ func (s *Server) decodeCursor(c string, modern bool, n int) (int, bool) {
 	digits := string(b[len(cursorPrefix):])
 	off, err := strconv.Atoi(digits)
 	if err != nil || off < 0 || strconv.Itoa(off) != digits {
+		return 0, false
+	}
+	return off, true
+}
+
+func (s *Server) decodeCursor(c string, modern bool, n int) (int, bool) {
+	if c == "" {
+		if modern && s.cfg.EmptyStringCursor && s.cfg.PageSize > 0 && s.cfg.PageSize < n {
+			return s.cfg.PageSize, true
+		}
+		return 0, false
+	}
+	off, ok := cursorOffset(c)
+	if !ok {
 		return 0, false
 	}
 	if off == 0 {
@@ -470,6 +479,9 @@ func (s *Server) toolsCall(x *exchange, m *message) ([]byte, *frame.Error) {
 
 // dispatch answers a validated request (not initialize).
 func (s *Server) dispatch(x *exchange, m *message) ([]byte, *frame.Error) {
+	if res, e, ok := s.dispatchSurface(x, m); ok {
+		return res, e
+	}
 	switch m.Method {
 	case "tools/list":
 		return s.toolsList(x, m)

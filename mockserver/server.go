@@ -26,6 +26,7 @@ type Server struct {
 	hostile        map[string]bool
 
 	tools     atomic.Pointer[toolSet]
+	surf      atomic.Pointer[surfaceSet] // nil: no surface (surface.go)
 	connTools map[int]*toolSet
 	anon      *toolSet
 	capTools  map[string]*toolSet
@@ -83,7 +84,11 @@ func (s *Server) unsubscribe(id int) {
 
 // notifyListChanged sends list_changed to every subscriber (never
 // blocking: a full queue drops it).
-func (s *Server) notifyListChanged() {
+func (s *Server) notifyListChanged() { s.notify(listChangedNotification) }
+
+// notify sends a list_changed notification to every subscriber (never
+// blocking: a full queue drops it), with ListChanged.
+func (s *Server) notify(note []byte) {
 	if !s.cfg.ListChanged {
 		return
 	}
@@ -91,7 +96,7 @@ func (s *Server) notifyListChanged() {
 	defer s.mu.Unlock()
 	for _, ch := range s.subs {
 		select {
-		case ch <- listChangedNotification:
+		case ch <- note:
 		default:
 		}
 	}
@@ -229,6 +234,14 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("mockserver: Tools: %w", err)
 	}
 	s.tools.Store(ts)
+	ss, err := newSurfaceSet(cfg.Surface)
+	if err != nil {
+		return nil, fmt.Errorf("mockserver: Surface: %w", err)
+	}
+	s.surf.Store(ss)
+	if cfg.SurfacePageSize < 0 {
+		return nil, errors.New("mockserver: SurfacePageSize must be >= 0")
+	}
 	s.connTools = map[int]*toolSet{}
 	for n, tools := range cfg.ConnectionTools {
 		if s.connTools[n], err = newToolSet(tools); err != nil {
@@ -248,9 +261,10 @@ func New(cfg Config) (*Server, error) {
 		s.capNames = append(s.capNames, c)
 	}
 	slices.Sort(s.capNames)
-	cfg.Tools, cfg.ConnectionTools, cfg.AnonymousTools, cfg.CapabilityTools = nil, nil, nil, nil
+	cfg.Tools, cfg.ConnectionTools, cfg.AnonymousTools, cfg.CapabilityTools, cfg.Surface = nil, nil, nil, nil, nil
 	cfg.SupportedVersions = slices.Clone(cfg.SupportedVersions)
 	cfg.HostileMethods = slices.Clone(cfg.HostileMethods)
+	cfg.EndlessLists = slices.Clone(cfg.EndlessLists)
 	s.cfg = cfg
 	return s, nil
 }
@@ -277,10 +291,14 @@ func (s *Server) SetTools(tools []json.RawMessage) error {
 	return nil
 }
 
-// ReloadFile loads a manifest file (LoadToolsFile) and SetTools it.
+// ReloadFile loads a manifest file (LoadManifestFile) and SetTools it,
+// and SetSurface its surface (none when the file holds none).
 func (s *Server) ReloadFile(path string) (int, error) {
-	tools, err := LoadToolsFile(path)
+	tools, sf, err := LoadManifestFile(path)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.SetSurface(sf); err != nil {
 		return 0, err
 	}
 	return len(tools), s.SetTools(tools)

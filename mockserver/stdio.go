@@ -223,7 +223,9 @@ func (s *Server) handleStdio(ctx context.Context, st *stdioState, l stdioLine) e
 		return s.stdioReply(ctx, st, x, m, []byte(`{}`), nil)
 	case "tools/list", "tools/call":
 	default:
-		return s.stdioReply(ctx, st, x, m, nil, frame.Errorf(0, mcpwire.CodeMethodNotFound, "Method not found"))
+		if !surfaceMethods[m.Method] {
+			return s.stdioReply(ctx, st, x, m, nil, frame.Errorf(0, mcpwire.CodeMethodNotFound, "Method not found"))
+		}
 	}
 	if !st.initialized || !st.ready {
 		return s.stdioReply(ctx, st, x, m, nil, frame.Errorf(0, codeBadRequest, "Server not initialized"))

@@ -145,6 +145,9 @@ type Input struct {
 	// Spans name the requests the run made, for each finding's trace_id
 	// and span_id (zero: none).
 	Spans Spans
+	// Surface is the model-facing surface pinned and observed (nil: not
+	// compared).
+	Surface *SurfaceCheck
 	// Pinned is the identity the declared side recorded (nil: none, a
 	// baseline without its snapshot) and Now the one this run
 	// established; decide.CheckIdentity, the gateway's rule, compares
@@ -164,6 +167,9 @@ type Reflection struct {
 	Tool    string // "" for the server's reported identity
 	Pointer string // JSON pointer inside the tool
 	Source  string // where the secret came from ("the value of header Authorization")
+	// Where, when set, says where it is outside the tools (the
+	// instructions, a prompt: escaped text).
+	Where string
 }
 
 // Cloak is a listing as another client: the clientInfo and User-Agent it
@@ -212,6 +218,8 @@ type Result struct {
 	// and the gate carry.
 	Tools    []schemadiff.ToolVerdict `json:"tools"`
 	ExitCode int                      `json:"exit_code"`
+	// Surface is the model-facing surface's comparison (nil: not asked).
+	Surface *SurfaceReport `json:"surface,omitempty"`
 }
 
 // add records a finding at the catalogue's level for rule.
@@ -331,6 +339,9 @@ func Evaluate(in Input) *Result {
 	for _, c := range in.Calls {
 		checkCall(r, c)
 	}
+	if in.Surface != nil {
+		r.Surface = surfaceRules(r, in.Surface)
+	}
 	reflected(r, in.Reflected)
 	cloaking(r, in)
 	finish(r, in)
@@ -355,7 +366,10 @@ func identity(r *Result, in Input) {
 func reflected(r *Result, refl []Reflection) {
 	for _, x := range refl {
 		where := "its reported identity (serverInfo)"
-		if x.Tool != "" {
+		switch {
+		case x.Where != "":
+			where = x.Where
+		case x.Tool != "":
 			where = "the tool definition at JSON pointer " + quoteText(x.Pointer)
 		}
 		r.add("MCP-AUTH-CREDENTIAL-REFLECTED", x.Tool, "the server reflects a credential this run sent ("+x.Source+") into "+where+"; it is redacted from every output, and such a list is never pinned", "", nil)

@@ -280,6 +280,7 @@ func TestEveryRuleFires(t *testing.T) {
 	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: d, Primary: obs(t, declared), Pinned: &pinned, Now: &now}))
 	names := namedTools("delete_file", "d\u0435lete_file")
 	collect(Evaluate(Input{Target: "stdio:x", TargetClass: ClassStdio, Declared: tools(t, names), Primary: obs(t, names)}))
+	surfaceRulesFire(t, func(in Input) { in.Declared, in.Primary = d, obs(t, declared); collect(Evaluate(in)) })
 	for _, e := range catalog.All() {
 		if e.Kind == catalog.Inconclusive {
 			continue // MCP-DRIFT-NOT-OBSERVED is the report's own state, rendered by report (see report's tests)

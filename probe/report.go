@@ -79,10 +79,13 @@ type Report struct {
 	Suppressed []SuppressedFinding `json:"suppressed"`
 	// Profile is the decision profile; Tools the decision on every
 	// declared or served tool (the same entries diff and the gateway give).
-	Profile  string                   `json:"profile"`
-	Tools    []schemadiff.ToolVerdict `json:"tools"`
-	Warnings []string                 `json:"warnings"`
-	ExitCode int                      `json:"exit_code"`
+	Profile string                   `json:"profile"`
+	Tools   []schemadiff.ToolVerdict `json:"tools"`
+	// Surface is what the server puts before the model beside its tools,
+	// compared with what the declared side pins (nil: not observed).
+	Surface  *SurfaceReport `json:"surface,omitempty"`
+	Warnings []string       `json:"warnings"`
+	ExitCode int            `json:"exit_code"`
 }
 
 // ClientIdentity is who the run said it was.

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/mcpwire"
 	"github.com/mcpdrift/mcpdrift/mcpwire/frame"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/surface"
 )
 
 // observeMethods are what observe mode forwards.
@@ -74,6 +75,10 @@ type session struct {
 	dead   chan struct{}
 
 	lmu sync.Mutex // one listing of the upstream at a time
+
+	// surf is the model-facing surface in enforce mode (surface.go),
+	// under mu.
+	surf surfaceState
 }
 
 // gatedList is the decision on the latest listing and what to serve.
@@ -210,6 +215,10 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 		return reply{}
 	case method == "tools/list" && mode == Enforce:
 		return s.serveList(ctx, m, fwd)
+	case mode == Enforce && (surfaceListKinds[method] != "" || method == "prompts/get"):
+		if r, ok := s.serveSurface(ctx, m, fwd); ok {
+			return r
+		}
 	case method == "tools/call" && mode == Enforce:
 		name, args := callTarget(m)
 		g, err := s.gated(ctx, fwd)
@@ -252,6 +261,9 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 		s.auditCall(ctx, m)
 	}
 	rep := reply{body: resp.Raw, sse: resp.sse}
+	if mode == Enforce && (method == "initialize" || method == "server/discover") {
+		rep.body = s.gateInstructions(ctx, m, resp.Message, rep.body)
+	}
 	if resp.Kind == frame.ErrorResponse && resp.status >= 400 {
 		rep.status = resp.status
 	}
@@ -418,11 +430,17 @@ func (s *session) learn(m *frame.Message, resp *frame.Message) {
 			s.serverName, s.serverVersion = implementation(si)
 		}
 		s.mu.Unlock()
+		if s.g.cfg.Mode == Enforce {
+			s.noteInstructions(resp.Result)
+		}
 	case "server/discover":
 		if s.learnServerInfo(resp.Result) {
 			s.mu.Lock()
 			s.gate = nil // decided, if at all, against what was known before
 			s.mu.Unlock()
+		}
+		if s.g.cfg.Mode == Enforce {
+			s.noteInstructions(resp.Result)
 		}
 	case "tools/list":
 		if s.g.cfg.Mode != Enforce {
@@ -465,6 +483,10 @@ func (s *session) fromServer(m *frame.Message, fwd func([]byte)) {
 		// the decision. Every answer the downstream gets comes from the
 		// exchange of its request.
 		s.logDecision("", "", "deny", []string{reasonResponseUnsolicited}, "")
+		return
+	}
+	if (m.Method == "notifications/prompts/list_changed" || m.Method == "notifications/resources/list_changed") && m.Kind == frame.Notification && s.g.cfg.Mode == Enforce {
+		s.surfaceChanged(m, fwd)
 		return
 	}
 	if m.Method == "notifications/tools/list_changed" && m.Kind == frame.Notification {
@@ -632,7 +654,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	now := s.g.cfg.Now()
 	s.mu.Lock()
 	prev := s.gate
-	name, version, legacy := s.serverName, s.serverVersion, s.legacy
+	name, version, legacy, instr := s.serverName, s.serverVersion, s.legacy, s.surf.instructions
 	s.mu.Unlock()
 	var served *decide.Served
 	switch {
@@ -645,7 +667,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	case err != nil:
 		served = &decide.Served{Completeness: manifest.Partial}
 	default:
-		served = &decide.Served{Tools: tl.Tools, Completeness: tl.Completeness,
+		served = &decide.Served{Tools: tl.Tools, Completeness: tl.Completeness, Instructions: instr,
 			Identity: manifest.Identity{Endpoint: s.g.cfg.Target, ResolvedEndpoint: s.g.cfg.TargetResolved, ServerName: name, ServerVersion: version}}
 		if s.g.cfg.OnObserved != nil && tl.Completeness == manifest.Complete {
 			s.g.cfg.OnObserved(manifest.BuildObserved(s.g.cfg.ServerID, tl, tl.Completeness, s.g.cfg.Classifier))
@@ -716,7 +738,9 @@ func (s *session) learnServerInfo(result jcs.Value) bool {
 func (s *session) identify(ctx context.Context, first jcs.Value, fwd http.Header) {
 	s.learnServerInfo(first)
 	s.mu.Lock()
-	skip := s.legacy || s.identified
+	// The instructions are known only from server/discover: asked too
+	// when the baseline pins them (surface.go).
+	skip := s.legacy || s.identified && (s.surf.instructions != nil || !surfacePinned(s.g.baseline.Load(), surface.Instructions))
 	meta := s.meta
 	s.mu.Unlock()
 	if skip {
@@ -798,44 +822,55 @@ func (s *session) recordList(l *decide.List) {
 
 // servedResult builds the tools/list result to serve: the first page's
 // members other than tools and nextCursor (ttlMs, cacheScope, _meta) as
-// the upstream sent them, then the approved tools byte for byte. A member
-// a decoder would take for tools or nextCursor ("Tools": Go's
-// encoding/json matches names without regard to case), or "__proto__",
-// is left out with them: the approved list is the only list served.
+// the upstream sent them, then the approved tools byte for byte
+// (listResult).
 func servedResult(l *decide.List, first jcs.Value) []byte {
+	served := l.ServedTools()
+	return listResult(first, "tools", len(served), func(i int) []byte { return served[i].Value.Raw() })
+}
+
+// listResult builds a list result to serve in one page: the first page's
+// members other than key and nextCursor as the upstream sent them, then
+// key with the n items item gives, byte for byte. A member a decoder
+// would take for key or nextCursor ("Tools": Go's encoding/json matches
+// names without regard to case), or "__proto__", is left out with them:
+// the approved list is the only list served.
+func listResult(first jcs.Value, key string, n int, item func(i int) []byte) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	n := 0
+	m := 0
+	keyKey := safetext.MemberKey(key)
 	if first.Valid() && first.Kind() == jcs.Object {
 		for i := range first.Len() {
 			k, v := first.Member(i)
-			if key := safetext.MemberKey(k.Str()); key == "TOOLS" || key == "NEXTCURSOR" || k.Str() == "__proto__" {
+			if mk := safetext.MemberKey(k.Str()); mk == keyKey || mk == "NEXTCURSOR" || k.Str() == "__proto__" {
 				continue
 			}
-			if n > 0 {
+			if m > 0 {
 				b.WriteByte(',')
 			}
 			b.Write(k.Raw())
 			b.WriteByte(':')
 			b.Write(v.Raw())
-			n++
+			m++
 		}
 	}
-	if n > 0 {
+	if m > 0 {
 		b.WriteByte(',')
 	}
-	b.WriteString(`"tools":[`)
-	served := l.ServedTools()
+	b.WriteByte('"')
+	b.WriteString(key)
+	b.WriteString(`":[`)
 	size := 2
-	for _, t := range served {
-		size += len(t.Value.Raw()) + 1
+	for i := range n {
+		size += len(item(i)) + 1
 	}
 	b.Grow(size) // one allocation for a 60 MB list, not a doubling series
-	for i, t := range served {
+	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.Write(t.Value.Raw())
+		b.Write(item(i))
 	}
 	b.WriteString("]}")
 	return b.Bytes()
@@ -846,59 +881,14 @@ func servedResult(l *decide.List, first jcs.Value) []byte {
 // downstream's session and with its client identity, and returns the
 // parsed list with its completeness and the first page's result.
 func (s *session) listUpstream(ctx context.Context, fwd http.Header) (*manifest.ToolList, jcs.Value, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.g.cfg.ListTimeout)
-	defer cancel()
-	s.mu.Lock()
-	legacy, meta := s.legacy, s.meta
-	s.mu.Unlock()
-	if !legacy && len(meta) == 0 {
-		meta = defaultMeta(s.g.cfg.Upstream.ClientName, s.g.cfg.Upstream.ClientVersion)
-	}
 	// Each page is parsed once, by the envelope, and its tools projected
 	// from that parse (pointers as in the transcript of the listing,
 	// /2k+1/result/tools/i): the bounds, ids and cursor chain are checked
-	// here, so reading the pages again as a transcript would only repeat
-	// the parse of every byte.
+	// by the page loop, so reading the pages again as a transcript would
+	// only repeat the parse of every byte.
 	tl := &manifest.ToolList{Form: manifest.FormPages}
 	unreadable := 0
-	var first jcs.Value
-	seen := map[string]bool{}
-	cursor, hasCursor := "", false
-	total := int64(0)
-	tools := 0
-	incomplete := ""
-	for page := 1; ; page++ {
-		if page > s.g.cfg.MaxListPages {
-			incomplete = fmt.Sprintf("more than %d pages", s.g.cfg.MaxListPages)
-			break
-		}
-		req := listRequest(page, cursor, hasCursor, legacy, meta)
-		rm, err := frame.Parse(req)
-		if err != nil {
-			return nil, jcs.Value{}, err
-		}
-		resp, err := s.up.request(ctx, req, rm, fwd, func(x *frame.Message) { s.fromServer(x, s.emitOrDrop) })
-		if err != nil {
-			return nil, jcs.Value{}, err
-		}
-		if resp.Kind != frame.Response {
-			return nil, jcs.Value{}, fmt.Errorf("the upstream answered tools/list with error %d", resp.Code)
-		}
-		total += int64(len(resp.Raw))
-		if total > s.g.cfg.MaxListBytes {
-			return nil, jcs.Value{}, fmt.Errorf("the listing exceeded %d bytes", s.g.cfg.MaxListBytes)
-		}
-		if page == 1 {
-			first = resp.Result
-		}
-		ts, ok := resp.Result.Get("tools")
-		if resp.Result.Kind() != jcs.Object || !ok || ts.Kind() != jcs.Array {
-			return nil, jcs.Value{}, fmt.Errorf("the listing could not be read: page %d has no \"tools\" array", page)
-		}
-		tools += ts.Len()
-		if tools > s.g.cfg.MaxListTools {
-			return nil, jcs.Value{}, fmt.Errorf("the listing exceeded %d tools", s.g.cfg.MaxListTools)
-		}
+	pl := &pageListing{method: "tools/list", key: "tools", entries: "tools", page: func(page int, ts jcs.Value) {
 		ptr := "/" + strconv.Itoa(2*page-1) + "/result/tools/"
 		for i := range ts.Len() {
 			v := ts.Index(i)
@@ -914,38 +904,36 @@ func (s *session) listUpstream(ctx context.Context, fwd http.Header) (*manifest.
 			tl.Tools = append(tl.Tools, t)
 		}
 		tl.Pages = page
-		nc, ok := resp.Result.Get("nextCursor")
-		if !ok || nc.Kind() == jcs.Null {
-			break
-		}
-		if nc.Kind() != jcs.String {
-			return nil, jcs.Value{}, fmt.Errorf("nextCursor is not a string")
-		}
-		if seen[nc.Str()] {
-			incomplete = "the cursors cycle"
-			break
-		}
-		seen[nc.Str()] = true
-		cursor, hasCursor = nc.Str(), true
+	}}
+	first, err := s.upstreamPages(ctx, fwd, pl)
+	if err != nil {
+		return nil, jcs.Value{}, err
+	}
+	if pl.errResp != nil {
+		return nil, jcs.Value{}, fmt.Errorf("the upstream answered tools/list with error %d", pl.errResp.Code)
 	}
 	if unreadable > 0 {
 		return nil, jcs.Value{}, fmt.Errorf("the listing has %d unreadable tools entries", unreadable)
 	}
-	if incomplete != "" {
-		return nil, jcs.Value{}, fmt.Errorf("the listing is incomplete: %s", incomplete)
+	if pl.incomplete != "" {
+		return nil, jcs.Value{}, fmt.Errorf("the listing is incomplete: %s", pl.incomplete)
 	}
 	tl.Completeness = manifest.Complete
 	tl.Reason = fmt.Sprintf("%d pages; the gateway's own listing starts without a cursor and ends without nextCursor", tl.Pages)
 	return tl, first, nil
 }
 
-// listRequest composes the gateway's own tools/list page request. Its id
-// is the gateway's (a stdio link replaces it anyway).
-func listRequest(page int, cursor string, hasCursor, legacy bool, meta []byte) []byte {
+// listRequest composes the gateway's own list page request (method: a
+// list method, tools/list or a surface's). Its id is the gateway's (a
+// stdio link replaces it anyway).
+func listRequest(method string, page int, cursor string, hasCursor, legacy bool, meta []byte) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"jsonrpc":"2.0","id":"mcpdrift-proxy-list-`)
 	b.WriteString(strconv.Itoa(page))
-	b.WriteString(`","method":"tools/list","params":{`)
+	b.WriteString(`","method":`)
+	mb, _ := json.Marshal(method)
+	b.Write(mb)
+	b.WriteString(`,"params":{`)
 	n := 0
 	if hasCursor {
 		c, _ := json.Marshal(cursor)

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -253,38 +252,13 @@ func textLines(t *textWriter, indent, label string, x *delta.Text, whole bool) {
 	wordLines(t, indent+"  ", w)
 }
 
-// wordLines writes a word diff on one line: unchanged words quoted,
-// [-deleted-] and {+inserted+} around quoted words, …N words… for an
-// elided stretch. The markers sit outside the quotes, so server text can
-// never forge one.
+// wordLines writes a word diff on one line (schemadiff.Words.Inline),
+// the marked runs in colour.
 func wordLines(t *textWriter, indent string, w schemadiff.Words) {
-	if w.WhitespaceOnly {
-		t.line("%swhitespace only (the same words; spaces or line breaks changed)", indent)
-		return
-	}
-	var parts []string
-	for _, r := range w.Runs {
-		switch r.Kind {
-		case schemadiff.WordsSame:
-			parts = append(parts, safetext.Quote(r.Text))
-		case schemadiff.WordsDeleted:
-			parts = append(parts, t.paint(ansiRed, "[-"+safetext.Quote(r.Text)+"-]"))
-		case schemadiff.WordsInserted:
-			parts = append(parts, t.paint(ansiGreen, "{+"+safetext.Quote(r.Text)+"+}"))
-		case schemadiff.WordsElided:
-			parts = append(parts, fmt.Sprintf("…%d %s…", r.Count, plural(r.Count, "word")))
+	t.line("%s%s", indent, w.Inline(func(kind, s string) string {
+		if kind == schemadiff.WordsDeleted {
+			return t.paint(ansiRed, s)
 		}
-	}
-	line := strings.Join(parts, " ")
-	if w.Approximate {
-		line += " (changed in many places: shown as one replaced stretch)"
-	}
-	t.line("%s%s", indent, line)
-}
-
-func plural(n int, s string) string {
-	if n == 1 {
-		return s
-	}
-	return s + "s"
+		return t.paint(ansiGreen, s)
+	}))
 }

@@ -43,6 +43,7 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 			t.line("  denied by: %s", e(strings.Join(r.DeniedBy, ", ")))
 		}
 		structuralTextMarked(t, r.Changes, notationTools(r))
+		surfaceText(t, r.Surface)
 		if len(r.Unverified) > 0 {
 			t.line("")
 			t.line("Identity not compared (known on one side only): %s", e(strings.Join(r.Unverified, ", ")))
@@ -90,6 +91,7 @@ func RenderDiff(w io.Writer, r *schemadiff.Report, format string, opt Options) e
 			fmt.Fprintf(&b, "\n**Inconclusive:** %s\n", strings.Join(codes, ", "))
 		}
 		structuralMarkdown(&b, r.Changes)
+		surfaceMarkdown(&b, r.Surface)
 		for _, w := range r.Warnings {
 			fmt.Fprintf(&b, "\n> %s\n", mdMsg(w))
 		}

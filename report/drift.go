@@ -107,6 +107,9 @@ func driftText(w io.Writer, r *probe.Report, opt Options) error {
 	if r.Served != nil {
 		t.line("  served:    %s in %d page(s), tools/list %s %s", tools(r.Served.ToolCount), r.Served.Pages, e(r.Served.Completeness), digestText(r.Served.ManifestDigest))
 	}
+	if line := surfaceLine(r.Surface); line != "" {
+		t.line("  surface:   %s", line)
+	}
 	ap := r.AuthPosture
 	if ap.Applicable {
 		t.line("  auth:      credentials presented %t (headers: %s), anonymous probe %s", ap.AuthorizationPresented, e(strings.Join(ap.HeaderNames, ", ")), e(ap.AnonymousProbe))

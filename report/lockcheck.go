@@ -96,6 +96,7 @@ func RenderLockCheck(w io.Writer, r *lock.CheckReport, deltas map[string][]delta
 			if len(s.AutoApprovable) > 0 {
 				put(t, "  ", "notation only, auto-approved by the profile: "+quoteNames(s.AutoApprovable))
 			}
+			lockSurfaceLines(func(prefix, line string) { put(t, prefix, line) }, s.Name, s.Surface)
 			b.WriteString(t.b.String())
 			if d := deltas[s.Name]; len(d) > 0 && !md {
 				b.WriteString("\n")

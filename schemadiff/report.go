@@ -32,6 +32,10 @@ type Side struct {
 	ToolCount      int                `json:"tool_count"`
 	Completeness   string             `json:"tools_list_complete"`
 	Identity       *manifest.Identity `json:"identity,omitempty"`
+	// Surface is the pinned model-facing surface a snapshot side holds,
+	// as the file has it (package surface reads it; nil: none). Not part
+	// of the diff of tools.
+	Surface []byte `json:"-"`
 }
 
 // Report is the result of comparing two tool lists.
@@ -55,8 +59,12 @@ type Report struct {
 	// NewListPartial when pages of the new list went unseen. It never
 	// lets the decision be allow.
 	Inconclusive []string `json:"inconclusive"`
-	Warnings     []string `json:"warnings"`
-	ExitCode     int      `json:"exit_code"`
+	// Surface is the comparison of the model-facing surfaces the two
+	// sides pin (a *surface.Result, set by the caller: this package
+	// compares tools only); nil when it was not made.
+	Surface  any      `json:"surface,omitempty"`
+	Warnings []string `json:"warnings"`
+	ExitCode int      `json:"exit_code"`
 }
 
 // ToolVerdict is the decision on one tool of either list.

@@ -1,6 +1,7 @@
 package schemadiff
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -345,4 +346,41 @@ func myersBacktrack(trace [][]int32, dEnd, n, m int) []byte {
 		script[i], script[j] = script[j], script[i]
 	}
 	return script
+}
+
+// Inline is the word diff on one line, escaped: unchanged words quoted,
+// [-deleted-] and {+inserted+} around quoted words (the markers outside
+// the quotes, so server text can never forge one), …N words… for an
+// elided stretch, and a note when the diff is approximate. paint, when
+// set, wraps each marked run (its kind, WordsDeleted or WordsInserted,
+// and the marked text): a terminal's colours.
+func (w Words) Inline(paint func(kind, s string) string) string {
+	if w.WhitespaceOnly {
+		return "whitespace only (the same words; spaces or line breaks changed)"
+	}
+	if paint == nil {
+		paint = func(_, s string) string { return s }
+	}
+	parts := make([]string, 0, len(w.Runs))
+	for _, r := range w.Runs {
+		switch r.Kind {
+		case WordsSame:
+			parts = append(parts, safetext.Quote(r.Text))
+		case WordsDeleted:
+			parts = append(parts, paint(WordsDeleted, "[-"+safetext.Quote(r.Text)+"-]"))
+		case WordsInserted:
+			parts = append(parts, paint(WordsInserted, "{+"+safetext.Quote(r.Text)+"+}"))
+		case WordsElided:
+			unit := "words"
+			if r.Count == 1 {
+				unit = "word"
+			}
+			parts = append(parts, "…"+strconv.Itoa(r.Count)+" "+unit+"…")
+		}
+	}
+	line := strings.Join(parts, " ")
+	if w.Approximate {
+		line += " (changed in many places: shown as one replaced stretch)"
+	}
+	return line
 }

@@ -47,10 +47,16 @@ const (
 	Inventory = "inventory.v1.schema.json"
 	// Scan is the summary mcpdrift scan writes with --format json.
 	Scan = "scan.v1.schema.json"
+	// Surface is the pinned model-facing surface, a member of the
+	// snapshot and of each server of the lock (docs/surface.md).
+	Surface = "surface.v1.schema.json"
+	// SurfaceObserved is the record of the surface an observation found,
+	// beside its observed record.
+	SurfaceObserved = "surface_observed.v1.schema.json"
 )
 
 // names are the shipped schemas.
-var names = []string{Observed, Declared, Policy, Snapshot, Suppressions, Config, Lock, WatchEvent, Inventory, Scan}
+var names = []string{Observed, Declared, Policy, Snapshot, Suppressions, Config, Lock, WatchEvent, Inventory, Scan, Surface, SurfaceObserved}
 
 // compiled is each schema, compiled the first time it is needed: a run
 // compiles the one or two it validates, not all of them, whose

@@ -26,7 +26,7 @@ func decode(t *testing.T, s string) any {
 
 // Each shipped schema is itself valid (compiled against its meta-schema).
 func TestSchemasCompile(t *testing.T) {
-	for _, n := range []string{schemas.Observed, schemas.Declared, schemas.Policy, schemas.Snapshot} {
+	for _, n := range []string{schemas.Observed, schemas.Declared, schemas.Policy, schemas.Snapshot, schemas.Surface, schemas.SurfaceObserved} {
 		b, err := schemas.Files().ReadFile(n)
 		if err != nil {
 			t.Fatal(err)
@@ -39,6 +39,15 @@ func TestSchemasCompile(t *testing.T) {
 		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 		if err := c.AddResource("mem:///"+n, doc); err != nil {
 			t.Fatal(err)
+		}
+		if n == schemas.Snapshot || n == schemas.SurfaceObserved {
+			// They refer to the surface's schema, as the lock to the
+			// declared baseline's.
+			sb, _ := schemas.Files().ReadFile(schemas.Surface)
+			sd, _ := jsonschema.UnmarshalJSON(bytes.NewReader(sb))
+			if err := c.AddResource("mem:///"+schemas.Surface, sd); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if _, err := c.Compile("mem:///" + n); err != nil {
 			t.Fatalf("%s: %v", n, err)

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
+	"github.com/mcpdrift/mcpdrift/surface"
 )
 
 func newDemo(e *env) *cobra.Command {
@@ -35,7 +36,9 @@ func newDemo(e *env) *cobra.Command {
 		Long: `Runs the whole pipeline on bundled example data: observe, pin, the coarse and
 granular gates with the structural diff, then (unless --no-live) a live part:
 the bundled strict mock MCP server is started on 127.0.0.1, pinned over the
-wire, rug-pulled while it runs, and drifted. Nothing leaves this machine.
+wire (its tools, instructions, prompts and resource templates), rug-pulled while
+it runs (its instructions poisoned too), drifted, and put behind the gateway,
+which withholds the poisoned instructions. Nothing leaves this machine.
 The reports go to stdout as one document (one JSON object, one SARIF log with
 two runs, or the two reports one after the other); the steps go to stderr.`,
 		Args: cobra.NoArgs,
@@ -179,7 +182,11 @@ func demoLive(e *env) (*probe.Report, []delta.Tool, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := mockserver.New(mockserver.Config{Tools: v1, PageSize: 2, ServerName: "acme-github", ServerVersion: "1.0.0"})
+	sv1, sv2, err := demoSurfaces()
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := mockserver.New(mockserver.Config{Tools: v1, PageSize: 2, ServerName: "acme-github", ServerVersion: "1.0.0", Surface: sv1})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -192,21 +199,31 @@ func demoLive(e *env) (*probe.Report, []delta.Tool, error) {
 	go hs.Serve(ln)
 	defer hs.Close()
 	url := "http://" + ln.Addr().String() + "/mcp"
-	say("6. live: the bundled strict mock serves the approved list at %s (2 tools a page, 2026-07-28)\n", url)
+	say("6. live: the bundled strict mock serves the approved list at %s (2 tools a page, 2026-07-28), with its instructions, prompts and resource templates\n", url)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cfg := mcpclient.Config{BaseURL: url, ClientName: "mcpdrift", ClientVersion: version()}
-	obs, tl, err := observeLive(ctx, cfg)
+	pcfg := cfg
+	pcfg.Surface = surfaceOptions(false)
+	obs, tl, err := observeLive(ctx, pcfg)
 	if err != nil {
 		return nil, nil, liveError(url, err)
 	}
 	o := manifest.BuildObserved("acme-github", tl, manifest.Completeness(obs.Completeness), nil)
 	say("   pinned over the wire: %d tools in %d pages, %s, manifest_digest %s\n", len(tl.Tools), obs.Pages, obs.Completeness, *o.Observed.ManifestDigest)
+	pinned, err := surface.Marshal(obs.Surface, "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	say("   and its instructions (%s), %d prompt(s) and %d resource template(s)\n", shortDigest(obs.Surface.Instructions.Digest), len(obs.Surface.Prompts.Items), len(obs.Surface.Templates.Items))
 	if err := srv.SetTools(v2); err != nil {
 		return nil, nil, err
 	}
-	say("7. the server swaps its tools while it runs (a rug pull); drift it against the approved manifest\n\n")
-	declared := schemadiff.Input{Side: schemadiff.Side{Source: "approved.tools-list.json", Form: tl.Form, Completeness: string(tl.Completeness)}, Tools: tl.Tools}
+	if err := srv.SetSurface(sv2); err != nil {
+		return nil, nil, err
+	}
+	say("7. the server swaps its tools and poisons its instructions while it runs (a rug pull); drift it against the approved manifest\n\n")
+	declared := schemadiff.Input{Side: schemadiff.Side{Source: "approved.tools-list.json", Form: tl.Form, Completeness: string(tl.Completeness), Surface: pinned}, Tools: tl.Tools}
 	declared.ManifestDigest, _ = manifest.ManifestDigestOf(tl.Tools)
 	declared.ToolCount = len(tl.Tools)
 	res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: "approved.tools-list.json", declared: declared, profile: schemadiff.ReviewProfile})
@@ -215,6 +232,9 @@ func demoLive(e *env) (*probe.Report, []delta.Tool, error) {
 	}
 	deltas, err := driftDeltas(declared.Tools, res.served, res.rep, schemadiff.ReviewProfile, nil)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := demoGateway(ctx, e, url, tl, obs.Surface); err != nil {
 		return nil, nil, err
 	}
 	return res.rep, deltas, nil

@@ -113,6 +113,7 @@ func inputOf(path string, tools *manifest.Tools, viaBaseline bool) (in schemadif
 		id := snap.Identity
 		in.Identity = &id
 		in.Tools = snap.Tools
+		in.Surface = snap.Surface
 	default:
 		tl := tools.List
 		in.Form = tl.Form
@@ -169,7 +170,10 @@ $refs, endpoint or publisher churn, and new optional parameters. Under both, a
 tool whose every change is notation (schemas that accept the same instances) is
 allowed ("notation only"), and a partial NEW list is never allowed. When both
 sides are snapshots with identities, the endpoint, publisher key, server
-name/version and a stdio server's environment are compared too.`,
+name/version and a stdio server's environment are compared too, and when they
+pin the server's instructions, prompts and resource templates (docs/surface.md),
+those too: a change needs review, changed instructions are denied under
+fail-closed.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !contains(report.DiffFormats(), format) {
@@ -192,6 +196,9 @@ name/version and a stdio server's environment are compared too.`,
 				return err
 			}
 			r := schemadiff.Compare(old, nw, prof, schemadiff.ToolOptions{Classifier: c})
+			if err := diffSurface(r, old, nw, prof); err != nil {
+				return err
+			}
 			var buf bytes.Buffer
 			if format == "html" {
 				err = writeHTML(&buf, "mcpdrift diff", report.DiffSection(r, delta.Build(old.Tools, nw.Tools, r.Changes, r.Tools)))

@@ -29,6 +29,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
+	"github.com/mcpdrift/mcpdrift/surface"
 	"github.com/mcpdrift/mcpdrift/telemetry"
 )
 
@@ -428,6 +429,8 @@ type driftRun struct {
 	// spans, when the run is traced, record each connection's spans for
 	// the findings' trace_id and span_id (telemetry.go); nil otherwise.
 	spans *driftSpans
+	// pinned is the surface the declared side pins (surface.go).
+	pinned pinnedOnce
 }
 
 // result of a live drift: the report, and the observed record built from
@@ -438,6 +441,8 @@ type driftResult struct {
 	// served is the primary listing's tools (nil when none was read): the
 	// HTML report reads the readable deltas from them (driftDeltas).
 	served []manifest.Tool
+	// surface is the record of the surface observed (--surface-out).
+	surface *surface.Evidence
 }
 
 // knownClients are the identities --cloak-check lists as. They are the
@@ -489,7 +494,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	others := startOthers(ctx, cfg, d)
 	defer others.stop()
 
-	obs, tl, warning, err := others.primary(ctx, cfg, listFull)
+	obs, tl, warning, err := others.primary(ctx, d.withSurface(cfg), listFull)
 	if d.declaredRead != nil {
 		// Whatever the listing found, a declared side that cannot be read
 		// is the run's error (exit 2).
@@ -511,6 +516,9 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		in.Primary = probeObservation(obs, tl)
 		in.Calls = callChecks(obs, d.declared.Tools)
 		in.Reflected = reflections(e, tl, obs)
+		if in.Surface, err = d.surfaceCheck(e, obs); err != nil {
+			return nil, err
+		}
 		for i := range rep.CallPlan {
 			rep.CallPlan[i].Sent = d.execute
 		}
@@ -570,8 +578,10 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 		res.observed = func() *manifest.Observed {
 			return manifest.BuildObserved(id, tl, manifest.Completeness(obs.Completeness), nil)
 		}
+		res.surface = surfaceEvidence(id, obs.Surface)
 	} else {
 		res.observed = func() *manifest.Observed { return manifest.NotObserved(id) }
+		res.surface = surfaceEvidence(id, nil)
 	}
 	if others.anon != nil && in.Refused == nil && in.Primary != nil {
 		in.Anonymous = anonymousProbe(others.anon, in.Primary)
@@ -601,7 +611,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	}
 	pr := probe.Evaluate(in)
 	rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = pr.AuthPosture, pr.Compared, pr.Findings, pr.Notes, pr.ExitCode
-	rep.Suppressed, rep.Tools = pr.Suppressed, pr.Tools
+	rep.Suppressed, rep.Tools, rep.Surface = pr.Suppressed, pr.Tools, pr.Surface
 	rep.Warnings = append(rep.Warnings, pr.Warnings...)
 	switch {
 	case rep.NotObserved != "":
@@ -622,6 +632,7 @@ func newDrift(e *env) *cobra.Command {
 	var (
 		live                               liveFlags
 		format, out, observedOut, serverID string
+		surfaceOut                         string
 		color                              string
 		skipAuth, skipSecond, cloakCheck   bool
 		cloakAs                            string
@@ -817,6 +828,9 @@ then says so).`,
 					return err
 				}
 			}
+			if err := emitEvidence(e, surfaceOut, res.surface); err != nil {
+				return err
+			}
 			if err := e.emit(out, buf.Bytes()); err != nil {
 				return err
 			}
@@ -835,6 +849,7 @@ then says so).`,
 	f.StringVar(&format, "format", "text", "json|text|sarif|markdown|html")
 	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
 	f.StringVar(&observedOut, "observed-out", "", "also write the observed record (assay.mcp_manifest_observed.v0) built from the wire (not_observed when the server could not be observed)")
+	f.StringVar(&surfaceOut, "surface-out", "", "also write the record of the instructions, prompts and resource templates observed ("+surface.EvidenceSchemaID+": states and digests, never a value), which extends --observed-out's")
 	f.StringVar(&serverID, "server-id", "", "server id for --observed-out (default: the server's reported name, or the target)")
 	f.StringVar(&color, "color", "auto", "auto|always|never")
 	f.BoolVar(&skipAuth, "skip-auth-probe", false, "do not send the credential-stripped tools/list")

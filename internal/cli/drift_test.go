@@ -270,11 +270,11 @@ func TestDriftStdio(t *testing.T) {
 func init() {
 	// The stdio mock child: served when the environment asks for it.
 	if os.Getenv("MCPDRIFT_TEST_STDIO_MOCK") == "1" {
-		tools, err := mockserver.LoadToolsFile(os.Getenv("MCPDRIFT_TEST_STDIO_MANIFEST"))
+		tools, sf, err := mockserver.LoadManifestFile(os.Getenv("MCPDRIFT_TEST_STDIO_MANIFEST"))
 		if err != nil {
 			os.Exit(5)
 		}
-		s := mockserver.MustNew(mockserver.Config{Tools: tools})
+		s := mockserver.MustNew(mockserver.Config{Tools: tools, Surface: sf})
 		s.ServeStdio(context.Background(), os.Stdin, os.Stdout)
 		os.Exit(0)
 	}

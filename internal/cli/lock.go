@@ -16,6 +16,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/delta"
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/telemetry"
@@ -88,7 +89,7 @@ func newLockAdd(e *env) *cobra.Command {
 		publisherKey      string
 		rules             string
 		fromInventory     string
-		all               bool
+		all, pinResources bool
 		live              liveFlags
 		appr              approvalFlags
 	)
@@ -97,7 +98,9 @@ func newLockAdd(e *env) *cobra.Command {
 		Short: "Observe a server and pin it in the lock under NAME (every tool approved as served)",
 		Long: `Observes the server once (read-only: initialize or server/discover, then tools/list)
 and pins it in the lock: how to reach it, its identity tuple, the Assay declared baseline, the raw
-tool definitions, the profile, and an approval of every tool (by --by, else git config user.email).
+tool definitions, the profile, and an approval of every tool (by --by, else git config user.email),
+with what it puts before the model beside its tools (its instructions, prompts and resource
+templates, and the resources it lists with --pin-resources: docs/surface.md), each approved too.
 
 A header is stored only as a placeholder, --header 'Authorization=Bearer ${env:TOKEN}', expanded
 from the environment on every observation; a literal value is sent this once and never stored. A
@@ -190,7 +193,7 @@ A listing that is not complete is refused (exit 3), as is a server already in th
 				}
 				obsLive.headers = append(obsLive.headers, name+"="+value)
 			}
-			o, err := observeTyped(e, &obsLive, argv, name, publisherKey, c)
+			o, err := observeTyped(e, &obsLive, argv, name, publisherKey, c, surfaceOptions(pinResources))
 			if err != nil {
 				return err
 			}
@@ -210,6 +213,9 @@ A listing that is not complete is refused (exit 3), as is a server already in th
 					return usageErr("%s", safetext.Inert(err.Error()))
 				}
 			}
+			if err := pinLockSurface(e, s, o, a); err != nil {
+				return err
+			}
 			if err := lf.lock.Add(s); err != nil {
 				return usageErr("%s", safetext.Inert(err.Error()))
 			}
@@ -228,17 +234,19 @@ A listing that is not complete is refused (exit 3), as is a server already in th
 	f.StringVar(&rules, "rules", "", "YAML privilege rules (default: the built-in table)")
 	f.StringVar(&fromInventory, "from-inventory", "", "add the servers named (or --all) of this inventory (mcpdrift discover --format json), each read again from its configuration file; a stdio one only with --allow-config-commands")
 	f.BoolVar(&all, "all", false, "with --from-inventory: every server of the inventory")
+	f.BoolVar(&pinResources, "pin-resources", false, "pin what resources/list lists too (the instructions, prompts and resource templates are always pinned; many servers list data that changes all the time)")
 	f.StringVar(&publisherKey, "publisher-key", "", "the publisher key (fingerprint) configured for this server, pinned in its identity")
 	appr.register(cmd)
 	return cmd
 }
 
 // observeTyped observes with what lock add was given on its command line.
-func observeTyped(e *env, l *liveFlags, argv []string, name, publisherKey string, c *classify.Classifier) (*observation, error) {
+func observeTyped(e *env, l *liveFlags, argv []string, name, publisherKey string, c *classify.Classifier, surf *mcpclient.SurfaceOptions) (*observation, error) {
 	cfg, err := l.config(e, argv)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Surface = surf
 	o, reflected, err := observeConfig(e.context(), e, cfg, l.timeout, name, publisherKey, c)
 	if err != nil {
 		return nil, err
@@ -387,7 +395,7 @@ func checkServer(ctx context.Context, e *env, base *liveFlags, s *lock.Server, o
 // was not observed, its listing reflected a credential, or the check
 // failed). lock check keeps no listing past its server's check.
 func checkServerListing(ctx context.Context, e *env, base *liveFlags, s *lock.Server, opt lock.CheckOptions, tr mcptrace.Tracer) (checked, *observation) {
-	o, err := observeSource(ctx, e, base, s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, opt.Classifier, tr)
+	o, err := observeSource(ctx, e, base, s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, opt.Classifier, tr, surfaceOptionsFor(s.Surface))
 	target := ""
 	if o != nil {
 		target = o.target

@@ -181,6 +181,7 @@ func addFromInventory(e *env, lf *lockFile, invPath string, names []string, all,
 			fail(s.Name, errMessage(err))
 			continue
 		}
+		cfg.Surface = surfaceOptions(false)
 		o, reflected, err := observeConfig(e.context(), e, cfg, base.timeout, s.Name, "", c)
 		if err != nil {
 			failCode(s.Name, errMessage(err), exitCodeOf(err))
@@ -202,6 +203,9 @@ func addFromInventory(e *env, lf *lockFile, invPath string, names []string, all,
 		srv, err := lock.NewServer(s.Name, source, profile, o.served.Identity, o.obs.ClientCapabilities, o.tools.Tools, c, a)
 		if err == nil && len(autoApprove) > 0 {
 			err = srv.SetProfile(profile, autoApprove, a)
+		}
+		if err == nil {
+			err = pinLockSurface(e, srv, o, a)
 		}
 		if err == nil {
 			err = lf.lock.Add(srv)

@@ -188,7 +188,7 @@ type observation struct {
 // approval reads: the observed record under the lock's server name and
 // the identity the listing established (the publisher key is the
 // configured one: a listing cannot establish it).
-func observeSource(ctx context.Context, e *env, base *liveFlags, name string, src lock.Source, clientCaps []byte, publisherKey string, c *classify.Classifier, tr mcptrace.Tracer) (*observation, error) {
+func observeSource(ctx context.Context, e *env, base *liveFlags, name string, src lock.Source, clientCaps []byte, publisherKey string, c *classify.Classifier, tr mcptrace.Tracer, surf *mcpclient.SurfaceOptions) (*observation, error) {
 	l, argv, err := liveFor(e, base, src)
 	if err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func observeSource(ctx context.Context, e *env, base *liveFlags, name string, sr
 	if clientCaps != nil {
 		cfg.ClientCapabilities = clientCaps
 	}
-	cfg.Tracer = tr
+	cfg.Tracer, cfg.Surface = tr, surf
 	o, reflected, err := observeConfig(ctx, e, cfg, l.timeout, name, publisherKey, c)
 	if err != nil {
 		return o, err
@@ -233,8 +233,8 @@ func observeConfig(ctx context.Context, e *env, cfg mcpclient.Config, timeout ti
 		id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
 	}
 	o := &observation{target: target, obs: obs, tools: tl}
-	o.served = &lock.Served{Observed: manifest.BuildObserved(name, tl, manifest.Completeness(obs.Completeness), c), Tools: tl.Tools, Identity: id}
-	return o, len(reflections(e, tl, obs)), nil
+	o.served = &lock.Served{Observed: manifest.BuildObserved(name, tl, manifest.Completeness(obs.Completeness), c), Tools: tl.Tools, Identity: id, Surface: obs.Surface}
+	return o, len(reflections(e, tl, obs)) + len(surfaceReflections(e, obs.Surface)), nil
 }
 
 // complete refuses a listing that cannot be approved: a tool that was

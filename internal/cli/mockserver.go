@@ -34,14 +34,17 @@ func newMockServer(e *env) *cobra.Command {
 		Short: "Run the strict mock MCP server (both eras, pagination, auth, live tool swaps) for tests and demos",
 		Long: `Serves the tools of --manifest (any form observe reads; the tool bytes are served
 exactly) as a strict MCP server: it refuses requests a conformant client would not
-send, with the status and JSON-RPC error the specification gives.
+send, with the status and JSON-RPC error the specification gives. A manifest that
+is a tools/list result may also hold "instructions", "prompts", "resourceTemplates"
+and "resources": they are served too (the prompts and resources capabilities
+advertised for what is there), byte for byte.
 
 Over HTTP the endpoint is /mcp; the URL is printed on stderr. --legacy-sse also
 serves the deprecated HTTP+SSE transport (2024-11-05) at /sse: GET for the stream,
 POST to the endpoint its first event names. --listen must be a
 loopback address unless --allow-non-loopback. --admin adds POST /admin/tools on
 the same listener (loopback callers only): POST a manifest to swap the served
-tools live. SIGHUP reloads --manifest (a rug pull, live). --stdio serves
+tools and the rest live. SIGHUP reloads --manifest (a rug pull, live). --stdio serves
 newline-delimited JSON-RPC on stdin/stdout instead.
 
 Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
@@ -98,7 +101,7 @@ Runs until SIGINT/SIGTERM (or, with --stdio, the end of stdin); exit 0.`,
 				if err != nil {
 					return err
 				}
-				if cfg.Tools, err = mockserver.LoadTools(src); err != nil {
+				if cfg.Tools, cfg.Surface, err = mockserver.LoadManifest(src); err != nil {
 					return inputErr(manifestPath, err)
 				}
 			}

@@ -156,7 +156,7 @@ func rank(c manifest.Completeness) int {
 func newPin(e *env) *cobra.Command {
 	var (
 		observed, input, serverID, rules, out, snapshot string
-		allowEmpty, noSnapshot                          bool
+		allowEmpty, noSnapshot, pinResources            bool
 		maxInput                                        int64
 		id                                              identityFlags
 		live                                            liveFlags
@@ -172,7 +172,10 @@ server's reported name and version and the endpoint are kept in the snapshot.
 --input, --url and --stdio keep the raw tool definitions in a snapshot beside
 the baseline (declared.json → declared.snapshot.json) so that later checks can
 say how tools changed; --no-snapshot turns that off, --snapshot FILE chooses the
-path.
+path. A live pin also keeps in the snapshot what the server puts before the
+model beside its tools (docs/surface.md): its instructions, prompts and resource
+templates, and with --pin-resources the resources it lists; a part that is
+partial, lists a name twice or reflects a credential is refused.
 Pin refuses an observation that is partial (a capped or cyclic page chain
 included), of unknown completeness, ambiguous, empty (unless --allow-empty) or
 not observed, and says why.`,
@@ -251,7 +254,7 @@ not observed, and says why.`,
 					if err != nil {
 						return err
 					}
-					cfg.Tracer = tr.tracer()
+					cfg.Tracer, cfg.Surface = tr.tracer(), surfaceOptions(pinResources)
 					_, target := e.targetOf(cfg)
 					source = target
 					ctx, cancel := context.WithTimeout(ctx, live.timeout)
@@ -268,6 +271,9 @@ not observed, and says why.`,
 					// Part of what was pinned: the tools a server lists can
 					// depend on the client capabilities declared.
 					snapOpt.ClientCapabilities = obs.ClientCapabilities
+					if snapOpt.Surface, err = pinSurface(e, target, obs.Surface); err != nil {
+						return err
+					}
 					if obs.CapReached {
 						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the listing was capped at %d pages, so it is partial (raise --max-list-pages)", safetext.Quote(target), live.maxPages)}
 					}
@@ -348,6 +354,7 @@ not observed, and says why.`,
 	f.StringVar(&snapshot, "snapshot", "", "write the snapshot to FILE (default: beside -o, NAME.snapshot.json)")
 	f.BoolVar(&noSnapshot, "no-snapshot", false, "do not keep the raw tool definitions")
 	f.BoolVar(&allowEmpty, "allow-empty", false, "pin a server that serves no tools")
+	f.BoolVar(&pinResources, "pin-resources", false, "with --url or --stdio, pin what resources/list lists too (instructions, prompts and resource templates are always pinned; many servers list data that changes all the time)")
 	f.Int64Var(&maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
 	id.register(f)
 	return cmd

@@ -365,6 +365,9 @@ func loadBaseline(e *env, path, sid string, sf *suppressionFlags) (*decide.Basel
 	} else {
 		b = decide.NewDeclaredBaseline(id, snap.Identity, d, &manifest.Definitions{Tools: snap.Tools, From: "the snapshot", ServerID: snap.ServerID})
 	}
+	if b.Surface, err = pinnedSurface(path, snap.Surface); err != nil {
+		return nil, "", err
+	}
 	return b, id, e.acknowledgeNames(b, []string{id, snap.Identity.Endpoint}, sf)
 }
 

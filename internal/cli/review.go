@@ -58,7 +58,7 @@ func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*
 	if err != nil {
 		return nil, err
 	}
-	o, err := observeSource(e.context(), e, obs.live(), s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, c, nil)
+	o, err := observeSource(e.context(), e, obs.live(), s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, c, nil, surfaceOptionsFor(s.Surface))
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +125,10 @@ func newApprove(e *env) *cobra.Command {
 		reviewedDenied bool
 		obs            observeFlags
 		appr           approvalFlags
+		sf             surfaceApproveFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "approve NAME (TOOL... | --all) [--identity] [--note TEXT] [--by WHO] [--i-reviewed-the-denied-change]",
+		Use:   "approve NAME (TOOL... | --all) [--instructions] [--prompt P]... [--template URI]... [--resource URI]... [--identity] [--note TEXT] [--by WHO] [--i-reviewed-the-denied-change]",
 		Short: "Approve the served version of exactly the named tools of a server into the lock (the CI form of review)",
 		Long: `Observes the server, and writes into the lock the version it serves now of exactly the tools
 named (or of every changed tool with --all): a changed tool's new definition, an added tool, or the
@@ -135,8 +136,10 @@ removal of a tool it no longer serves. Each approval records who (--by, else git
 when and the note. A change the server's profile denies (for example schema drift under a stable
 description, under fail-closed) also needs --i-reviewed-the-denied-change. Notation-only changes the
 profile auto-approves are approved too, recorded as auto-approved. --identity accepts the identity
-tuple the server has now (endpoint, name, version, env). Nothing is written unless every named tool
-can be approved.`,
+tuple the server has now (endpoint, name, version, env). --instructions, --prompt, --template and
+--resource approve what the server puts before the model beside its tools, one at a time
+(docs/surface.md); --all approves every changed item of it too. Nothing is written unless every
+named tool and item can be approved.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 {
 				return usageErr("approve takes the server's NAME, then the tools to approve (or --all)")
@@ -145,8 +148,10 @@ can be approved.`,
 			switch {
 			case all && len(tools) > 0:
 				return usageErr("give tools or --all, not both")
-			case !all && len(tools) == 0 && !identity:
-				return usageErr("name the tools to approve, or give --all (every changed tool) or --identity")
+			case all && !sf.empty():
+				return usageErr("--all approves the changed surface too: give it without --instructions, --prompt, --template or --resource")
+			case !all && len(tools) == 0 && !identity && sf.empty():
+				return usageErr("name the tools to approve, or give --all (every changed tool), --identity, --instructions, --prompt, --template or --resource")
 			}
 			a, err := appr.approval(e)
 			if err != nil {
@@ -182,13 +187,22 @@ can be approved.`,
 				fmt.Fprintf(e.stderr, "mcpdrift: not approved: %s\n", r)
 			}
 			tools = slices.DeleteFunc(tools, func(t string) bool { _, byRefs := refOnly(st.s, st.decisions[t]); return byRefs })
+			srefs := sf.refs(all, st)
+			if !reviewedDenied {
+				denied = append(denied, surfaceDenied(st, srefs)...)
+			}
 			if len(denied) > 0 {
 				return usageErr("the %s profile denies the change of %s: read it (mcpdrift review %s) and approve with --i-reviewed-the-denied-change (nothing was approved)", st.s.Profile, strings.Join(denied, ", "), safetext.QuoteASCII(name))
+			}
+			m, err := st.applySurface(e, srefs, a)
+			if err != nil {
+				return err
 			}
 			n, err := st.apply(e, tools, identity, a)
 			if err != nil {
 				return err
 			}
+			n += m
 			if n == 0 {
 				fmt.Fprintf(e.stderr, "mcpdrift: nothing to approve: the lock already holds what %s serves for those tools\n", safetext.Quote(name))
 				return nil
@@ -207,6 +221,7 @@ can be approved.`,
 	f.BoolVar(&all, "all", false, "approve every changed, added or removed tool")
 	f.BoolVar(&identity, "identity", false, "accept the server's identity tuple as it is now")
 	f.BoolVar(&reviewedDenied, "i-reviewed-the-denied-change", false, "approve a change the profile denies (explicit re-consent)")
+	sf.register(f)
 	appr.register(cmd)
 	return cmd
 }
@@ -248,7 +263,11 @@ On a terminal it asks for each tool, the way git add -p does: y approve, n skip,
 approved so far is written), ? help. A change the profile denies asks once more. Only what was
 approved is written, with the notation-only changes the profile auto-approves. Off a terminal it
 prints the changes and writes nothing (exit 1 when a tool needs review, else 0); --interactive reads
-the answers from stdin anyway. --history lists the server's approvals, auto-approvals included.`,
+the answers from stdin anyway. --history lists the server's approvals, auto-approvals included.
+
+What the server puts before the model beside its tools (its instructions, prompts, resource
+templates: docs/surface.md) is shown after the tools, each changed item with its word diffs, and
+asked for the same way.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("review takes one NAME")
@@ -282,6 +301,9 @@ the answers from stdin anyway. --history lists the server's approvals, auto-appr
 			}
 			var buf bytes.Buffer
 			fmt.Fprintf(&buf, "%s (%s), profile %s: %d tool(s) to review", safetext.QuoteASCII(st.s.Name), safetext.Quote(st.o.target), st.s.Profile, len(st.res.Pending))
+			if st.res.Surface != nil && len(st.res.Surface.Pending) > 0 {
+				fmt.Fprintf(&buf, ", and %d item(s) of the surface (instructions, prompts, resource templates)", len(st.res.Surface.Pending))
+			}
 			if len(st.res.AutoApprovable) > 0 {
 				fmt.Fprintf(&buf, ", %d notation-only auto-approved by the profile", len(st.res.AutoApprovable))
 			}
@@ -296,15 +318,20 @@ the answers from stdin anyway. --history lists the server's approvals, auto-appr
 						return err
 					}
 				}
-				if len(st.res.Pending) > 0 {
-					fmt.Fprintf(&buf, "\napprove with: mcpdrift approve %s TOOL... (or run review on a terminal)\n", safetext.QuoteASCII(st.s.Name))
+				surfaceReview(&buf, st, ropt)
+				if len(st.res.Pending) > 0 || st.res.Surface != nil && len(st.res.Surface.Pending) > 0 {
+					fmt.Fprintf(&buf, "\napprove with: mcpdrift approve %s TOOL... (--instructions, --prompt P, --template URI for the surface; or run review on a terminal)\n", safetext.QuoteASCII(st.s.Name))
 					e.code = ExitFindings
 				}
 				return e.emit("", buf.Bytes())
 			}
 			// Interactive: what is printed goes out as it is asked.
 			e.stdout.Write(buf.Bytes())
-			approved, err := askEach(e, st, ropt)
+			approved, srefs, err := askEach(e, st, ropt)
+			if err != nil {
+				return err
+			}
+			m, err := st.applySurface(e, srefs, a)
 			if err != nil {
 				return err
 			}
@@ -312,6 +339,7 @@ the answers from stdin anyway. --history lists the server's approvals, auto-appr
 			if err != nil {
 				return err
 			}
+			n += m
 			fmt.Fprintf(e.stdout, "approved %d, skipped %d\n", len(approved), len(st.res.Pending)-len(approved))
 			if n == 0 {
 				return nil
@@ -336,9 +364,9 @@ q - quit; the changes approved so far are written
 ? - this help
 `
 
-// askEach shows each pending tool's delta and asks; it returns the tools
-// approved.
-func askEach(e *env, st *reviewState, ropt report.Options) ([]string, error) {
+// askEach shows each pending tool's delta and asks, then each changed
+// item of the surface; it returns the tools and the items approved.
+func askEach(e *env, st *reviewState, ropt report.Options) ([]string, []lock.SurfaceRef, error) {
 	in := bufio.NewReader(io.LimitReader(e.stdin, 1<<20))
 	var approved []string
 	byName := map[string]delta.Tool{}
@@ -355,7 +383,7 @@ func askEach(e *env, st *reviewState, ropt report.Options) ([]string, error) {
 		var db bytes.Buffer
 		if d, ok := byName[name]; ok {
 			if err := report.RenderDelta(&db, []delta.Tool{d}, ropt); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		} else {
 			fmt.Fprintf(&db, "%s: %s\n", safetext.QuoteASCII(name), st.decisions[name].Reason)
@@ -368,7 +396,7 @@ func askEach(e *env, st *reviewState, ropt report.Options) ([]string, error) {
 			ans, err := readAnswer(in)
 			if err != nil {
 				fmt.Fprintln(e.stdout)
-				return approved, nil // end of input: quit, keeping what was approved
+				return approved, nil, nil // end of input: quit, keeping what was approved
 			}
 			switch ans {
 			case "y", "yes":
@@ -384,13 +412,14 @@ func askEach(e *env, st *reviewState, ropt report.Options) ([]string, error) {
 			case "n", "no":
 				break ask
 			case "q", "quit":
-				return approved, nil
+				return approved, nil, nil
 			default:
 				io.WriteString(e.stdout, reviewHelp)
 			}
 		}
 	}
-	return approved, nil
+	srefs, _ := askSurface(e, st, in, ropt)
+	return approved, srefs, nil
 }
 
 func readAnswer(in *bufio.Reader) (string, error) {
@@ -407,7 +436,10 @@ func historyText(s *lock.Server) []byte {
 	fmt.Fprintf(&b, "history of %s (%d events)\n", safetext.QuoteASCII(s.Name), len(s.History))
 	for _, ev := range s.History {
 		fmt.Fprintf(&b, "%s  %-17s", safetext.Escape(ev.At), safetext.Escape(ev.Action))
-		if ev.Tool != "" {
+		switch {
+		case ev.Kind != "":
+			fmt.Fprintf(&b, " %s", lock.SurfaceRef{Kind: ev.Kind, Key: ev.Tool}.Label())
+		case ev.Tool != "":
 			fmt.Fprintf(&b, " %s", safetext.QuoteASCII(ev.Tool))
 		}
 		switch {

@@ -1,0 +1,136 @@
+package catalog
+
+// FamilySurface: what a server puts before the model beside its tools —
+// the instructions of its initialize result, its prompts, its resource
+// templates and the resources it lists (package surface, docs/surface.md).
+const FamilySurface = "model-surface"
+
+// surfaceEntries are the codes of the model-facing surface: drift, diff,
+// lock check, review and approve give the findings; the gateway gives
+// the decisions.
+var surfaceEntries = []Entry{
+	{Code: "MCP-SURFACE-INSTRUCTIONS-CHANGED", Family: FamilySurface, Kind: Finding, Severity: High,
+		Title:       "The server's instructions changed",
+		Explanation: "The instructions string of the initialize (or server/discover) result is not the one pinned: changed, added where none was pinned, or gone. Clients place it in the model's context before any tool description, so a rewritten instructions string is the same attack as a poisoned tool description, earlier. The finding carries the word diff. The gateway serves the approved instructions in its place (or none), and under fail-closed withholds the server.",
+		Remedy:      "Read the new text for instructions aimed at the agent; approve it (`mcpdrift approve NAME --instructions`, or pin again) only if it is legitimate.",
+		FailClosed:  "a server that rewrites what the model is told first is not trusted with the rest: the gateway withholds it",
+		Source:      own},
+	{Code: "MCP-SURFACE-INSTRUCTIONS-OVERSIZE", Family: FamilySurface, Kind: Finding, Severity: High,
+		Title:       "The server's instructions are larger than an observation keeps",
+		Explanation: "The instructions value is larger than the bound (256 KiB of the JSON value as sent). Its digest covers every byte, so a change is still seen, but the text is not kept: it cannot be shown, pinned or served in place of another. Nothing is cut silently. A context-sized instructions string is itself suspect: it can crowd out everything else the model reads.",
+		Remedy:      "Ask the server's owner why its instructions are this large; the gateway will not serve them.",
+		Source:      own},
+	{Code: "MCP-SURFACE-PROMPT-ADDED", Family: FamilySurface, Kind: Finding, Severity: Medium,
+		Title:       "A prompt is served that was not pinned",
+		Explanation: "prompts/list serves a prompt the baseline does not hold (or the baseline pinned no prompts: the server did not advertise them then). Its description is model-facing text nobody approved. The gateway hides it and refuses prompts/get of it.",
+		Remedy:      "Review the prompt's description and arguments, then approve it (`mcpdrift approve NAME --prompt P`) if it is wanted.",
+		Source:      own},
+	{Code: "MCP-SURFACE-PROMPT-REMOVED", Family: FamilySurface, Kind: Finding, Severity: Medium,
+		Title:       "A pinned prompt is no longer served",
+		Explanation: "The baseline holds a prompt that prompts/list no longer serves (on a complete listing), or the server no longer advertises prompts at all.",
+		Remedy:      "Approve the removal (`mcpdrift approve NAME --prompt P`) if it was intended.",
+		Source:      own},
+	{Code: "MCP-SURFACE-PROMPT-DESCRIPTION", Family: FamilySurface, Kind: Finding, Severity: Medium,
+		Title:       "A prompt's description or title changed",
+		Explanation: "The served prompt's description or title is not the pinned one. Prompts are model-facing text (a client may put the prompt's messages and its description before the model), so a rewritten description is a poisoning surface. The finding carries the word diff. The gateway hides the prompt and refuses prompts/get of it.",
+		Remedy:      "Read the served text for instructions aimed at the agent; approve it only if it is legitimate.",
+		Source:      own},
+	{Code: "MCP-SURFACE-PROMPT-ARGUMENTS", Family: FamilySurface, Kind: Finding, Severity: Medium,
+		Title:       "A prompt's arguments changed",
+		Explanation: "An argument of the served prompt was added, removed, or changed its name, description, title or required flag. The finding says which, by name (escaped).",
+		Remedy:      "Review the arguments; approve the prompt only if the change is legitimate.",
+		Source:      own},
+	{Code: "MCP-SURFACE-TEMPLATE-ADDED", Family: FamilySurface, Kind: Finding, Severity: Medium,
+		Title:       "A resource template is served that was not pinned",
+		Explanation: "resources/templates/list serves a template the baseline does not hold. Its description and URI template tell the model what it may read. The gateway does not serve it.",
+		Remedy:      "Review the template, then approve it (`mcpdrift approve NAME --template URI`).",
+		Source:      own},
+	{Code: "MCP-SURFACE-TEMPLATE-REMOVED", Family: FamilySurface, Kind: Finding, Severity: Low,
+		Title:       "A pinned resource template is no longer served",
+		Explanation: "The baseline holds a resource template the server no longer serves (on a complete listing).",
+		Remedy:      "Approve the removal if it was intended.",
+		Source:      own},
+	{Code: "MCP-SURFACE-TEMPLATE-CHANGED", Family: FamilySurface, Kind: Finding, Severity: Medium,
+		Title:       "A resource template changed",
+		Explanation: "The served template's name, title, description or mimeType is not the pinned one (it is identified by its uriTemplate). The finding names the members and word-diffs the texts. The gateway does not serve it.",
+		Remedy:      "Review the change; approve the template only if it is legitimate.",
+		Source:      own},
+	{Code: "MCP-SURFACE-RESOURCE-ADDED", Family: FamilySurface, Kind: Finding, Severity: Low,
+		Title:       "A resource is listed that was not pinned",
+		Explanation: "Only with resources pinned (--pin-resources): resources/list lists a resource the baseline does not hold. Many servers list data that changes all the time, which is why resources are pinned only on request.",
+		Remedy:      "Approve it (`mcpdrift approve NAME --resource URI`), or stop pinning resources for this server.",
+		Source:      own},
+	{Code: "MCP-SURFACE-RESOURCE-REMOVED", Family: FamilySurface, Kind: Finding, Severity: Low,
+		Title:       "A pinned resource is no longer listed",
+		Explanation: "Only with resources pinned: the baseline holds a resource resources/list no longer lists (on a complete listing).",
+		Remedy:      "Approve the removal if it was intended.",
+		Source:      own},
+	{Code: "MCP-SURFACE-RESOURCE-CHANGED", Family: FamilySurface, Kind: Finding, Severity: Medium,
+		Title:       "A pinned resource's listing changed",
+		Explanation: "Only with resources pinned: a listed resource's name, title, description or mimeType is not the pinned one (it is identified by its uri; its size and contents are never part of the digest).",
+		Remedy:      "Review the change; approve it only if it is legitimate.",
+		Source:      own},
+	{Code: "MCP-SURFACE-AMBIGUOUS", Family: FamilySurface, Kind: Finding, Severity: High,
+		Title:       "A prompt, template or resource is listed twice",
+		Explanation: "The same prompt name (template uriTemplate, resource uri) is served more than once, so which one a client gets is undefined: a second copy can shadow a reviewed one. The list has no digest, is never clean and cannot be pinned; the gateway serves neither copy.",
+		Remedy:      "Treat the server as suspect; names must be unique.",
+		Source:      own},
+	{Code: "MCP-SURFACE-ENTRY-UNREADABLE", Family: FamilySurface, Kind: Finding, Severity: Medium,
+		Title:       "A listing holds an entry that is not a prompt, template or resource",
+		Explanation: "An entry of prompts/list, resources/templates/list or resources/list is not an object with a string name (uriTemplate, uri). It cannot be pinned or compared; the list cannot be pinned.",
+		Remedy:      "Fix the server.",
+		Source:      own},
+	{Code: "MCP-SURFACE-NOT-OBSERVED", Family: FamilySurface, Kind: Finding, Severity: Medium,
+		Title:       "A pinned part of the surface could not be observed",
+		Explanation: "The baseline pins the instructions, prompts, resource templates or resources, and this run could not read them whole: the listing failed or was bounded (pages, bytes, entries), the server's capabilities were unknown, or the instructions could not be read. What was not seen is never reported clean.",
+		Remedy:      "Find out why the listing failed (the message says) and run again.",
+		Source:      own},
+
+	// Gateway decisions on the surface.
+	{Code: "surface_unchanged", Family: FamilyGateway, Kind: Decision, Title: "Served: the prompt, template or resource is unchanged",
+		Explanation: "The served item's digest is the pinned one: the gateway serves it, as it was approved (the pinned bytes).", Remedy: "None.", Source: own},
+	{Code: "surface_not_in_baseline", Family: FamilyGateway, Kind: Decision, Title: "Hidden: the prompt, template or resource is not in the baseline",
+		Explanation: "The upstream serves an item the baseline does not hold: nobody approved it, so the gateway does not list it (and refuses prompts/get of a prompt).", Remedy: "Review the item, then approve it if it is wanted.", Source: own},
+	{Code: "surface_changed", Family: FamilyGateway, Kind: Decision, Title: "Hidden: the prompt, template or resource changed",
+		Explanation: "The served item's digest is not the pinned one: the gateway does not list it until the change is approved (and refuses prompts/get of a prompt).", Remedy: "Review the change (mcpdrift drift, review), then approve it.", Source: own},
+	{Code: "surface_ambiguous", Family: FamilyGateway, Kind: Decision, Title: "Hidden: the item is listed twice, or clients would read it otherwise",
+		Explanation: "The upstream lists the same prompt name (uriTemplate, uri) twice, or the item holds members a case-insensitive decoder reads otherwise than the gateway: no copy is served.", Remedy: "Fix the server.", Source: own},
+	{Code: "surface_list_incomplete", Family: FamilyGateway, Kind: Decision, Title: "Refused: the upstream's prompts or templates could not be listed completely",
+		Explanation: "The gateway's own listing of prompts/list (resources/templates/list, resources/list) failed or was bounded: fail closed, the downstream's listing is answered -32603 and prompts/get is refused.", Remedy: "Fix the upstream's pagination or raise the bound.", Source: own},
+	{Code: "surface_not_pinned", Family: FamilyGateway, Kind: Decision, Title: "Passed through: the baseline pins no surface",
+		Explanation: "The baseline was pinned before mcpdrift pinned instructions, prompts and templates (or the kind was not requested: resources without --pin-resources): the gateway passes that kind through as the upstream sends it, and logs it, once per session.", Remedy: "Pin again (or approve) so the surface is pinned and enforced.", Source: own},
+	{Code: "prompt_get_hidden", Family: FamilyGateway, Kind: Decision, Title: "Refused: the prompt is hidden",
+		Explanation: "A prompts/get named a prompt the upstream serves but the gateway hides (added, changed, listed twice). Answered -32602 (\"Unknown prompt\"), never forwarded: the same contract as a hidden tool.", Remedy: "Review and approve the prompt's current version if it is wanted.", Source: own},
+	{Code: "prompt_get_unknown", Family: FamilyGateway, Kind: Decision, Title: "Refused: no served prompt has that name",
+		Explanation: "A prompts/get named a prompt the gateway does not serve. Names match exactly. Answered -32602, never forwarded.", Remedy: "None: the agent asked for what it was not offered.", Source: own},
+	{Code: "instructions_unchanged", Family: FamilyGateway, Kind: Decision, Title: "Served: the instructions are the approved ones",
+		Explanation: "The instructions of the upstream's initialize (server/discover) result are the pinned ones: the result is forwarded as it came.", Remedy: "None.", Source: own},
+	{Code: "instructions_replaced", Family: FamilyGateway, Kind: Decision, Title: "Rewritten: the approved instructions are served in place of the upstream's",
+		Explanation: "The upstream's instructions are not the pinned ones: the gateway serves the approved instructions in their place, every other byte of the result as it came, and logs the decision with both digests. It changes those bytes because a client places the instructions in the model's context at once, before anything else can be gated: forwarding them unreviewed is what the gateway exists to prevent.", Remedy: "Review the new instructions (mcpdrift drift), then approve them (`mcpdrift approve NAME --instructions`).", Source: own},
+	{Code: "instructions_removed", Family: FamilyGateway, Kind: Decision, Title: "Rewritten: the upstream's instructions are left out",
+		Explanation: "The upstream sends instructions and none were approved (the baseline pins their absence, or they are too large to pin): the gateway serves the result without its instructions member and logs the decision.", Remedy: "Review the instructions, then approve them if they are wanted.", Source: own},
+	{Code: "server_instructions_changed", Family: FamilyGateway, Kind: Decision, Title: "Withheld: the instructions changed (fail-closed)",
+		Explanation: "Under the fail-closed profile a server whose instructions are not the approved ones is withheld whole: its instructions are replaced as under review, and no tool is served and every call refused until the change is approved. A server that rewrites what the model is told first is not trusted with the rest.", Remedy: "Review the new instructions, then approve them.", Source: own},
+}
+
+// surfaceOWASP maps the surface codes to the risk they are evidence of:
+// text that reaches the model's context unreviewed is prompt injection
+// through contextual payloads (MCP06); an item that appears or is listed
+// twice is poisoning (MCP03).
+var surfaceOWASP = map[string]string{
+	"MCP-SURFACE-INSTRUCTIONS-CHANGED":  "MCP06",
+	"MCP-SURFACE-INSTRUCTIONS-OVERSIZE": "MCP10",
+	"MCP-SURFACE-PROMPT-ADDED":          "MCP03",
+	"MCP-SURFACE-PROMPT-DESCRIPTION":    "MCP06",
+	"MCP-SURFACE-PROMPT-ARGUMENTS":      "MCP06",
+	"MCP-SURFACE-TEMPLATE-ADDED":        "MCP03",
+	"MCP-SURFACE-TEMPLATE-CHANGED":      "MCP06",
+	"MCP-SURFACE-RESOURCE-CHANGED":      "MCP10",
+	"MCP-SURFACE-AMBIGUOUS":             "MCP03",
+}
+
+func init() {
+	for code, id := range surfaceOWASP {
+		owaspMCP[code] = id
+	}
+}
