@@ -2,6 +2,7 @@ package decide
 
 import (
 	"bytes"
+	"strconv"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -64,11 +65,34 @@ type SurfaceList struct {
 }
 
 // surfaceMembers are the members of each kind's object clients read by
-// name (ambiguousObject).
+// name (ambiguousItem).
 var surfaceMembers = map[surface.Kind]map[string]string{
 	surface.Prompt:   memberKeys("name", "title", "description", "arguments", "icons", "_meta"),
 	surface.Template: memberKeys("uriTemplate", "name", "title", "description", "mimeType", "annotations", "icons", "_meta"),
 	surface.Resource: memberKeys("uri", "name", "title", "description", "mimeType", "annotations", "size", "icons", "_meta"),
+}
+
+// argumentMembers are the members of a prompt argument clients read by
+// name.
+var argumentMembers = memberKeys("name", "title", "description", "required", "_meta")
+
+// ambiguousItem is ambiguousObject of an item of kind k, and of each of a
+// prompt's argument objects: an argument's "Description" beside its
+// "description" is outside the projection as much as the prompt's own.
+func ambiguousItem(k surface.Kind, v jcs.Value) string {
+	if msg := ambiguousObject(v, surfaceMembers[k]); msg != "" || k != surface.Prompt {
+		return msg
+	}
+	args, ok := v.Get("arguments")
+	if !ok || args.Kind() != jcs.Array {
+		return ""
+	}
+	for i := range args.Len() {
+		if msg := ambiguousObject(args.Index(i), argumentMembers); msg != "" {
+			return "its argument " + strconv.Itoa(i) + ": " + msg
+		}
+	}
+	return ""
 }
 
 // DecideSurfaceList decides each item of a served list against the
@@ -114,7 +138,7 @@ func DecideSurfaceList(b *Baseline, served *surface.List) *SurfaceList {
 		case old.Digest != it.Digest:
 			d.Reason = ReasonSurfaceChanged
 		default:
-			if msg := ambiguousObject(old.Value, surfaceMembers[k]); msg != "" {
+			if msg := ambiguousItem(k, old.Value); msg != "" {
 				d.Reason, d.Note = ReasonSurfaceAmbiguous, it.Label()+" is not served: "+msg
 				break
 			}
