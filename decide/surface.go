@@ -205,14 +205,9 @@ func (d InstructionsDecision) Changed() bool {
 // DecideInstructions decides the instructions a result carries (present
 // false: it has none) against the baseline's surface. Instructions not
 // pinned as observed count as none approved.
+// Ambiguous instructions (surface.ReadInstr) cannot be taken for the
+// approved ones whatever their digest.
 func DecideInstructions(b *Baseline, served surface.Instr, prof *schemadiff.DecisionProfile) InstructionsDecision {
-	return decideInstructions(b, served, prof, false)
-}
-
-// decideInstructions is DecideInstructions; unusable: the served
-// instructions cannot be taken for the approved ones whatever their
-// digest.
-func decideInstructions(b *Baseline, served surface.Instr, prof *schemadiff.DecisionProfile, unusable bool) InstructionsDecision {
 	d := InstructionsDecision{Served: served.Digest}
 	if b.Surface == nil {
 		d.Reason = ReasonSurfaceNotPinned
@@ -224,7 +219,7 @@ func decideInstructions(b *Baseline, served surface.Instr, prof *schemadiff.Deci
 		d.Pinned = p.Digest
 	}
 	switch {
-	case !unusable && (approved && served.Present && served.Digest == p.Digest || !approved && !served.Present):
+	case !served.Ambiguous && (approved && served.Present && served.Digest == p.Digest || !approved && !served.Present):
 		d.Reason = ReasonInstructionsUnchanged
 		return d
 	case approved:
@@ -288,13 +283,6 @@ func DecideResultInstructions(b *Baseline, result jcs.Value, prof *schemadiff.De
 	if result.Kind() != jcs.Object {
 		return surface.Instr{State: surface.NotObserved, Reason: "the result is not an object"}, InstructionsDecision{Reason: ReasonSurfaceNotPinned}
 	}
-	iv, present := result.Get("instructions")
-	in := surface.NewInstr(iv, present, 0)
-	want := safetext.MemberKey("instructions")
-	variant := false
-	for i := range result.Len() {
-		k, _ := result.Member(i)
-		variant = variant || k.Str() != "instructions" && safetext.MemberKey(k.Str()) == want
-	}
-	return in, decideInstructions(b, in, prof, variant)
+	in := surface.ReadInstr(result, 0)
+	return in, DecideInstructions(b, in, prof)
 }

@@ -52,8 +52,7 @@ func (r *run) observeSurface(ctx context.Context) {
 	}
 	s := surface.New(surface.NotObserved, "")
 	r.obs.Surface = s
-	iv, present := h.Get("instructions")
-	s.Instructions = surface.NewInstr(iv, present, opt.MaxInstructionsBytes)
+	s.Instructions = surface.ReadInstr(h, opt.MaxInstructionsBytes)
 	caps, ok := h.Get("capabilities")
 	if !ok || caps.Kind() != jcs.Object {
 		for _, k := range surface.ListKinds {

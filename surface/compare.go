@@ -105,6 +105,9 @@ func compareInstr(r *Result, p, n *Instr) {
 		}
 		return
 	}
+	if n.Ambiguous {
+		r.add(Change{Code: CodeAmbiguous, Kind: Instructions, To: n.Digest, Members: []string{"instructions"}, Message: instrAmbiguous})
+	}
 	if n.Oversize {
 		r.add(Change{Code: CodeInstructionsOversize, Kind: Instructions, To: n.Digest,
 			Message: fmt.Sprintf("the server's instructions are %d bytes, more than the %d an observation keeps: digested whole, not kept, never cut", n.Size, DefaultMaxInstructionsBytes)})
@@ -136,6 +139,10 @@ func compareInstr(r *Result, p, n *Instr) {
 		r.add(c)
 	}
 }
+
+// instrAmbiguous says why ambiguous instructions are never clean.
+const instrAmbiguous = "the server's result holds a member that decoders which ignore case take for \"instructions\" (\"Instructions\"): " +
+	"a client may read other instructions than the ones compared, so they are never clean and cannot be pinned"
 
 // notPinnedState says why a kind holds nothing pinned ("" when it was
 // observed).

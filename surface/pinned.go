@@ -41,6 +41,9 @@ func Pinnable(s *Surface) error {
 	if s.Instructions.State == Observed && s.Instructions.Oversize {
 		return fmt.Errorf("the instructions are %d bytes, more than the %d an observation keeps: they are reported, never cut, and cannot be pinned", s.Instructions.Size, DefaultMaxInstructionsBytes)
 	}
+	if s.Instructions.State == Observed && s.Instructions.Ambiguous {
+		return errors.New(instrAmbiguous)
+	}
 	for _, k := range ListKinds {
 		l := s.List(k)
 		if l.State != Observed {

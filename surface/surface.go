@@ -57,6 +57,28 @@ type Instr struct {
 	// Oversize: Size is beyond the bound the observer was given; Value is
 	// not kept (no text to show or pin), Digest covers every byte.
 	Oversize bool
+	// Ambiguous: the result holds, beside or instead of "instructions", a
+	// member a case-insensitive decoder takes for it ("Instructions": Go's
+	// encoding/json reads the last match), so what a client reads may not
+	// be Value. Never clean, never pinned.
+	Ambiguous bool
+}
+
+// ReadInstr reads the instructions of an initialize or server/discover
+// result (an object): NewInstr of its "instructions" member, Ambiguous
+// when another member has its safetext.MemberKey.
+func ReadInstr(result jcs.Value, max int) Instr {
+	iv, present := result.Get("instructions")
+	in := NewInstr(iv, present, max)
+	want := safetext.MemberKey("instructions")
+	for i := range result.Len() {
+		k, _ := result.Member(i)
+		if name := k.Str(); name != "instructions" && safetext.MemberKey(name) == want {
+			in.Ambiguous = true
+			break
+		}
+	}
+	return in
 }
 
 // NewInstr reads the instructions member of a result (present false:
