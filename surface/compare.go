@@ -178,9 +178,14 @@ func compareList(r *Result, p, n *List) {
 		}
 		return
 	case n.State == NotObserved:
-		if p.State == Observed {
+		switch p.State {
+		case Observed:
 			r.add(Change{Code: CodeNotObserved, Kind: k, Message: fmt.Sprintf("the %s were pinned, and could not be observed now: %s", k.Plural(), safetext.Inert(n.Reason))})
-		} else {
+		case NotAdvertised:
+			// Pinned as none offered; now they may be offered, and were
+			// not seen.
+			r.add(Change{Code: CodeNotObserved, Kind: k, Message: fmt.Sprintf("the server did not advertise %s when pinned, and now they could not be observed: %s", k.Plural(), safetext.Inert(n.Reason))})
+		default:
 			r.Notes = append(r.Notes, fmt.Sprintf("%s: not observed (%s)", k.Plural(), safetext.Inert(n.Reason)))
 		}
 		return

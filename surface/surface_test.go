@@ -196,7 +196,9 @@ func TestCompareNeverCleanUnseen(t *testing.T) {
 	pinned := observed(t, `"x"`, `{"name":"a"}`)
 	now := New(NotObserved, "prompts/list failed: boom")
 	r := Compare(pinned, now)
-	if len(r.Changes) != 2 || r.Changes[0].Code != CodeNotObserved || r.Changes[1].Code != CodeNotObserved {
+	// The instructions and prompts pinned, templates and resources pinned
+	// as not advertised: none of them is seen now.
+	if got := codesOf(r); !slices.Equal(got, []string{CodeNotObserved, CodeNotObserved, CodeNotObserved, CodeNotObserved}) {
 		t.Fatalf("pinned and not observed: %+v", r.Changes)
 	}
 	// Not pinned (not advertised then), served now: every prompt is new.
@@ -315,5 +317,25 @@ func TestInstructionsCaseVariant(t *testing.T) {
 	now := observed(t, "")
 	if now.Instructions = ReadInstr(parse(t, `{"instructions":"Be brief.","serverInfo":{"instructions":"x"}}`), 0); now.Instructions.Ambiguous || len(Compare(pinned, now).Changes) != 0 {
 		t.Fatalf("plain instructions: %+v", now.Instructions)
+	}
+}
+
+// TestCompareNotAdvertisedThenUnseen: prompts pinned as not advertised
+// ("the server offers none") that the server now advertises but that
+// cannot be listed (the listing fails, or is refused to this client) are
+// not seen: a finding, never a note beside a clean result. The server
+// can serve them to every other client.
+func TestCompareNotAdvertisedThenUnseen(t *testing.T) {
+	pinned := observed(t, "")
+	pinned.Prompts = List{Kind: Prompt, State: NotAdvertised}
+	now := observed(t, "")
+	now.Prompts = List{Kind: Prompt, State: NotObserved, Reason: "prompts/list failed: -32603 internal error"}
+	if got := codesOf(Compare(pinned, now)); !slices.Equal(got, []string{CodeNotObserved}) {
+		t.Fatalf("pinned not advertised, now advertised and not listed: %v", got)
+	}
+	// Not observed then and now: nothing was ever claimed, a note.
+	pinned.Prompts = List{Kind: Prompt, State: NotObserved, Reason: "unknown capabilities"}
+	if r := Compare(pinned, now); len(r.Changes) != 0 || len(r.Notes) == 0 {
+		t.Fatalf("not observed then and now: %+v", r)
 	}
 }
