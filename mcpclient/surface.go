@@ -64,15 +64,30 @@ func (r *run) observeSurface(ctx context.Context) {
 	for _, k := range surface.ListKinds {
 		l := s.List(k)
 		l.Reason = ""
-		switch c, ok := caps.Get(k.Capability()); {
+		switch {
 		case k == surface.Resource && !opt.resources():
 			l.State = surface.NotRequested
-		case !ok || c.Kind() == jcs.Null:
+		case !advertises(caps, k.Capability()):
 			l.State = surface.NotAdvertised
 		default:
 			r.listSurface(ctx, l)
 		}
 	}
+}
+
+// advertises reports whether capabilities advertise name: a member not
+// null under it, or under a name decoders that ignore case take for it
+// ("Prompts": Go's encoding/json sets mcp-go's capability from it, and
+// the client lists the kind).
+func advertises(caps jcs.Value, name string) bool {
+	want := safetext.MemberKey(name)
+	for i := range caps.Len() {
+		k, v := caps.Member(i)
+		if v.Kind() != jcs.Null && safetext.MemberKey(k.Str()) == want {
+			return true
+		}
+	}
+	return false
 }
 
 // handshakeMethod names the result the run read its capabilities from.
