@@ -113,14 +113,18 @@ func (s *session) serveSurface(ctx context.Context, m *frame.Message, fwd http.H
 
 // promptGet decides a prompts/get: refused -32602 ("Unknown prompt",
 // the contract of a hidden tool) unless the gated list serves the prompt
-// by its exact name.
+// by its exact name, a string.
 func (s *session) promptGet(ctx context.Context, m *frame.Message, g *surfaceGate, err error, withheld bool) (reply, bool) {
-	name := ""
+	name, named := "", false
 	if n, ok := m.Param("name"); ok && n.Kind() == jcs.String {
-		name = n.Str()
+		name, named = n.Str(), true
 	}
 	reason := ""
 	switch {
+	case !named:
+		// Not a name the list was decided on (a JavaScript server
+		// indexing by ["hidden"] reads "hidden").
+		reason = decide.ReasonPromptUnknown
 	case err != nil || g.errResp != nil:
 		reason = decide.ReasonSurfaceIncomplete
 	case withheld:

@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/mockserver"
 	"github.com/mcpdrift/mcpdrift/proxy"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 	"github.com/mcpdrift/mcpdrift/surface"
@@ -99,5 +101,31 @@ func TestInstructionsVariantFailClosed(t *testing.T) {
 	}
 	if !withheld {
 		t.Fatal("the decision log does not say the server was withheld for its instructions")
+	}
+}
+
+// TestPromptGetNameNotString: a prompts/get whose name is not a string
+// names no prompt the gateway decided on — a JavaScript server that
+// indexes its prompts by it reads ["hidden"] as "hidden" — so it is
+// refused before the upstream, even when a prompt named "" is approved.
+func TestPromptGetNameNotString(t *testing.T) {
+	sf := &mockserver.Surface{Prompts: raws(`{"name":""}`, `{"name":"hidden"}`)}
+	mock, up := upstreamMock(t, mockserver.Config{Surface: sf}, exampleV1)
+	b := baselineOf(t, exampleV1, manifest.Identity{Endpoint: up})
+	b.Surface = pinSurface(t, &mockserver.Surface{Instructions: json.RawMessage(`"x"`), Prompts: raws(`{"name":""}`)})
+	b.Surface.Instructions = surface.NewInstr(jcs.Value{}, false, 0)
+	_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Enforce, Target: up, Baseline: b})
+	c := newLegacyClient(t, url)
+	before := mock.LogTotal()
+	for i, name := range []string{`["hidden"]`, `{"toString":"hidden"}`, `7`, `null`} {
+		_, body, _, _ := c.post(`{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"prompts/get","params":{"name":`+name+`}}`, nil)
+		if !strings.Contains(body, `"code":-32602`) || !strings.Contains(body, decide.ReasonPromptUnknown) {
+			t.Errorf("name %s: %s", name, body)
+		}
+	}
+	for _, en := range mock.Log()[before:] {
+		if en.Method == "prompts/get" {
+			t.Errorf("the upstream saw a prompts/get without a string name: %+v", en)
+		}
 	}
 }
