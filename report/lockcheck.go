@@ -30,7 +30,7 @@ func RenderLockCheck(w io.Writer, r *lock.CheckReport, deltas map[string][]delta
 			if s.Gate == nil {
 				continue
 			}
-			run := gateSARIFRun(s.Gate, opt)
+			run := gateSARIFRunWith(s.Gate, s.Surface, opt)
 			if s.Status == lock.StatusNotObserved {
 				run.Invocations[0].ExecutionSuccessful = false
 				run.Invocations[0].ToolExecutionNotifications = []sarifNotification{{Level: "error", Message: sarifMessage{Text: sarifMsg(s.Error)}}}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/catalog"
 	"github.com/mcpdrift/mcpdrift/gate"
+	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -466,7 +467,11 @@ func renderSARIF(w io.Writer, r *gate.Report, opt Options) error {
 	return writeSARIFLog(w, gateSARIFRun(r, opt))
 }
 
-func gateSARIFRun(r *gate.Report, opt Options) sarifRun {
+func gateSARIFRun(r *gate.Report, opt Options) sarifRun { return gateSARIFRunWith(r, nil, opt) }
+
+// gateSARIFRunWith is gateSARIFRun with the results of a lock check's
+// surface comparison (sr; nil: none) beside the gate's.
+func gateSARIFRunWith(r *gate.Report, sr *lock.SurfaceResult, opt Options) sarifRun {
 	s := newSARIFBuilder(r, opt)
 	for _, f := range r.Findings {
 		s.finding(f)
@@ -478,6 +483,7 @@ func gateSARIFRun(r *gate.Report, opt Options) sarifRun {
 	for _, c := range r.StructuralChanges {
 		s.change(c)
 	}
+	s.surfaceResults(sr)
 	done := map[string]bool{}
 	s.codes(r.Inconclusive, string(catalog.Inconclusive), "warning", done)
 	s.codes(r.Warnings, string(catalog.Warning), "note", done)

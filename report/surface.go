@@ -131,3 +131,39 @@ func SurfaceChangeText(c surface.Change, opt Options) []byte {
 	}
 	return []byte(t.b.String())
 }
+
+// surfaceResults adds a result for each change of a server's surface
+// (lock check): the change's code and catalogued severity, its item and
+// message; a suppressed change is marked accepted.
+func (s *sarifBuilder) surfaceResults(sr *lock.SurfaceResult) {
+	if sr == nil {
+		return
+	}
+	add := func(c surface.Change) {
+		id, idx := s.ruleIndex(c.Code)
+		label := "the instructions"
+		if c.Kind != surface.Instructions {
+			label = c.Kind.Noun()
+			if c.Key != "" {
+				label = surface.Label(c.Kind, c.Key)
+			}
+		}
+		sev := string(catalog.Get(c.Code).Severity)
+		s.results = append(s.results, sarifResult{
+			RuleID: id, RuleIndex: idx, Level: severityLevel(sev),
+			Message:   sarifMessage{Text: titleFor(c.Code) + ": " + sarifMsg(label) + ", server " + sarifQuote(s.r.ServerID) + ": " + sarifMsg(c.Message)},
+			Locations: s.location(""),
+			PartialFingerprints: map[string]string{
+				fingerprintKey: fingerprint(s.r.ServerID, string(c.Kind)+"/"+c.Key, c.Code, "", c.To),
+			},
+			Properties: sarifResultProps{Kind: string(catalog.Finding), Severity: sarifEscape(sev)},
+		})
+	}
+	for _, c := range sr.Changes {
+		add(c)
+	}
+	for _, c := range sr.Suppressed {
+		add(c)
+		s.results[len(s.results)-1].Suppressions = []sarifSuppression{{Kind: "external", Status: "accepted", Justification: "accepted by the suppression file"}}
+	}
+}
