@@ -44,7 +44,7 @@ func BenchmarkDrift10kTools100Pages(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var out strings.Builder
-		code := Main([]string{"drift", manifestPath, "--base-url", ts.URL + "/mcp", "--format", "json", "--max-list-pages", "100"}, strings.NewReader(""), &out, io.Discard)
+		code := Main([]string{"drift", manifestPath, "--url", ts.URL + "/mcp", "--format", "json", "--max-list-pages", "100"}, strings.NewReader(""), &out, io.Discard)
 		if code != 0 {
 			b.Fatalf("exit %d", code)
 		}

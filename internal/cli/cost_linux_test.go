@@ -287,7 +287,7 @@ func (c *costCase) pass(tb testing.TB) map[string]runCost {
 	out["gate"] = measure(tb, "gate", "--observed", p("observed.json"), "--declared", p("in.json"), "--format", "json", "-o", p("gate.json"))
 	out["diff"] = measureExit(tb, 1, "diff", p("in.snapshot.json"), c.changed, "--format", "json", "-o", p("diff.json"))
 	out["pin --url"] = measure(tb, append([]string{"pin", "--url", c.url, "--server-id", "big", "-o", p("url.json")}, c.extra...)...)
-	out["drift"] = measure(tb, append([]string{"drift", p("url.json"), "--base-url", c.url, "--format", "json", "-o", p("drift.json")}, c.extra...)...)
+	out["drift"] = measure(tb, append([]string{"drift", p("url.json"), "--url", c.url, "--format", "json", "-o", p("drift.json")}, c.extra...)...)
 	return out
 }
 

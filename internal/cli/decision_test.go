@@ -69,7 +69,7 @@ func TestOneDecisionEverywhere(t *testing.T) {
 				_, out, _ = run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snapshotPathFor(decl), "--observed-snapshot", osnap, "--decision-profile", profile)
 				gate := decisionsOf(t, "gate", out)
 				_, url := mock(t, mockserver.Config{}, newPath)
-				_, out, stderr = run(t, "", "drift", oldPath, "--base-url", url, "--profile", profile, "--format", "json", "--skip-second-connection")
+				_, out, stderr = run(t, "", "drift", oldPath, "--url", url, "--profile", profile, "--format", "json", "--skip-second-connection")
 				drift := decisionsOf(t, "drift "+stderr, out)
 				logf := filepath.Join(t.TempDir(), "log.ndjson")
 				purl, _, stop := runProxy(t, "--mode", "audit", "--declared", decl, "--upstream-url", url, "--listen", "127.0.0.1:0", "--decision-log", logf, "--profile", profile)

@@ -73,7 +73,7 @@ func TestDriftDeclaredReadOnce(t *testing.T) {
 			}
 			change, once = changing, sync.Once{}
 			out := filepath.Join(dir, "report."+format)
-			code, _, stderr := run(t, "", "drift", decl, "--base-url", ts.URL, "--format", format, "--color", "never", "-o", out)
+			code, _, stderr := run(t, "", "drift", decl, "--url", ts.URL, "--format", format, "--color", "never", "-o", out)
 			if code != 1 {
 				t.Fatalf("%s (changed while listed: %v): exit %d, want 1: %s", format, changing, code, stderr)
 			}
@@ -134,7 +134,7 @@ func TestDriftDeclaredErrorsAsBefore(t *testing.T) {
 				t.Fatalf("%s: loadTools accepted it", what)
 			}
 			out := filepath.Join(dir, "r.json")
-			code, _, stderr := run(t, "", "drift", manifestArg, "--base-url", url, "--format", "json", "-o", out)
+			code, _, stderr := run(t, "", "drift", manifestArg, "--url", url, "--format", "json", "-o", out)
 			if code != 2 || !strings.Contains(stderr, lerr.Error()) {
 				t.Errorf("%s (%s): drift exit %d: %q\nwant the message: %v", what, filepath.Base(manifestArg), code, stderr, lerr)
 			}

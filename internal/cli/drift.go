@@ -258,7 +258,7 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 			cfg.Transport = l.fileType
 		}
 	default:
-		return cfg, usageErr("give a URL (--base-url, --url, --upstream-url) or a command to run (--stdio, --upstream-stdio -- CMD ARGS...)")
+		return cfg, usageErr("give a URL (--url; the gateway: --upstream-url) or a command to run (--stdio; the gateway: --upstream-stdio -- CMD ARGS...)")
 	}
 	if len(fileHeaders) > 0 {
 		cfg.Headers = fileHeaders.Clone()
@@ -644,7 +644,7 @@ func newDrift(e *env) *cobra.Command {
 	)
 	reports := &extraReports{}
 	cmd := &cobra.Command{
-		Use:   "drift MANIFEST (--base-url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--cloak-check] [--format json|text|sarif|markdown|html] [--observed-out FILE]",
+		Use:   "drift MANIFEST (--url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--cloak-check] [--format json|text|sarif|markdown|html] [--observed-out FILE]",
 		Short: "Compare a declared manifest with what a running server serves: drift, conformance, authentication posture",
 		Long: `MANIFEST is a saved tools/list in any form observe reads, a snapshot, or a
 declared baseline (its snapshot beside it is used).
@@ -843,7 +843,8 @@ then says so).`,
 			return nil
 		},
 	}
-	live.register(cmd, "base-url")
+	live.register(cmd, "url")
+	deprecatedAlias(cmd, "base-url", "url")
 	otlp = registerOTLP(cmd)
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "text", "json|text|sarif|markdown|html")

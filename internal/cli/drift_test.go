@@ -103,7 +103,7 @@ func drift(t *testing.T, args ...string) (int, driftJSON, string) {
 
 func TestDriftAgainstMock(t *testing.T) {
 	s, url := mock(t, mockserver.Config{PageSize: 2}, exampleV1)
-	code, d, stderr := drift(t, exampleV1, "--base-url", url)
+	code, d, stderr := drift(t, exampleV1, "--url", url)
 	if code != 0 || d.ExitCode != 0 {
 		t.Fatalf("clean run: exit %d %v %s", code, d.rules(), stderr)
 	}
@@ -125,7 +125,7 @@ func TestDriftAgainstMock(t *testing.T) {
 		t.Fatal(err)
 	}
 	obsOut := filepath.Join(t.TempDir(), "observed.json")
-	code, d, _ = drift(t, exampleV1, "--base-url", url, "--observed-out", obsOut, "--server-id", "acme-github")
+	code, d, _ = drift(t, exampleV1, "--url", url, "--observed-out", obsOut, "--server-id", "acme-github")
 	want := []string{"MCP-AUTH-ANONYMOUS-LIST", "MCP-DRIFT-ANNOTATION create_or_update_file", "MCP-DRIFT-DESCRIPTION search_issues",
 		"MCP-DRIFT-ESCALATION add_deploy_key", "MCP-DRIFT-SCHEMA-COMPATIBLE add_deploy_key", "MCP-DRIFT-TOOL-MISSING list_branches", "MCP-DRIFT-TOOL-UNDECLARED run_workflow_command"}
 	if got := d.rules(); code != 1 || !slices.Equal(got, want) {
@@ -144,21 +144,21 @@ func TestDriftRules(t *testing.T) {
 	v1tools, _ := mockserver.LoadToolsFile(exampleV1)
 	t.Run("per-connection tool set", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{ConnectionTools: map[int][]json.RawMessage{2: v1tools[:2]}}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--base-url", url)
+		code, d, _ := drift(t, exampleV1, "--url", url)
 		if code != 1 || !slices.Contains(d.rules(), "MCP-CONF-TOOLSET-VARIES") {
 			t.Errorf("exit %d %v", code, d.rules())
 		}
 	})
 	t.Run("legacy server", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{Era: mockserver.LegacyOnly, Response: mockserver.SSEResponses}, exampleV1)
-		code, d, stderr := drift(t, exampleV1, "--base-url", url)
+		code, d, stderr := drift(t, exampleV1, "--url", url)
 		if code != 0 || !slices.Contains(d.rules(), "MCP-DRIFT-LEGACY-SERVER") || d.Protocol.Revision != "unknown" {
 			t.Errorf("exit %d %v %+v %s", code, d.rules(), d.Protocol, stderr)
 		}
 	})
 	t.Run("refused revision", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{Era: mockserver.ModernOnly, SupportedVersions: []string{"2027-01-01"}}, exampleV1)
-		code, d, stderr := drift(t, exampleV1, "--base-url", url)
+		code, d, stderr := drift(t, exampleV1, "--url", url)
 		// No shared revision: no tool list, nothing compared: exit 3 (issue 9).
 		if code != 3 || !slices.Equal(d.rules(), []string{"MCP-DRIFT-PROTOCOL-UNSUPPORTED"}) || d.Served != nil {
 			t.Errorf("exit %d %v %s", code, d.rules(), stderr)
@@ -166,7 +166,7 @@ func TestDriftRules(t *testing.T) {
 	})
 	t.Run("page cap", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{PageSize: 1}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--base-url", url, "--max-list-pages", "2")
+		code, d, _ := drift(t, exampleV1, "--url", url, "--max-list-pages", "2")
 		got := d.rules()
 		if code != 1 || !slices.Contains(got, "MCP-DRIFT-PAGINATION-CAPPED") || slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "MCP-DRIFT-TOOL-MISSING") }) {
 			t.Errorf("exit %d %v", code, got)
@@ -174,7 +174,7 @@ func TestDriftRules(t *testing.T) {
 	})
 	t.Run("cursor cycle and missing cache fields", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{PageSize: 2, CursorCycle: true, OmitCacheFields: true}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--base-url", url, "--skip-second-connection")
+		code, d, _ := drift(t, exampleV1, "--url", url, "--skip-second-connection")
 		got := d.rules()
 		if code != 1 || !slices.Contains(got, "MCP-CONF-CURSOR-CYCLE") || !slices.Contains(got, "MCP-CONF-LIST-CACHE-FIELDS") {
 			t.Errorf("exit %d %v", code, got)
@@ -182,7 +182,7 @@ func TestDriftRules(t *testing.T) {
 	})
 	t.Run("credentials enforced, no challenge", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{RequireAuth: "s3cret", NoChallenge: true}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--base-url", url, "--header", "Authorization=Bearer s3cret")
+		code, d, _ := drift(t, exampleV1, "--url", url, "--header", "Authorization=Bearer s3cret")
 		got := d.rules()
 		if code != 1 || !slices.Contains(got, "MCP-AUTH-ENFORCED") || !slices.Contains(got, "MCP-AUTH-NO-CHALLENGE") || d.AuthPosture.AnonymousProbe != "refused" {
 			t.Errorf("exit %d %v %+v", code, got, d.AuthPosture)
@@ -190,21 +190,21 @@ func TestDriftRules(t *testing.T) {
 		if !slices.Equal(d.AuthPosture.HeaderNames, []string{"Authorization"}) {
 			t.Errorf("header names %v", d.AuthPosture.HeaderNames)
 		}
-		_, out, _ := run(t, "", "drift", exampleV1, "--base-url", url, "--header", "Authorization=Bearer s3cret", "--format", "json")
+		_, out, _ := run(t, "", "drift", exampleV1, "--url", url, "--header", "Authorization=Bearer s3cret", "--format", "json")
 		if strings.Contains(out, "s3cret") {
 			t.Error("a header value reached the report")
 		}
 	})
 	t.Run("anonymous tool set behind credentials", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{RequireAuth: "s3cret", AnonymousTools: v1tools[:1]}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--base-url", url, "--header", "Authorization=Bearer s3cret")
+		code, d, _ := drift(t, exampleV1, "--url", url, "--header", "Authorization=Bearer s3cret")
 		if code != 0 || !slices.Contains(d.rules(), "MCP-AUTH-ANONYMOUS-LIST") || d.AuthPosture.AnonymousProbe != "listed" {
 			t.Errorf("exit %d %v", code, d.rules())
 		}
 	})
 	t.Run("no credentials, refused", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{RequireAuth: "s3cret"}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--base-url", url)
+		code, d, _ := drift(t, exampleV1, "--url", url)
 		if code != 3 || !slices.Equal(d.rules(), []string{"MCP-AUTH-ENFORCED"}) {
 			t.Errorf("exit %d %v", code, d.rules())
 		}
@@ -218,7 +218,7 @@ func TestDriftUnreachableAndUsage(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	code, _, stderr := drift(t, exampleV1, "--base-url", "http://"+addr+"/mcp", "--timeout", "5s")
+	code, _, stderr := drift(t, exampleV1, "--url", "http://"+addr+"/mcp", "--timeout", "5s")
 	if code != 3 || !strings.Contains(stderr, "cannot observe") {
 		t.Errorf("unreachable: %d %s", code, stderr)
 	}
@@ -230,18 +230,18 @@ func TestDriftUnreachableAndUsage(t *testing.T) {
 		"redirect":     {RedirectTo: "http://203.0.113.9/mcp"},
 	} {
 		_, url := mock(t, cfg, exampleV1)
-		code, _, stderr := drift(t, exampleV1, "--base-url", url, "--timeout", "10s")
+		code, _, stderr := drift(t, exampleV1, "--url", url, "--timeout", "10s")
 		if code != 3 || stderr == "" {
 			t.Errorf("%s: exit %d %s", name, code, stderr)
 		}
 	}
 	for _, args := range [][]string{
 		{exampleV1},
-		{exampleV1, "--base-url", "http://x", "--stdio"},
+		{exampleV1, "--url", "http://x", "--stdio"},
 		{exampleV1, "--stdio"},
-		{exampleV1, "--base-url", "http://x", "--header", "Mcp-Method=x"},
-		{exampleV1, "--base-url", "http://x", "--header", "novalue"},
-		{exampleV1, "--base-url", "http://x", "--format", "xml"},
+		{exampleV1, "--url", "http://x", "--header", "Mcp-Method=x"},
+		{exampleV1, "--url", "http://x", "--header", "novalue"},
+		{exampleV1, "--url", "http://x", "--format", "xml"},
 	} {
 		if code, _, _ := run(t, "", append([]string{"drift"}, args...)...); code != 2 {
 			t.Errorf("%v: exit %d", args, code)
@@ -329,7 +329,7 @@ func TestDriftHostile(t *testing.T) {
 	declared := writeFile(t, dir, "declared.json", []byte(`[{"name":"dup","inputSchema":{"type":"object"}}]`))
 	_, url := mock(t, mockserver.Config{}, mf)
 	for _, format := range []string{"text", "json", "markdown", "sarif"} {
-		code, out, stderr := run(t, "", "drift", declared, "--base-url", url, "--format", format, "--color", "always")
+		code, out, stderr := run(t, "", "drift", declared, "--url", url, "--format", format, "--color", "always")
 		if code != 1 {
 			t.Errorf("%s: exit %d %s", format, code, stderr)
 		}
@@ -353,7 +353,7 @@ func TestDriftHostile(t *testing.T) {
 	} {
 		_, url := mock(t, cfg, exampleV1)
 		start := time.Now()
-		code, _, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--timeout", "4s", "--max-response-bytes", "4194304")
+		code, _, stderr := run(t, "", "drift", exampleV1, "--url", url, "--timeout", "4s", "--max-response-bytes", "4194304")
 		if code != 3 || time.Since(start) > 15*time.Second {
 			t.Errorf("%s: exit %d after %s: %s", name, code, time.Since(start), stderr)
 		}
@@ -394,9 +394,9 @@ func TestDriftMCPConfig(t *testing.T) {
 	for _, args := range [][]string{
 		{"--mcp-config", file},
 		{"--mcp-config", file, "--server", "nope"},
-		{"--mcp-config", file, "--server", "remote", "--base-url", url},
+		{"--mcp-config", file, "--server", "remote", "--url", url},
 		{"--server", "remote"},
-		{"--allow-config-commands", "--base-url", url},
+		{"--allow-config-commands", "--url", url},
 	} {
 		if code, _, _ := run(t, "", append([]string{"drift", exampleV1}, args...)...); code != 2 {
 			t.Errorf("%v: exit %d", args, code)
@@ -411,7 +411,7 @@ func TestDriftNamelessTool(t *testing.T) {
 	served := []json.RawMessage{json.RawMessage(`{"name":"a","inputSchema":{"type":"object"}}`), json.RawMessage(`{"description":"no name"}`), json.RawMessage(`7`)}
 	declared := writeFile(t, dir, "declared.json", []byte(`[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}}]`))
 	_, url := mock(t, mockserver.Config{Tools: served}, "")
-	code, d, stderr := drift(t, declared, "--base-url", url)
+	code, d, stderr := drift(t, declared, "--url", url)
 	got := d.rules()
 	if code != 1 || !slices.Equal(got, []string{"MCP-AUTH-ANONYMOUS-LIST", "MCP-CONF-TOOL-SHAPE", "MCP-CONF-TOOL-SHAPE"}) {
 		t.Errorf("exit %d %v %s", code, got, stderr)
@@ -451,7 +451,7 @@ func TestDriftToolCalls(t *testing.T) {
 		}
 		return
 	}
-	code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--format", "json", "--invoke-tool", "get_file_contents", "--seed", "7")
+	code, out, stderr := run(t, "", "drift", exampleV1, "--url", url, "--format", "json", "--invoke-tool", "get_file_contents", "--seed", "7")
 	var plan struct {
 		CallPlan []struct {
 			Tool      string          `json:"tool"`
@@ -469,7 +469,7 @@ func TestDriftToolCalls(t *testing.T) {
 	}
 	// Executed: the mock answers with text content and no structuredContent
 	// although get_file_contents declares an outputSchema.
-	code, d, stderr := drift(t, exampleV1, "--base-url", url, "--invoke-tool", "get_file_contents", "--execute")
+	code, d, stderr := drift(t, exampleV1, "--url", url, "--invoke-tool", "get_file_contents", "--execute")
 	if n, ok := calls(); n != 1 || !ok {
 		t.Errorf("executed: %d calls (valid headers %v)", n, ok)
 	}
@@ -478,10 +478,10 @@ func TestDriftToolCalls(t *testing.T) {
 	}
 	// Usage rules: no wildcard, exact declared names, production needs the flag.
 	for _, args := range [][]string{
-		{"--base-url", url, "--execute"},
-		{"--base-url", url, "--invoke-tool", "get_*", "--execute"},
-		{"--base-url", url, "--invoke-tool", "run_workflow_command"},
-		{"--base-url", "https://mcp.acme.io/mcp", "--invoke-tool", "search_issues", "--execute"},
+		{"--url", url, "--execute"},
+		{"--url", url, "--invoke-tool", "get_*", "--execute"},
+		{"--url", url, "--invoke-tool", "run_workflow_command"},
+		{"--url", "https://mcp.acme.io/mcp", "--invoke-tool", "search_issues", "--execute"},
 	} {
 		if code, _, _ := run(t, "", append([]string{"drift", exampleV1}, args...)...); code != 2 {
 			t.Errorf("%v: exit %d", args, code)
@@ -515,7 +515,7 @@ func TestDriftToolCallOutputSchema(t *testing.T) {
 		s.ServeHTTP(w, r)
 	}))
 	defer proxy.Close()
-	code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", proxy.URL+"/mcp", "--invoke-tool", "get_file_contents", "--execute", "--format", "json", "--skip-second-connection")
+	code, out, stderr := run(t, "", "drift", exampleV1, "--url", proxy.URL+"/mcp", "--invoke-tool", "get_file_contents", "--execute", "--format", "json", "--skip-second-connection")
 	if code != 1 || !strings.Contains(out, "MCP-DRIFT-CALL-OUTPUT-SCHEMA") || !strings.Contains(out, `\"/content\": does not satisfy the declared`) {
 		t.Errorf("exit %d %s %s", code, out, stderr)
 	}
@@ -537,10 +537,10 @@ func TestDriftDeclaredReadBesideListing(t *testing.T) {
 	if code, _, stderr := run(t, "", "pin", "--url", url, "--server-id", "s", "-o", decl); code != 0 {
 		t.Fatalf("pin: %d %s", code, stderr)
 	}
-	if code, _, stderr := run(t, "", "drift", decl, "--base-url", url); code != 0 {
+	if code, _, stderr := run(t, "", "drift", decl, "--url", url); code != 0 {
 		t.Fatalf("drift against the baseline: %d %s", code, stderr)
 	}
-	if code, _, stderr := run(t, string(mustRead(t, exampleV1)), "drift", "-", "--base-url", url); code != 0 {
+	if code, _, stderr := run(t, string(mustRead(t, exampleV1)), "drift", "-", "--url", url); code != 0 {
 		t.Fatalf("drift of a manifest on stdin: %d %s", code, stderr)
 	}
 	write := func(name string, b []byte) string {
@@ -565,7 +565,7 @@ func TestDriftDeclaredReadBesideListing(t *testing.T) {
 		{"a file that is not JSON", write("garbage.json", []byte("{\"tools\": [")), "garbage.json"},
 	} {
 		out := filepath.Join(dir, "report.json")
-		code, _, stderr := run(t, "", "drift", c.path, "--base-url", url, "--format", "json", "-o", out)
+		code, _, stderr := run(t, "", "drift", c.path, "--url", url, "--format", "json", "-o", out)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d, want 2 saying %q: %s", c.name, code, c.want, stderr)
 		}
@@ -630,7 +630,7 @@ func TestDriftOthersAfterTheFirstPage(t *testing.T) {
 	// The second listing starts beside the primary listing, after its
 	// first page.
 	reset()
-	if code, _, stderr := run(t, "", "drift", decl, "--base-url", url); code != 0 {
+	if code, _, stderr := run(t, "", "drift", decl, "--url", url); code != 0 {
 		t.Fatalf("drift: %d %s", code, stderr)
 	}
 	mu.Lock()

@@ -38,7 +38,7 @@ func TestPartialObservationNeverPassesTheGate(t *testing.T) {
 		t.Fatalf("pin: %d %s", code, stderr)
 	}
 	obs := filepath.Join(dir, "observed.json")
-	code, d, stderr := drift(t, approved, "--base-url", url, "--max-list-pages", "2", "--observed-out", obs, "--server-id", "srv")
+	code, d, stderr := drift(t, approved, "--url", url, "--max-list-pages", "2", "--observed-out", obs, "--server-id", "srv")
 	if code == 0 || d.Served == nil || d.Served.Completeness != "partial" {
 		t.Fatalf("drift: exit %d served %+v %s", code, d.Served, stderr)
 	}
@@ -221,14 +221,14 @@ func TestNothingHalfWritten(t *testing.T) {
 	// drift --observed-out is not written when -o fails.
 	_, url := mock(t, mockserver.Config{}, exampleV1)
 	obs := filepath.Join(dir, "observed.json")
-	if code, _, _ := run(t, "", "drift", exampleV1, "--base-url", url, "--observed-out", obs, "-o", bad); code != 2 {
+	if code, _, _ := run(t, "", "drift", exampleV1, "--url", url, "--observed-out", obs, "-o", bad); code != 2 {
 		t.Errorf("drift: exit %d", code)
 	}
 	if _, err := os.Stat(obs); err == nil {
 		t.Error("--observed-out was written by a run that exited 2")
 	}
 	// Two outputs to one path are refused.
-	if code, _, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--observed-out", obs, "-o", obs); code != 2 || !strings.Contains(stderr, "two outputs") {
+	if code, _, stderr := run(t, "", "drift", exampleV1, "--url", url, "--observed-out", obs, "-o", obs); code != 2 || !strings.Contains(stderr, "two outputs") {
 		t.Errorf("two outputs to one path: exit %d %s", code, stderr)
 	}
 	// The demo checks its flags before it prints a step.
@@ -257,7 +257,7 @@ func TestDriftNotObservedDocuments(t *testing.T) {
 		for _, format := range []string{"json", "sarif", "text", "markdown"} {
 			out := filepath.Join(dir, "r."+format)
 			obs := filepath.Join(dir, "o.json")
-			code, _, stderr := run(t, "", "drift", exampleV1, "--base-url", target, "--timeout", "5s", "--format", format, "-o", out, "--observed-out", obs)
+			code, _, stderr := run(t, "", "drift", exampleV1, "--url", target, "--timeout", "5s", "--format", format, "-o", out, "--observed-out", obs)
 			if code != 3 {
 				t.Errorf("%s %s: exit %d %s", target, format, code, stderr)
 			}
@@ -302,7 +302,7 @@ func TestDriftNotObservedDocuments(t *testing.T) {
 			}
 		}
 		// And on stdout.
-		code, stdout, _ := run(t, "", "drift", exampleV1, "--base-url", target, "--timeout", "5s", "--format", "json")
+		code, stdout, _ := run(t, "", "drift", exampleV1, "--url", target, "--timeout", "5s", "--format", "json")
 		if code != 3 || !json.Valid([]byte(stdout)) {
 			t.Errorf("stdout: exit %d %q", code, stdout)
 		}
@@ -341,29 +341,29 @@ func TestDemoOneDocument(t *testing.T) {
 // Issue 8, item 9: usage errors exit 2, not 3 ("could not be observed").
 func TestLiveUsageErrorsExit2(t *testing.T) {
 	for _, args := range [][]string{
-		{"--base-url", "http://127.0.0.1:1/mcp", "--header", "X-A=a\r\nInjected: 1"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--header", "X-A=a\nb"},
-		{"--base-url", "file:///etc/passwd"},
-		{"--base-url", "ftp://127.0.0.1/mcp"},
-		{"--base-url", "http://user:pass-word@127.0.0.1:1/mcp"},
-		{"--base-url", "http://127.0.0.1:1/mcp#frag"},
-		{"--base-url", "http:///mcp"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--timeout", "0s"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--timeout", "-1s"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--max-response-bytes", "0"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--max-list-pages", "0"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--client-info", "noslash"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--user-agent", "a\r\nb"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--header", "User-Agent=x"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--header", "Bad Name=x"},
-		{"--base-url", "http://127.0.0.1:1/mcp", "--pass-env", "HOME"},
+		{"--url", "http://127.0.0.1:1/mcp", "--header", "X-A=a\r\nInjected: 1"},
+		{"--url", "http://127.0.0.1:1/mcp", "--header", "X-A=a\nb"},
+		{"--url", "file:///etc/passwd"},
+		{"--url", "ftp://127.0.0.1/mcp"},
+		{"--url", "http://user:pass-word@127.0.0.1:1/mcp"},
+		{"--url", "http://127.0.0.1:1/mcp#frag"},
+		{"--url", "http:///mcp"},
+		{"--url", "http://127.0.0.1:1/mcp", "--timeout", "0s"},
+		{"--url", "http://127.0.0.1:1/mcp", "--timeout", "-1s"},
+		{"--url", "http://127.0.0.1:1/mcp", "--max-response-bytes", "0"},
+		{"--url", "http://127.0.0.1:1/mcp", "--max-list-pages", "0"},
+		{"--url", "http://127.0.0.1:1/mcp", "--client-info", "noslash"},
+		{"--url", "http://127.0.0.1:1/mcp", "--user-agent", "a\r\nb"},
+		{"--url", "http://127.0.0.1:1/mcp", "--header", "User-Agent=x"},
+		{"--url", "http://127.0.0.1:1/mcp", "--header", "Bad Name=x"},
+		{"--url", "http://127.0.0.1:1/mcp", "--pass-env", "HOME"},
 		{"--stdio", "--user-agent", "x", "--", "true"},
 	} {
 		for _, cmd := range [][]string{{"drift", exampleV1}, {"pin", "--server-id", "s"}} {
 			a := append(append([]string{}, cmd...), args...)
 			if cmd[0] == "pin" {
 				for i, x := range a {
-					if x == "--base-url" {
+					if x == "--url" {
 						a[i] = "--url"
 					}
 				}
@@ -407,7 +407,7 @@ func TestMalformedHeaderMessage(t *testing.T) {
 			c.Close()
 		}
 	}()
-	code, _, stderr := run(t, "", "drift", exampleV1, "--base-url", "http://"+l.Addr().String()+"/mcp", "--format", "json")
+	code, _, stderr := run(t, "", "drift", exampleV1, "--url", "http://"+l.Addr().String()+"/mcp", "--format", "json")
 	if code != 3 || strings.Contains(stderr, "cannot reach") || !strings.Contains(stderr, "malformed") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
@@ -460,7 +460,7 @@ func TestMessages(t *testing.T) {
 	}
 	// A 401 on server/discover names server/discover.
 	_, url := mock(t, mockserver.Config{RequireAuth: "right-token-123"}, exampleV1)
-	code, d, _ := drift(t, exampleV1, "--base-url", url)
+	code, d, _ := drift(t, exampleV1, "--url", url)
 	found := false
 	for _, f := range d.Findings {
 		if f.RuleID == "MCP-AUTH-ENFORCED" {
@@ -470,7 +470,7 @@ func TestMessages(t *testing.T) {
 	if !found {
 		t.Errorf("401: %v", d.rules())
 	}
-	_, out, _ = run(t, "", "drift", exampleV1, "--base-url", url, "--format", "json")
+	_, out, _ = run(t, "", "drift", exampleV1, "--url", url, "--format", "json")
 	if strings.Contains(out, "the tools/list request was refused") || !strings.Contains(out, "the server/discover request was refused") {
 		t.Errorf("401 on server/discover is named as tools/list:\n%s", out)
 	}
@@ -488,7 +488,7 @@ func TestBaselineUsedThroughItsSnapshot(t *testing.T) {
 	if code, _, stderr := run(t, "", "pin", "--url", url, "--server-id", "acme", "-o", decl); code != 0 {
 		t.Fatalf("pin: %d %s", code, stderr)
 	}
-	if code, d, stderr := drift(t, decl, "--base-url", url); code != 0 {
+	if code, d, stderr := drift(t, decl, "--url", url); code != 0 {
 		t.Errorf("drift of an unchanged server against its baseline: exit %d %v %s", code, d.rules(), stderr)
 	}
 	if code, out, stderr := run(t, "", "diff", decl, decl); code != 0 {
@@ -506,7 +506,7 @@ func TestBaselineUsedThroughItsSnapshot(t *testing.T) {
 	}
 	os.Remove(snap)
 	for _, args := range [][]string{
-		{"drift", decl, "--base-url", url},
+		{"drift", decl, "--url", url},
 		{"diff", decl, exampleV1},
 		{"diff", exampleV1, decl},
 		{"observe", "--input", decl, "--server-id", "acme"},
@@ -586,16 +586,16 @@ func TestCloakCheck(t *testing.T) {
 	t.Cleanup(front.Close)
 	url := front.URL + "/mcp"
 	// Without the check, mcpdrift sees the approved list.
-	if code, d, stderr := drift(t, approved, "--base-url", url); code != 0 {
+	if code, d, stderr := drift(t, approved, "--url", url); code != 0 {
 		t.Fatalf("plain drift: exit %d %v %s", code, d.rules(), stderr)
 	}
-	code, d, stderr := drift(t, approved, "--base-url", url, "--cloak-check")
+	code, d, stderr := drift(t, approved, "--url", url, "--cloak-check")
 	got := d.rules()
 	if code != 1 || !slices.Contains(got, "MCP-CONF-TOOLSET-VARIES-BY-CLIENT") || !slices.Contains(got, "MCP-CONF-TOOLSET-VARIES-BY-CLIENT run_shell") || !slices.Contains(got, "MCP-CONF-TOOLSET-VARIES-BY-CLIENT search") {
 		t.Errorf("--cloak-check: exit %d %v %s", code, got, stderr)
 	}
 	// Looking like the real client shows what it is served.
-	code, d, _ = drift(t, approved, "--base-url", url, "--client-info", "claude-code/2.0.0", "--user-agent", "claude-code/2.0.0")
+	code, d, _ = drift(t, approved, "--url", url, "--client-info", "claude-code/2.0.0", "--user-agent", "claude-code/2.0.0")
 	if code != 1 || !slices.Contains(d.rules(), "MCP-DRIFT-TOOL-UNDECLARED run_shell") {
 		t.Errorf("--client-info claude-code: exit %d %v", code, d.rules())
 	}
@@ -613,12 +613,12 @@ func TestCloakCheck(t *testing.T) {
 func TestSuppressionsLetAProtectedServerPass(t *testing.T) {
 	_, url := mock(t, mockserver.Config{RequireAuth: "bearer-token-123", NoChallenge: true}, exampleV1)
 	dir := t.TempDir()
-	if code, d, _ := drift(t, exampleV1, "--base-url", url, "--header", "Authorization=Bearer bearer-token-123"); code != 1 || !slices.Contains(d.rules(), "MCP-AUTH-NO-CHALLENGE") {
+	if code, d, _ := drift(t, exampleV1, "--url", url, "--header", "Authorization=Bearer bearer-token-123"); code != 1 || !slices.Contains(d.rules(), "MCP-AUTH-NO-CHALLENGE") {
 		t.Fatalf("unsuppressed: exit %d %v", code, d.rules())
 	}
 	sup := writeFile(t, dir, "mcpdrift.yaml", []byte("version: 1\nsuppressions:\n  - rule: MCP-AUTH-NO-CHALLENGE\n    server: "+url+"\n    reason: the gateway in front strips WWW-Authenticate (INFRA-12)\n"))
 	for _, format := range []string{"json", "text", "markdown", "sarif"} {
-		code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--header", "Authorization=Bearer bearer-token-123", "--suppressions", sup, "--format", format)
+		code, out, stderr := run(t, "", "drift", exampleV1, "--url", url, "--header", "Authorization=Bearer bearer-token-123", "--suppressions", sup, "--format", format)
 		if code != 0 {
 			t.Errorf("%s: exit %d %s", format, code, stderr)
 		}
@@ -639,12 +639,12 @@ func TestSuppressionsLetAProtectedServerPass(t *testing.T) {
 	}
 	// A suppression for another server does not apply.
 	other := writeFile(t, dir, "other.yaml", []byte("version: 1\nsuppressions:\n  - rule: MCP-AUTH-NO-CHALLENGE\n    server: http://elsewhere/mcp\n    reason: a different gateway entirely\n"))
-	if code, _, _ := run(t, "", "drift", exampleV1, "--base-url", url, "--header", "Authorization=Bearer bearer-token-123", "--suppressions", other); code != 1 {
+	if code, _, _ := run(t, "", "drift", exampleV1, "--url", url, "--header", "Authorization=Bearer bearer-token-123", "--suppressions", other); code != 1 {
 		t.Errorf("another server's suppression applied: exit %d", code)
 	}
 	// A bad suppression file is bad input.
 	bad := writeFile(t, dir, "bad.yaml", []byte("version: 1\nsuppressions:\n  - rule: inconclusive_manifest_not_observed\n    reason: hide the gap please\n"))
-	if code, _, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--suppressions", bad); code != 2 || !strings.Contains(stderr, "cannot be suppressed") {
+	if code, _, stderr := run(t, "", "drift", exampleV1, "--url", url, "--suppressions", bad); code != 2 || !strings.Contains(stderr, "cannot be suppressed") {
 		t.Errorf("bad file: exit %d %s", code, stderr)
 	}
 	// The gate takes the same file.
@@ -658,7 +658,7 @@ func TestSuppressionsLetAProtectedServerPass(t *testing.T) {
 		t.Errorf("gate: %s", out)
 	}
 	// Without credentials the listing is refused (no challenge): exit 3.
-	if code, _, _ := drift(t, exampleV1, "--base-url", url); code != 3 {
+	if code, _, _ := drift(t, exampleV1, "--url", url); code != 3 {
 		t.Errorf("refused without challenge: exit %d, want 3", code)
 	}
 }

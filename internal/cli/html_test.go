@@ -80,7 +80,7 @@ func TestHTMLGate(t *testing.T) {
 // the readable deltas; hostile names are text.
 func TestHTMLDrift(t *testing.T) {
 	_, url := mock(t, mockserver.Config{}, exampleV2)
-	code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--format", "html", "--skip-second-connection", "--skip-auth-probe")
+	code, out, stderr := run(t, "", "drift", exampleV1, "--url", url, "--format", "html", "--skip-second-connection", "--skip-auth-probe")
 	if code != 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -91,7 +91,7 @@ func TestHTMLDrift(t *testing.T) {
 	mf := writeFile(t, dir, "hostile.json", []byte(`[{"name":"evil`+evil+`\u202e","description":"`+evil+`","inputSchema":{"type":"object","properties":{"p`+evil+`":{"type":"string","description":"`+evil+`"}}}}]`))
 	declared := writeFile(t, dir, "declared.json", []byte(`[{"name":"ok","inputSchema":{"type":"object"}}]`))
 	_, url = mock(t, mockserver.Config{}, mf)
-	code, out, stderr = run(t, "", "drift", declared, "--base-url", url, "--format", "html", "--skip-second-connection", "--skip-auth-probe")
+	code, out, stderr = run(t, "", "drift", declared, "--url", url, "--format", "html", "--skip-second-connection", "--skip-auth-probe")
 	if code != 1 {
 		t.Fatalf("hostile: exit %d: %s", code, stderr)
 	}

@@ -13,7 +13,7 @@ import (
 // names is a usage error.
 func TestDriftInvokeArguments(t *testing.T) {
 	_, url := mock(t, mockserver.Config{}, exampleV1)
-	code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--format", "json", "--invoke-tool", "list_branches",
+	code, out, stderr := run(t, "", "drift", exampleV1, "--url", url, "--format", "json", "--invoke-tool", "list_branches",
 		"--invoke-tool", "search_issues", "--invoke-arguments", `list_branches={"repo":"a/b", "n": 1.50}`)
 	var plan struct {
 		CallPlan []struct {
@@ -33,11 +33,11 @@ func TestDriftInvokeArguments(t *testing.T) {
 		t.Errorf("generated arguments: %s", got)
 	}
 	for _, a := range []string{`search_issues={}`, `list_branches=[1]`, `list_branches={"a":1,"a":2}`, `list_branches`, `list_branches=nope`} {
-		if code, _, _ := run(t, "", "drift", exampleV1, "--base-url", url, "--invoke-tool", "list_branches", "--invoke-arguments", a); code != 2 {
+		if code, _, _ := run(t, "", "drift", exampleV1, "--url", url, "--invoke-tool", "list_branches", "--invoke-arguments", a); code != 2 {
 			t.Errorf("--invoke-arguments %s: exit %d, want 2", a, code)
 		}
 	}
-	if code, _, _ := run(t, "", "drift", exampleV1, "--base-url", url, "--invoke-tool", "list_branches",
+	if code, _, _ := run(t, "", "drift", exampleV1, "--url", url, "--invoke-tool", "list_branches",
 		"--invoke-arguments", `list_branches={}`, "--invoke-arguments", `list_branches={}`); code != 2 {
 		t.Errorf("given twice: exit %d, want 2", code)
 	}

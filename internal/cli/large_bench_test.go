@@ -51,7 +51,7 @@ func BenchmarkLargeServer(b *testing.B) {
 			dir := b.TempDir()
 			pinned := filepath.Join(dir, "big.json")
 			pin := append([]string{"pin", "--server-id", "big", "-o", pinned}, target...)
-			drift := append([]string{"drift", pinned, "--format", "json"}, driftTarget(target)...)
+			drift := append([]string{"drift", pinned, "--format", "json"}, target...)
 			run := func(args []string) (time.Duration, string) {
 				var out bytes.Buffer
 				start := time.Now()
@@ -92,17 +92,6 @@ func BenchmarkLargeServer(b *testing.B) {
 			b.ReportMetric(float64(listing)/1e6, "listing-MB")
 		})
 	}
-}
-
-// driftTarget turns pin's target flags into drift's (--url is --base-url).
-func driftTarget(target []string) []string {
-	out := slices.Clone(target)
-	for i, a := range out {
-		if a == "--url" {
-			out[i] = "--base-url"
-		}
-	}
-	return out
 }
 
 func median(xs []float64) float64 {

@@ -148,7 +148,7 @@ func TestOAuthCommands(t *testing.T) {
 	declared := filepath.Join(work, "declared.json")
 	code, out, errs = run(t, "", "pin", "--server-id", "svc", "--url", o.rs.URL, "-o", declared, "--snapshot", filepath.Join(work, "declared.snapshot.json"))
 	check("pin", code, 0, out, errs)
-	code, out, errs = run(t, "", "drift", declared, "--base-url", o.rs.URL, "--format", "json", "--observed-out", filepath.Join(work, "observed.json"))
+	code, out, errs = run(t, "", "drift", declared, "--url", o.rs.URL, "--format", "json", "--observed-out", filepath.Join(work, "observed.json"))
 	check("drift", code, 0, out, errs)
 	if !strings.Contains(out, `"authorization_presented": true`) {
 		t.Errorf("drift does not count the OAuth token as a credential presented: %s", out)

@@ -72,7 +72,7 @@ func TestDriftHTTPSSE(t *testing.T) {
 	if code, _, stderr := run(t, "", "pin", "--url", base+"/sse", "--transport", "sse", "--server-id", "old", "-o", decl); code != 0 {
 		t.Fatalf("pin: %d %s", code, stderr)
 	}
-	code, out, stderr := run(t, "", "drift", decl, "--base-url", base+"/sse", "--transport", "sse", "--format", "json")
+	code, out, stderr := run(t, "", "drift", decl, "--url", base+"/sse", "--transport", "sse", "--format", "json")
 	var d driftJSON
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatalf("exit %d %s: %v", code, stderr, err)
@@ -95,26 +95,26 @@ func TestDriftHTTPSSE(t *testing.T) {
 		t.Logf("%d stream(s) still closing", open)
 	}
 	// The text report says which transport and session version.
-	_, text, _ := run(t, "", "drift", decl, "--base-url", base+"/sse", "--transport", "sse", "--skip-second-connection", "--color", "never")
+	_, text, _ := run(t, "", "drift", decl, "--url", base+"/sse", "--transport", "sse", "--skip-second-connection", "--color", "never")
 	if !strings.Contains(text, "legacy era over HTTP+SSE (deprecated)") || !strings.Contains(text, "session at 2024-11-05") {
 		t.Errorf("text report:\n%s", text)
 	}
 	// Auto: the same URL, found to be HTTP+SSE after initialize is refused.
-	_, out, _ = run(t, "", "drift", decl, "--base-url", base+"/sse", "--format", "json", "--skip-second-connection")
+	_, out, _ = run(t, "", "drift", decl, "--url", base+"/sse", "--format", "json", "--skip-second-connection")
 	if p := driftProtocol(t, out); p.Protocol.Transport != "sse" {
 		t.Errorf("auto: transport %q, warnings %q", p.Protocol.Transport, p.Warnings)
 	}
 	// A Streamable HTTP server at 2024-11-05 is recorded as such.
-	_, out, _ = run(t, "", "drift", decl, "--base-url", base+"/mcp", "--format", "json", "--skip-second-connection")
+	_, out, _ = run(t, "", "drift", decl, "--url", base+"/mcp", "--format", "json", "--skip-second-connection")
 	if p := driftProtocol(t, out); p.Protocol.Transport != "streamable-http" || p.Protocol.LegacyVersion != "2024-11-05" {
 		t.Errorf("streamable http: %+v", p.Protocol)
 	}
 	// Usage errors.
 	for _, args := range [][]string{
-		{"drift", decl, "--base-url", base + "/sse", "--transport", "websocket"},
+		{"drift", decl, "--url", base + "/sse", "--transport", "websocket"},
 		{"drift", decl, "--transport", "sse", "--stdio", "--", "true"},
-		{"drift", decl, "--base-url", base + "/mcp", "--client-capabilities", "sampeling"},
-		{"drift", decl, "--base-url", base + "/mcp", "--client-capabilities", `{"sampling":true}`},
+		{"drift", decl, "--url", base + "/mcp", "--client-capabilities", "sampeling"},
+		{"drift", decl, "--url", base + "/mcp", "--client-capabilities", `{"sampling":true}`},
 	} {
 		if code, _, stderr := run(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d %s", args, code, stderr)
@@ -187,7 +187,7 @@ func TestClientCapabilitiesPinAndDrift(t *testing.T) {
 				t.Fatalf("sampling snapshot: %d tools, capabilities %s", len(snap.Tools), snap.ClientCapabilities)
 			}
 			// drift adopts the pinned capabilities and says so.
-			code, d, stderr := drift(t, decl, "--base-url", url)
+			code, d, stderr := drift(t, decl, "--url", url)
 			if code != 0 || slices.Contains(d.rules(), "MCP-DRIFT-TOOL-MISSING trigger-sampling-request") || !strings.Contains(stderr, "pinned declaring client capabilities") {
 				t.Fatalf("drift with the pinned capabilities: exit %d %v %s", code, d.rules(), stderr)
 			}
@@ -199,13 +199,13 @@ func TestClientCapabilitiesPinAndDrift(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "late.json"), mustRead(t, decl), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, d, stderr = drift(t, filepath.Join(dir, "late.json"), "--base-url", url)
+			code, d, stderr = drift(t, filepath.Join(dir, "late.json"), "--url", url)
 			if code != 0 || slices.Contains(d.rules(), "MCP-DRIFT-TOOL-MISSING trigger-sampling-request") || !strings.Contains(stderr, "pinned declaring client capabilities") {
 				t.Fatalf("drift with the capabilities after the tools: exit %d %v %s", code, d.rules(), stderr)
 			}
 			// Explicitly without them, the tool is missing, and the report
 			// says why it may be.
-			code, out, _ := run(t, "", "drift", decl, "--base-url", url, "--client-capabilities", "{}", "--format", "json")
+			code, out, _ := run(t, "", "drift", decl, "--url", url, "--client-capabilities", "{}", "--format", "json")
 			var dj driftJSON
 			_ = json.Unmarshal([]byte(out), &dj)
 			p := driftProtocol(t, out)
@@ -213,7 +213,7 @@ func TestClientCapabilitiesPinAndDrift(t *testing.T) {
 				t.Fatalf("drift without: exit %d %v %q", code, dj.rules(), p.Warnings)
 			}
 			// Names work too, and the report records what was declared.
-			_, out, _ = run(t, "", "drift", decl, "--base-url", url, "--client-capabilities", "sampling,roots", "--format", "json")
+			_, out, _ = run(t, "", "drift", decl, "--url", url, "--client-capabilities", "sampling,roots", "--format", "json")
 			if p := driftProtocol(t, out); string(p.Client.Capabilities) != `{"roots":{},"sampling":{}}` {
 				t.Fatalf("declared %s", p.Client.Capabilities)
 			}

@@ -35,7 +35,7 @@ func TestDriftInvalidParamHeader(t *testing.T) {
 	want := []string{"MCP-AUTH-ANONYMOUS-LIST", "MCP-CONF-PARAM-HEADER by_ids", "MCP-CONF-PARAM-HEADER inject", "MCP-CONF-PARAM-HEADER score"}
 
 	_, url := mock(t, mockserver.Config{Tools: tools}, "")
-	code, d, stderr := drift(t, declared, "--base-url", url)
+	code, d, stderr := drift(t, declared, "--url", url)
 	if got := d.rules(); code != 1 || !slices.Equal(got, want) || d.Protocol.Era != "modern" {
 		t.Fatalf("modern: exit %d %s\n got %v\nwant %v\n%s", code, d.Protocol.Era, got, want, stderr)
 	}
@@ -44,14 +44,14 @@ func TestDriftInvalidParamHeader(t *testing.T) {
 			t.Errorf("%s: level %s", f.Tool, f.Level)
 		}
 	}
-	code, out, _ := run(t, "", "drift", declared, "--base-url", url, "--format", "json")
+	code, out, _ := run(t, "", "drift", declared, "--url", url, "--format", "json")
 	for _, w := range []string{`x-mcp-header \"Score\" at \"/properties/s\" annotates a property of type \"number\"`, `at \"/properties/ids/items\" is not on a property reached from the schema's root through properties only`, `x-mcp-header \"Q\\u000d\\u000aX-Evil: \\u001b[31m1\"`} {
 		if !strings.Contains(out, w) {
 			t.Errorf("the report does not say %s:\n%s", w, out)
 		}
 	}
 	for _, format := range []string{"text", "markdown", "sarif", "html"} {
-		_, out, _ := run(t, "", "drift", declared, "--base-url", url, "--format", format)
+		_, out, _ := run(t, "", "drift", declared, "--url", url, "--format", format)
 		if !strings.Contains(out, "MCP-CONF-PARAM-HEADER") || strings.ContainsAny(out, "\x1b\r") {
 			t.Errorf("%s: the finding is missing or carries the server's raw bytes", format)
 		}
@@ -64,7 +64,7 @@ func TestDriftInvalidParamHeader(t *testing.T) {
 	}
 
 	_, lurl := mock(t, mockserver.Config{Tools: tools, Era: mockserver.LegacyOnly}, "")
-	if code, d, stderr := drift(t, declared, "--base-url", lurl); code == 2 || slices.ContainsFunc(d.rules(), func(r string) bool { return strings.HasPrefix(r, "MCP-CONF-PARAM-HEADER") }) {
+	if code, d, stderr := drift(t, declared, "--url", lurl); code == 2 || slices.ContainsFunc(d.rules(), func(r string) bool { return strings.HasPrefix(r, "MCP-CONF-PARAM-HEADER") }) {
 		t.Errorf("legacy: exit %d %v %s", code, d.rules(), stderr)
 	}
 

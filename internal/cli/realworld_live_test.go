@@ -22,7 +22,7 @@ import (
 // modern stateless era; against each:
 //
 //	mcpdrift pin --url URL --server-id ID -o d.json   exits 0
-//	mcpdrift drift d.json --base-url URL               exits 0 (nothing changed)
+//	mcpdrift drift d.json --url URL               exits 0 (nothing changed)
 //	mcpdrift diff d.json d.json                        exits 0
 //
 // A failure is a bug in mcpdrift (the server did not change between pin and
@@ -130,7 +130,7 @@ func TestRealworldPinThenDriftUnchanged(t *testing.T) {
 					return
 				}
 
-				code, out, stderr = run(t, "", "drift", d, "--base-url", url, "--format", "json")
+				code, out, stderr = run(t, "", "drift", d, "--url", url, "--format", "json")
 				if code != 0 {
 					t.Errorf("drift d.json on the unchanged server: exit %d, want 0; findings:%s\nstderr: %s", code, driftFindings(out), clip(stderr, 2000))
 				}
@@ -194,7 +194,7 @@ func TestRealworldPinThenDriftChanged(t *testing.T) {
 			if code, out, stderr := run(t, "", "pin", "--url", oldURL, "--server-id", "rw-"+server, "-o", d); code != 0 {
 				t.Fatalf("pin %s: exit %d\n%s\n%s", old.version, code, clip(out, 2000), clip(stderr, 2000))
 			}
-			code, d2, stderr := drift(t, d, "--base-url", newURL)
+			code, d2, stderr := drift(t, d, "--url", newURL)
 			if (code != 0 && code != 1) || len(d2.Findings) == 0 {
 				t.Errorf("drift of %s pinned against %s served: exit %d with %d finding(s), want exit 1 (or 0, notation only) with findings\n%s",
 					old.version, nw.version, code, len(d2.Findings), clip(stderr, 2000))

@@ -84,7 +84,7 @@ func TestEncodedAndPartialSecretsNeverWritten(t *testing.T) {
 			for _, format := range []string{"json", "text", "sarif", "markdown", "html"} {
 				out := filepath.Join(dir, "report."+format)
 				observed := filepath.Join(dir, "observed."+format+".json")
-				code, stdout, stderr := run(t, "", "drift", declared, "--base-url", url, "--header", "Authorization=Bearer "+randomToken,
+				code, stdout, stderr := run(t, "", "drift", declared, "--url", url, "--header", "Authorization=Bearer "+randomToken,
 					"--format", format, "-o", out, "--observed-out", observed)
 				if code == 2 {
 					t.Fatalf("%s: exit 2: %s", format, stderr)

@@ -177,7 +177,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 			declared := writeFile(t, dir, "declared.json", []byte(plainTools))
 			for _, format := range []string{"json", "text", "sarif", "markdown"} {
 				out := filepath.Join(dir, "report."+format)
-				code, stdout, stderr := run(t, "", "drift", declared, "--base-url", url, "--header", "Authorization=Bearer "+bearerToken,
+				code, stdout, stderr := run(t, "", "drift", declared, "--url", url, "--header", "Authorization=Bearer "+bearerToken,
 					"--format", format, "-o", out, "--observed-out", filepath.Join(dir, "observed."+format+".json"), "--cloak-check")
 				if code == 2 {
 					t.Fatalf("%s: exit 2: %s", format, stderr)
@@ -196,7 +196,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 				}
 			}
 			// Straight to stdout too.
-			code, stdout, stderr := run(t, "", "drift", declared, "--base-url", url, "--header", "Authorization=Bearer "+bearerToken, "--format", "json")
+			code, stdout, stderr := run(t, "", "drift", declared, "--url", url, "--header", "Authorization=Bearer "+bearerToken, "--format", "json")
 			assertNoSecret(t, "stdout", []byte(stdout))
 			assertNoSecret(t, "stderr", []byte(stderr))
 			if code == 2 {
@@ -245,7 +245,7 @@ func TestURLQuerySecretNotRecorded(t *testing.T) {
 		t.Errorf("the snapshot should record the URL with the query value removed:\n%s", snap[:min(len(snap), 600)])
 	}
 	for _, format := range []string{"json", "text", "sarif", "markdown"} {
-		code, out, errs := run(t, "", "drift", filepath.Join(dir, "pinned.snapshot.json"), "--base-url", url, "--format", format, "-o", filepath.Join(dir, "r."+format))
+		code, out, errs := run(t, "", "drift", filepath.Join(dir, "pinned.snapshot.json"), "--url", url, "--format", format, "-o", filepath.Join(dir, "r."+format))
 		if code == 2 {
 			t.Fatalf("%s: %s", format, errs)
 		}
@@ -282,7 +282,7 @@ func TestURLPathSecretNotRecorded(t *testing.T) {
 		t.Errorf("the snapshot should record the endpoint with the key left out:\n%s", snap[:min(len(snap), 800)])
 	}
 	for _, format := range []string{"json", "text", "sarif", "markdown", "html"} {
-		code, out, errs := run(t, "", "drift", pinOut, "--base-url", url, "--format", format, "-o", filepath.Join(dir, "r."+format), "--observed-out", filepath.Join(dir, "o."+format+".json"))
+		code, out, errs := run(t, "", "drift", pinOut, "--url", url, "--format", format, "-o", filepath.Join(dir, "r."+format), "--observed-out", filepath.Join(dir, "o."+format+".json"))
 		if code != 0 {
 			t.Fatalf("%s: exit %d %s", format, code, errs)
 		}
@@ -315,7 +315,7 @@ func TestURLPathSecretNotRecorded(t *testing.T) {
 	// Echoed into the tool list: reflected, never written.
 	eurl := strings.TrimSuffix(echoingServer(t, strings.ReplaceAll(plainTools, "Reads a file.", "Reads a file for {{PATHKEY}}."), "echo"), "/mcp") + "/mcp/" + pathKey + "/sse"
 	edir := t.TempDir()
-	code, out, errs = run(t, "", "drift", pinOut, "--base-url", eurl, "--format", "json", "-o", filepath.Join(edir, "r.json"))
+	code, out, errs = run(t, "", "drift", pinOut, "--url", eurl, "--format", "json", "-o", filepath.Join(edir, "r.json"))
 	b, _ := os.ReadFile(filepath.Join(edir, "r.json"))
 	if code != 1 || !bytes.Contains(b, []byte("MCP-AUTH-CREDENTIAL-REFLECTED")) {
 		t.Errorf("echo: exit %d %s\n%s", code, errs, clipForLog(b))
@@ -330,7 +330,7 @@ func TestURLUserInfoRefused(t *testing.T) {
 	dir := t.TempDir()
 	declared := writeFile(t, dir, "declared.json", []byte(plainTools))
 	for _, args := range [][]string{
-		{"drift", declared, "--base-url", "http://admin:" + urlPassword + "@127.0.0.1:1/mcp", "--format", "sarif", "-o", filepath.Join(dir, "r.sarif")},
+		{"drift", declared, "--url", "http://admin:" + urlPassword + "@127.0.0.1:1/mcp", "--format", "sarif", "-o", filepath.Join(dir, "r.sarif")},
 		{"pin", "--url", "http://admin:" + urlPassword + "@127.0.0.1:1/mcp", "--server-id", "s", "-o", filepath.Join(dir, "d.json")},
 	} {
 		code, stdout, stderr := run(t, "", args...)
@@ -461,7 +461,7 @@ func TestSecretsThroughEveryLayerNeverWritten(t *testing.T) {
 			}
 			url := echoingServer(t, tools, mode)
 			for _, format := range []string{"json", "text", "sarif", "markdown", "html"} {
-				_, stdout, stderr := run(t, "", "drift", declared, "--base-url", url, "--header", "Authorization="+secret,
+				_, stdout, stderr := run(t, "", "drift", declared, "--url", url, "--header", "Authorization="+secret,
 					"--format", format, "--skip-second-connection")
 				for what, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
 					if strings.Contains(out, tail) {
@@ -489,7 +489,7 @@ func TestDriftReportsAClippedCredential(t *testing.T) {
 		dir := t.TempDir()
 		declared := writeFile(t, dir, "declared.json", []byte(page(desc)))
 		u := echoingServerOf(t, mockserver.Config{}, page(desc), "echo")
-		code, out, errs := run(t, "", "drift", declared, "--base-url", u, "--header", "Authorization=Bearer "+bearerToken, "--format", "json", "-o", filepath.Join(dir, "r.json"))
+		code, out, errs := run(t, "", "drift", declared, "--url", u, "--header", "Authorization=Bearer "+bearerToken, "--format", "json", "-o", filepath.Join(dir, "r.json"))
 		b, _ := os.ReadFile(filepath.Join(dir, "r.json"))
 		if got := bytes.Contains(b, []byte("MCP-AUTH-CREDENTIAL-REFLECTED")); got != reflected || (reflected && code != 1) {
 			t.Errorf("%s: exit %d, reflected %v: %s\n%s", desc, code, got, errs, clipForLog(b))

@@ -104,6 +104,7 @@ func repeated(f *pflag.Flag) bool {
 // it set (names and where from, never values: a header's value is a
 // secret).
 func (e *env) applySettings(cmd *cobra.Command) error {
+	e.warnAliases(cmd)
 	if !TakesSettings(cmd) {
 		return nil
 	}
@@ -112,23 +113,48 @@ func (e *env) applySettings(cmd *cobra.Command) error {
 		return err
 	}
 	var fromEnv, fromFile []string
+	aliases := map[string][]string{} // a flag's old names
+	for _, a := range AliasFlags(cmd) {
+		aliases[AliasOf(a)] = append(aliases[AliasOf(a)], a.Name)
+	}
 	for _, f := range SettingFlags(cmd) {
 		if f.Changed {
 			continue
 		}
-		name := EnvName(f.Name)
-		if v, ok := os.LookupEnv(name); ok && v != "" {
+		// Its own name first, then its old ones (deprecated, warned).
+		names := append([]string{f.Name}, aliases[f.Name]...)
+		set := false
+		for _, n := range names {
+			name := EnvName(n)
+			v, ok := os.LookupEnv(name)
+			if !ok || v == "" {
+				continue
+			}
 			if err := setFromEnv(f, v); err != nil {
 				return usageErr("%s: %s", name, err)
 			}
-			fromEnv = append(fromEnv, name)
+			if n != f.Name {
+				fmt.Fprintf(e.stderr, "mcpdrift: warning: %s is deprecated: %s\n", name, strings.ReplaceAll(aliasMessage(f.Name), "--"+f.Name, EnvName(f.Name)))
+			}
+			fromEnv, set = append(fromEnv, name), true
+			break
+		}
+		if set {
 			continue
 		}
-		if v, ok := configValue(cfg, SettingsPath(cmd), f.Name); ok {
+		for _, n := range names {
+			v, ok := configValue(cfg, SettingsPath(cmd), n)
+			if !ok {
+				continue
+			}
 			if err := setFromConfig(f, v); err != nil {
-				return usageErr("%s: %s: %s", safetext.Escape(cfgPath), f.Name, err)
+				return usageErr("%s: %s: %s", safetext.Escape(cfgPath), n, err)
+			}
+			if n != f.Name {
+				fmt.Fprintf(e.stderr, "mcpdrift: warning: %s: %s is deprecated: %s\n", safetext.Quote(cfgPath), n, strings.ReplaceAll(aliasMessage(f.Name), "--"+f.Name, f.Name))
 			}
 			fromFile = append(fromFile, "--"+f.Name)
+			break
 		}
 	}
 	e.warnCommandLineOnly(cmd)
@@ -159,7 +185,7 @@ func (e *env) applySettings(cmd *cobra.Command) error {
 // is taken from the command line only.
 func (e *env) warnCommandLineOnly(cmd *cobra.Command) {
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if !CommandLineOnly(f) || f.Name == "help" || f.Name == "version" || f.Name == configFlag {
+		if !CommandLineOnly(f) || f.Name == "help" || f.Name == "version" || f.Name == configFlag || AliasOf(f) != "" {
 			return
 		}
 		if v, ok := os.LookupEnv(EnvName(f.Name)); ok && v != "" {
@@ -326,6 +352,9 @@ func checkConfigFlags(root *cobra.Command, cfg *manifest.Config) error {
 			for _, f := range SettingFlags(c) {
 				all[f.Name] = true
 			}
+			for _, f := range AliasFlags(c) {
+				all[f.Name] = true
+			}
 		}
 		for _, s := range c.Commands() {
 			walk(s)
@@ -344,7 +373,7 @@ func checkConfigFlags(root *cobra.Command, cfg *manifest.Config) error {
 		}
 		for _, k := range sortedKeys(cfg.Commands[p]) {
 			f := c.Flags().Lookup(k)
-			if f == nil || CommandLineOnly(f) {
+			if f == nil || CommandLineOnly(f) && AliasOf(f) == "" {
 				return fmt.Errorf("commands: %s: mcpdrift %s takes no --%s as a setting", safetext.Quote(p), p, safetext.Escape(k))
 			}
 		}

@@ -110,7 +110,7 @@ func TestSettingsEnvNeverEchoed(t *testing.T) {
 	inDir(t, "")
 	const secret = "Bearer-s3cr3t-value-9f8e7d"
 	t.Setenv("MCPDRIFT_MAX_LIST_TOOLS", secret)
-	code, out, stderr := run(t, "", "drift", "--base-url", "http://127.0.0.1:1/mcp", "manifest.json")
+	code, out, stderr := run(t, "", "drift", "--url", "http://127.0.0.1:1/mcp", "manifest.json")
 	if code != ExitUsage || !strings.Contains(stderr, "MCPDRIFT_MAX_LIST_TOOLS: not a valid value for --max-list-tools (int)") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}

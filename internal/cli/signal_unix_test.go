@@ -30,7 +30,7 @@ func TestDriftInterruptedReadingStdin(t *testing.T) {
 		{"SIGTERM", syscall.SIGTERM, nil},
 		{"SIGINT, --invoke-tool", syscall.SIGINT, []string{"--invoke-tool", "x"}},
 	} {
-		cmd := exec.Command(exe, append([]string{"drift", "-", "--base-url", "http://127.0.0.1:9/mcp"}, c.args...)...)
+		cmd := exec.Command(exe, append([]string{"drift", "-", "--url", "http://127.0.0.1:9/mcp"}, c.args...)...)
 		cmd.Env = append(os.Environ(), envAsCLI+"=1")
 		stdin, err := cmd.StdinPipe() // held open: the read does not end
 		if err != nil {

@@ -94,7 +94,7 @@ func TestDriftFindingsNameSpans(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20"+otlpSecret)
 	t.Setenv("OTEL_SERVICE_NAME", "ci-drift")
 	dir := t.TempDir()
-	args := []string{"drift", exampleV1, "--base-url", url, "--header", "Authorization=Bearer " + mcpToken, "--format", "json",
+	args := []string{"drift", exampleV1, "--url", url, "--header", "Authorization=Bearer " + mcpToken, "--format", "json",
 		"--invoke-tool", "list_branches", "--execute", "--observed-out", filepath.Join(dir, "observed.json")}
 	code, out, stderr := run(t, "", append(args, "--otlp-endpoint", col.URL(), "-o", filepath.Join(dir, "report.json"))...)
 	if code != 1 || strings.Contains(stderr, "warning: OpenTelemetry") {
@@ -194,7 +194,7 @@ func TestDriftConnectionsNameSpans(t *testing.T) {
 	// is served a shorter list.
 	_, url := mock(t, mockserver.Config{PageSize: 2, ConnectionTools: map[int][]json.RawMessage{2: v1tools[:2], 3: v1tools[:2]}}, exampleV1)
 	col := collector(t, otlptest.Accept)
-	code, out, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--format", "json", "--cloak-check", "--otlp-endpoint", col.URL())
+	code, out, stderr := run(t, "", "drift", exampleV1, "--url", url, "--format", "json", "--cloak-check", "--otlp-endpoint", col.URL())
 	if code != 1 || strings.Contains(stderr, "warning: OpenTelemetry") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -250,7 +250,7 @@ func TestDriftCollectorBroken(t *testing.T) {
 	_, url := mock(t, mockserver.Config{PageSize: 2}, exampleV2)
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key="+otlpSecret)
 	querySecret := "otlp-QUERY-secret-value-31"
-	base := []string{"drift", exampleV1, "--base-url", url, "--format", "json"}
+	base := []string{"drift", exampleV1, "--url", url, "--format", "json"}
 	start := time.Now()
 	code0, out0, _ := run(t, "", base...)
 	plain := time.Since(start)
@@ -309,7 +309,7 @@ func TestOTLPEndpointUsage(t *testing.T) {
 		t.Fatalf("lock add: %d %s", code, stderr)
 	}
 	cmds := map[string][]string{
-		"drift":      {"drift", exampleV1, "--base-url", url},
+		"drift":      {"drift", exampleV1, "--url", url},
 		"pin":        {"pin", "--url", url, "--server-id", "x", "-o", filepath.Join(dir, "d.json")},
 		"proxy":      {"proxy", "--upstream-url", url, "--listen", "127.0.0.1:0"},
 		"lock check": {"lock", "check", "--lock", lp},
@@ -535,7 +535,7 @@ func TestOTLPCertificateRefused(t *testing.T) {
 		t.Run(c.env, func(t *testing.T) {
 			t.Setenv(c.env, c.path)
 			for _, args := range [][]string{
-				{"drift", exampleV1, "--base-url", url},
+				{"drift", exampleV1, "--url", url},
 				{"pin", "--url", url, "--server-id", "x", "-o", filepath.Join(dir, "pin.json")},
 			} {
 				before := s.LogTotal()
@@ -563,7 +563,7 @@ func TestOTLPGRPCRefused(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	dir := t.TempDir()
 	for _, args := range [][]string{
-		{"drift", exampleV1, "--base-url", url},
+		{"drift", exampleV1, "--url", url},
 		{"pin", "--url", url, "--server-id", "x", "-o", filepath.Join(dir, "pin.json")},
 	} {
 		before := s.LogTotal()
@@ -576,7 +576,7 @@ func TestOTLPGRPCRefused(t *testing.T) {
 		}
 	}
 	col := collector(t, otlptest.Accept)
-	code, _, stderr := run(t, "", "drift", exampleV1, "--base-url", url, "--otlp-endpoint", col.URL())
+	code, _, stderr := run(t, "", "drift", exampleV1, "--url", url, "--otlp-endpoint", col.URL())
 	if code == 2 || strings.Contains(stderr, "warning: OpenTelemetry") || col.Received() == 0 {
 		t.Errorf("with the flag: exit %d, %d spans received, stderr %s", code, col.Received(), stderr)
 	}

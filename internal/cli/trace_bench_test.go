@@ -50,7 +50,7 @@ func BenchmarkDriftTraced(b *testing.B) {
 	defer ts.Close()
 	col := otlptest.New(otlptest.Discard)
 	defer col.Close()
-	args := []string{"drift", manifestPath, "--base-url", ts.URL + "/mcp", "--format", "json"}
+	args := []string{"drift", manifestPath, "--url", ts.URL + "/mcp", "--format", "json"}
 	once := func(extra ...string) (time.Duration, uint64, uint64) {
 		var m0, m1 runtime.MemStats
 		runtime.GC()

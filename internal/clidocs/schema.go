@@ -20,6 +20,15 @@ const durationPattern = `^(0|[0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h)([0-9]+(\.[0-9
 
 // valueSchema is the schema of one flag's value in mcpdrift.yaml.
 func valueSchema(f *pflag.Flag) map[string]any {
+	s := typeSchema(f)
+	if cli.AliasOf(f) != "" {
+		s["deprecated"] = true
+	}
+	return s
+}
+
+// typeSchema is the schema of the type of one flag's value.
+func typeSchema(f *pflag.Flag) map[string]any {
 	switch t := f.Value.Type(); {
 	case t == "bool":
 		return map[string]any{"type": "boolean"}
@@ -37,6 +46,9 @@ func valueSchema(f *pflag.Flag) map[string]any {
 }
 
 func describe(f *pflag.Flag) string {
+	if to := cli.AliasOf(f); to != "" {
+		return "Deprecated: the old name of --" + to + ", which it sets (it goes in the next release). Environment: " + cli.EnvName(f.Name) + "."
+	}
 	d := f.Usage
 	if f.DefValue != "" && f.DefValue != "[]" && f.DefValue != "false" {
 		d += " (default " + f.DefValue + ")"
@@ -67,7 +79,14 @@ func ConfigSchema(root *cobra.Command) ([]byte, error) {
 		if cli.TakesSettings(c) {
 			p := cli.SettingsPath(c)
 			cmds = append(cmds, p)
-			for _, f := range cli.SettingFlags(c) {
+			flags := cli.SettingFlags(c)
+			// Old spellings still set their flag (for one release).
+			for _, a := range cli.AliasFlags(c) {
+				if n := c.Flags().Lookup(cli.AliasOf(a)); n != nil && !cli.CommandLineOnly(n) {
+					flags = append(flags, a)
+				}
+			}
+			for _, f := range flags {
 				vs := valueSchema(f)
 				s := union[f.Name]
 				if s == nil {

@@ -30,7 +30,7 @@ func TestEverythingHTTPSSE(t *testing.T) {
 		t.Errorf("%s: auto found transport %q, %d tools; warnings %q", label, auto.Transport, len(atl.Tools), auto.Warnings)
 	}
 	pinned := saveManifest(t, "server-everything-sse", obs)
-	d := drift(t, label, pinned, "--base-url", url, "--transport", "sse")
+	d := drift(t, label, pinned, "--url", url, "--transport", "sse")
 	checkClean(t, label, d, len(tl.Tools), ruleAnonymousList, ruleLegacyServer)
 	if d.rep.Protocol.Transport != "sse" || d.rep.Protocol.LegacyVersion != everythingLegacyVersion {
 		t.Errorf("%s: report protocol %+v", label, d.rep.Protocol)

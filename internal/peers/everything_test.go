@@ -194,7 +194,7 @@ func TestEverythingStreamableHTTP(t *testing.T) {
 		checkToolBytes(t, label, tl, "simulate-research-query", `"execution":{"taskSupport":"required"}`)
 	}
 	pinned := saveManifest(t, "server-everything", obs)
-	checkClean(t, label, drift(t, label, pinned, "--base-url", url), len(tl.Tools), ruleAnonymousList, ruleLegacyServer)
+	checkClean(t, label, drift(t, label, pinned, "--url", url), len(tl.Tools), ruleAnonymousList, ruleLegacyServer)
 }
 
 // loopbackPreload is loaded into the HTTP server with node --require. The

@@ -189,11 +189,11 @@ func TestGoSDKStreamableHTTP(t *testing.T) {
 			}
 			checkToolBytes(t, label, tl, "get_repo", `"x-mcp-header":"Owner"`)
 			pinned := saveManifest(t, "gosdk", obs)
-			checkClean(t, label, drift(t, label, pinned, "--base-url", url), len(goSDKToolNames), tc.allowed...)
+			checkClean(t, label, drift(t, label, pinned, "--url", url), len(goSDKToolNames), tc.allowed...)
 
 			// The same tools from a server that changed one schema.
 			changed := serveGoSDK(t, variantChanged, tc.stateless)
-			checkSchemaDrift(t, label+" changed", drift(t, label+" changed", pinned, "--base-url", changed), goSDKChangedTool)
+			checkSchemaDrift(t, label+" changed", drift(t, label+" changed", pinned, "--url", changed), goSDKChangedTool)
 		})
 	}
 }

@@ -106,17 +106,17 @@ func TestMCPGoStreamableHTTP(t *testing.T) {
 				t.Errorf("%s: cache fields ttlMs=%v cacheScope=%q missing=%v", label, ptrVal(obs.TTLMs), obs.CacheScope, obs.MissingCacheFields)
 			}
 			pinned := saveManifest(t, "mcpgo", obs)
-			checkClean(t, label, drift(t, label, pinned, "--base-url", url), len(mcpGoToolNames), ruleAnonymousList)
+			checkClean(t, label, drift(t, label, pinned, "--url", url), len(mcpGoToolNames), ruleAnonymousList)
 
 			// Legacy era on the same endpoint.
 			legacyLabel := label + " legacy"
 			lobs, ltl := observe(t, legacyLabel, mcpclient.Config{BaseURL: url, PreferredRevision: mcpwire.LegacyRevisions[0]})
 			checkNames(t, legacyLabel, ltl, mcpGoToolNames)
 			checkEra(t, legacyLabel, lobs, mcpclient.EraLegacy, "", mcpwire.LegacyRevisions[0])
-			checkClean(t, legacyLabel, drift(t, legacyLabel, pinned, "--base-url", url, "--legacy"), len(mcpGoToolNames), ruleAnonymousList, ruleLegacyServer)
+			checkClean(t, legacyLabel, drift(t, legacyLabel, pinned, "--url", url, "--legacy"), len(mcpGoToolNames), ruleAnonymousList, ruleLegacyServer)
 
 			changed := serveMCPGo(t, variantChanged, tc.opts...)
-			checkSchemaDrift(t, label+" changed", drift(t, label+" changed", pinned, "--base-url", changed), mcpGoChangedTool)
+			checkSchemaDrift(t, label+" changed", drift(t, label+" changed", pinned, "--url", changed), mcpGoChangedTool)
 		})
 	}
 }

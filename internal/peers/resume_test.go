@@ -44,7 +44,7 @@ func servePolling(t *testing.T, store bool) string {
 // findings, and a note that the call got no answer.
 func driftCall(t *testing.T, declared, url string) (int, []string, string) {
 	t.Helper()
-	code, out, stderr := mcpdriftCLI(t, "drift", declared, "--base-url", url, "--invoke-tool", "slow_report", "--execute",
+	code, out, stderr := mcpdriftCLI(t, "drift", declared, "--url", url, "--invoke-tool", "slow_report", "--execute",
 		"--format", "json", "--skip-second-connection", "--timeout", "60s")
 	var rep struct {
 		Findings []struct {
