@@ -124,11 +124,11 @@ func TestObservePinGateRoundTrip(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
 	}
-	code, out, _ := run(t, "", "gate", "--observed", o1, "--declared", decl)
+	code, out, _ := run(t, "", "gate", "--format", "json", "--observed", o1, "--declared", decl)
 	if code != 0 || decodeReport(t, out).Verdict != "no_finding" {
 		t.Errorf("same manifest: exit %d %s", code, out)
 	}
-	code, out, _ = run(t, "", "gate", "--observed", o2, "--declared", decl)
+	code, out, _ = run(t, "", "gate", "--format", "json", "--observed", o2, "--declared", decl)
 	r := decodeReport(t, out)
 	if code != 1 || r.Verdict != "pending_tool_manifest_review" || len(r.Findings) != 1 || r.Findings[0].ReasonCode != "mcp_tool_description_changed" || r.Findings[0].Field != "description" {
 		t.Errorf("description drift: exit %d %+v", code, r)
@@ -182,7 +182,7 @@ func TestGateBadArtifacts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			args := append([]string{"gate"}, c.args...)
+			args := append([]string{"gate", "--format", "json"}, c.args...)
 			if !containsArg(c.args, "--observed") {
 				args = append(args, "--observed", obs)
 			}

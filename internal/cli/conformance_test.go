@@ -152,7 +152,7 @@ func TestGranularCorpusThroughCLI(t *testing.T) {
 			dir := t.TempDir()
 			obs := writeFile(t, dir, "observed.json", c.Observed)
 			decl := writeFile(t, dir, "declared.json", c.Declared)
-			code, stdout, stderr := run(t, "", "gate", "--observed", obs, "--declared", decl)
+			code, stdout, stderr := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl)
 			if code == 2 {
 				t.Fatalf("exit 2: %s", stderr)
 			}

@@ -66,7 +66,7 @@ func TestOneDecisionEverywhere(t *testing.T) {
 			t.Run(name+"/"+profile, func(t *testing.T) {
 				_, out, stderr := run(t, "", "diff", oldPath, newPath, "--profile", profile, "--format", "json")
 				diff := decisionsOf(t, "diff "+stderr, out)
-				_, out, _ = run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snapshotPathFor(decl), "--observed-snapshot", osnap, "--decision-profile", profile)
+				_, out, _ = run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--declared-snapshot", snapshotPathFor(decl), "--observed-snapshot", osnap, "--decision-profile", profile)
 				gate := decisionsOf(t, "gate", out)
 				_, url := mock(t, mockserver.Config{}, newPath)
 				_, out, stderr = run(t, "", "drift", oldPath, "--url", url, "--profile", profile, "--format", "json", "--skip-second-connection")

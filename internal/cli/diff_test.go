@@ -112,7 +112,7 @@ func TestSnapshotsPinDiffGate(t *testing.T) {
 	}
 	// Gate: structural changes beside the digest findings; the verdict is
 	// the digest verdict.
-	code, out, stderr = run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snap, "--observed-snapshot", osnap)
+	code, out, stderr = run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--declared-snapshot", snap, "--observed-snapshot", osnap)
 	var g struct {
 		Verdict           string                  `json:"verdict"`
 		Findings          []json.RawMessage       `json:"findings"`
@@ -126,16 +126,16 @@ func TestSnapshotsPinDiffGate(t *testing.T) {
 	}
 	// A declared snapshot that is not the baseline's makes the baseline
 	// invalid (the validity check the gateway makes too): inconclusive.
-	code, out, stderr = run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", osnap, "--observed-snapshot", snap)
+	code, out, stderr = run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--declared-snapshot", osnap, "--observed-snapshot", snap)
 	if code != 3 || !strings.Contains(out, "declared_definitions_mismatch") {
 		t.Errorf("swapped snapshots: %d %s %s", code, out, stderr)
 	}
 	// An observed snapshot that is not the observation's is refused.
-	code, _, stderr = run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snap, "--observed-snapshot", snap)
+	code, _, stderr = run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--declared-snapshot", snap, "--observed-snapshot", snap)
 	if code != 2 || !strings.Contains(stderr, "is not the observed record's") {
 		t.Errorf("the declared snapshot as the observed one: %d %s", code, stderr)
 	}
-	if code, _, _ := run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snap); code != 2 {
+	if code, _, _ := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--declared-snapshot", snap); code != 2 {
 		t.Error("one snapshot accepted")
 	}
 	// A snapshot edited by hand is refused.

@@ -19,14 +19,14 @@ func newDiscover(e *env) *cobra.Command {
 		maxFile     int64
 	)
 	cmd := &cobra.Command{
-		Use:   "discover [--include-home] [DIR...] [--format json|text] [-o FILE]",
+		Use:   "discover [--include-home] [DIR...] [--format text|json] [-o FILE]",
 		Short: "List the MCP servers that the clients' configuration files name (nothing is run)",
 		Long: `discover reads the MCP server entries of Claude Desktop, Claude Code,
 Cursor, VS Code, Windsurf, Zed, Gemini CLI, Codex and Continue: the
 project files of each DIR (the current directory when none is given) and,
 with --include-home, the user's own files at this platform's paths. It
-writes an inventory (mcpdrift.inventory.v1) that scan and lock add
---from-inventory take.
+prints them as text; --format json writes the inventory
+(mcpdrift.inventory.v1) that scan and lock add --from-inventory take.
 
 Nothing is run and nothing is sent: a stdio server is listed, never
 started. Values are never written: env and header values appear by name
@@ -83,7 +83,7 @@ ran, 2 on bad usage.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&includeHome, "include-home", false, "also read the user's own configuration files (home directory, APPDATA, XDG_CONFIG_HOME, CODEX_HOME, CLAUDE_CONFIG_DIR)")
-	f.StringVar(&format, "format", "json", "json (the inventory) or text")
+	f.StringVar(&format, "format", "text", "text, or json (the inventory scan and lock add --from-inventory read)")
 	f.StringVarP(&out, "output", "o", "", "write the inventory to FILE (atomically) instead of stdout")
 	f.Int64Var(&maxFile, "max-file-bytes", discover.DefaultMaxFileSize, "the largest configuration file read")
 	return cmd

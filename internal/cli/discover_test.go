@@ -25,7 +25,7 @@ func TestDiscoverCLI(t *testing.T) {
 			t.Errorf("%s holds a secret:\n%s", what, s)
 		}
 	}
-	code, out, stderr := run(t, "", "discover", "--include-home", project)
+	code, out, stderr := run(t, "", "discover", "--include-home", "--format", "json", project)
 	noSecret("stdout", out)
 	noSecret("stderr", stderr)
 	if code != 0 || stderr != "" {
@@ -44,14 +44,14 @@ func TestDiscoverCLI(t *testing.T) {
 		t.Errorf("text: exit %d %s %s", code, text, stderr)
 	}
 	file := filepath.Join(t.TempDir(), "inventory.json")
-	code, out2, stderr := run(t, "", "discover", "--include-home", project, "-o", file)
+	code, out2, stderr := run(t, "", "discover", "--include-home", "--format", "json", project, "-o", file)
 	b, err := os.ReadFile(file)
 	if code != 0 || out2 != "" || err != nil || string(b) != out {
 		t.Errorf("-o: exit %d, stdout %q, %v, %s", code, out2, err, stderr)
 	}
 	noSecret("the -o file", string(b))
 	// Without --include-home only the project's files.
-	code, out, _ = run(t, "", "discover", project)
+	code, out, _ = run(t, "", "discover", "--format", "json", project)
 	if inv, err := discover.ReadInventory([]byte(out), "stdout"); code != 0 || err != nil || len(inv.Servers) != 11 {
 		t.Errorf("project only: exit %d %v %d", code, err, len(inv.Servers))
 	}
@@ -69,7 +69,7 @@ func TestDiscoverCLIErrors(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".codex"), "config.toml", []byte("[mcp_servers.x]\ncommand = 's3cr3t\n"))
 	os.MkdirAll(filepath.Join(dir, ".cursor"), 0o755)
 	writeFile(t, filepath.Join(dir, ".cursor"), "mcp.json", []byte("{\"mcpServers\":{\"evil\\u001b[31m\\u202e\":{\"args\":[]},\"ok\":{\"url\":\"https://h/mcp\"}}}"))
-	code, out, stderr := run(t, "", "discover", dir)
+	code, out, stderr := run(t, "", "discover", "--format", "json", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -98,6 +98,10 @@ func TestDiscoverCLIErrors(t *testing.T) {
 	code, text, _ := run(t, "", "discover", "--format", "text", dir)
 	if code != 0 || strings.ContainsAny(text, "\x1b\u202e") || !strings.Contains(text, "error: ") {
 		t.Errorf("text: %d %q", code, text)
+	}
+	// Text is the default.
+	if code, dflt, _ := run(t, "", "discover", dir); code != 0 || dflt != text {
+		t.Errorf("discover without --format: exit %d, not the text:\n%s", code, dflt)
 	}
 	for _, args := range [][]string{
 		{"discover", "--format", "xml", dir},

@@ -134,7 +134,7 @@ func TestDriftAgainstMock(t *testing.T) {
 	// The observed record from the wire gates like the saved one.
 	decl := filepath.Join(t.TempDir(), "declared.json")
 	run(t, "", "pin", "--input", exampleV1, "--server-id", "acme-github", "-o", decl, "--no-snapshot")
-	code, out, _ := run(t, "", "gate", "--observed", obsOut, "--declared", decl)
+	code, out, _ := run(t, "", "gate", "--format", "json", "--observed", obsOut, "--declared", decl)
 	if code != 1 || !strings.Contains(out, "mcp_new_privileged_tool") {
 		t.Errorf("gate on the wire record: exit %d", code)
 	}

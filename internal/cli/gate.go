@@ -34,7 +34,7 @@ type gateFlags struct {
 func newGate(e *env) *cobra.Command {
 	var g gateFlags
 	cmd := &cobra.Command{
-		Use:   "gate --observed FILE [--declared FILE] [--policy FILE] [--profile default|strict] [--format json|text|sarif|markdown|html] [-o FILE]",
+		Use:   "gate --observed FILE [--declared FILE] [--policy FILE] [--profile default|strict] [--format text|json|sarif|markdown|html] [-o FILE]",
 		Short: "Compare an observed record with the declared baseline and/or the policy map; exit 0 clean, 1 findings, 3 inconclusive, 2 bad input",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -70,7 +70,7 @@ func newGate(e *env) *cobra.Command {
 	f.StringVar(&g.declared, "declared", "", "declared per-tool baseline (assay.declared_mcp_manifest.v0)")
 	f.StringVar(&g.policy, "policy", "", "YAML policy with declared_mcp_manifests")
 	f.StringVar(&g.profile, "profile", "default", "severity profile: "+strings.Join(gate.ProfileNames(), "|"))
-	f.StringVar(&g.format, "format", "json", "report format: "+strings.Join(report.Formats(), "|"))
+	f.StringVar(&g.format, "format", "text", "report format: "+strings.Join(report.Formats(), "|"))
 	f.StringVarP(&g.out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
 	f.StringVar(&g.rules, "rules", "", "YAML privilege rules; the gate re-classifies tool names and takes either side's privilege")
 	f.StringVar(&g.color, "color", "auto", "colour in text output: auto|always|never (auto: only on a terminal, and never with NO_COLOR)")

@@ -42,7 +42,7 @@ func TestPartialObservationNeverPassesTheGate(t *testing.T) {
 	if code == 0 || d.Served == nil || d.Served.Completeness != "partial" {
 		t.Fatalf("drift: exit %d served %+v %s", code, d.Served, stderr)
 	}
-	code, out, stderr := run(t, "", "gate", "--observed", obs, "--declared", decl)
+	code, out, stderr := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl)
 	if code != 3 || !strings.Contains(out, `"inconclusive_manifest_partial_observation"`) {
 		t.Errorf("gate --declared on a partial observation: exit %d\n%s%s", code, out, stderr)
 	}
@@ -54,7 +54,7 @@ func TestPartialObservationNeverPassesTheGate(t *testing.T) {
 	b, _ := os.ReadFile(obs)
 	json.Unmarshal(b, &rec)
 	strict := writeFile(t, dir, "strict.yaml", []byte("declared_mcp_manifests:\n  srv:\n    manifest_digest: \""+rec.Observed.ManifestDigest+"\"\n    partial_observation: inconclusive\n"))
-	if code, _, _ := run(t, "", "gate", "--observed", obs, "--policy", strict); code != 3 {
+	if code, _, _ := run(t, "", "gate", "--format", "json", "--observed", obs, "--policy", strict); code != 3 {
 		t.Errorf("gate --policy (inconclusive): exit %d", code)
 	}
 	// With the declared baseline too the policy must be the baseline's.
@@ -64,11 +64,11 @@ func TestPartialObservationNeverPassesTheGate(t *testing.T) {
 	b, _ = os.ReadFile(decl)
 	json.Unmarshal(b, &dd)
 	strictD := writeFile(t, dir, "strictd.yaml", []byte("declared_mcp_manifests:\n  srv:\n    manifest_digest: \""+dd.ManifestDigest+"\"\n    partial_observation: inconclusive\n"))
-	if code, out, _ := run(t, "", "gate", "--observed", obs, "--declared", decl, "--policy", strictD); code != 3 {
+	if code, out, _ := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--policy", strictD); code != 3 {
 		t.Errorf("gate --declared --policy (inconclusive): exit %d\n%s", code, out)
 	}
 	warn := writeFile(t, dir, "warn.yaml", []byte("declared_mcp_manifests:\n  srv:\n    manifest_digest: \""+dd.ManifestDigest+"\"\n    partial_observation: warn\n"))
-	if code, out, _ := run(t, "", "gate", "--observed", obs, "--declared", decl, "--policy", warn); code != 0 || !strings.Contains(out, "manifest_partial_observation_allowed") {
+	if code, out, _ := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--policy", warn); code != 0 || !strings.Contains(out, "manifest_partial_observation_allowed") {
 		t.Errorf("gate with explicit warning-only: exit %d\n%s", code, out)
 	}
 }
@@ -423,7 +423,7 @@ func TestMessages(t *testing.T) {
 	run(t, "", "observe", "--input", exampleV1, "--server-id", "s", "-q", "-o", obs)
 	b, _ := os.ReadFile(obs)
 	// --observed - --declared -: stdin can be read once.
-	code, _, stderr := run(t, string(b), "gate", "--observed", "-", "--declared", "-")
+	code, _, stderr := run(t, string(b), "gate", "--format", "json", "--observed", "-", "--declared", "-")
 	if code != 2 || !strings.Contains(stderr, "stdin can be read only once") {
 		t.Errorf("two stdin inputs: exit %d %s", code, stderr)
 	}
@@ -434,13 +434,13 @@ func TestMessages(t *testing.T) {
 	}
 	// An uppercase digest names the pattern, not "want null".
 	upper := writeFile(t, dir, "upper.json", []byte(strings.Replace(string(b), `"manifest_digest": "sha256:`, `"manifest_digest": "sha256:ABC`, 1)))
-	code, _, stderr = run(t, "", "gate", "--observed", upper, "--declared", upper)
+	code, _, stderr = run(t, "", "gate", "--format", "json", "--observed", upper, "--declared", upper)
 	if code != 2 || strings.Contains(stderr, "want null") || !strings.Contains(stderr, "does not match pattern") {
 		t.Errorf("uppercase digest: exit %d %s", code, stderr)
 	}
 	// YAML errors are one line, without a literal \u000a.
 	pol := writeFile(t, dir, "p.yaml", []byte("declared_mcp_manifests:\n  s:\n    manifest_digest: 1\n    partial_observation: [x]\n"))
-	code, _, stderr = run(t, "", "gate", "--observed", obs, "--policy", pol)
+	code, _, stderr = run(t, "", "gate", "--format", "json", "--observed", obs, "--policy", pol)
 	if code != 2 || strings.Contains(stderr, `\u000a`) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("YAML error: exit %d %q", code, stderr)
 	}
@@ -543,19 +543,19 @@ func TestGateSnapshotServerID(t *testing.T) {
 	obs := filepath.Join(dir, "o.json")
 	osnap := filepath.Join(dir, "o.snapshot.json")
 	run(t, "", "observe", "--input", exampleV2, "--server-id", "acme", "-q", "-o", obs, "--snapshot", osnap)
-	if code, _, stderr := run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snapshotPathFor(decl), "--observed-snapshot", osnap); code != 1 {
+	if code, _, stderr := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--declared-snapshot", snapshotPathFor(decl), "--observed-snapshot", osnap); code != 1 {
 		t.Fatalf("gate with matching snapshots: exit %d %s", code, stderr)
 	}
 	// The same tools pinned for another server id: the baseline's
 	// validity fails (declared_definitions_mismatch), inconclusive.
 	other := filepath.Join(dir, "other.snapshot.json")
 	run(t, "", "observe", "--input", exampleV1, "--server-id", "someone-else", "-q", "-o", filepath.Join(dir, "x.json"), "--snapshot", other)
-	if code, out, stderr := run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", other, "--observed-snapshot", osnap); code != 3 || !strings.Contains(out, "declared_definitions_mismatch") || !strings.Contains(out, "is of server") {
+	if code, out, stderr := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--declared-snapshot", other, "--observed-snapshot", osnap); code != 3 || !strings.Contains(out, "declared_definitions_mismatch") || !strings.Contains(out, "is of server") {
 		t.Errorf("declared snapshot of another server: exit %d %s %s", code, out, stderr)
 	}
 	other2 := filepath.Join(dir, "other2.snapshot.json")
 	run(t, "", "observe", "--input", exampleV2, "--server-id", "someone-else", "-q", "-o", filepath.Join(dir, "y.json"), "--snapshot", other2)
-	if code, _, stderr := run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", snapshotPathFor(decl), "--observed-snapshot", other2); code != 2 || !strings.Contains(stderr, "server id") {
+	if code, _, stderr := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--declared-snapshot", snapshotPathFor(decl), "--observed-snapshot", other2); code != 2 || !strings.Contains(stderr, "server id") {
 		t.Errorf("observed snapshot of another server: exit %d %s", code, stderr)
 	}
 }
@@ -653,7 +653,7 @@ func TestSuppressionsLetAProtectedServerPass(t *testing.T) {
 	run(t, "", "pin", "--input", exampleV1, "--server-id", "acme", "-o", decl, "--no-snapshot")
 	run(t, "", "observe", "--input", exampleV2, "--server-id", "acme", "-q", "-o", obs)
 	gsup := writeFile(t, dir, "g.yaml", []byte("version: 1\nsuppressions:\n  - rule: mcp_new_privileged_tool\n    server: acme\n    tool: run_workflow_command\n    reason: reviewed in SEC-77, approved\n"))
-	_, out, _ := run(t, "", "gate", "--observed", obs, "--declared", decl, "--suppressions", gsup)
+	_, out, _ := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--suppressions", gsup)
 	if !strings.Contains(out, `"findings_suppressed"`) || !strings.Contains(out, "SEC-77") {
 		t.Errorf("gate: %s", out)
 	}

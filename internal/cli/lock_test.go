@@ -349,7 +349,7 @@ func TestLockExportProfileRemove(t *testing.T) {
 	if code, _, stderr := run(t, "", "observe", "--input", acmeV1, "--server-id", "one", "-o", obsOut); code != 0 {
 		t.Fatalf("observe: %d %s", code, stderr)
 	}
-	if code, _, stderr := run(t, "", "gate", "--observed", obsOut, "--declared", out); code != 0 {
+	if code, _, stderr := run(t, "", "gate", "--format", "json", "--observed", obsOut, "--declared", out); code != 0 {
 		t.Errorf("gate against the exported baseline: %d %s", code, stderr)
 	}
 	if code, _, stderr := run(t, "", "lock", "profile", "one", "fail-closed", "--auto-approve", "notation", "--lock", lp, "--by", "a@example.com"); code != 0 {

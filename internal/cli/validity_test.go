@@ -117,7 +117,7 @@ func TestProxyInvalidBaseline(t *testing.T) {
 	valid, variants, codes := invalidBaselines(t, up, dir)
 	for name, decl := range variants {
 		t.Run(name+"/gate", func(t *testing.T) {
-			code, out, stderr := run(t, "", "gate", "--observed", obs, "--declared", decl, "--declared-snapshot", filepath.Join(filepath.Dir(decl), "d.snapshot.json"),
+			code, out, stderr := run(t, "", "gate", "--format", "json", "--observed", obs, "--declared", decl, "--declared-snapshot", filepath.Join(filepath.Dir(decl), "d.snapshot.json"),
 				"--observed-snapshot", obsSnap, "--format", "json")
 			if code != 3 || !strings.Contains(out, codes[name]) {
 				t.Errorf("gate: exit %d, want 3 with %s: %s %s", code, codes[name], out, stderr)
