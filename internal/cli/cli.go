@@ -70,8 +70,10 @@ type env struct {
 	tty    bool      // stdout is a terminal
 	// stdinRead is set once an input was read from stdin.
 	stdinRead bool
-	ctx       context.Context
-	code      int // exit code set by a command that succeeded with a verdict
+	// quiet is the command's --quiet: no line saying what it wrote.
+	quiet bool
+	ctx   context.Context
+	code  int // exit code set by a command that succeeded with a verdict
 	// secrets are the values this run sends (headers, URL credentials,
 	// env values of a stdio child); they are redacted from every byte
 	// written to stdout, stderr and files.
@@ -158,7 +160,13 @@ func newRoot(e *env) *cobra.Command {
 	// Settings: --config FILE (else MCPDRIFT_CONFIG, else mcpdrift.yaml
 	// here), MCPDRIFT_<FLAG>; the command line wins (settings.go).
 	root.PersistentFlags().String(configFlag, "", "settings file: flag defaults and suppressions (default: "+manifest.SuppressionsFile+" in the current directory, when it holds settings)")
-	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return e.applySettings(cmd) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := e.applySettings(cmd); err != nil {
+			return err
+		}
+		e.quiet = flagTrue(cmd, "quiet")
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%s (see %s --help)", safetext.Inert(err.Error()), c.CommandPath())
 	})

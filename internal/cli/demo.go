@@ -111,10 +111,10 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 				if err != nil {
 					return err
 				}
-				if err := e.emit(filepath.Join(keep, "declared.snapshot.json"), s1); err != nil {
+				if err := e.emitMany("the declared snapshot", "demo artifacts", filepath.Join(keep, "declared.snapshot.json"), s1); err != nil {
 					return err
 				}
-				if err := e.emit(filepath.Join(keep, "observed.v2.snapshot.json"), s2); err != nil {
+				if err := e.emitMany("the observed snapshot", "demo artifacts", filepath.Join(keep, "observed.v2.snapshot.json"), s2); err != nil {
 					return err
 				}
 				for _, f := range []struct {
@@ -125,12 +125,12 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 					if err != nil {
 						return err
 					}
-					if err := e.emit(filepath.Join(keep, f.name), b); err != nil {
+					if err := e.emitMany(f.name, "demo artifacts", filepath.Join(keep, f.name), b); err != nil {
 						return err
 					}
 				}
 				pb := []byte("declared_mcp_manifests:\n  " + server + ":\n    manifest_digest: \"" + d.ManifestDigest + "\"\n")
-				if err := e.emit(filepath.Join(keep, "policy.yaml"), pb); err != nil {
+				if err := e.emitMany("the policy", "demo artifacts", filepath.Join(keep, "policy.yaml"), pb); err != nil {
 					return err
 				}
 				say("   artifacts will be written to %s\n", safetext.Escape(keep))

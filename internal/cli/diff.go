@@ -208,7 +208,7 @@ fail-closed.`,
 			if err != nil {
 				return usageErr("%s", safetext.Inert(err.Error()))
 			}
-			if err := e.emit(out, buf.Bytes()); err != nil {
+			if err := e.emitAs("the report", out, buf.Bytes()); err != nil {
 				return err
 			}
 			e.code = r.ExitCode

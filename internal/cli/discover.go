@@ -72,7 +72,11 @@ ran, 2 on bad usage.`,
 			} else if data, err = inv.Marshal(); err != nil {
 				return err
 			}
-			if err := e.emit(out, data); err != nil {
+			what := "the server list"
+			if format == "json" {
+				what = "the inventory"
+			}
+			if err := e.emitAs(what, out, data); err != nil {
 				return err
 			}
 			for _, fe := range inv.Errors {

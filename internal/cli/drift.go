@@ -824,14 +824,14 @@ then says so).`,
 				if err != nil {
 					return err
 				}
-				if err := e.emit(observedOut, b); err != nil {
+				if err := e.emitAs("the observed record", observedOut, b); err != nil {
 					return err
 				}
 			}
 			if err := emitEvidence(e, surfaceOut, res.surface); err != nil {
 				return err
 			}
-			if err := e.emit(out, buf.Bytes()); err != nil {
+			if err := e.emitAs("the report", out, buf.Bytes()); err != nil {
 				return err
 			}
 			if err := reports.emit(e, func(w *bytes.Buffer, f string) error {

@@ -60,3 +60,15 @@ func TestGateDefaultsToText(t *testing.T) {
 		t.Errorf("--format json: %v, verdict %q", err, r.Verdict)
 	}
 }
+
+// withoutWrote is stderr without the line that says which files a run
+// wrote (it names paths that differ from run to run).
+func withoutWrote(stderr string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(l, "mcpdrift: wrote ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
+}

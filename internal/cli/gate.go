@@ -58,7 +58,7 @@ func newGate(e *env) *cobra.Command {
 			if err != nil {
 				return usageErr("%s", safetext.Inert(err.Error()))
 			}
-			if err := e.emit(g.out, buf.Bytes()); err != nil {
+			if err := e.emitAs("the report", g.out, buf.Bytes()); err != nil {
 				return err
 			}
 			e.code = r.ExitCode

@@ -692,7 +692,7 @@ func TestStreamStagedEarly(t *testing.T) {
 	// Committed: the file, nothing else.
 	e := newEnv(strings.NewReader(""), io.Discard, io.Discard)
 	p := filepath.Join(dir, "a.json")
-	if err := e.emitStream(p, body); err != nil {
+	if err := e.emitStream("", p, body); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); err == nil {
@@ -707,7 +707,7 @@ func TestStreamStagedEarly(t *testing.T) {
 	// Discarded: nothing.
 	e = newEnv(strings.NewReader(""), io.Discard, io.Discard)
 	q := filepath.Join(dir, "b.json")
-	if err := e.emitStream(q, body); err != nil {
+	if err := e.emitStream("", q, body); err != nil {
 		t.Fatal(err)
 	}
 	e.discard()
@@ -717,7 +717,7 @@ func TestStreamStagedEarly(t *testing.T) {
 	// A secret known only after staging: written again, redacted.
 	e = newEnv(strings.NewReader(""), io.Discard, io.Discard)
 	r := filepath.Join(dir, "c.json")
-	if err := e.emitStream(r, body); err != nil {
+	if err := e.emitStream("", r, body); err != nil {
 		t.Fatal(err)
 	}
 	e.secrets.Add("test", secret)

@@ -338,7 +338,7 @@ func newLockExport(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return e.emit(out, b)
+			return e.emitAs("the Assay declared baseline", out, b)
 		},
 	}
 	registerLockPath(cmd, &lockPath)
@@ -538,7 +538,7 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 			if err := report.RenderLockCheck(&buf, rep, deltas, format, opt2); err != nil {
 				return usageErr("%s", safetext.Inert(err.Error()))
 			}
-			if err := e.emit(out, buf.Bytes()); err != nil {
+			if err := e.emitAs("the report", out, buf.Bytes()); err != nil {
 				return err
 			}
 			if err := reports.emit(e, func(w *bytes.Buffer, f string) error {

@@ -124,7 +124,7 @@ func (lf *lockFile) save(e *env) error {
 	if label := e.secrets.Find(string(data)); label != "" {
 		return usageErr("%s would hold %s: a lock never stores a secret, and nothing was written; write it in the source as a ${env:NAME} placeholder", safetext.Quote(lf.path), safetext.Escape(label))
 	}
-	return e.emitGuarded(lf.path, data, func() error {
+	return e.emitGuarded("the lock", lf.path, data, func() error {
 		now, ok, err := readLockBytes(lf.path)
 		if err != nil {
 			return err

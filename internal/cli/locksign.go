@@ -85,7 +85,7 @@ verify the signature. See docs/lock-signing.md.`,
 			if err != nil {
 				return usageErr("cannot sign with %s: %s", safetext.Quote(keyPath), safetext.Inert(err.Error()))
 			}
-			if err := e.emit(sigPath, sig); err != nil {
+			if err := e.emitAs("the signature", sigPath, sig); err != nil {
 				return err
 			}
 			pub := signer.PublicKey()

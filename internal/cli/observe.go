@@ -126,7 +126,7 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 			if err != nil {
 				return err
 			}
-			return e.emit(out, b)
+			return e.emitAs("the observed record", out, b)
 		},
 	}
 	f := cmd.Flags()
@@ -340,7 +340,7 @@ not observed, and says why.`,
 			if err != nil {
 				return err
 			}
-			return e.emit(out, b)
+			return e.emitAs("the declared baseline", out, b)
 		},
 	}
 	live.register(cmd, "url")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -43,10 +44,15 @@ const (
 
 type output struct {
 	path string // as given (for messages)
-	kind targetKind
-	mode fs.FileMode
-	data []byte
-	tmp  string // staged temporary file (toAtomic)
+	// what the output is ("the declared baseline"), said in the line that
+	// names the files a run wrote (wroteLine); "" for "the output".
+	// plural, when set, names several of them written into one
+	// directory ("observed records").
+	what, plural string
+	kind         targetKind
+	mode         fs.FileMode
+	data         []byte
+	tmp          string // staged temporary file (toAtomic)
 	// guard, when set, is asked once every output is staged and before
 	// any is replaced: an error refuses the whole commit (the lock's
 	// check that nobody changed it since it was read).
@@ -143,7 +149,10 @@ func errText(err error) string {
 
 // emit queues data for path. The target is checked now; two outputs of
 // one run to the same target are refused.
-func (e *env) emit(path string, data []byte) error {
+func (e *env) emit(path string, data []byte) error { return e.emitAs("", path, data) }
+
+// emitAs is emit saying what the output is (output.what).
+func (e *env) emitAs(what, path string, data []byte) error {
 	kind, mode, err := classifyTarget(path)
 	if err != nil {
 		return err
@@ -160,7 +169,7 @@ func (e *env) emit(path string, data []byte) error {
 		}
 		return o.path
 	}
-	o := &output{path: path, kind: kind, mode: mode, data: data}
+	o := &output{path: path, kind: kind, mode: mode, data: data, what: what}
 	for _, p := range e.outputs {
 		if key(p) == key(o) {
 			return usageErr("two outputs of this run go to %s: give each its own path", safetext.Quote(describe(path)))
@@ -296,7 +305,46 @@ func (e *env) commit() error {
 			return cannotWrite(o.path, safetext.Inert(errText(err))+fmt.Sprintf(" (%d of %d outputs were written)", i, len(outs)))
 		}
 	}
+	if line := wroteLine(outs); line != "" && !e.quiet {
+		fmt.Fprintln(e.stderr, line)
+	}
 	return nil
+}
+
+// wroteLine is the one line that says which files a run wrote, and what
+// each is: "mcpdrift: wrote the declared baseline to "d.json" and the
+// snapshot to "d.snapshot.json"" ("" when every output went to stdout or
+// stderr). Outputs of one kind (plural) written into one directory are
+// counted: "12 observed records into "evidence"".
+func wroteLine(outs []*output) string {
+	var parts []string
+	for i := 0; i < len(outs); i++ {
+		o := outs[i]
+		if o.kind != toAtomic && o.kind != toStraight {
+			continue
+		}
+		what := o.what
+		if what == "" {
+			what = "the output"
+		}
+		n, dir := 1, filepath.Dir(o.path)
+		for o.plural != "" && i+n < len(outs) && outs[i+n].plural == o.plural && filepath.Dir(outs[i+n].path) == dir {
+			n++
+		}
+		if n > 1 {
+			parts = append(parts, fmt.Sprintf("%d %s into %s", n, o.plural, safetext.Quote(dir)))
+			i += n - 1
+			continue
+		}
+		parts = append(parts, what+" to "+safetext.Quote(o.path))
+	}
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return "mcpdrift: wrote " + parts[0]
+	}
+	return "mcpdrift: wrote " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // writeStraight writes to an existing device, FIFO or descriptor without
@@ -317,9 +365,20 @@ func writeStraight(path string, data []byte) error {
 	return werr
 }
 
-// emitGuarded is emit with a guard asked before anything is replaced.
-func (e *env) emitGuarded(path string, data []byte, guard func() error) error {
-	if err := e.emit(path, data); err != nil {
+// emitMany is emitAs for one of several outputs of a kind, written into
+// one directory: the line that says what a run wrote counts them
+// (plural: "observed records").
+func (e *env) emitMany(what, plural, path string, data []byte) error {
+	if err := e.emitAs(what, path, data); err != nil {
+		return err
+	}
+	e.outputs[len(e.outputs)-1].plural = plural
+	return nil
+}
+
+// emitGuarded is emitAs with a guard asked before anything is replaced.
+func (e *env) emitGuarded(what, path string, data []byte, guard func() error) error {
+	if err := e.emitAs(what, path, data); err != nil {
 		return err
 	}
 	e.outputs[len(e.outputs)-1].guard = guard
@@ -338,8 +397,8 @@ func (e *env) emitGuarded(path string, data []byte, guard func() error) error {
 // change afterwards. It is still replaced only when the run succeeds, and
 // removed when it fails; a secret that becomes known before the commit
 // has it written again, redacted.
-func (e *env) emitStream(path string, write func(io.Writer) error) error {
-	if err := e.emit(path, nil); err != nil {
+func (e *env) emitStream(what, path string, write func(io.Writer) error) error {
+	if err := e.emitAs(what, path, nil); err != nil {
 		return err
 	}
 	o := e.outputs[len(e.outputs)-1]
@@ -362,7 +421,7 @@ func (e *env) emitStream(path string, write func(io.Writer) error) error {
 // not refuse) fails at commit, with nothing written, instead of writing
 // a snapshot that no longer matches its digests.
 func (e *env) emitSnapshot(path string, write func(io.Writer) error) error {
-	if err := e.emitStream(path, write); err != nil {
+	if err := e.emitStream("the snapshot", path, write); err != nil {
 		return err
 	}
 	e.outputs[len(e.outputs)-1].exact = true
@@ -427,11 +486,11 @@ func (e *env) discard() {
 
 // writeNow writes one output at once, redacted, by the rules of emit and
 // commit (a long-running command's files: the proxy's --observed-out,
-// rewritten whenever the list changes).
+// rewritten whenever the list changes), without a line for each write.
 func (e *env) writeNow(path string, data []byte) error {
-	saved := e.outputs
-	e.outputs = nil
-	defer func() { e.outputs = saved }()
+	saved, quiet := e.outputs, e.quiet
+	e.outputs, e.quiet = nil, true
+	defer func() { e.outputs, e.quiet = saved, quiet }()
 	if err := e.emit(path, data); err != nil {
 		return err
 	}

@@ -77,7 +77,7 @@ func (r *extraReports) emit(e *env, render func(w *bytes.Buffer, format string) 
 		if err := render(&buf, it[0]); err != nil {
 			return usageErr("%s", safetext.Inert(err.Error()))
 		}
-		if err := e.emit(it[1], buf.Bytes()); err != nil {
+		if err := e.emitAs("the "+it[0]+" report", it[1], buf.Bytes()); err != nil {
 			return err
 		}
 	}

@@ -578,7 +578,7 @@ func emitObserved(e *env, dir string, servers []*fleetServer) error {
 		}
 		used[name]++
 		base = name
-		if err := e.emit(filepath.Join(dir, base+".observed.json"), b); err != nil {
+		if err := e.emitMany("the observed record of "+safetext.Quote(s.name), "observed records", filepath.Join(dir, base+".observed.json"), b); err != nil {
 			return err
 		}
 	}

@@ -36,7 +36,7 @@ func TestEmitStream(t *testing.T) {
 	var stdout bytes.Buffer
 	e := newEnv(strings.NewReader(""), &stdout, io.Discard)
 	plain := filepath.Join(dir, "plain.json")
-	if err := e.emitStream(plain, write); err != nil {
+	if err := e.emitStream("", plain, write); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.commit(); err != nil {
@@ -49,10 +49,10 @@ func TestEmitStream(t *testing.T) {
 	e = newEnv(strings.NewReader(""), &stdout, io.Discard)
 	e.secrets.Add("a test secret", secret)
 	redacted := filepath.Join(dir, "redacted.json")
-	if err := e.emitStream(redacted, write); err != nil {
+	if err := e.emitStream("", redacted, write); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.emitStream("-", write); err != nil {
+	if err := e.emitStream("", "-", write); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.commit(); err != nil {
@@ -68,7 +68,7 @@ func TestEmitStream(t *testing.T) {
 
 	e = newEnv(strings.NewReader(""), io.Discard, io.Discard)
 	failed := filepath.Join(dir, "failed.json")
-	if err := e.emitStream(failed, func(w io.Writer) error {
+	if err := e.emitStream("", failed, func(w io.Writer) error {
 		io.WriteString(w, "half")
 		return errors.New("the writer broke")
 	}); err != nil {
@@ -144,7 +144,7 @@ func TestCommitReportsTheFirstFailure(t *testing.T) {
 	}
 	e := newEnv(strings.NewReader(""), io.Discard, io.Discard)
 	release := make(chan struct{})
-	if err := e.emitStream(filepath.Join(dir, "first.json"), func(w io.Writer) error {
+	if err := e.emitStream("", filepath.Join(dir, "first.json"), func(w io.Writer) error {
 		<-release // fails only once the later output has been looked at
 		io.WriteString(w, "half")
 		return errors.New("the writer broke")

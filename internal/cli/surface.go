@@ -165,7 +165,7 @@ func emitEvidence(e *env, path string, ev *surface.Evidence) error {
 	if err := report.WriteJSON(&b, ev); err != nil {
 		return err
 	}
-	return e.emit(path, b.Bytes())
+	return e.emitAs("the surface evidence", path, b.Bytes())
 }
 
 // diffSurface compares the surfaces two sides of a diff pin (when either
