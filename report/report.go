@@ -39,6 +39,10 @@ type Options struct {
 	// ArtifactURI is the observed file's path, the SARIF result location.
 	// Empty means "mcp-manifest".
 	ArtifactURI string
+	// Verbose shows every detail the text and markdown of a report of
+	// many servers otherwise cap (lock check: the clean servers too, and
+	// each server's every line).
+	Verbose bool
 }
 
 type renderer func(w io.Writer, r *gate.Report, opt Options) error

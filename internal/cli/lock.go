@@ -432,6 +432,7 @@ func newLockCheck(e *env) *cobra.Command {
 		allowedSigners               string
 		verifyRefs, allowPrivateRefs bool
 		concurrency                  int
+		verbose                      bool
 		obs                          observeFlags
 		otlp                         *otlpFlags
 	)
@@ -439,7 +440,11 @@ func newLockCheck(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [NAME...] [--format json|text|sarif|markdown|html] [-o FILE] [--timeout 30s] [--concurrency N]",
 		Short: "Re-observe every server of the lock (or those named), concurrently, and gate each against its entry; exit 0 clean, 1 findings, 3 inconclusive, 2 bad input",
-		Long: `Each server is observed read-only, with its own deadline (--timeout), at most --concurrency at a
+		Long: `The text report is a table of the servers, worst first, then the details of each
+server that is not clean: the tools to review and how each changed, capped (--verbose shows every
+server and every line).
+
+Each server is observed read-only, with its own deadline (--timeout), at most --concurrency at a
 time, and gated against its lock entry: the Assay gate of its declared baseline, the structural
 changes of every tool and the decision of its profile, and the identity tuple the gateway would
 enforce. The exit code aggregates: 1 when any server has findings, else 3 when any is inconclusive
@@ -534,7 +539,7 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 			// 2 s; one warning when the collector is down).
 			tr.finish()
 			var buf bytes.Buffer
-			opt2 := report.Options{ToolVersion: version(), ArtifactURI: lockPath, Color: useColor(e, out, color)}
+			opt2 := report.Options{ToolVersion: version(), ArtifactURI: lockPath, Color: useColor(e, out, color), Verbose: verbose}
 			if err := report.RenderLockCheck(&buf, rep, deltas, format, opt2); err != nil {
 				return usageErr("%s", safetext.Inert(err.Error()))
 			}
@@ -542,7 +547,7 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 				return err
 			}
 			if err := reports.emit(e, func(w *bytes.Buffer, f string) error {
-				return report.RenderLockCheck(w, rep, deltas, f, report.Options{ToolVersion: version(), ArtifactURI: lockPath})
+				return report.RenderLockCheck(w, rep, deltas, f, report.Options{ToolVersion: version(), ArtifactURI: lockPath, Verbose: verbose})
 			}); err != nil {
 				return err
 			}
@@ -558,6 +563,7 @@ or could not be observed, else 0; a clean server never hides an inconclusive one
 	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
 	f.StringVar(&color, "color", "auto", "colour in text output: auto|always|never")
 	f.IntVar(&concurrency, "concurrency", 8, "how many servers are observed at once")
+	f.BoolVar(&verbose, "verbose", false, "text and markdown: every server's details, clean ones too, uncapped (by default a table of the servers, then the details of those that are not clean, capped)")
 	registerAllowedSigners(cmd, &allowedSigners)
 	registerVerifyRefs(cmd, &verifyRefs, &allowPrivateRefs)
 	otlp = registerOTLP(cmd)
