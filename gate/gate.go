@@ -127,8 +127,8 @@ type InputError struct{ Msg string }
 
 func (e *InputError) Error() string { return e.Msg }
 
-// Run evaluates the gate.
-func Run(in Input) (*Report, error) {
+// Evaluate evaluates the gate: the pure core of Run, on parsed artifacts.
+func Evaluate(in Input) (*Report, error) {
 	if in.Observed == nil {
 		return nil, &InputError{"no observed record"}
 	}

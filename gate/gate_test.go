@@ -48,7 +48,7 @@ func findings(r *gate.Report) []string {
 
 func mustRun(t *testing.T, in gate.Input) *gate.Report {
 	t.Helper()
-	r, err := gate.Run(in)
+	r, err := gate.Evaluate(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,10 +218,10 @@ func TestBaselineConflictAndPolicy(t *testing.T) {
 		t.Errorf("missing entry: %s %v", r.Verdict, r.Warnings)
 	}
 	// Coarse-only with no entry for the server is bad input.
-	if _, err := gate.Run(gate.Input{Observed: o, Policy: pol2}); err == nil {
+	if _, err := gate.Evaluate(gate.Input{Observed: o, Policy: pol2}); err == nil {
 		t.Error("coarse gate without a baseline for the server must be an error")
 	}
-	if _, err := gate.Run(gate.Input{Observed: o}); err == nil {
+	if _, err := gate.Evaluate(gate.Input{Observed: o}); err == nil {
 		t.Error("nothing to compare against must be an error")
 	}
 }

@@ -123,7 +123,7 @@ type ServerResult struct {
 // with the gate's own codes), and why.
 func (s *Server) NotObserved(target, why string, opt CheckOptions) *ServerResult {
 	res := &ServerResult{Name: s.Name, Target: target, Status: StatusNotObserved, ExitCode: 3, Error: why, Profile: s.Profile, Pending: []string{}, AutoApprovable: []string{}}
-	r, err := gate.Run(gate.Input{Observed: manifest.NotObserved(s.Name), Declared: s.Declared, Profile: opt.GateProfile, Classifier: opt.Classifier, Today: opt.Today})
+	r, err := gate.Evaluate(gate.Input{Observed: manifest.NotObserved(s.Name), Declared: s.Declared, Profile: opt.GateProfile, Classifier: opt.Classifier, Today: opt.Today})
 	if err == nil {
 		r.ExitCode = 3 // never clean, whatever the gate made of no tools
 		res.Gate = r
@@ -174,7 +174,7 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 	slices.Sort(res.AutoApprovable)
 
 	in := gate.Input{Observed: sv.Observed, Declared: s.Declared, Profile: opt.GateProfile, Classifier: c, Suppressions: opt.Suppressions, Today: opt.Today}
-	r, err := gate.Run(in)
+	r, err := gate.Evaluate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (s *Server) Check(sv *Served, opt CheckOptions) (*ServerResult, error) {
 			}
 		}
 		in.Suppressions = auto
-		if r, err = gate.Run(in); err != nil {
+		if r, err = gate.Evaluate(in); err != nil {
 			return nil, err
 		}
 	}

@@ -38,7 +38,7 @@ func TestGateReports(t *testing.T) {
 		{"not-observed", manifest.NotObserved("acme-github"), gate.Inconclusive},
 	}
 	for _, tc := range cases {
-		r, err := gate.Run(gate.Input{Observed: tc.observed, Declared: declared})
+		r, err := gate.Evaluate(gate.Input{Observed: tc.observed, Declared: declared})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -77,13 +77,13 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 			o2 := manifest.BuildObserved(server, tl2, tl2.Completeness, nil)
 			say("   %d tools, manifest_digest %s\n", len(tl2.Tools), *o2.Observed.ManifestDigest)
 			pol := &manifest.Policy{DeclaredMCPManifests: map[string]manifest.PolicyManifest{server: {ManifestDigest: d.ManifestDigest}}}
-			coarse, err := gate.Run(gate.Input{Observed: o2, Policy: pol})
+			coarse, err := gate.Evaluate(gate.Input{Observed: o2, Policy: pol})
 			if err != nil {
 				return err
 			}
 			say("4. coarse gate (policy map): verdict %s\n", coarse.Verdict)
 			say("5. granular gate (declared baseline with field digests), with the structural diff of the snapshots\n")
-			r, err := gate.Run(gate.Input{Observed: o2, Declared: d, Policy: pol})
+			r, err := gate.Evaluate(gate.Input{Observed: o2, Declared: d, Policy: pol})
 			if err != nil {
 				return err
 			}

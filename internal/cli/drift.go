@@ -868,14 +868,6 @@ then says so).`,
 	return cmd
 }
 
-// checkColor validates --color.
-func checkColor(mode string) error {
-	if mode != "auto" && mode != "always" && mode != "never" {
-		return usageErr("--color must be auto, always or never")
-	}
-	return nil
-}
-
 // declaredCaps is the ClientCapabilities object a run declares ({} for none).
 func declaredCaps(cfg mcpclient.Config) json.RawMessage {
 	if len(cfg.ClientCapabilities) == 0 {
