@@ -136,13 +136,8 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	if err != nil {
 		e.discard()
-		var xe *exitError
-		if errors.As(err, &xe) {
-			fmt.Fprintf(e.stderr, "mcpdrift: %s\n", xe.msg)
-			return xe.code
-		}
-		fmt.Fprintf(e.stderr, "mcpdrift: %s\n", safetext.Inert(err.Error()))
-		return ExitUsage
+		fmt.Fprintf(e.stderr, "mcpdrift: %s\n", errMessage(err))
+		return exitCodeOf(err)
 	}
 	return e.code
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/redact"
+	"github.com/mcpdrift/mcpdrift/runerr"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
@@ -254,19 +255,22 @@ func orUnknown(s string) string {
 	return s
 }
 
-// exitCodeOf is an error's exit code (2 for a plain error).
+// exitCodeOf is an error's exit code: the command's own, a workflow's by
+// its kind (runerr: usage 2, inconclusive 3), 2 for a plain error.
 func exitCodeOf(err error) int {
-	var xe *exitError
-	if errors.As(err, &xe) {
+	if xe, ok := errors.AsType[*exitError](err); ok {
 		return xe.code
+	}
+	if runerr.KindOf(err) == runerr.Inconclusive {
+		return ExitInconclusive
 	}
 	return ExitUsage
 }
 
-// errMessage is an error's message as stderr shows it.
+// errMessage is an error's message as stderr shows it (a workflow's
+// message, runerr's, is escaped where it is made: Inert lets it through).
 func errMessage(err error) string {
-	var xe *exitError
-	if errors.As(err, &xe) {
+	if xe, ok := errors.AsType[*exitError](err); ok {
 		return xe.msg
 	}
 	return safetext.Inert(err.Error())

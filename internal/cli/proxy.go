@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -23,21 +22,49 @@ import (
 	"github.com/mcpdrift/mcpdrift/telemetry"
 )
 
+// proxyOptions are the gateway's flags: the upstream, the baseline and
+// how it is enforced, the downstream, and what the gateway records.
+type proxyOptions struct {
+	live                                         liveFlags
+	listen, tokenFile, declared, mode, profile   string
+	observedOut, decisionLog, metricsListen, sid string
+	strict, noStrict, serveStale, quiet          bool
+	relist, listTimeout                          time.Duration
+	rules, lockPath, allowedSigners              string
+	verifyRefs, allowPrivateRefs, upstreamOAuth  bool
+	otlp                                         *otlpFlags
+	http                                         proxy.HTTPOptions
+	state                                        proxyState
+}
+
+func (o *proxyOptions) AddFlags(cmd *cobra.Command) {
+	o.live.registerAs(cmd, "upstream-url", "upstream-stdio")
+	o.otlp = registerOTLP(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "listen", "", "serve the downstream over Streamable HTTP at ADDR/mcp instead of stdio (port 0: a free port)")
+	f.BoolVar(&o.upstreamOAuth, "upstream-oauth", false, "hold the gateway's own OAuth token for the upstream (the client_credentials grant of --oauth-client-id and its secret) and strip the downstream's Authorization")
+	f.StringVar(&o.tokenFile, "listen-token-file", "", "a file holding the bearer token every downstream HTTP request must carry (required off loopback)")
+	f.StringVar(&o.declared, "declared", "", "the approved baseline: a declared baseline with its snapshot beside it, or a snapshot")
+	f.StringVar(&o.mode, "mode", "", "observe|audit|enforce (default: enforce with --declared, else observe)")
+	f.StringVar(&o.profile, "profile", "review", "decision profile: review|fail-closed")
+	f.BoolVar(&o.strict, "strict-arguments", false, "refuse call arguments the pinned inputSchema does not declare (default under fail-closed)")
+	f.BoolVar(&o.noStrict, "no-strict-arguments", false, "accept undeclared properties the pinned schema allows, even under fail-closed")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no line on stderr when what is served changes (what is served and hidden, by reason; why the server is withheld)")
+	f.BoolVar(&o.serveStale, "serve-stale", false, "when the upstream cannot be listed completely, keep serving the last gated list (default: serve nothing)")
+	f.DurationVar(&o.relist, "relist-interval", 0, "re-observe the upstream when the gated list is older than this (0: on list_changed and ttlMs only)")
+	f.DurationVar(&o.listTimeout, "list-timeout", 30*time.Second, "bound on the gateway's whole listing of the upstream")
+	f.StringVar(&o.observedOut, "observed-out", "", "keep the observed record (assay.mcp_manifest_observed.v0) of the latest fully observed list in FILE (rewritten atomically)")
+	f.StringVar(&o.decisionLog, "decision-log", "", "append one NDJSON record per decision to FILE (mcpdrift.proxy_decision.v1; never arguments, results or header values)")
+	f.StringVar(&o.metricsListen, "metrics-listen", "", "serve Prometheus metrics at ADDR/metrics")
+	f.StringVar(&o.sid, "server-id", "", "server id in the log and records (default: the baseline's, else the upstream)")
+	f.StringVar(&o.rules, "rules", "", "YAML privilege rules")
+	f.StringVar(&o.lockPath, "lock", "", "front server --server NAME of this lock: its upstream, approved tools and profile (reloaded when the lock changes)")
+	registerAllowedSigners(cmd, &o.allowedSigners)
+	registerVerifyRefs(cmd, &o.verifyRefs, &o.allowPrivateRefs)
+}
+
 func newProxy(e *env) *cobra.Command {
-	var (
-		live                                         liveFlags
-		listen, tokenFile, declared, mode, profile   string
-		observedOut, decisionLog, metricsListen, sid string
-		strict, noStrict, serveStale, quiet          bool
-		relist, listTimeout                          time.Duration
-		rules                                        string
-		lockPath, allowedSigners                     string
-		verifyRefs, allowPrivateRefs                 bool
-		otlp                                         *otlpFlags
-		stamp                                        string // the watched files as they were when read
-		upstreamOAuth                                bool
-		hopts                                        proxy.HTTPOptions
-	)
+	o := &proxyOptions{}
 	cmd := &cobra.Command{
 		Use:   "proxy (--upstream-url URL | --upstream-stdio -- CMD ARGS... | --mcp-config FILE --server NAME) [--listen ADDR] [--declared FILE] [--mode observe|audit|enforce] [--profile review|fail-closed] [--observed-out FILE] [--decision-log FILE] [--metrics-listen ADDR]",
 		Short: "Run the gateway: observe tools/list on the wire and serve only the pinned, approved tools (fail-closed)",
@@ -66,251 +93,283 @@ that is not the baseline's), at start or on reload, withholds the server
 until a valid one is loaded: fail-closed, said on stderr and in the
 decision log.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var argv []string
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				if dash != 0 {
-					return usageErr("proxy takes no positional arguments (the upstream command goes after --)")
-				}
-				argv = args
-			} else if len(args) > 0 {
-				return usageErr("proxy takes no positional arguments (the upstream command goes after --)")
-			}
-			// --lock FILE --server NAME: the upstream, the baseline and the
-			// profile come from the lock (proxylock.go).
-			var locked *lock.Server
-			if lockPath != "" {
-				if declared != "" || live.baseURL != "" || live.stdio || live.mcpConfig != "" {
-					return usageErr("--lock gives the upstream and the baseline: give no --declared, --upstream-url, --upstream-stdio or --mcp-config with it")
-				}
-				if live.configServer == "" {
-					return usageErr("--lock needs --server NAME (the server of the lock to front)")
-				}
-				stamp = fileStamp(lockPath, lockPath+".sig") // before it is read: a change meanwhile is seen
-				s, _, err := loadLockBaseline(e, lockPath, live.configServer, allowedSigners, &live.suppress)
-				if err != nil {
-					return err
-				}
-				locked = s
-				if !cmd.Flags().Changed("profile") {
-					profile = s.Profile
-				}
-				if sid == "" {
-					sid = s.Name
-				}
-				l2, argv2, err := liveFor(e, &live, s.Source)
-				if err != nil {
-					return err
-				}
-				l2.configServer = ""
-				live, argv = *l2, argv2
-			} else if allowedSigners != "" || verifyRefs {
-				return usageErr("--allowed-signers and --verify-refs check a lock: they go with --lock FILE")
-			}
-			prof, err := schemadiff.DecisionProfileByName(profile)
+			argv, err := proxyArgv(cmd, args)
 			if err != nil {
-				return usageErr("--profile: %s", safetext.Inert(err.Error()))
+				return err
 			}
-			m := proxy.Mode(mode)
-			switch {
-			case mode == "" && (declared != "" || locked != nil):
-				m = proxy.Enforce
-			case mode == "":
-				m = proxy.Observe
-			case m != proxy.Observe && m != proxy.Audit && m != proxy.Enforce:
-				return usageErr("--mode must be observe, audit or enforce")
-			}
-			if m != proxy.Observe && declared == "" && locked == nil {
-				return usageErr("--mode %s needs --declared FILE (the approved baseline)", m)
-			}
-			if strict && noStrict {
-				return usageErr("--strict-arguments and --no-strict-arguments exclude each other")
-			}
-			strictArgs := strict || (prof == schemadiff.FailClosedProfile && !noStrict)
 			// Spans go out in batches while the gateway runs, each export
 			// bounded to 2 s; the last ones when it stops (after its
 			// sessions, deferred first).
-			tr, err := otlp.start(e, telemetry.ModeService)
+			tr, err := o.otlp.start(e, telemetry.ModeService)
 			if err != nil {
 				return err
 			}
 			defer tr.finish()
-			var token string
-			if tokenFile != "" {
-				if listen == "" {
-					return usageErr("--listen-token-file goes with --listen")
-				}
-				b, err := readInput(e, tokenFile, 4096)
-				if err != nil {
-					return err
-				}
-				token = strings.TrimSpace(string(b))
-				if len(token) < 16 {
-					return usageErr("--listen-token-file: the token must be at least 16 characters")
-				}
-				e.secrets.Add("the gateway's listen token", token)
-			}
-			if listen != "" {
-				if err := checkListen(listen, token != ""); err != nil {
-					return err
-				}
-			}
-			cfg, err := live.config(e, argv)
+			opt, closeLog, err := o.options(e, cmd, argv, tr)
 			if err != nil {
 				return err
 			}
-			c, err := loadClassifier(rules)
-			if err != nil {
-				return err
-			}
-			_, target := e.targetOf(cfg)
-			var baseline *decide.Baseline
-			serverID := sid
-			if declared != "" {
-				stamp = fileStamp(declared)
-				if baseline, serverID, err = loadBaseline(e, declared, sid, &live.suppress); err != nil {
-					return err
-				}
-			}
-			// With --verify-refs the pinned documents are fetched (bounded)
-			// at start and at every reload; nothing is fetched otherwise.
-			verify := func(s *lock.Server) map[string]string {
-				if !verifyRefs {
-					return nil
-				}
-				return verifiedRefs(e.context(), e, []*lock.Server{s}, allowPrivateRefs, nil)
-			}
-			if locked != nil {
-				baseline = locked.Baseline(verify(locked))
-			}
-			if serverID == "" {
-				serverID = target
-			}
-			if baseline != nil {
-				withholdWarning(e, m, "at start", baseline)
-			}
-			var logw *proxy.DecisionLog
-			if decisionLog != "" {
-				f, err := openAppend(decisionLog)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				logw = proxy.NewDecisionLog(f)
-			}
-			if observedOut != "" {
-				if _, _, err := classifyTarget(observedOut); err != nil {
-					return err
-				}
-			}
-			var omu sync.Mutex
-			metrics := proxy.NewMetrics()
-			pc := proxy.Config{
-				Upstream: proxy.Upstream{URL: cfg.BaseURL, Command: cfg.Command, PassEnv: cfg.PassEnv, Env: cfg.Env, Headers: cfg.Headers,
-					ForwardAuthorization: token == "", ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion},
-				Mode: m, Baseline: baseline, Profile: prof, StrictArguments: strictArgs, ServeStale: serveStale,
-				RelistInterval: relist, ListTimeout: listTimeout, ServerID: serverID, Target: target, TargetResolved: e.resolvedEndpoint(cfg), Classifier: c,
-				Log: logw, Metrics: metrics, Secrets: e.secrets, Tracer: tr.tracer(),
-			}
-			if err := proxyOAuth(e, &live, upstreamOAuth, &pc, &hopts); err != nil {
-				return err
-			}
-			if !quiet {
-				pc.Status = e.stderr
-			}
-			if observedOut != "" {
-				pc.OnObserved = func(o *manifest.Observed) {
-					b, err := manifest.MarshalArtifact(o)
-					if err != nil {
-						return
-					}
-					omu.Lock()
-					defer omu.Unlock()
-					if err := e.writeNow(observedOut, b); err != nil {
-						fmt.Fprintf(e.stderr, "mcpdrift proxy: %s\n", err.Error())
-					}
-				}
-			}
-			g, err := proxy.New(pc)
-			if err != nil {
-				return usageErr("%s", safetext.Inert(err.Error()))
-			}
-			defer g.Close()
-			parent := e.ctx
-			if parent == nil {
-				parent = context.Background()
-			}
-			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+			defer closeLog()
+			ctx, stop := signal.NotifyContext(e.context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			switch {
-			case declared != "":
-				go watchBaseline(ctx, e, g, m, serverID, []string{declared}, stamp, func() (*decide.Baseline, error) {
-					b, _, err := loadBaseline(e, declared, sid, &live.suppress)
-					return b, err
-				})
-			case locked != nil:
-				go watchLock(ctx, e, g, m, serverID, lockPath, locked.Name, allowedSigners, stamp, verify, &live.suppress)
-			}
-			if metricsListen != "" {
-				ln, err := net.Listen("tcp", metricsListen)
-				if err != nil {
-					return usageErr("--metrics-listen: %s", safetext.Inert(err.Error()))
-				}
-				ms := &http.Server{Handler: metrics.Handler(), ReadHeaderTimeout: 5 * time.Second}
-				go ms.Serve(ln)
-				defer ms.Close()
-				fmt.Fprintf(e.stderr, "mcpdrift proxy: metrics on http://%s/metrics\n", ln.Addr())
-			}
-			if listen == "" {
-				return g.ServeStdio(ctx, e.stdin, e.stdout)
-			}
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return usageErr("--listen: %s", safetext.Inert(err.Error()))
-			}
-			// The gateway's own server: the bounds its hostile-downstream
-			// tests hold it to (header and body deadlines, stream writes).
-			hopts.Token = token
-			hs := g.Server(hopts)
-			// Ready (/healthz) without waiting for an agent: a readiness
-			// probe keeps an unready replica from its agents.
-			go g.Observe(ctx)
-			fmt.Fprintf(e.stderr, "mcpdrift proxy: listening on http://%s/mcp\n", ln.Addr())
-			go func() {
-				<-ctx.Done()
-				sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
-				defer c()
-				_ = hs.Shutdown(sctx)
-			}()
-			if err := hs.Serve(ln); err != nil && err != http.ErrServerClosed {
-				return &exitError{ExitInconclusive, "mcpdrift proxy: " + safetext.Inert(err.Error())}
-			}
-			return nil
+			opt.Reloads = o.reloads(ctx)
+			return proxy.Run(ctx, opt)
 		},
 	}
-	live.registerAs(cmd, "upstream-url", "upstream-stdio")
-	otlp = registerOTLP(cmd)
-	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "", "serve the downstream over Streamable HTTP at ADDR/mcp instead of stdio (port 0: a free port)")
-	f.BoolVar(&upstreamOAuth, "upstream-oauth", false, "hold the gateway's own OAuth token for the upstream (the client_credentials grant of --oauth-client-id and its secret) and strip the downstream's Authorization")
-	f.StringVar(&tokenFile, "listen-token-file", "", "a file holding the bearer token every downstream HTTP request must carry (required off loopback)")
-	f.StringVar(&declared, "declared", "", "the approved baseline: a declared baseline with its snapshot beside it, or a snapshot")
-	f.StringVar(&mode, "mode", "", "observe|audit|enforce (default: enforce with --declared, else observe)")
-	f.StringVar(&profile, "profile", "review", "decision profile: review|fail-closed")
-	f.BoolVar(&strict, "strict-arguments", false, "refuse call arguments the pinned inputSchema does not declare (default under fail-closed)")
-	f.BoolVar(&noStrict, "no-strict-arguments", false, "accept undeclared properties the pinned schema allows, even under fail-closed")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no line on stderr when what is served changes (what is served and hidden, by reason; why the server is withheld)")
-	f.BoolVar(&serveStale, "serve-stale", false, "when the upstream cannot be listed completely, keep serving the last gated list (default: serve nothing)")
-	f.DurationVar(&relist, "relist-interval", 0, "re-observe the upstream when the gated list is older than this (0: on list_changed and ttlMs only)")
-	f.DurationVar(&listTimeout, "list-timeout", 30*time.Second, "bound on the gateway's whole listing of the upstream")
-	f.StringVar(&observedOut, "observed-out", "", "keep the observed record (assay.mcp_manifest_observed.v0) of the latest fully observed list in FILE (rewritten atomically)")
-	f.StringVar(&decisionLog, "decision-log", "", "append one NDJSON record per decision to FILE (mcpdrift.proxy_decision.v1; never arguments, results or header values)")
-	f.StringVar(&metricsListen, "metrics-listen", "", "serve Prometheus metrics at ADDR/metrics")
-	f.StringVar(&sid, "server-id", "", "server id in the log and records (default: the baseline's, else the upstream)")
-	f.StringVar(&rules, "rules", "", "YAML privilege rules")
-	f.StringVar(&lockPath, "lock", "", "front server --server NAME of this lock: its upstream, approved tools and profile (reloaded when the lock changes)")
-	registerAllowedSigners(cmd, &allowedSigners)
-	registerVerifyRefs(cmd, &verifyRefs, &allowPrivateRefs)
+	o.AddFlags(cmd)
 	return cmd
+}
+
+// proxyArgv is the upstream command after -- (the proxy takes no
+// positional arguments).
+func proxyArgv(cmd *cobra.Command, args []string) ([]string, error) {
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		if dash != 0 {
+			return nil, usageErr("proxy takes no positional arguments (the upstream command goes after --)")
+		}
+		return args, nil
+	}
+	if len(args) > 0 {
+		return nil, usageErr("proxy takes no positional arguments (the upstream command goes after --)")
+	}
+	return nil, nil
+}
+
+// proxyState is what the options of a gateway run read at start that its
+// reloads read again.
+type proxyState struct {
+	locked *lock.Server // --lock: the server fronted
+	stamp  string       // the watched files as they were when read
+	mode   proxy.Mode
+	verify func(*lock.Server) map[string]string
+}
+
+// options turns the flags into the gateway's run: the upstream (from the
+// lock, with --lock), the baseline, the mode, the downstream's token and
+// what is recorded. closeLog closes the decision log.
+func (o *proxyOptions) options(e *env, cmd *cobra.Command, argv []string, tr *tracing) (opt proxy.Options, closeLog func(), err error) {
+	closeLog = func() {}
+	st := &o.state
+	if argv, err = o.fromLock(e, cmd, argv); err != nil {
+		return opt, closeLog, err
+	}
+	pc, err := o.gatewayConfig(e)
+	if err != nil {
+		return opt, closeLog, err
+	}
+	cfg, err := o.live.config(e, argv)
+	if err != nil {
+		return opt, closeLog, err
+	}
+	if pc.Classifier, err = loadClassifier(o.rules); err != nil {
+		return opt, closeLog, err
+	}
+	_, target := e.targetOf(cfg)
+	serverID := o.sid
+	if o.declared != "" {
+		st.stamp = fileStamp(o.declared)
+		if pc.Baseline, serverID, err = loadBaseline(e, o.declared, o.sid, &o.live.suppress); err != nil {
+			return opt, closeLog, err
+		}
+	}
+	// With --verify-refs the pinned documents are fetched (bounded) at
+	// start and at every reload; nothing is fetched otherwise.
+	st.verify = func(s *lock.Server) map[string]string {
+		if !o.verifyRefs {
+			return nil
+		}
+		return verifiedRefs(e.context(), e, []*lock.Server{s}, o.allowPrivateRefs, nil)
+	}
+	if st.locked != nil {
+		pc.Baseline = st.locked.Baseline(st.verify(st.locked))
+	}
+	if serverID == "" {
+		serverID = target
+	}
+	if pc.Baseline != nil {
+		withholdWarning(e, pc.Mode, "at start", pc.Baseline)
+	}
+	if o.decisionLog != "" {
+		f, err := openAppend(o.decisionLog)
+		if err != nil {
+			return opt, closeLog, err
+		}
+		closeLog = func() { f.Close() }
+		pc.Log = proxy.NewDecisionLog(f)
+	}
+	pc.Upstream = proxy.Upstream{URL: cfg.BaseURL, Command: cfg.Command, PassEnv: cfg.PassEnv, Env: cfg.Env, Headers: cfg.Headers,
+		ForwardAuthorization: o.http.Token == "", ClientName: cfg.ClientName, ClientVersion: cfg.ClientVersion}
+	pc.ServerID, pc.Target, pc.TargetResolved = serverID, target, e.resolvedEndpoint(cfg)
+	pc.Metrics, pc.Secrets, pc.Tracer = proxy.NewMetrics(), e.secrets, tr.tracer()
+	if err := proxyOAuth(e, &o.live, o.upstreamOAuth, &pc, &o.http); err != nil {
+		return opt, closeLog, err
+	}
+	if err := o.recordObserved(e, &pc); err != nil {
+		return opt, closeLog, err
+	}
+	opt = proxy.Options{Config: pc, Listen: o.listen, HTTP: o.http, Stdin: e.stdin, Stdout: e.stdout, MetricsListen: o.metricsListen,
+		Reload: o.reload(e), OnReload: func(why string, b *decide.Baseline) {
+			if !withholdWarning(e, pc.Mode, why, b) {
+				fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: baseline reloaded\n", why)
+			}
+		}, OnListening: func(what string, addr net.Addr) {
+			fmt.Fprintf(e.stderr, "mcpdrift proxy: %s on http://%s/%s\n", map[string]string{"mcp": "listening", "metrics": "metrics"}[what], addr, what)
+		}}
+	return opt, closeLog, nil
+}
+
+// fromLock, with --lock FILE --server NAME, takes the upstream, the
+// baseline and the profile from the lock (proxylock.go) and returns the
+// upstream's command (argv otherwise).
+func (o *proxyOptions) fromLock(e *env, cmd *cobra.Command, argv []string) ([]string, error) {
+	if o.lockPath == "" {
+		if o.allowedSigners != "" || o.verifyRefs {
+			return nil, usageErr("--allowed-signers and --verify-refs check a lock: they go with --lock FILE")
+		}
+		return argv, nil
+	}
+	if o.declared != "" || o.live.baseURL != "" || o.live.stdio || o.live.mcpConfig != "" {
+		return nil, usageErr("--lock gives the upstream and the baseline: give no --declared, --upstream-url, --upstream-stdio or --mcp-config with it")
+	}
+	if o.live.configServer == "" {
+		return nil, usageErr("--lock needs --server NAME (the server of the lock to front)")
+	}
+	o.state.stamp = fileStamp(o.lockPath, o.lockPath+".sig") // before it is read: a change meanwhile is seen
+	s, _, err := loadLockBaseline(e, o.lockPath, o.live.configServer, o.allowedSigners, &o.live.suppress)
+	if err != nil {
+		return nil, err
+	}
+	o.state.locked = s
+	if !cmd.Flags().Changed("profile") {
+		o.profile = s.Profile
+	}
+	if o.sid == "" {
+		o.sid = s.Name
+	}
+	l2, argv2, err := liveFor(e, &o.live, s.Source)
+	if err != nil {
+		return nil, err
+	}
+	l2.configServer = ""
+	o.live = *l2
+	return argv2, nil
+}
+
+// gatewayConfig is the gateway's decision settings (mode, profile,
+// arguments, relisting) and the downstream's token.
+func (o *proxyOptions) gatewayConfig(e *env) (proxy.Config, error) {
+	var pc proxy.Config
+	prof, err := schemadiff.DecisionProfileByName(o.profile)
+	if err != nil {
+		return pc, usageErr("--profile: %s", safetext.Inert(err.Error()))
+	}
+	hasBaseline := o.declared != "" || o.state.locked != nil
+	m := proxy.Mode(o.mode)
+	switch {
+	case o.mode == "" && hasBaseline:
+		m = proxy.Enforce
+	case o.mode == "":
+		m = proxy.Observe
+	case m != proxy.Observe && m != proxy.Audit && m != proxy.Enforce:
+		return pc, usageErr("--mode must be observe, audit or enforce")
+	}
+	if m != proxy.Observe && !hasBaseline {
+		return pc, usageErr("--mode %s needs --declared FILE (the approved baseline)", m)
+	}
+	if o.strict && o.noStrict {
+		return pc, usageErr("--strict-arguments and --no-strict-arguments exclude each other")
+	}
+	if o.tokenFile != "" {
+		if o.listen == "" {
+			return pc, usageErr("--listen-token-file goes with --listen")
+		}
+		b, err := readInput(e, o.tokenFile, 4096)
+		if err != nil {
+			return pc, err
+		}
+		token := strings.TrimSpace(string(b))
+		if len(token) < 16 {
+			return pc, usageErr("--listen-token-file: the token must be at least 16 characters")
+		}
+		e.secrets.Add("the gateway's listen token", token)
+		o.http.Token = token
+	}
+	if o.listen != "" {
+		if err := checkListen(o.listen, o.http.Token != ""); err != nil {
+			return pc, err
+		}
+	}
+	pc.Mode, pc.Profile, pc.ServeStale = m, prof, o.serveStale
+	pc.StrictArguments = o.strict || (prof == schemadiff.FailClosedProfile && !o.noStrict)
+	pc.RelistInterval, pc.ListTimeout = o.relist, o.listTimeout
+	if !o.quiet {
+		pc.Status = e.stderr
+	}
+	return pc, nil
+}
+
+// recordObserved keeps the observed record of the latest fully observed
+// list in --observed-out, rewritten atomically.
+func (o *proxyOptions) recordObserved(e *env, pc *proxy.Config) error {
+	if o.observedOut == "" {
+		return nil
+	}
+	if _, _, err := classifyTarget(o.observedOut); err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	pc.OnObserved = func(obs *manifest.Observed) {
+		b, err := manifest.MarshalArtifact(obs)
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err := e.writeNow(o.observedOut, b); err != nil {
+			fmt.Fprintf(e.stderr, "mcpdrift proxy: %s\n", err.Error())
+		}
+	}
+	return nil
+}
+
+// reload reads the baseline again: the --declared file, or the server's
+// entry of the lock (nil: neither, nothing to reload).
+func (o *proxyOptions) reload(e *env) func() (*decide.Baseline, error) {
+	switch {
+	case o.declared != "":
+		return func() (*decide.Baseline, error) {
+			b, _, err := loadBaseline(e, o.declared, o.sid, &o.live.suppress)
+			return b, err
+		}
+	case o.state.locked != nil:
+		name := o.state.locked.Name
+		return func() (*decide.Baseline, error) {
+			s, _, err := loadLockBaseline(e, o.lockPath, name, o.allowedSigners, &o.live.suppress)
+			if err != nil {
+				return nil, err
+			}
+			return s.Baseline(o.state.verify(s)), nil
+		}
+	}
+	return nil
+}
+
+// reloads gives a reason each time the baseline is to be read again: on
+// SIGHUP, and when a watched file (the baseline, or a lock and its
+// signature) changes; nil when there is nothing to reload.
+func (o *proxyOptions) reloads(ctx context.Context) <-chan string {
+	var paths []string
+	switch {
+	case o.declared != "":
+		paths = []string{o.declared}
+	case o.state.locked != nil:
+		paths = []string{o.lockPath, o.lockPath + ".sig"}
+	default:
+		return nil
+	}
+	ch := make(chan string)
+	go watchFiles(ctx, paths, o.state.stamp, ch)
+	return ch
 }
 
 // checkListen refuses a non-loopback bind without a token: a gateway is
@@ -390,42 +449,36 @@ func withholdWarning(e *env, m proxy.Mode, when string, b *decide.Baseline) bool
 	return true
 }
 
-// watchBaseline reloads the baseline on SIGHUP and when one of the files
-// changes (the baseline, or a lock and its signature).
+// watchFiles says why to reload (on ch) on SIGHUP and when one of the
+// files changes (their fileStamp differs from last), until ctx ends.
 //
-// A reload is fail-closed: a new baseline that cannot be read, or reads
-// but is not valid, is put in force as an invalid one, so the server is
-// withheld until a valid one is loaded — the operator replaced the
-// approvals, and the old ones are no longer what they declare.
-func watchBaseline(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID string, paths []string, last string, load func() (*decide.Baseline, error)) {
+// A reload is fail-closed (proxy.Options.Reload): a new baseline that
+// cannot be read, or reads but is not valid, is put in force as an
+// invalid one, so the server is withheld until a valid one is loaded.
+func watchFiles(ctx context.Context, paths []string, last string, ch chan<- string) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	mtime := func() string { return fileStamp(paths...) }
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
-	reload := func(why string) {
-		b, err := load()
-		if err != nil {
-			b = decide.InvalidBaseline(serverID, "it cannot be read: "+errMessage(err))
-		}
-		_ = g.Reload(b) // an invalid one too: it withholds the server
-		if !withholdWarning(e, m, why, b) {
-			fmt.Fprintf(e.stderr, "mcpdrift proxy: %s: baseline reloaded\n", why)
-		}
-	}
 	for {
+		why := ""
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			last = mtime()
-			reload("SIGHUP")
+			last, why = fileStamp(paths...), "SIGHUP"
 		case <-tick.C:
-			if t := mtime(); t != last {
-				last = t
-				reload("the baseline file changed")
+			t := fileStamp(paths...)
+			if t == last {
+				continue
 			}
+			last, why = t, "the baseline file changed"
+		}
+		select {
+		case ch <- why:
+		case <-ctx.Done():
+			return
 		}
 	}
 }
@@ -444,19 +497,6 @@ func fileStamp(paths ...string) string {
 		}
 	}
 	return b.String()
-}
-
-// watchLock reloads the baseline of server name from the lock (and its
-// signature): a newly approved tool is served once the lock says so
-// (and, with --allowed-signers, once it is signed again).
-func watchLock(ctx context.Context, e *env, g *proxy.Gateway, m proxy.Mode, serverID, lockPath, name, allowedSigners, stamp string, verify func(*lock.Server) map[string]string, sf *suppressionFlags) {
-	watchBaseline(ctx, e, g, m, serverID, []string{lockPath, lockPath + ".sig"}, stamp, func() (*decide.Baseline, error) {
-		s, _, err := loadLockBaseline(e, lockPath, name, allowedSigners, sf)
-		if err != nil {
-			return nil, err
-		}
-		return s.Baseline(verify(s)), nil
-	})
 }
 
 // openAppend opens the decision log for appending, by the output rules
