@@ -20,6 +20,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mockserver"
+	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -207,7 +208,7 @@ func demoLive(e *env) (*probe.Report, []delta.Tool, error) {
 	pcfg.Surface = surfaceOptions(false)
 	obs, tl, err := observeLive(ctx, pcfg)
 	if err != nil {
-		return nil, nil, liveError(url, err)
+		return nil, nil, observe.Failed(url, err)
 	}
 	o := manifest.BuildObserved("acme-github", tl, manifest.Completeness(obs.Completeness), nil)
 	say("   pinned over the wire: %d tools in %d pages, %s, manifest_digest %s\n", len(tl.Tools), obs.Pages, obs.Completeness, *o.Observed.ManifestDigest)

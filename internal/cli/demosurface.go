@@ -12,6 +12,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mockserver"
+	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/proxy"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -83,7 +84,7 @@ func demoThroughGateway(ctx context.Context, upstream string, tl *manifest.ToolL
 	url := "http://" + ln.Addr().String() + "/mcp"
 	obs, err := mcpclient.ListTools(ctx, mcpclient.Config{BaseURL: url, ClientName: "mcpdrift", ClientVersion: version(), Surface: surfaceOptions(false)})
 	if err != nil {
-		return nil, liveError(url, err)
+		return nil, observe.Failed(url, err)
 	}
 	return obs, nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/report"
@@ -360,51 +361,6 @@ func probeObservation(obs *mcpclient.Observation, tl *manifest.ToolList) *probe.
 	}
 }
 
-// liveError maps a client error to the CLI: a configuration the client
-// refuses is exit 2; a server that cannot be reached or that does not
-// answer usably is exit 3. mcpclient's messages are escaped already
-// (safetext.Inert only guards that), so they are not escaped twice.
-func liveError(target string, err error) error {
-	if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
-		return usageErr("%s", safetext.Inert(ce.Msg))
-	}
-	return &exitError{ExitInconclusive, "cannot observe " + safetext.Quote(target) + ": " + safetext.Inert(err.Error())}
-}
-
-// reflections lists where a served list carries a secret this run sent.
-func reflections(e *env, tl *manifest.ToolList, obs *mcpclient.Observation) []probe.Reflection {
-	return append(toolReflections(e, tl.Tools), identityReflections(e, obs)...)
-}
-
-// toolReflections lists where tools carry a secret this run sent.
-func toolReflections(e *env, tools []manifest.Tool) []probe.Reflection {
-	if e.secrets.Empty() {
-		return nil
-	}
-	var out []probe.Reflection
-	for i := range tools {
-		if label, ptr := e.secrets.FindInValue(tools[i].Value); label != "" {
-			out = append(out, probe.Reflection{Tool: tools[i].Name, Pointer: ptr, Source: label})
-		}
-	}
-	return out
-}
-
-// identityReflections lists a secret this run sent in the server's
-// reported identity.
-func identityReflections(e *env, obs *mcpclient.Observation) []probe.Reflection {
-	var out []probe.Reflection
-	if e.secrets.Empty() {
-		return nil
-	}
-	if obs != nil && obs.ServerInfo != nil {
-		if label := e.secrets.Find(obs.ServerInfo.Name + "\x00" + obs.ServerInfo.Version); label != "" {
-			out = append(out, probe.Reflection{Source: label})
-		}
-	}
-	return out
-}
-
 // driftRun is one live drift: the server, the declared tools and what to
 // do beyond listing.
 type driftRun struct {
@@ -515,7 +471,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 	case err == nil:
 		in.Primary = probeObservation(obs, tl)
 		in.Calls = callChecks(obs, d.declared.Tools)
-		in.Reflected = reflections(e, tl, obs)
+		in.Reflected = observe.Reflections(e.secrets, tl.Tools, obs)
 		if in.Surface, err = d.surfaceCheck(e, obs); err != nil {
 			return nil, err
 		}
@@ -523,7 +479,7 @@ func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
 			rep.CallPlan[i].Sent = d.execute
 		}
 	case errors.As(err, new(*mcpclient.ConfigError)):
-		return nil, liveError(targetText, err)
+		return nil, observe.Failed(targetText, err)
 	case errors.As(err, &pe) && pe.Code == mcpwire.CodeUnsupportedProtocolVersion:
 		in.ProtocolUnsupported = &probe.Unsupported{Requested: pe.Requested, Supported: pe.Supported}
 	case errors.As(err, &he) && (he.Status == 401 || he.Status == 403):
@@ -764,7 +720,7 @@ then says so).`,
 				return err
 			}
 			if execute {
-				if c := targetClassOf(cfg); c != probe.ClassLocal && c != probe.ClassDev && c != probe.ClassStaging && c != probe.ClassStdio && !iKnowProduction {
+				if c := observe.TargetClass(cfg); c != probe.ClassLocal && c != probe.ClassDev && c != probe.ClassStaging && c != probe.ClassStdio && !iKnowProduction {
 					return usageErr("refusing to call tools on a target classified %s; tools/call has side effects: pass --i-know-this-is-production if you mean it", c)
 				}
 				for _, p := range plan {

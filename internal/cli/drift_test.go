@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mockserver"
+	"github.com/mcpdrift/mcpdrift/observe"
 )
 
 type driftJSON struct {
@@ -430,8 +431,8 @@ func TestShellJoin(t *testing.T) {
 		{[]string{"node", "a b.js", ""}, "node 'a b.js' ''"},
 		{[]string{"sh", "-c", "echo 'x'; rm -rf /"}, `sh -c 'echo '\''x'\''; rm -rf /'`},
 	} {
-		if got := shellJoin(c.argv); got != c.want {
-			t.Errorf("shellJoin(%q) = %s, want %s", c.argv, got, c.want)
+		if got := observe.ShellJoin(c.argv); got != c.want {
+			t.Errorf("observe.ShellJoin(%q) = %s, want %s", c.argv, got, c.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/discover"
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -93,7 +94,7 @@ func (f *fleetFlags) inventoryServers(e *env) ([]*fleetServer, error) {
 		}
 		fs := &fleetServer{name: name, target: s.URL}
 		if s.Transport == discover.TransportStdio {
-			fs.target = "stdio:" + shellJoin(append([]string{s.Command}, s.Args...))
+			fs.target = "stdio:" + observe.ShellJoin(append([]string{s.Command}, s.Args...))
 		}
 		out = append(out, fs)
 		ent, err := discover.LoadEntry(s, opt)
@@ -129,11 +130,11 @@ func inventoryName(s discover.Server) string {
 
 // entryConfig turns an entry read from a configuration file into a client
 // configuration, expanding its placeholders as clients do
-// (expandPlaceholders) and holding every value the entry sends as a secret
+// (discover.Expand) and holding every value the entry sends as a secret
 // of the run; the bounds and checks are liveFlags.config's.
 func (f *fleetFlags) entryConfig(e *env, ent *discover.Entry) (mcpclient.Config, error) {
 	expand := func(where, s string) (string, error) {
-		v, vals, err := expandPlaceholders(s, os.LookupEnv)
+		v, vals, err := discover.Expand(s, os.LookupEnv)
 		if err != nil {
 			return "", usageErr("server %s: %s: %s", safetext.Quote(ent.Name), where, err.Error())
 		}

@@ -7,20 +7,19 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/delta"
+	"github.com/mcpdrift/mcpdrift/discover"
 	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/lockrun"
 	"github.com/mcpdrift/mcpdrift/manifest"
-	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/telemetry"
-	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
 // The lock commands: lock add, profile, export, check and remove (this
@@ -82,17 +81,34 @@ func gitEmail() string {
 	return s
 }
 
+// lockAddOptions are lock add's flags: the server (its name and how to
+// reach it, or the servers of an inventory), its profile and the approval.
+type lockAddOptions struct {
+	lockPath, profile   string
+	autoApprove         []string
+	publisherKey, rules string
+	fromInventory       string
+	all, pinResources   bool
+	live                liveFlags
+	appr                approvalFlags
+}
+
+func (o *lockAddOptions) AddFlags(cmd *cobra.Command) {
+	registerLockPath(cmd, &o.lockPath)
+	o.live.register(cmd, "url")
+	f := cmd.Flags()
+	f.StringVar(&o.profile, "profile", lock.ProfileReview, "the decision profile: review|fail-closed")
+	f.StringArrayVar(&o.autoApprove, "auto-approve", nil, "changes the profile approves by itself, each recorded as such: notation (changes of spelling that accept the same instances)")
+	f.StringVar(&o.rules, "rules", "", "YAML privilege rules (default: the built-in table)")
+	f.StringVar(&o.fromInventory, "from-inventory", "", "add the servers named (or --all) of this inventory (mcpdrift discover --format json), each read again from its configuration file; a stdio one only with --allow-config-commands")
+	f.BoolVar(&o.all, "all", false, "with --from-inventory: every server of the inventory")
+	f.BoolVar(&o.pinResources, "pin-resources", false, "pin what resources/list lists too (the instructions, prompts and resource templates are always pinned; many servers list data that changes all the time)")
+	f.StringVar(&o.publisherKey, "publisher-key", "", "the publisher key (fingerprint) configured for this server, pinned in its identity")
+	o.appr.register(cmd)
+}
+
 func newLockAdd(e *env) *cobra.Command {
-	var (
-		lockPath, profile string
-		autoApprove       []string
-		publisherKey      string
-		rules             string
-		fromInventory     string
-		all, pinResources bool
-		live              liveFlags
-		appr              approvalFlags
-	)
+	o := &lockAddOptions{}
 	cmd := &cobra.Command{
 		Use:   "add (NAME (--url URL | --stdio -- CMD ARGS...) | --from-inventory FILE (SERVER... | --all)) [--header NAME='Bearer ${env:TOKEN}']... [--pass-env NAME]... [--profile review|fail-closed] [--auto-approve notation]",
 		Short: "Observe a server and pin it in the lock under NAME (every tool approved as served)",
@@ -110,151 +126,127 @@ A listing that is not complete is refused (exit 3), as is a server already in th
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var argv []string
 			if n := cmd.ArgsLenAtDash(); n >= 0 {
-				argv = args[n:]
-				args = args[:n]
+				argv, args = args[n:], args[:n]
 			}
-			// What either form checks before it observes anything.
-			prepare := func() (lock.Approval, *classify.Classifier, error) {
-				if !lock.ValidProfile(profile) {
-					return lock.Approval{}, nil, usageErr("--profile must be review or fail-closed")
-				}
-				for _, k := range autoApprove {
-					if k != lock.AutoNotation {
-						return lock.Approval{}, nil, usageErr("--auto-approve: the only kind is notation")
-					}
-				}
-				a, err := appr.approval(e)
-				if err != nil {
-					return a, nil, err
-				}
-				c, err := loadClassifier(rules)
-				return a, c, err
-			}
-			if fromInventory != "" || all {
-				// The servers of an inventory (lockinventory.go).
-				switch {
-				case fromInventory == "":
-					return usageErr("--all goes with --from-inventory FILE")
-				case live.baseURL != "" || live.stdio || live.mcpConfig != "" || len(argv) > 0 || len(live.headers) > 0:
-					return usageErr("--from-inventory reads each server from its configuration file: give no --url, --stdio, --mcp-config or --header with it")
-				}
-				a, c, err := prepare()
-				if err != nil {
-					return err
-				}
-				lf, err := openLockForWrite(e, lockPath, true)
-				if err != nil {
-					return err
-				}
-				return addFromInventory(e, lf, fromInventory, args, all, live.allowConfig, &live, profile, autoApprove, c, a)
+			if o.fromInventory != "" || o.all {
+				return o.addInventory(e, args, argv)
 			}
 			if len(args) != 1 {
 				return usageErr("lock add takes one NAME (the server's name in the lock); a stdio command goes after --")
 			}
-			name := args[0]
-			if !lock.ValidName(name) {
-				return usageErr("server name %s: use letters, digits, '.', '_' and '-' (at most 128), starting with a letter or digit", safetext.Quote(name))
-			}
-			a, c, err := prepare()
+			opt, lf, err := o.options(e, args[0], argv)
 			if err != nil {
 				return err
 			}
-			src, err := sourceOf(e, &live, argv)
+			r, err := lockrun.Add(e.context(), opt)
 			if err != nil {
 				return err
 			}
-			// Refused before anything is sent: what the lock could not
-			// store.
-			if err := lock.CheckSource(src); err != nil {
-				return usageErr("%s", safetext.Inert(err.Error()))
+			for _, s := range r.Acknowledged {
+				fmt.Fprintf(e.stderr, "mcpdrift: %s\n", s)
 			}
-			lf, err := openLockForWrite(e, lockPath, true)
-			if err != nil {
-				return err
-			}
-			if lf.lock.Server(name) != nil {
-				return usageErr("server %s is already in %s: approve its changes with mcpdrift review or approve, or remove it first", safetext.Quote(name), safetext.Quote(lockPath))
-			}
-			// This observation sends what was typed (a literal header
-			// too); the lock stores the source.
-			obsLive := live
-			if obsLive.baseURL, err = expandURLSegments(e, live.baseURL); err != nil {
-				return err
-			}
-			obsLive.headers = nil
-			for _, h := range live.headers {
-				name, value, _ := strings.Cut(h, "=")
-				if lock.HeaderTemplate(value) {
-					v, _, err := expandPlaceholders(value, os.LookupEnv)
-					if err != nil {
-						return usageErr("--header %s: %s", safetext.Quote(name), err.Error())
-					}
-					value = v
-				}
-				obsLive.headers = append(obsLive.headers, name+"="+value)
-			}
-			o, err := observeTyped(e, &obsLive, argv, name, publisherKey, c, surfaceOptions(pinResources))
-			if err != nil {
-				return err
-			}
-			if err := o.complete(); err != nil {
-				return err
-			}
-			src.Auth = obsLive.oauth.lockAuth(obsLive.baseURL)
-			if err := e.vouchNames("add "+safetext.Quote(name)+" to the lock", toolNames(o.tools.Tools), []string{name, o.target}, &live.suppress); err != nil {
-				return err
-			}
-			s, err := lock.NewServer(name, src, profile, o.served.Identity, o.obs.ClientCapabilities, o.tools.Tools, c, a)
-			if err != nil {
-				return usageErr("%s", safetext.Inert(err.Error()))
-			}
-			if len(autoApprove) > 0 {
-				if err := s.SetProfile(profile, autoApprove, a); err != nil {
-					return usageErr("%s", safetext.Inert(err.Error()))
-				}
-			}
-			if err := pinLockSurface(e, s, o, a); err != nil {
-				return err
-			}
-			if err := lf.lock.Add(s); err != nil {
-				return usageErr("%s", safetext.Inert(err.Error()))
+			for _, w := range r.Warnings {
+				fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
 			}
 			if err := lf.save(e); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "mcpdrift: pinned %s in %s: %d tools from %s, profile %s\n", safetext.Quote(name), safetext.Quote(lockPath), len(s.Tools), safetext.Quote(o.target), profile)
+			fmt.Fprintf(e.stderr, "mcpdrift: pinned %s in %s: %d tools from %s, profile %s\n", safetext.Quote(opt.Name), safetext.Quote(o.lockPath), len(r.Server.Tools), safetext.Quote(r.Listing.Target), o.profile)
 			return nil
 		},
 	}
-	registerLockPath(cmd, &lockPath)
-	live.register(cmd, "url")
-	f := cmd.Flags()
-	f.StringVar(&profile, "profile", lock.ProfileReview, "the decision profile: review|fail-closed")
-	f.StringArrayVar(&autoApprove, "auto-approve", nil, "changes the profile approves by itself, each recorded as such: notation (changes of spelling that accept the same instances)")
-	f.StringVar(&rules, "rules", "", "YAML privilege rules (default: the built-in table)")
-	f.StringVar(&fromInventory, "from-inventory", "", "add the servers named (or --all) of this inventory (mcpdrift discover --format json), each read again from its configuration file; a stdio one only with --allow-config-commands")
-	f.BoolVar(&all, "all", false, "with --from-inventory: every server of the inventory")
-	f.BoolVar(&pinResources, "pin-resources", false, "pin what resources/list lists too (the instructions, prompts and resource templates are always pinned; many servers list data that changes all the time)")
-	f.StringVar(&publisherKey, "publisher-key", "", "the publisher key (fingerprint) configured for this server, pinned in its identity")
-	appr.register(cmd)
+	o.AddFlags(cmd)
 	return cmd
 }
 
-// observeTyped observes with what lock add was given on its command line.
-func observeTyped(e *env, l *liveFlags, argv []string, name, publisherKey string, c *classify.Classifier, surf *mcpclient.SurfaceOptions) (*observation, error) {
-	cfg, err := l.config(e, argv)
+// prepare is what either form of lock add checks before it observes
+// anything: the profile, what it auto-approves, the approval, the rules.
+func (o *lockAddOptions) prepare(e *env) (lock.Approval, *classify.Classifier, error) {
+	if !lock.ValidProfile(o.profile) {
+		return lock.Approval{}, nil, usageErr("--profile must be review or fail-closed")
+	}
+	for _, k := range o.autoApprove {
+		if k != lock.AutoNotation {
+			return lock.Approval{}, nil, usageErr("--auto-approve: the only kind is notation")
+		}
+	}
+	a, err := o.appr.approval(e)
 	if err != nil {
-		return nil, err
+		return a, nil, err
 	}
-	cfg.Surface = surf
-	o, reflected, err := observeConfig(e.context(), e, cfg, l.timeout, name, publisherKey, c)
+	c, err := loadClassifier(o.rules)
+	return a, c, err
+}
+
+// addInventory adds the servers of an inventory (lockinventory.go).
+func (o *lockAddOptions) addInventory(e *env, names, argv []string) error {
+	l := &o.live
+	switch {
+	case o.fromInventory == "":
+		return usageErr("--all goes with --from-inventory FILE")
+	case l.baseURL != "" || l.stdio || l.mcpConfig != "" || len(argv) > 0 || len(l.headers) > 0:
+		return usageErr("--from-inventory reads each server from its configuration file: give no --url, --stdio, --mcp-config or --header with it")
+	}
+	a, c, err := o.prepare(e)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if reflected > 0 {
-		return nil, &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server reflects credentials into its tool list (%d place(s)). Rotate the credential and fix the server", safetext.Quote(o.target), reflected)}
+	lf, err := openLockForWrite(e, o.lockPath, true)
+	if err != nil {
+		return err
 	}
-	return o, nil
+	return addFromInventory(e, lf, o, names, c, a)
+}
+
+// options are lockrun.Add's options of one server: the source the lock
+// stores, and what this observation sends (every placeholder expanded, a
+// literal header too); the lock is opened for writing.
+func (o *lockAddOptions) options(e *env, name string, argv []string) (lockrun.AddOptions, *lockFile, error) {
+	opt := lockrun.AddOptions{Name: name, Profile: o.profile, AutoApprove: o.autoApprove, PublisherKey: o.publisherKey, PinResources: o.pinResources, Secrets: e.secrets, Timeout: o.live.timeout}
+	if !lock.ValidName(name) {
+		return opt, nil, usageErr("server name %s: use letters, digits, '.', '_' and '-' (at most 128), starting with a letter or digit", safetext.Quote(name))
+	}
+	var err error
+	if opt.Approval, opt.Classifier, err = o.prepare(e); err != nil {
+		return opt, nil, err
+	}
+	if opt.Source, err = sourceOf(e, &o.live, argv); err != nil {
+		return opt, nil, err
+	}
+	// Refused before anything is sent: what the lock could not store.
+	if err := lock.CheckSource(opt.Source); err != nil {
+		return opt, nil, usageErr("%s", safetext.Inert(err.Error()))
+	}
+	lf, err := openLockForWrite(e, o.lockPath, true)
+	if err != nil {
+		return opt, nil, err
+	}
+	if lf.lock.Server(name) != nil {
+		return opt, nil, usageErr("server %s is already in %s: approve its changes with mcpdrift review or approve, or remove it first", safetext.Quote(name), safetext.Quote(o.lockPath))
+	}
+	opt.Lock = lf.lock
+	obsLive := o.live
+	if obsLive.baseURL, err = lockrun.ExpandURL(o.live.baseURL, os.LookupEnv, e.secrets); err != nil {
+		return opt, nil, err
+	}
+	obsLive.headers = nil
+	for _, h := range o.live.headers {
+		hname, value, _ := strings.Cut(h, "=")
+		if lock.HeaderTemplate(value) {
+			v, _, err := discover.Expand(value, os.LookupEnv)
+			if err != nil {
+				return opt, nil, usageErr("--header %s: %s", safetext.Quote(hname), err.Error())
+			}
+			value = v
+		}
+		obsLive.headers = append(obsLive.headers, hname+"="+value)
+	}
+	if opt.Server, err = obsLive.config(e, argv); err != nil {
+		return opt, nil, err
+	}
+	opt.Vouch = manifest.Vouch{Suppressions: func() (*manifest.Suppressions, error) { return o.live.suppress.load(e) }, Today: today()}
+	opt.SourceAuth = obsLive.oauth.lockAuth
+	return opt, lf, nil
 }
 
 // context is the run's context (Background when none was given).
@@ -371,74 +363,36 @@ func newLockRemove(e *env) *cobra.Command {
 	return cmd
 }
 
-// checked is one server's check with what its readable delta needs.
-type checked struct {
-	result *lock.ServerResult
-	deltas []delta.Tool
-	// observed is the observed record of the listing (nil when nothing
-	// was observed).
-	observed *manifest.Observed
+// lockCheckOptions are lock check's flags: the lock, its signature, how
+// each server is observed and the report.
+type lockCheckOptions struct {
+	lockPath, allowedSigners     string
+	verifyRefs, allowPrivateRefs bool
+	concurrency                  int
+	verbose                      bool
+	obs                          observeFlags
+	otlp                         *otlpFlags
+	report                       reportFlags
+	reports                      extraReports
 }
 
-// checkServer observes s and gates it against its lock entry: the one
-// per-server check of lock check (and of scan over a lock). A server that
-// cannot be observed is a not-observed result, never an error of the
-// whole run; a usage error (a placeholder whose variable is not set)
-// is reported the same way, for that server alone.
-func checkServer(ctx context.Context, e *env, base *liveFlags, s *lock.Server, opt lock.CheckOptions, tr mcptrace.Tracer) checked {
-	c, _ := checkServerListing(ctx, e, base, s, opt, tr)
-	return c
-}
-
-// checkServerListing is checkServer with the listing it gated, for scan,
-// which records it as every scan records a listing (nil when the server
-// was not observed, its listing reflected a credential, or the check
-// failed). lock check keeps no listing past its server's check.
-func checkServerListing(ctx context.Context, e *env, base *liveFlags, s *lock.Server, opt lock.CheckOptions, tr mcptrace.Tracer) (checked, *observation) {
-	o, err := observeSource(ctx, e, base, s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, opt.Classifier, tr, surfaceOptionsFor(s.Surface))
-	target := ""
-	if o != nil {
-		target = o.target
-	}
-	if err != nil {
-		return checked{result: s.NotObserved(target, errMessage(err), opt)}, nil
-	}
-	r, err := s.Check(o.served, opt)
-	if err != nil {
-		return checked{result: s.NotObserved(target, "the check failed: "+safetext.Inert(err.Error()), opt)}, nil
-	}
-	r.Target = target
-	var ds []delta.Tool
-	if r.Gate != nil && len(r.Pending)+len(r.AutoApprovable) > 0 {
-		ds = changedDeltas(delta.Build(s.ToolValues(), o.served.Tools, r.Gate.StructuralChanges, r.Gate.Tools))
-	}
-	return checked{result: r, deltas: ds, observed: o.served.Observed}, o
-}
-
-// changedDeltas keeps the deltas of tools that changed.
-func changedDeltas(ds []delta.Tool) []delta.Tool {
-	out := ds[:0]
-	for _, d := range ds {
-		if d.Status != "unchanged" {
-			out = append(out, d)
-		}
-	}
-	return out
+func (o *lockCheckOptions) AddFlags(cmd *cobra.Command) {
+	o.reports.register(cmd, report.LockCheckFormats())
+	registerLockPath(cmd, &o.lockPath)
+	o.obs.register(cmd, 30*time.Second)
+	o.report.AddFlags(cmd, report.LockCheckFormats())
+	f := cmd.Flags()
+	f.IntVar(&o.concurrency, "concurrency", 8, "how many servers are observed at once")
+	f.BoolVar(&o.verbose, "verbose", false, "text and markdown: every server's details, clean ones too, uncapped (by default a table of the servers, then the details of those that are not clean, capped)")
+	registerAllowedSigners(cmd, &o.allowedSigners)
+	registerVerifyRefs(cmd, &o.verifyRefs, &o.allowPrivateRefs)
+	o.otlp = registerOTLP(cmd)
 }
 
 func newLockCheck(e *env) *cobra.Command {
-	var (
-		lockPath, format, out, color string
-		allowedSigners               string
-		verifyRefs, allowPrivateRefs bool
-		concurrency                  int
-		verbose                      bool
-		obs                          observeFlags
-		otlp                         *otlpFlags
-	)
-	reports := &extraReports{}
+	o := &lockCheckOptions{}
 	cmd := &cobra.Command{
-		Use:   "check [NAME...] [--format json|text|sarif|markdown|html] [-o FILE] [--timeout 30s] [--concurrency N]",
+		Use:   "check [NAME...] [--format text|json|sarif|markdown|html] [-o FILE] [--timeout 30s] [--concurrency N]",
 		Short: "Re-observe every server of the lock (or those named), concurrently, and gate each against its entry; exit 0 clean, 1 findings, 3 inconclusive, 2 bad input",
 		Long: `The text report is a table of the servers, worst first, then the details of each
 server that is not clean: the tools to review and how each changed, capped (--verbose shows every
@@ -450,122 +404,105 @@ changes of every tool and the decision of its profile, and the identity tuple th
 enforce. The exit code aggregates: 1 when any server has findings, else 3 when any is inconclusive
 or could not be observed, else 0; a clean server never hides an inconclusive one.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !contains(report.LockCheckFormats(), format) {
-				return usageErr("--format must be one of %s", strings.Join(report.LockCheckFormats(), ", "))
-			}
-			if color != "auto" && color != "always" && color != "never" {
-				return usageErr("--color must be auto, always or never")
-			}
-			if concurrency < 1 {
-				return usageErr("--concurrency must be at least 1")
-			}
-			c, err := loadClassifier(obs.rules)
+			tr, err := o.otlp.start(e, telemetry.ModeRun)
 			if err != nil {
 				return err
 			}
-			tr, err := otlp.start(e, telemetry.ModeRun)
-			if err != nil {
-				return err
-			}
-			lf, err := openLock(lockPath, false)
-			if err != nil {
-				return err
-			}
-			// The signature is over the bytes read: the lock checked is
-			// the lock signed.
-			if err := verifyLockSignature(e, lockPath, lf.data, allowedSigners); err != nil {
-				return err
-			}
-			servers := lf.lock.Servers
-			if len(args) > 0 {
-				servers = nil
-				seen := map[string]bool{}
-				for _, n := range args {
-					s, err := lf.server(n)
-					if err != nil {
-						return err
-					}
-					if !seen[n] {
-						seen[n] = true
-						servers = append(servers, s)
-					}
-				}
-			}
-			if len(servers) == 0 {
-				return usageErr("%s has no servers to check: add one with mcpdrift lock add", safetext.Quote(lockPath))
-			}
-			base := obs.live()
-			// A bound that is wrong is wrong for every server: refuse it
-			// once, before anything runs.
-			if err := checkBounds(e, base); err != nil {
-				return err
-			}
-			sup, err := obs.suppress.load(e)
-			if err != nil {
-				return err
-			}
-			opt := lock.CheckOptions{Classifier: c, Today: today(), Suppressions: sup}
-			if verifyRefs {
-				opt.VerifiedRefs = verifiedRefs(e.context(), e, servers, allowPrivateRefs, base)
-			}
-			results := make([]checked, len(servers))
-			sem := make(chan struct{}, concurrency)
-			var wg sync.WaitGroup
 			defer tr.finish()
-			ctx := tr.begin(e.context(), "lock check")
-			for i, s := range servers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					sem <- struct{}{}
-					defer func() { <-sem }()
-					results[i] = checkServer(ctx, e, base, s, opt, tr.tracer())
-				}()
+			opt, err := o.options(e, args, tr)
+			if err != nil {
+				return err
 			}
-			wg.Wait()
-			rs := make([]*lock.ServerResult, len(results))
-			deltas := map[string][]delta.Tool{}
-			for i, r := range results {
-				rs[i] = r.result
-				if len(r.deltas) > 0 {
-					deltas[r.result.Name] = r.deltas
-				}
+			res, err := lockrun.Check(tr.begin(e.context(), "lock check"), opt)
+			if err != nil {
+				return err
 			}
-			rep := lock.NewCheckReport(lockPath, rs)
-			if allowedSigners != "" {
-				rep.Signed = "verified against " + allowedSigners
+			rep := res.Report
+			if o.allowedSigners != "" {
+				rep.Signed = "verified against " + o.allowedSigners
 			}
 			// Spans are exported before the report is written (at most
 			// 2 s; one warning when the collector is down).
 			tr.finish()
-			var buf bytes.Buffer
-			opt2 := report.Options{ToolVersion: version(), ArtifactURI: lockPath, Color: useColor(e, out, color), Verbose: verbose}
-			if err := report.RenderLockCheck(&buf, rep, deltas, format, opt2); err != nil {
-				return usageErr("%s", safetext.Inert(err.Error()))
-			}
-			if err := e.emitAs("the report", out, buf.Bytes()); err != nil {
-				return err
-			}
-			if err := reports.emit(e, func(w *bytes.Buffer, f string) error {
-				return report.RenderLockCheck(w, rep, deltas, f, report.Options{ToolVersion: version(), ArtifactURI: lockPath, Verbose: verbose})
-			}); err != nil {
-				return err
-			}
-			e.code = rep.ExitCode
-			return nil
+			return o.render(e, rep, res.Deltas)
 		},
 	}
-	reports.register(cmd, report.LockCheckFormats())
-	registerLockPath(cmd, &lockPath)
-	obs.register(cmd, 30*time.Second)
-	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "report format: "+strings.Join(report.LockCheckFormats(), "|"))
-	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
-	f.StringVar(&color, "color", "auto", "colour in text output: auto|always|never")
-	f.IntVar(&concurrency, "concurrency", 8, "how many servers are observed at once")
-	f.BoolVar(&verbose, "verbose", false, "text and markdown: every server's details, clean ones too, uncapped (by default a table of the servers, then the details of those that are not clean, capped)")
-	registerAllowedSigners(cmd, &allowedSigners)
-	registerVerifyRefs(cmd, &verifyRefs, &allowPrivateRefs)
-	otlp = registerOTLP(cmd)
+	o.AddFlags(cmd)
 	return cmd
+}
+
+// options read the lock (its signature checked over the bytes read: the
+// lock checked is the lock signed) and select its servers (those named,
+// or all).
+func (o *lockCheckOptions) options(e *env, names []string, tr *tracing) (lockrun.CheckOptions, error) {
+	var opt lockrun.CheckOptions
+	if err := o.report.check(); err != nil {
+		return opt, err
+	}
+	if o.concurrency < 1 {
+		return opt, usageErr("--concurrency must be at least 1")
+	}
+	c, err := loadClassifier(o.obs.rules)
+	if err != nil {
+		return opt, err
+	}
+	lf, err := openLock(o.lockPath, false)
+	if err != nil {
+		return opt, err
+	}
+	if err := verifyLockSignature(e, o.lockPath, lf.data, o.allowedSigners); err != nil {
+		return opt, err
+	}
+	servers := lf.lock.Servers
+	if len(names) > 0 {
+		servers = nil
+		seen := map[string]bool{}
+		for _, n := range names {
+			s, err := lf.server(n)
+			if err != nil {
+				return opt, err
+			}
+			if !seen[n] {
+				seen[n] = true
+				servers = append(servers, s)
+			}
+		}
+	}
+	base := o.obs.live()
+	// A bound that is wrong is wrong for every server: refuse it once,
+	// before anything runs.
+	if len(servers) > 0 {
+		if err := checkBounds(e, base); err != nil {
+			return opt, err
+		}
+	}
+	sup, err := o.obs.suppress.load(e)
+	if err != nil {
+		return opt, err
+	}
+	opt = lockrun.CheckOptions{Servers: servers, Concurrency: o.concurrency, LockFile: o.lockPath,
+		ObserveOptions: lockrun.ObserveOptions{Connect: lockConnect(e, base), Classifier: c, Secrets: e.secrets, Timeout: base.timeout, Tracer: tr.tracer()},
+		Check:          lock.CheckOptions{Today: today(), Suppressions: sup}}
+	if o.verifyRefs {
+		opt.Check.VerifiedRefs = verifiedRefs(e.context(), e, servers, o.allowPrivateRefs, base)
+	}
+	return opt, nil
+}
+
+// render writes the report and the extra reports.
+func (o *lockCheckOptions) render(e *env, rep *lock.CheckReport, deltas map[string][]delta.Tool) error {
+	var buf bytes.Buffer
+	ropt := o.report.options(e, o.lockPath)
+	ropt.Verbose = o.verbose
+	err := report.RenderLockCheck(&buf, rep, deltas, o.report.format, ropt)
+	if err := o.report.emit(e, buf.Bytes(), err); err != nil {
+		return err
+	}
+	if err := o.reports.emit(e, func(w *bytes.Buffer, f string) error {
+		return report.RenderLockCheck(w, rep, deltas, f, report.Options{ToolVersion: version(), ArtifactURI: o.lockPath, Verbose: o.verbose})
+	}); err != nil {
+		return err
+	}
+	e.code = rep.ExitCode
+	return nil
 }

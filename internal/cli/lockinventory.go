@@ -11,6 +11,8 @@ import (
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/discover"
 	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/lockrun"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
@@ -96,7 +98,8 @@ func inventorySource(ent *discover.Entry) (lock.Source, []string) {
 }
 
 // addFromInventory pins the selected servers of an inventory into lf.
-func addFromInventory(e *env, lf *lockFile, invPath string, names []string, all, allowConfig bool, base *liveFlags, profile string, autoApprove []string, c *classify.Classifier, a lock.Approval) error {
+func addFromInventory(e *env, lf *lockFile, o *lockAddOptions, names []string, c *classify.Classifier, a lock.Approval) error {
+	invPath, all, allowConfig, base := o.fromInventory, o.all, o.live.allowConfig, &o.live
 	if len(names) == 0 && !all {
 		return usageErr("name the inventory's servers to add (their name, or client:scope:name), or give --all")
 	}
@@ -181,39 +184,20 @@ func addFromInventory(e *env, lf *lockFile, invPath string, names []string, all,
 			fail(s.Name, errMessage(err))
 			continue
 		}
-		cfg.Surface = surfaceOptions(false)
-		o, reflected, err := observeConfig(e.context(), e, cfg, base.timeout, s.Name, "", c)
+		r, err := lockrun.Add(e.context(), lockrun.AddOptions{Lock: lf.lock, Name: s.Name, Source: source, Server: cfg, Profile: o.profile, AutoApprove: o.autoApprove,
+			Classifier: c, Secrets: e.secrets, Timeout: base.timeout, Approval: a,
+			Vouch: manifest.Vouch{Suppressions: func() (*manifest.Suppressions, error) { return base.suppress.load(e) }, Today: today()}})
 		if err != nil {
 			failCode(s.Name, errMessage(err), exitCodeOf(err))
 			continue
 		}
-		if reflected > 0 {
-			fail(s.Name, fmt.Sprintf("it reflects credentials into its tool list (%d place(s))", reflected))
-			continue
+		for _, x := range r.Acknowledged {
+			fmt.Fprintf(e.stderr, "mcpdrift: %s\n", x)
 		}
-		if err := o.complete(); err != nil {
-			failCode(s.Name, errMessage(err), exitCodeOf(err))
-			continue
+		for _, w := range r.Warnings {
+			fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
 		}
-		if err := e.vouchNames("add "+safetext.Quote(s.Name)+" to the lock", toolNames(o.tools.Tools), []string{s.Name, o.target}, &base.suppress); err != nil {
-			failCode(s.Name, errMessage(err), exitCodeOf(err))
-			continue
-		}
-		target := o.target
-		srv, err := lock.NewServer(s.Name, source, profile, o.served.Identity, o.obs.ClientCapabilities, o.tools.Tools, c, a)
-		if err == nil && len(autoApprove) > 0 {
-			err = srv.SetProfile(profile, autoApprove, a)
-		}
-		if err == nil {
-			err = pinLockSurface(e, srv, o, a)
-		}
-		if err == nil {
-			err = lf.lock.Add(srv)
-		}
-		if err != nil {
-			fail(s.Name, safetext.Inert(err.Error()))
-			continue
-		}
+		srv, target := r.Server, r.Listing.Target
 		for _, w := range warns {
 			fmt.Fprintf(e.stderr, "mcpdrift: warning: server %s: %s\n", safetext.Quote(s.Name), w)
 		}

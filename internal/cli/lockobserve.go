@@ -1,25 +1,21 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/discover"
 	"github.com/mcpdrift/mcpdrift/lock"
-	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/lockrun"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
-	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/runerr"
 	"github.com/mcpdrift/mcpdrift/safetext"
-	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
 // How a server of the lock is reached and observed: the lock's source
@@ -106,7 +102,7 @@ func liveFor(e *env, base *liveFlags, src lock.Source) (*liveFlags, []string, er
 		l.stdio, l.passEnv = true, src.PassEnv
 		argv := make([]string, len(src.Stdio))
 		for i, a := range src.Stdio {
-			v, vals, err := expandPlaceholders(a, os.LookupEnv)
+			v, vals, err := discover.Expand(a, os.LookupEnv)
 			if err != nil {
 				return nil, nil, usageErr("argument %d of the stdio command: %s", i+1, err.Error())
 			}
@@ -117,7 +113,7 @@ func liveFor(e *env, base *liveFlags, src lock.Source) (*liveFlags, []string, er
 		}
 		return &l, argv, nil
 	}
-	u, err := expandURLSegments(e, src.URL)
+	u, err := lockrun.ExpandURL(src.URL, os.LookupEnv, e.secrets)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -126,7 +122,7 @@ func liveFor(e *env, base *liveFlags, src lock.Source) (*liveFlags, []string, er
 		l.oauth.mode = oauthClientCredentials
 	}
 	for name, tmpl := range src.Headers {
-		v, _, err := expandPlaceholders(tmpl, os.LookupEnv)
+		v, _, err := discover.Expand(tmpl, os.LookupEnv)
 		if err != nil {
 			return nil, nil, usageErr("header %s: %s", safetext.Quote(name), err.Error())
 		}
@@ -135,124 +131,17 @@ func liveFor(e *env, base *liveFlags, src lock.Source) (*liveFlags, []string, er
 	return &l, nil, nil
 }
 
-// expandURLSegments expands the ${env:NAME} path segments of a lock's URL
-// (lock.URLSegmentTemplate) from the environment, each value path-escaped
-// into its segment (a '/' in it stays in the segment), in the URL as
-// written: every other byte stays as it was (a %2F in another segment
-// too). Each value is a secret of the run, recorded before anything can
-// print it. A variable that is not set, a value too short to be redacted
-// (redact.MinLen: the URL is printed in every report), or a placeholder
-// that is not written as ${env:NAME} between slashes is a usage error.
-func expandURLSegments(e *env, raw string) (string, error) {
-	if !strings.Contains(raw, "${") && !strings.Contains(raw, "%7B") && !strings.Contains(raw, "%7b") {
-		return raw, nil
-	}
-	out, err := redact.MapPathSegments(raw, func(written, decoded string) (string, error) {
-		switch {
-		case !strings.Contains(decoded, "${"):
-			return written, nil
-		case written != decoded || !lock.URLSegmentTemplate(written):
-			return "", usageErr("a placeholder in the url is a whole path segment written as ${env:NAME}, /${env:NAME}/, not escaped")
+// lockConnect reaches a lock's source with base's bounds, CA, OAuth and
+// client settings (liveFor, then liveFlags.config): every secret recorded,
+// every bound checked as drift and pin check theirs.
+func lockConnect(e *env, base *liveFlags) lockrun.Connect {
+	return func(src lock.Source) (mcpclient.Config, error) {
+		l, argv, err := liveFor(e, base, src)
+		if err != nil {
+			return mcpclient.Config{}, err
 		}
-		name := strings.TrimSuffix(strings.TrimPrefix(written, "${env:"), "}")
-		v, ok := os.LookupEnv(name)
-		switch {
-		case !ok || v == "":
-			return "", usageErr("the url's path segment ${env:%s} is not set: export %s", name, name)
-		case len(v) < redact.MinLen:
-			return "", usageErr("the url's path segment ${env:%s} is shorter than %d bytes: it cannot be told apart from other text, so it would be written wherever the url is", name, redact.MinLen)
-		}
-		// Recorded in every form it can take in the URL sent and in what
-		// is written about it (escaped again by Go when the URL's path is
-		// not a valid encoding).
-		e.secrets.AddPathValue("the value of env "+name+" in the url", v)
-		return url.PathEscape(v), nil
-	})
-	if err != nil {
-		return "", err
+		return l.config(e, argv)
 	}
-	if _, err := url.Parse(out); err != nil {
-		return "", usageErr("the lock's url is not a URL once its placeholders are expanded")
-	}
-	return out, nil
-}
-
-// observation is one live listing of a lock's server.
-type observation struct {
-	target string
-	obs    *mcpclient.Observation
-	tools  *manifest.ToolList
-	served *lock.Served
-}
-
-// observeSource lists the server at src and builds what a check or an
-// approval reads: the observed record under the lock's server name and
-// the identity the listing established (the publisher key is the
-// configured one: a listing cannot establish it).
-func observeSource(ctx context.Context, e *env, base *liveFlags, name string, src lock.Source, clientCaps []byte, publisherKey string, c *classify.Classifier, tr mcptrace.Tracer, surf *mcpclient.SurfaceOptions) (*observation, error) {
-	l, argv, err := liveFor(e, base, src)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := l.config(e, argv)
-	if err != nil {
-		return nil, err
-	}
-	if clientCaps != nil {
-		cfg.ClientCapabilities = clientCaps
-	}
-	cfg.Tracer, cfg.Surface = tr, surf
-	o, reflected, err := observeConfig(ctx, e, cfg, l.timeout, name, publisherKey, c)
-	if err != nil {
-		return o, err
-	}
-	if reflected > 0 {
-		return o, &exitError{ExitInconclusive, fmt.Sprintf("%s reflects a credential this run sent into its tool list (%d place(s)): it is redacted from every output, and nothing from this listing is approved or trusted. Rotate the credential and fix the server", safetext.Quote(o.target), reflected)}
-	}
-	return o, nil
-}
-
-// observeConfig is the one listing of every lock command (check, review,
-// approve, add, add --from-inventory): it lists the server cfg reaches
-// within timeout and builds the observed record under the lock's server
-// name and the identity the listing established (the publisher key is
-// the configured one: a listing cannot establish it). reflected is how
-// many places of the list carry a secret this run sent; the caller says
-// what that means (a pin refuses, a check does not trust it). On an error
-// the observation holds the target alone.
-func observeConfig(ctx context.Context, e *env, cfg mcpclient.Config, timeout time.Duration, name, publisherKey string, c *classify.Classifier) (*observation, int, error) {
-	_, target := e.targetOf(cfg)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	obs, tl, err := listFull(ctx, cfg)
-	if err != nil {
-		return &observation{target: target}, 0, liveError(target, err)
-	}
-	id := e.liveIdentity(cfg)
-	id.PublisherKey = publisherKey
-	if obs.ServerInfo != nil {
-		id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
-	}
-	o := &observation{target: target, obs: obs, tools: tl}
-	o.served = &lock.Served{Observed: manifest.BuildObserved(name, tl, manifest.Completeness(obs.Completeness), c), Tools: tl.Tools, Identity: id, Surface: obs.Surface}
-	return o, len(reflections(e, tl, obs)) + len(surfaceReflections(e, obs.Surface)), nil
-}
-
-// complete refuses a listing that cannot be approved: a tool that was
-// not seen would read as removed.
-func (o *observation) complete() error {
-	switch {
-	case o.obs.CapReached, o.obs.CursorCycle, o.tools.Completeness != manifest.Complete:
-		return &exitError{ExitInconclusive, fmt.Sprintf("the listing of %s was %s, so nothing is approved from it: a tool that was not seen would be taken as removed", safetext.Quote(o.target), orUnknown(string(o.tools.Completeness)))}
-	}
-	return nil
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "not complete"
-	}
-	return s
 }
 
 // exitCodeOf is an error's exit code: the command's own, a workflow's by

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +11,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/telemetry"
@@ -261,7 +259,7 @@ not observed, and says why.`,
 					defer cancel()
 					obs, ltl, err := listFull(ctx, cfg)
 					if err != nil {
-						return liveError(target, err)
+						return observe.Failed(target, err)
 					}
 					tl, comp = ltl, manifest.Completeness(obs.Completeness)
 					checks.check(tl.Tools)
@@ -282,7 +280,7 @@ not observed, and says why.`,
 					}
 					// A snapshot stores the bytes it pinned, so a list that
 					// carries a secret this run sent cannot be pinned.
-					if refl := append(checks.reflected, identityReflections(e, obs)...); len(refl) > 0 {
+					if refl := append(checks.reflected, observe.IdentityReflections(e.secrets, obs)...); len(refl) > 0 {
 						where := "its reported identity (serverInfo)"
 						if refl[0].Tool != "" {
 							where = "tool " + safetext.Quote(refl[0].Tool) + " at JSON pointer " + safetext.Quote(refl[0].Pointer)
@@ -292,7 +290,7 @@ not observed, and says why.`,
 					if ident.Endpoint == "" {
 						ident.Endpoint, ident.ResolvedEndpoint = target, e.resolvedEndpoint(cfg)
 					}
-					ident.Env = envIdentity(cfg)
+					ident.Env = observe.EnvIdentity(cfg)
 					if obs.ServerInfo != nil {
 						if ident.ServerName == "" {
 							ident.ServerName = obs.ServerInfo.Name
@@ -391,7 +389,7 @@ const maxShapeWarnings = 50
 
 // check checks tools.
 func (c *pinChecks) check(tools []manifest.Tool) {
-	c.reflected = append(c.reflected, toolReflections(c.e, tools)...)
+	c.reflected = append(c.reflected, observe.ToolReflections(c.e.secrets, tools)...)
 	found, total := manifest.ImpreciseNumbers(tools, max(manifest.MaxPrecisionWarnings-len(c.imprecise), 0))
 	c.imprecise = append(c.imprecise, found...)
 	c.impreciseTotal += total
@@ -431,28 +429,4 @@ func (c *pinChecks) warnShape() {
 	if n := c.shapeTotal - len(c.shapes); n > 0 {
 		fmt.Fprintf(c.e.stderr, "mcpdrift: warning: and %d more tools that break the specification\n", n)
 	}
-}
-
-// envIdentity records the environment a stdio server was given beyond the
-// minimal one — the config's env and the --pass-env variables — as names
-// and value digests, sorted: env vars can change the tool list.
-func envIdentity(cfg mcpclient.Config) *[]manifest.EnvEntry {
-	if len(cfg.Command) == 0 {
-		return nil
-	}
-	vals := map[string]string{}
-	for _, n := range cfg.PassEnv {
-		if v, ok := os.LookupEnv(n); ok {
-			vals[n] = v
-		}
-	}
-	for n, v := range cfg.Env {
-		vals[n] = v
-	}
-	out := []manifest.EnvEntry{}
-	for n, v := range vals {
-		out = append(out, manifest.EnvEntry{Name: n, Digest: manifest.EnvDigest(n, v)})
-	}
-	slices.SortFunc(out, func(a, b manifest.EnvEntry) int { return strings.Compare(a.Name, b.Name) })
-	return &out
 }

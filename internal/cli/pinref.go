@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/reffetch"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -273,46 +272,4 @@ func digestFile(path string, max int64) (string, int64, error) {
 		return "", 0, inputErr(path, errors.New(strings.TrimSpace(errText(err))))
 	}
 	return sum, n, nil
-}
-
-// refOnly says whether a decision on d comes from its external $refs
-// alone: the served bytes are the approved ones (an approval cannot change
-// anything), and the note says what to pin instead: the documents of the
-// tool's external $refs that the lock does not pin (or, when all are
-// pinned, every one: their documents changed or could not be verified).
-func refOnly(s *lock.Server, d decide.Tool) (string, bool) {
-	if d.Reason == decide.ReasonUnchanged || d.Removed || d.Pinned == "" || d.Digest != d.Pinned {
-		return "", false
-	}
-	t := s.Tool(d.Name)
-	if t == nil {
-		return "", false
-	}
-	tv := t.ToolValue()
-	pins := s.RefPins()
-	var unpinned, all []string
-	for _, r := range schemadiff.ToolRefs(&tv) {
-		if r.Document == "" {
-			continue
-		}
-		all = append(all, r.Document)
-		if _, ok := pins[r.Document]; !ok {
-			unpinned = append(unpinned, r.Document)
-		}
-	}
-	docs := unpinned
-	if len(docs) == 0 {
-		docs = all
-	}
-	slices.Sort(docs)
-	docs = slices.Compact(docs)
-	q := make([]string, len(docs))
-	for i, u := range docs {
-		q[i] = safetext.Quote(u)
-	}
-	what := "its external $refs cannot be pinned (relative or not http)"
-	if len(q) > 0 {
-		what = "read and pin " + joinMax(q, 5) + " with mcpdrift lock pin-ref " + safetext.QuoteASCII(s.Name) + " URL"
-	}
-	return fmt.Sprintf("%s is as approved; its decision (%s, %s) comes from its external $refs: %s", safetext.QuoteASCII(d.Name), d.Decision, safetext.Escape(strings.Join(d.DeniedBy, ", ")), what), true
 }

@@ -140,7 +140,6 @@ func proxyArgv(cmd *cobra.Command, args []string) ([]string, error) {
 type proxyState struct {
 	locked *lock.Server // --lock: the server fronted
 	stamp  string       // the watched files as they were when read
-	mode   proxy.Mode
 	verify func(*lock.Server) map[string]string
 }
 

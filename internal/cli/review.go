@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +14,8 @@ import (
 	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/delta"
 	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/lockrun"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -25,25 +26,22 @@ import (
 // exactly the tools approved, and every notation-only change the
 // server's profile auto-approves, recorded as such.
 
-// reviewState is what review and approve read: the lock, the server, its
-// observation and the decision of its profile on every tool.
+// reviewState is what review and approve read: the lock, the server's
+// review (lockrun.Prepare) and the suppression file that acknowledges
+// colliding names.
 type reviewState struct {
-	lf        *lockFile
-	s         *lock.Server
-	o         *observation
-	res       *lock.ServerResult
-	decisions map[string]decide.Tool
-	deltas    []delta.Tool
-	// classifierRules are the --rules the approvals classify with.
-	classifierRules string
-	// suppress is the suppression file that acknowledges colliding names.
+	lf       *lockFile
+	r        *lockrun.Review
 	suppress *suppressionFlags
 }
 
-func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*reviewState, error) {
+// reviewOptions are the options of the review of server name of the lock
+// (opened for writing when write).
+func reviewOptions(e *env, lockPath, name string, obs *observeFlags, write bool) (lockrun.ReviewOptions, *lockFile, error) {
+	var opt lockrun.ReviewOptions
 	c, err := loadClassifier(obs.rules)
 	if err != nil {
-		return nil, err
+		return opt, nil, err
 	}
 	var lf *lockFile
 	if write {
@@ -52,81 +50,70 @@ func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*
 		lf, err = openLock(lockPath, false)
 	}
 	if err != nil {
-		return nil, err
+		return opt, nil, err
 	}
 	s, err := lf.server(name)
 	if err != nil {
-		return nil, err
+		return opt, nil, err
 	}
-	o, err := observeSource(e.context(), e, obs.live(), s.Name, s.Source, s.ClientCapabilities, s.Identity.PublisherKey, c, nil, surfaceOptionsFor(s.Surface))
-	if err != nil {
-		return nil, err
-	}
-	if err := o.complete(); err != nil {
-		return nil, err
-	}
-	res, err := s.Check(o.served, lock.CheckOptions{Classifier: c, Today: today()})
-	if err != nil {
-		return nil, usageErr("%s", safetext.Inert(err.Error()))
-	}
-	res.Target = o.target
-	// The check's own decisions: each tool's is made once.
-	st := &reviewState{lf: lf, s: s, o: o, res: res, decisions: map[string]decide.Tool{}, classifierRules: obs.rules, suppress: &obs.suppress}
-	for _, d := range res.Decisions {
-		st.decisions[d.Name] = d
-	}
-	st.deltas = changedDeltas(delta.Build(s.ToolValues(), o.served.Tools, res.Gate.StructuralChanges, res.Gate.Tools))
-	return st, nil
+	base := obs.live()
+	return lockrun.ReviewOptions{Server: s, Today: today(),
+		ObserveOptions: lockrun.ObserveOptions{Connect: lockConnect(e, base), Classifier: c, Secrets: e.secrets, Timeout: base.timeout}}, lf, nil
 }
 
-// apply approves names (by the reviewer) and the auto-approvable tools
-// (by the profile), and the identity when asked; it returns how many
-// events it recorded.
-func (st *reviewState) apply(e *env, names []string, identity bool, a lock.Approval) (int, error) {
-	c, err := loadClassifier(st.classifierRules)
+func loadReview(e *env, lockPath, name string, obs *observeFlags, write bool) (*reviewState, error) {
+	opt, lf, err := reviewOptions(e, lockPath, name, obs, write)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	served := st.o.served.Tools
-	ev, err := st.s.Approve(served, names, a, c, "")
+	r, err := lockrun.Prepare(e.context(), opt)
 	if err != nil {
-		return 0, usageErr("%s", safetext.Inert(err.Error()))
+		return nil, err
 	}
-	n := len(ev)
-	auto := slices.DeleteFunc(slices.Clone(st.res.AutoApprovable), func(x string) bool { return slices.Contains(names, x) })
-	if len(auto) > 0 {
-		ev2, err := st.s.Approve(served, auto, a, c, lock.AutoNotation)
-		if err != nil {
-			return 0, usageErr("%s", safetext.Inert(err.Error()))
-		}
-		for _, x := range ev2 {
-			fmt.Fprintf(e.stderr, "mcpdrift: auto-approved %s: it validates the same (the profile's auto_approve: notation)\n", safetext.QuoteASCII(x.Tool))
-		}
-		n += len(ev2)
+	return &reviewState{lf: lf, r: r, suppress: &obs.suppress}, nil
+}
+
+// vouch is the check of colliding names an approval makes.
+func (st *reviewState) vouch(e *env) manifest.Vouch {
+	return manifest.Vouch{Suppressions: func() (*manifest.Suppressions, error) { return st.suppress.load(e) }, Today: today()}
+}
+
+// said says on stderr what an approval did beside the tools named.
+func said(e *env, a *lockrun.Applied) {
+	for _, t := range a.AutoApproved {
+		fmt.Fprintf(e.stderr, "mcpdrift: auto-approved %s: it validates the same (the profile's auto_approve: notation)\n", safetext.QuoteASCII(t))
 	}
-	// The lock vouches for the approved names from now on: refused when
-	// they collide, unless acknowledged (nothing is written then).
-	if err := e.vouchNames("approve "+quoteNames(names)+" of "+safetext.Quote(st.s.Name), lockToolNames(st.s), []string{st.s.Name, st.o.target}, st.suppress, append(slices.Clone(names), auto...)...); err != nil {
-		return 0, err
+	for _, x := range a.Acknowledged {
+		fmt.Fprintf(e.stderr, "mcpdrift: %s\n", x)
 	}
-	if identity {
-		st.s.ApproveIdentity(st.o.served.Identity, a)
-		n++
-	} else if st.res.Withheld && st.res.WithheldReason == decide.ReasonIdentityMismatch {
-		fmt.Fprintf(e.stderr, "mcpdrift: warning: the identity tuple does not match the lock (%s): approve it with --identity once you have checked it\n", safetext.Inert(st.res.WithheldDetail))
+	if a.IdentityMismatch != "" {
+		fmt.Fprintf(e.stderr, "mcpdrift: warning: the identity tuple does not match the lock (%s): approve it with --identity once you have checked it\n", safetext.Inert(a.IdentityMismatch))
 	}
-	return n, nil
+}
+
+// approveOptions are approve's flags.
+type approveOptions struct {
+	lockPath       string
+	all, identity  bool
+	reviewedDenied bool
+	obs            observeFlags
+	appr           approvalFlags
+	sf             surfaceApproveFlags
+}
+
+func (o *approveOptions) AddFlags(cmd *cobra.Command) {
+	registerLockPath(cmd, &o.lockPath)
+	o.obs.register(cmd, 2*time.Minute)
+	f := cmd.Flags()
+	f.BoolVar(&o.all, "all", false, "approve every changed, added or removed tool")
+	f.BoolVar(&o.identity, "identity", false, "accept the server's identity tuple as it is now")
+	f.BoolVar(&o.reviewedDenied, "i-reviewed-the-denied-change", false, "approve a change the profile denies (explicit re-consent)")
+	o.sf.register(f)
+	o.appr.register(cmd)
 }
 
 func newApprove(e *env) *cobra.Command {
-	var (
-		lockPath       string
-		all, identity  bool
-		reviewedDenied bool
-		obs            observeFlags
-		appr           approvalFlags
-		sf             surfaceApproveFlags
-	)
+	o := &approveOptions{}
 	cmd := &cobra.Command{
 		Use:   "approve NAME (TOOL... | --all) [--instructions] [--prompt P]... [--template URI]... [--resource URI]... [--identity] [--note TEXT] [--by WHO] [--i-reviewed-the-denied-change]",
 		Short: "Approve the served version of exactly the named tools of a server into the lock (the CI form of review)",
@@ -144,94 +131,45 @@ named tool and item can be approved.`,
 			if len(args) < 1 {
 				return usageErr("approve takes the server's NAME, then the tools to approve (or --all)")
 			}
-			name, tools := args[0], args[1:]
 			switch {
-			case all && len(tools) > 0:
+			case o.all && len(args) > 1:
 				return usageErr("give tools or --all, not both")
-			case all && !sf.empty():
+			case o.all && !o.sf.empty():
 				return usageErr("--all approves the changed surface too: give it without --instructions, --prompt, --template or --resource")
-			case !all && len(tools) == 0 && !identity && sf.empty():
+			case !o.all && len(args) == 1 && !o.identity && o.sf.empty():
 				return usageErr("name the tools to approve, or give --all (every changed tool), --identity, --instructions, --prompt, --template or --resource")
 			}
-			a, err := appr.approval(e)
+			a, err := o.appr.approval(e)
 			if err != nil {
 				return err
 			}
-			st, err := loadReview(e, lockPath, name, &obs, true)
+			ropt, lf, err := reviewOptions(e, o.lockPath, args[0], &o.obs, true)
 			if err != nil {
 				return err
 			}
-			if all {
-				tools = slices.Clone(st.res.Pending)
-			}
-			var denied, unknown, refs []string
-			for _, t := range tools {
-				d, ok := st.decisions[t]
-				note, byRefs := refOnly(st.s, d)
-				switch {
-				case !ok:
-					unknown = append(unknown, t)
-				case byRefs:
-					refs = append(refs, note)
-				case d.Decision == decide.Deny && !reviewedDenied:
-					denied = append(denied, fmt.Sprintf("%s (denied by %s)", safetext.QuoteASCII(t), safetext.Escape(strings.Join(d.DeniedBy, ", "))))
-				}
-			}
-			if len(unknown) > 0 {
-				return usageErr("not served by %s and not in the lock: %s (nothing was approved)", safetext.Quote(name), quoteList(unknown))
-			}
-			if len(refs) > 0 && !all {
-				return usageErr("%s; an approval cannot change that (nothing was approved)", strings.Join(refs, "; "))
-			}
-			for _, r := range refs {
-				fmt.Fprintf(e.stderr, "mcpdrift: not approved: %s\n", r)
-			}
-			tools = slices.DeleteFunc(tools, func(t string) bool { _, byRefs := refOnly(st.s, st.decisions[t]); return byRefs })
-			srefs := sf.refs(all, st)
-			if !reviewedDenied {
-				denied = append(denied, surfaceDenied(st, srefs)...)
-			}
-			if len(denied) > 0 {
-				return usageErr("the %s profile denies the change of %s: read it (mcpdrift review %s) and approve with --i-reviewed-the-denied-change (nothing was approved)", st.s.Profile, strings.Join(denied, ", "), safetext.QuoteASCII(name))
-			}
-			m, err := st.applySurface(e, srefs, a)
+			st := &reviewState{lf: lf, suppress: &o.obs.suppress}
+			r, err := lockrun.Approve(e.context(), lockrun.ApproveOptions{ReviewOptions: ropt, Tools: args[1:], All: o.all, Surface: o.sf.refs(),
+				Identity: o.identity, ReviewedDenied: o.reviewedDenied, Approval: a, Vouch: st.vouch(e)})
 			if err != nil {
 				return err
 			}
-			n, err := st.apply(e, tools, identity, a)
-			if err != nil {
-				return err
+			for _, n := range r.NotApproved {
+				fmt.Fprintf(e.stderr, "mcpdrift: not approved: %s\n", n)
 			}
-			n += m
-			if n == 0 {
-				fmt.Fprintf(e.stderr, "mcpdrift: nothing to approve: the lock already holds what %s serves for those tools\n", safetext.Quote(name))
+			saySurfaceApproved(e, r.SurfaceApproved)
+			said(e, &r.Applied)
+			if r.Events == 0 {
+				fmt.Fprintf(e.stderr, "mcpdrift: nothing to approve: the lock already holds what %s serves for those tools\n", safetext.Quote(args[0]))
 				return nil
 			}
-			for _, t := range tools {
-				if d := st.decisions[t]; d.Reason != decide.ReasonUnchanged {
-					fmt.Fprintf(e.stderr, "mcpdrift: approved %s (%s)\n", safetext.QuoteASCII(t), d.Reason)
-				}
+			for _, t := range r.Approved {
+				fmt.Fprintf(e.stderr, "mcpdrift: approved %s (%s)\n", safetext.QuoteASCII(t.Tool), t.Reason)
 			}
-			return st.lf.save(e)
+			return lf.save(e)
 		},
 	}
-	registerLockPath(cmd, &lockPath)
-	obs.register(cmd, 2*time.Minute)
-	f := cmd.Flags()
-	f.BoolVar(&all, "all", false, "approve every changed, added or removed tool")
-	f.BoolVar(&identity, "identity", false, "accept the server's identity tuple as it is now")
-	f.BoolVar(&reviewedDenied, "i-reviewed-the-denied-change", false, "approve a change the profile denies (explicit re-consent)")
-	sf.register(f)
-	appr.register(cmd)
+	o.AddFlags(cmd)
 	return cmd
-}
-
-func quoteList(xs []string) string {
-	q := make([]string, len(xs))
-	for i, x := range xs {
-		q[i] = safetext.QuoteASCII(x)
-	}
-	return strings.Join(q, ", ")
 }
 
 // stdinTerminal says whether stdin is a terminal.
@@ -244,13 +182,27 @@ func stdinTerminal(r io.Reader) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// reviewFlags are review's flags.
+type reviewFlags struct {
+	lockPath, color          string
+	history, interactive, no bool
+	obs                      observeFlags
+	appr                     approvalFlags
+}
+
+func (o *reviewFlags) AddFlags(cmd *cobra.Command) {
+	registerLockPath(cmd, &o.lockPath)
+	o.obs.register(cmd, 2*time.Minute)
+	f := cmd.Flags()
+	f.BoolVar(&o.history, "history", false, "list the server's approvals, auto-approvals and other events")
+	f.BoolVar(&o.interactive, "interactive", false, "ask for each tool even when stdin is not a terminal (answers read line by line)")
+	f.BoolVar(&o.no, "no-prompt", false, "print the changes and ask nothing, even on a terminal")
+	f.StringVar(&o.color, "color", "auto", "colour: auto|always|never")
+	o.appr.register(cmd)
+}
+
 func newReview(e *env) *cobra.Command {
-	var (
-		lockPath, color          string
-		history, interactive, no bool
-		obs                      observeFlags
-		appr                     approvalFlags
-	)
+	o := &reviewFlags{}
 	cmd := &cobra.Command{
 		Use:   "review NAME [--history]",
 		Short: "Show what changed on a server, tool by tool, in readable form; on a terminal, approve or skip each",
@@ -272,12 +224,11 @@ asked for the same way.`,
 			if len(args) != 1 {
 				return usageErr("review takes one NAME")
 			}
-			if color != "auto" && color != "always" && color != "never" {
-				return usageErr("--color must be auto, always or never")
+			if err := checkColor(o.color); err != nil {
+				return err
 			}
-			ropt := report.Options{ToolVersion: version(), Color: useColor(e, "", color)}
-			if history {
-				lf, err := openLock(lockPath, false)
+			if o.history {
+				lf, err := openLock(o.lockPath, false)
 				if err != nil {
 					return err
 				}
@@ -287,75 +238,78 @@ asked for the same way.`,
 				}
 				return e.emit("", historyText(s))
 			}
-			ask := !no && (interactive || stdinTerminal(e.stdin))
-			var a lock.Approval
-			if ask {
-				var err error
-				if a, err = appr.approval(e); err != nil {
-					return err
-				}
-			}
-			st, err := loadReview(e, lockPath, args[0], &obs, ask)
-			if err != nil {
-				return err
-			}
-			var buf bytes.Buffer
-			fmt.Fprintf(&buf, "%s (%s), profile %s: %d tool(s) to review", safetext.QuoteASCII(st.s.Name), safetext.Quote(st.o.target), st.s.Profile, len(st.res.Pending))
-			if st.res.Surface != nil && len(st.res.Surface.Pending) > 0 {
-				fmt.Fprintf(&buf, ", and %d item(s) of the surface (instructions, prompts, resource templates)", len(st.res.Surface.Pending))
-			}
-			if len(st.res.AutoApprovable) > 0 {
-				fmt.Fprintf(&buf, ", %d notation-only auto-approved by the profile", len(st.res.AutoApprovable))
-			}
-			buf.WriteString("\n")
-			if st.res.Withheld {
-				fmt.Fprintf(&buf, "the gateway would withhold this server: %s\n", safetext.Inert(st.res.WithheldDetail))
-			}
-			if !ask {
-				if len(st.deltas) > 0 {
-					buf.WriteString("\n")
-					if err := report.RenderDelta(&buf, st.deltas, ropt); err != nil {
-						return err
-					}
-				}
-				surfaceReview(&buf, st, ropt)
-				if len(st.res.Pending) > 0 || st.res.Surface != nil && len(st.res.Surface.Pending) > 0 {
-					fmt.Fprintf(&buf, "\napprove with: mcpdrift approve %s TOOL... (--instructions, --prompt P, --template URI for the surface; or run review on a terminal)\n", safetext.QuoteASCII(st.s.Name))
-					e.code = ExitFindings
-				}
-				return e.emit("", buf.Bytes())
-			}
-			// Interactive: what is printed goes out as it is asked.
-			e.stdout.Write(buf.Bytes())
-			approved, srefs, err := askEach(e, st, ropt)
-			if err != nil {
-				return err
-			}
-			m, err := st.applySurface(e, srefs, a)
-			if err != nil {
-				return err
-			}
-			n, err := st.apply(e, approved, false, a)
-			if err != nil {
-				return err
-			}
-			n += m
-			fmt.Fprintf(e.stdout, "approved %d, skipped %d\n", len(approved), len(st.res.Pending)-len(approved))
-			if n == 0 {
-				return nil
-			}
-			return st.lf.save(e)
+			return o.review(e, args[0])
 		},
 	}
-	registerLockPath(cmd, &lockPath)
-	obs.register(cmd, 2*time.Minute)
-	f := cmd.Flags()
-	f.BoolVar(&history, "history", false, "list the server's approvals, auto-approvals and other events")
-	f.BoolVar(&interactive, "interactive", false, "ask for each tool even when stdin is not a terminal (answers read line by line)")
-	f.BoolVar(&no, "no-prompt", false, "print the changes and ask nothing, even on a terminal")
-	f.StringVar(&color, "color", "auto", "colour: auto|always|never")
-	appr.register(cmd)
+	o.AddFlags(cmd)
 	return cmd
+}
+
+// review shows what changed on server name; on a terminal (or with
+// --interactive) it asks for each tool and writes what was approved.
+func (o *reviewFlags) review(e *env, name string) error {
+	ropt := report.Options{ToolVersion: version(), Color: useColor(e, "", o.color)}
+	ask := !o.no && (o.interactive || stdinTerminal(e.stdin))
+	var a lock.Approval
+	if ask {
+		var err error
+		if a, err = o.appr.approval(e); err != nil {
+			return err
+		}
+	}
+	st, err := loadReview(e, o.lockPath, name, &o.obs, ask)
+	if err != nil {
+		return err
+	}
+	r := st.r
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "%s (%s), profile %s: %d tool(s) to review", safetext.QuoteASCII(r.Server.Name), safetext.Quote(r.Listing.Target), r.Server.Profile, len(r.Result.Pending))
+	surfacePending := r.Result.Surface != nil && len(r.Result.Surface.Pending) > 0
+	if surfacePending {
+		fmt.Fprintf(&buf, ", and %d item(s) of the surface (instructions, prompts, resource templates)", len(r.Result.Surface.Pending))
+	}
+	if len(r.Result.AutoApprovable) > 0 {
+		fmt.Fprintf(&buf, ", %d notation-only auto-approved by the profile", len(r.Result.AutoApprovable))
+	}
+	buf.WriteString("\n")
+	if r.Result.Withheld {
+		fmt.Fprintf(&buf, "the gateway would withhold this server: %s\n", safetext.Inert(r.Result.WithheldDetail))
+	}
+	if !ask {
+		if len(r.Deltas) > 0 {
+			buf.WriteString("\n")
+			if err := report.RenderDelta(&buf, r.Deltas, ropt); err != nil {
+				return err
+			}
+		}
+		surfaceReview(&buf, r, ropt)
+		if len(r.Result.Pending) > 0 || surfacePending {
+			fmt.Fprintf(&buf, "\napprove with: mcpdrift approve %s TOOL... (--instructions, --prompt P, --template URI for the surface; or run review on a terminal)\n", safetext.QuoteASCII(r.Server.Name))
+			e.code = ExitFindings
+		}
+		return e.emit("", buf.Bytes())
+	}
+	// Interactive: what is printed goes out as it is asked.
+	e.stdout.Write(buf.Bytes())
+	approved, srefs, err := askEach(e, r, ropt)
+	if err != nil {
+		return err
+	}
+	sev, err := r.ApplySurface(srefs, a)
+	if err != nil {
+		return err
+	}
+	saySurfaceApproved(e, sev)
+	applied, err := r.Apply(approved, false, a, st.vouch(e))
+	if err != nil {
+		return err
+	}
+	said(e, applied)
+	fmt.Fprintf(e.stdout, "approved %d, skipped %d\n", len(approved), len(r.Result.Pending)-len(approved))
+	if applied.Events+len(sev) == 0 {
+		return nil
+	}
+	return st.lf.save(e)
 }
 
 const reviewHelp = `y - approve this change (the served version goes into the lock)
@@ -366,16 +320,16 @@ q - quit; the changes approved so far are written
 
 // askEach shows each pending tool's delta and asks, then each changed
 // item of the surface; it returns the tools and the items approved.
-func askEach(e *env, st *reviewState, ropt report.Options) ([]string, []lock.SurfaceRef, error) {
+func askEach(e *env, st *lockrun.Review, ropt report.Options) ([]string, []lock.SurfaceRef, error) {
 	in := bufio.NewReader(io.LimitReader(e.stdin, 1<<20))
 	var approved []string
 	byName := map[string]delta.Tool{}
-	for _, d := range st.deltas {
+	for _, d := range st.Deltas {
 		byName[d.Name] = d
 	}
-	total := len(st.res.Pending)
-	for i, name := range st.res.Pending {
-		if note, byRefs := refOnly(st.s, st.decisions[name]); byRefs {
+	total := len(st.Result.Pending)
+	for i, name := range st.Result.Pending {
+		if note, byRefs := lockrun.RefOnly(st.Server, st.Decisions[name]); byRefs {
 			// Nothing to approve: what decides it is a document to pin.
 			fmt.Fprintf(e.stdout, "\n(%d/%d) %s (not asked: an approval cannot change it)\n", i+1, total, note)
 			continue
@@ -386,7 +340,7 @@ func askEach(e *env, st *reviewState, ropt report.Options) ([]string, []lock.Sur
 				return nil, nil, err
 			}
 		} else {
-			fmt.Fprintf(&db, "%s: %s\n", safetext.QuoteASCII(name), st.decisions[name].Reason)
+			fmt.Fprintf(&db, "%s: %s\n", safetext.QuoteASCII(name), st.Decisions[name].Reason)
 		}
 		fmt.Fprintf(e.stdout, "\n(%d/%d) ", i+1, total)
 		e.stdout.Write(db.Bytes())
@@ -400,8 +354,8 @@ func askEach(e *env, st *reviewState, ropt report.Options) ([]string, []lock.Sur
 			}
 			switch ans {
 			case "y", "yes":
-				if d := st.decisions[name]; d.Decision == decide.Deny {
-					fmt.Fprintf(e.stdout, "The %s profile denies this change (denied by %s). Type yes to approve it anyway: ", st.s.Profile, safetext.Escape(strings.Join(d.DeniedBy, ", ")))
+				if d := st.Decisions[name]; d.Decision == decide.Deny {
+					fmt.Fprintf(e.stdout, "The %s profile denies this change (denied by %s). Type yes to approve it anyway: ", st.Server.Profile, safetext.Escape(strings.Join(d.DeniedBy, ", ")))
 					if again, err := readAnswer(in); err != nil || again != "yes" {
 						fmt.Fprintln(e.stdout, "not approved")
 						break ask

@@ -22,8 +22,10 @@ import (
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/lockrun"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/scan"
@@ -372,7 +374,7 @@ func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.R
 // target, the names and digests of the env a stdio child was given, and
 // the server's name and version.
 func fleetIdentity(s *fleetServer, obs *mcpclient.Observation) manifest.Identity {
-	id := manifest.Identity{Endpoint: s.target, Env: envIdentity(s.cfg)}
+	id := manifest.Identity{Endpoint: s.target, Env: observe.EnvIdentity(s.cfg)}
 	if obs.ServerInfo != nil {
 		id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
 	}
@@ -486,9 +488,13 @@ func scanText(rs []scan.Result, code, maxRows int) []byte {
 // raw tools, their digests, completeness, identity and revision), with
 // the gate's findings.
 func (sr *scanRun) checkLockServer(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult) {
-	c, o := checkServerListing(ctx, sr.e, sr.fleet.base(), s.lockServer, lock.CheckOptions{Classifier: sr.classifier, Today: today()}, sr.tracer)
-	lr := c.result
-	s.observed = c.observed
+	base := sr.fleet.base()
+	c := lockrun.CheckServer(ctx, s.lockServer, lockrun.CheckOptions{Check: lock.CheckOptions{Today: today()},
+		ObserveOptions: lockrun.ObserveOptions{Connect: lockConnect(sr.e, base), Classifier: sr.classifier, Secrets: sr.e.secrets, Timeout: base.timeout, Tracer: sr.tracer}})
+	lr, o := c.Result, c.Listing
+	if o != nil {
+		s.observed = o.Observed
+	}
 	if lr.Target != "" {
 		s.target = lr.Target
 	}
@@ -497,7 +503,7 @@ func (sr *scanRun) checkLockServer(ctx context.Context, s *fleetServer) (scan.Re
 		r.Status = scan.StatusNotObserved
 		return r, &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: "observe", ErrorDetail: r.Error}
 	}
-	rec, _, _ := observedRecord(s.name, s.target, o.served.Identity, o.obs, o.tools)
+	rec, _, _ := observedRecord(s.name, s.target, o.Identity, o.Observation, o.Tools)
 	switch lr.ExitCode {
 	case ExitFindings:
 		r.Status = scan.StatusFindings

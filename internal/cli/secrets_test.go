@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpdrift/mcpdrift/discover"
 	"github.com/mcpdrift/mcpdrift/mockserver"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -428,12 +429,12 @@ func TestExpandPlaceholders(t *testing.T) {
 		"${A:-unused}":          "alpha-value",
 		"$A and {A} stay as is": "$A and {A} stay as is",
 	} {
-		got, _, err := expandPlaceholders(in, lookup)
+		got, _, err := discover.Expand(in, lookup)
 		if err != nil || got != want {
 			t.Errorf("%q: %q %v, want %q", in, got, err, want)
 		}
 	}
-	_, vals, _ := expandPlaceholders("${env:A}${B_2}${X:-d}", lookup)
+	_, vals, _ := discover.Expand("${env:A}${B_2}${X:-d}", lookup)
 	if len(vals) != 2 {
 		t.Errorf("values from the environment: %v", vals)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -14,7 +13,9 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/lock"
+	"github.com/mcpdrift/mcpdrift/lockrun"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -33,57 +34,21 @@ func surfaceOptions(resources bool) *mcpclient.SurfaceOptions {
 	return &mcpclient.SurfaceOptions{Resources: resources}
 }
 
-// surfaceOptionsFor are the options of a listing compared with a pinned
-// surface: resources are asked for when they were pinned.
-func surfaceOptionsFor(pinned *surface.Surface) *mcpclient.SurfaceOptions {
-	return surfaceOptions(pinned != nil && pinned.Resources.State == surface.Observed)
-}
-
 // surfaceReflections lists where the surface carries a secret this run
-// sent.
+// sent (observe.SurfaceReflections).
 func surfaceReflections(e *env, s *surface.Surface) []probe.Reflection {
-	if e.secrets.Empty() || s == nil {
-		return nil
-	}
-	var out []probe.Reflection
-	if in := &s.Instructions; in.Value.Valid() {
-		if label, _ := e.secrets.FindInValue(in.Value); label != "" {
-			out = append(out, probe.Reflection{Source: label, Where: "the server's instructions"})
-		}
-	}
-	for _, k := range surface.ListKinds {
-		for i, it := range s.List(k).Items {
-			if label, ptr := e.secrets.FindInValue(it.Value); label != "" {
-				out = append(out, probe.Reflection{Source: label,
-					Where: it.Label() + " (entry " + strconv.Itoa(i) + ") at JSON pointer " + safetext.Quote(ptr)})
-			}
-		}
-	}
-	return out
+	return observe.SurfaceReflections(e.secrets, s)
 }
 
 // pinSurface is the pinned form of an observed surface for a snapshot,
-// or why it cannot be pinned. A kind that was not observed is pinned as
-// such, with a warning: what a later observation finds there is new.
+// or why it cannot be pinned (observe.PinnableSurface); a kind that was
+// not observed is pinned as such, with a warning.
 func pinSurface(e *env, target string, s *surface.Surface) ([]byte, error) {
-	if s == nil {
-		return nil, nil
+	pinned, warnings, err := observe.PinnableSurface(target, s, e.secrets)
+	for _, w := range warnings {
+		fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
 	}
-	if refl := surfaceReflections(e, s); len(refl) > 0 {
-		return nil, &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server reflects credentials into %s: it carries %s. Rotate the credential and fix the server", safetext.Quote(target), refl[0].Where, refl[0].Source)}
-	}
-	if err := surface.Pinnable(s); err != nil {
-		return nil, &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: %s", safetext.Quote(target), safetext.Inert(err.Error()))}
-	}
-	if in := &s.Instructions; in.State != surface.Observed {
-		fmt.Fprintf(e.stderr, "mcpdrift: warning: the instructions were not observed (%s): pinned as not observed\n", safetext.Inert(in.Reason))
-	}
-	for _, k := range surface.ListKinds {
-		if l := s.List(k); l.State == surface.NotObserved {
-			fmt.Fprintf(e.stderr, "mcpdrift: warning: the %s were not observed (%s): pinned as not observed\n", k.Plural(), safetext.Inert(l.Reason))
-		}
-	}
-	return surface.Marshal(s, "  ")
+	return pinned, err
 }
 
 // pinnedSurface reads the surface a snapshot pins (nil, nil when it pins
@@ -206,19 +171,6 @@ func diffSurface(r *schemadiff.Report, old, nw schemadiff.Input, prof *schemadif
 	return nil
 }
 
-// pinLockSurface pins the surface a lock add observed into s, every item
-// approved with a, after the checks pin makes (a kind not observed is
-// pinned as such, with a warning).
-func pinLockSurface(e *env, s *lock.Server, o *observation, a lock.Approval) error {
-	if o.obs.Surface == nil {
-		return nil
-	}
-	if _, err := pinSurface(e, o.target, o.obs.Surface); err != nil {
-		return err
-	}
-	return s.PinSurface(o.obs.Surface, a)
-}
-
 // surfaceApproveFlags name the items of the surface approve approves.
 type surfaceApproveFlags struct {
 	instructions                  bool
@@ -236,14 +188,9 @@ func (f *surfaceApproveFlags) empty() bool {
 	return !f.instructions && len(f.prompts)+len(f.templates)+len(f.resources) == 0
 }
 
-// refs are the items named, or with all every item a check found changed.
-func (f *surfaceApproveFlags) refs(all bool, st *reviewState) []lock.SurfaceRef {
-	if all {
-		if st.res.Surface == nil {
-			return nil
-		}
-		return lock.SurfaceRefs(st.res.Surface.Changes)
-	}
+// refs are the items named (--all's are every item the check found
+// changed: lockrun.Approve).
+func (f *surfaceApproveFlags) refs() []lock.SurfaceRef {
 	var out []lock.SurfaceRef
 	if f.instructions {
 		out = append(out, lock.SurfaceRef{Kind: surface.Instructions})
@@ -259,49 +206,25 @@ func (f *surfaceApproveFlags) refs(all bool, st *reviewState) []lock.SurfaceRef 
 	return out
 }
 
-// surfaceDenied says which of refs the server's profile denies (changed
-// instructions under fail-closed), for the explicit re-consent.
-func surfaceDenied(st *reviewState, refs []lock.SurfaceRef) []string {
-	prof, err := schemadiff.DecisionProfileByName(st.s.Profile)
-	if err != nil || st.res.Surface == nil {
-		return nil
-	}
-	var out []string
-	for _, c := range st.res.Surface.Changes {
-		if _, deny := prof.Deny[c.Code]; deny && slices.Contains(refs, lock.SurfaceRef{Kind: c.Kind, Key: c.Key}) {
-			out = append(out, lock.SurfaceRef{Kind: c.Kind, Key: c.Key}.Label()+" (denied by "+c.Code+")")
-		}
-	}
-	return out
-}
-
-// applySurface approves refs into the server; it returns how many events
-// it recorded.
-func (st *reviewState) applySurface(e *env, refs []lock.SurfaceRef, a lock.Approval) (int, error) {
-	if len(refs) == 0 {
-		return 0, nil
-	}
-	ev, err := st.s.ApproveSurface(st.o.served.Surface, refs, a)
-	if err != nil {
-		return 0, usageErr("%s (nothing was approved)", safetext.Inert(err.Error()))
-	}
+// saySurfaceApproved says on stderr which items of the surface were
+// approved.
+func saySurfaceApproved(e *env, ev []lock.Event) {
 	for _, x := range ev {
 		fmt.Fprintf(e.stderr, "mcpdrift: approved %s (%s)\n", lock.SurfaceRef{Kind: x.Kind, Key: x.Tool}.Label(), x.Action)
 	}
-	return len(ev), nil
 }
 
 // surfaceReview writes the surface's changes of a review: each with its
 // severity, and the word diffs of the texts.
-func surfaceReview(b *bytes.Buffer, st *reviewState, ropt report.Options) {
-	if st.res.Surface == nil {
+func surfaceReview(b *bytes.Buffer, st *lockrun.Review, ropt report.Options) {
+	if st.Result.Surface == nil {
 		return
 	}
-	for _, c := range st.res.Surface.Changes {
+	for _, c := range st.Result.Surface.Changes {
 		b.WriteString("\n")
 		b.Write(report.SurfaceChangeText(c, ropt))
 	}
-	for _, n := range st.res.Surface.Notes {
+	for _, n := range st.Result.Surface.Notes {
 		fmt.Fprintf(b, "\nnote: %s\n", safetext.Inert(n))
 	}
 }
@@ -309,19 +232,19 @@ func surfaceReview(b *bytes.Buffer, st *reviewState, ropt report.Options) {
 // askSurface asks for each item of the surface a check found changed, as
 // askEach asks for each tool; it returns the items approved, and quit
 // when the reviewer quit.
-func askSurface(e *env, st *reviewState, in *bufio.Reader, ropt report.Options) (approved []lock.SurfaceRef, quit bool) {
-	if st.res.Surface == nil {
+func askSurface(e *env, st *lockrun.Review, in *bufio.Reader, ropt report.Options) (approved []lock.SurfaceRef, quit bool) {
+	if st.Result.Surface == nil {
 		return nil, false
 	}
-	refs := lock.SurfaceRefs(st.res.Surface.Changes)
+	refs := st.ChangedSurface()
 	for i, ref := range refs {
 		fmt.Fprintf(e.stdout, "\n(surface %d/%d)\n", i+1, len(refs))
-		for _, c := range st.res.Surface.Changes {
+		for _, c := range st.Result.Surface.Changes {
 			if c.Kind == ref.Kind && c.Key == ref.Key {
 				e.stdout.Write(report.SurfaceChangeText(c, ropt))
 			}
 		}
-		denied := surfaceDenied(st, []lock.SurfaceRef{ref})
+		denied := st.SurfaceDenied([]lock.SurfaceRef{ref})
 	ask:
 		for {
 			fmt.Fprintf(e.stdout, "(surface %d/%d) Approve %s as served now [y,n,q,?]? ", i+1, len(refs), ref.Label())
@@ -333,7 +256,7 @@ func askSurface(e *env, st *reviewState, in *bufio.Reader, ropt report.Options) 
 			switch ans {
 			case "y", "yes":
 				if len(denied) > 0 {
-					fmt.Fprintf(e.stdout, "The %s profile denies this change (%s). Type yes to approve it anyway: ", st.s.Profile, strings.Join(denied, ", "))
+					fmt.Fprintf(e.stdout, "The %s profile denies this change (%s). Type yes to approve it anyway: ", st.Server.Profile, strings.Join(denied, ", "))
 					if again, err := readAnswer(in); err != nil || again != "yes" {
 						fmt.Fprintln(e.stdout, "not approved")
 						break ask

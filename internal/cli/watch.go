@@ -17,6 +17,7 @@ import (
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
+	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/store"
 	"github.com/mcpdrift/mcpdrift/telemetry"
@@ -133,7 +134,7 @@ func listServer(ctx context.Context, e *env, cfg mcpclient.Config) (*mcpclient.O
 	if err != nil {
 		return obs, nil, err
 	}
-	if refl := reflections(e, tl, obs); len(refl) > 0 {
+	if refl := observe.Reflections(e.secrets, tl.Tools, obs); len(refl) > 0 {
 		return obs, nil, fmt.Errorf("the server reflects a credential this run sent into its tool list (%d place(s)): nothing from this listing is trusted", len(refl))
 	}
 	return obs, tl, nil
