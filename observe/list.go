@@ -44,7 +44,7 @@ func List(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *m
 // unreadable entry makes a complete listing partial (what was read is a
 // subset of what was served, and nobody can compare the rest).
 func ListOf(pl *manifest.PageList, obs *mcpclient.Observation) *manifest.ToolList {
-	tl := pl.List(manifest.Completeness(obs.Completeness), listReason(obs))
+	tl := pl.List(manifest.Completeness(obs.Completeness), Reason(obs))
 	if len(tl.Invalid) > 0 && obs.Completeness == string(manifest.Complete) {
 		obs.Completeness = string(manifest.Partial)
 		tl.Completeness = manifest.Partial
@@ -52,8 +52,8 @@ func ListOf(pl *manifest.PageList, obs *mcpclient.Observation) *manifest.ToolLis
 	return tl
 }
 
-// listReason says how the client established a listing's completeness.
-func listReason(obs *mcpclient.Observation) string {
+// Reason says how the client established a listing's completeness.
+func Reason(obs *mcpclient.Observation) string {
 	switch {
 	case obs.CursorCycle:
 		return "a nextCursor repeated: the server's cursor chain cycles"

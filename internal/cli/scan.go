@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -18,50 +17,49 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/mcpdrift/mcpdrift/catalog"
-	"github.com/mcpdrift/mcpdrift/classify"
-	"github.com/mcpdrift/mcpdrift/decide"
-	"github.com/mcpdrift/mcpdrift/lock"
-	"github.com/mcpdrift/mcpdrift/lockrun"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/scan"
+	"github.com/mcpdrift/mcpdrift/scanrun"
 	"github.com/mcpdrift/mcpdrift/store"
 	"github.com/mcpdrift/mcpdrift/telemetry"
-	"github.com/mcpdrift/mcpdrift/telemetry/mcptrace"
 )
 
-// scanRun is one scan: the servers, the store, and how each is checked.
-type scanRun struct {
-	e          *env
-	fleet      *fleetFlags
-	servers    []*fleetServer
-	st         *store.Store // nil: no history
-	scanID     int64
-	classifier *classify.Classifier
-	// check observes and gates one server (checkFleetServer, or a lock
-	// entry's check when scanning a lock).
-	check func(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult)
-	// tracer traces every listing (nil: --otlp-endpoint not given).
-	tracer mcptrace.Tracer
+// scanOptions are scan's flags: the fleet, the store and its retention,
+// the worker, and the report.
+type scanOptions struct {
+	fleet            fleetFlags
+	format, storeURL string
+	rules            string
+	concurrency      int
+	worker           workerFlags
+	noStore          bool
+	maxRows          int
+	keep             string
+	observedDir      string
+	otlp             *otlpFlags
+}
+
+func (o *scanOptions) AddFlags(cmd *cobra.Command) {
+	o.fleet.register(cmd, 30*time.Second, true)
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "text", "text (a table, worst first) or json ("+scan.SchemaID+")")
+	f.StringVar(&o.storeURL, "store", "", "the history store: sqlite:PATH or postgres://... (default for --inventory: $XDG_STATE_HOME/mcpdrift/history.db)")
+	f.BoolVar(&o.noStore, "no-store", false, "keep no history (an inventory is then observed, never gated)")
+	f.StringVar(&o.rules, "rules", "", "YAML privilege rules (default: the built-in table)")
+	f.IntVar(&o.concurrency, "concurrency", 8, "servers observed at once")
+	f.StringVar(&o.observedDir, "observed-dir", "", "also write each server's evidence into DIR: its observed record (assay.mcp_manifest_observed.v0), or the not-observed one, as NAME.observed.json")
+	f.StringVar(&o.keep, "keep", "", "with a store: after the scan, keep the newest N scans, or those within an age (90d, 12w, 720h); each server's last complete observation is always kept")
+	f.IntVar(&o.maxRows, "max-rows", 200, "rows of the text table at most (the worst ones; the JSON has every server)")
+	o.worker.register(cmd)
+	o.otlp = registerOTLP(cmd)
 }
 
 func newScan(e *env) *cobra.Command {
-	var (
-		fleet             fleetFlags
-		format, storeURL  string
-		rules             string
-		concurrency       int
-		worker            workerFlags
-		noStore           bool
-		maxTableRowsFlags int
-		keep              string
-		observedDir       string
-		otlp              *otlpFlags
-	)
+	o := &scanOptions{}
 	cmd := &cobra.Command{
 		Use:   "scan (--lock FILE | --inventory FILE | --url URL ...) [--concurrency N] [--timeout 30s] [--store URL] [--format text|json]",
 		Short: "Observe and gate every server of a fleet concurrently, each within its own deadline, and keep the history",
@@ -86,288 +84,142 @@ a lease; --once exits when the round is drained, --interval starts a round
 every DUR; --shard I/N claims only the servers of shard I of N.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch {
-			case format != "text" && format != "json":
-				return usageErr("--format must be text or json")
-			case concurrency < 1:
-				return usageErr("--concurrency must be at least 1")
-			case fleet.timeout <= 0:
-				return usageErr("--timeout must be more than 0")
-			case noStore && storeURL != "":
-				return usageErr("--no-store and --store exclude each other")
-			case keep != "" && noStore:
-				return usageErr("--keep is the store's retention: it does not go with --no-store")
-			case observedDir != "" && worker.on:
-				return usageErr("--observed-dir writes one scan's evidence: it does not go with --worker")
-			}
-			if observedDir != "" {
-				if st, err := os.Stat(observedDir); err != nil || !st.IsDir() {
-					return usageErr("--observed-dir %s is not a directory", safetext.Quote(observedDir))
-				}
-			}
-			var keepFor store.Keep
-			if keep != "" {
-				var err error
-				if keepFor, err = store.ParseKeep(keep); err != nil {
-					return usageErr("%s", err.Error())
-				}
-			}
 			// A bad --otlp-endpoint is a usage error before anything runs;
 			// the spans are exported when the scan ends (at most 2 s).
-			tr, err := otlp.start(e, telemetry.ModeRun)
+			tr, err := o.otlp.start(e, telemetry.ModeRun)
 			if err != nil {
 				return err
 			}
 			defer tr.finish()
-			c, err := loadClassifier(rules)
-			if err != nil {
-				return usageErr("--rules: %s", safetext.Inert(err.Error()))
-			}
-			src, err := fleet.selected()
+			opt, src, err := o.options(e, tr)
 			if err != nil {
 				return err
 			}
-			if err := worker.check(storeURL); err != nil {
-				return err
-			}
-			servers, err := fleet.servers(e)
-			if err != nil {
-				return err
-			}
-			if len(servers) == 0 {
-				return usageErr("the %s lists no server", strings.TrimPrefix(src, "--"))
-			}
-			sr := &scanRun{e: e, fleet: &fleet, servers: servers, classifier: c, tracer: tr.tracer()}
-			for _, s := range servers {
-				s.cfg.Tracer = sr.tracer
-			}
-			sr.check = sr.checkFleetServer
-			if fleet.lockPath != "" {
-				sr.check = sr.checkLockServer
-			}
-			if storeURL == "" && src == "--inventory" && !noStore {
-				if storeURL, err = store.DefaultURL(); err != nil {
-					return usageErr("the default store: %s", safetext.Inert(err.Error()))
-				}
-			}
-			parent := e.ctx
-			if parent == nil {
-				parent = context.Background()
-			}
-			ctx, stop := signal.NotifyContext(tr.begin(parent, "scan"), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(tr.begin(e.context(), "scan"), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if storeURL != "" {
-				storeSecrets(e, storeURL)
-				st, err := store.Open(ctx, storeURL, store.Options{Secrets: e.secrets})
+			if o.storeURL != "" {
+				storeSecrets(e, o.storeURL)
+				st, err := store.Open(ctx, o.storeURL, store.Options{Secrets: e.secrets})
 				if err != nil {
 					return usageErr("--store: %s", safetext.Inert(err.Error()))
 				}
 				defer st.Close()
-				sr.st = st
+				opt.Store = st
 			}
-			if worker.on {
-				return sr.work(ctx, &worker, concurrency, format, maxTableRowsFlags)
+			if o.worker.on {
+				return o.work(ctx, e, opt)
 			}
-			if sr.st != nil {
-				if sr.scanID, err = sr.st.BeginScan(ctx, "scan "+src); err != nil {
-					return usageErr("--store: %s", safetext.Inert(err.Error()))
-				}
-			}
-			results := sr.runAll(ctx, concurrency)
-			code := scan.ExitCode(results)
-			if sr.st != nil {
-				if err := sr.st.FinishScan(context.WithoutCancel(ctx), sr.scanID, code); err != nil {
-					fmt.Fprintf(e.stderr, "mcpdrift scan: warning: the store did not record the end of the scan: %s\n", safetext.Inert(err.Error()))
-				}
-				// Retention after the scan is recorded: each server's last
-				// complete observation (the next scan's baseline) is kept
-				// whatever --keep says.
-				if keep != "" {
-					res, err := sr.st.Prune(context.WithoutCancel(ctx), keepFor)
-					if err != nil {
-						fmt.Fprintf(e.stderr, "mcpdrift scan: warning: retention (--keep) failed: %s\n", safetext.Inert(err.Error()))
-					} else if res.Scans > 0 {
-						fmt.Fprintf(e.stderr, "mcpdrift scan: kept %s: removed %d scans, %d observations, %d tool versions, %d definitions\n",
-							keepFor, res.Scans, res.Observations, res.Versions, res.Definitions)
-					}
-				}
-			}
-			if observedDir != "" {
-				if err := emitObserved(e, observedDir, servers); err != nil {
-					return err
-				}
-			}
-			scan.Sort(results)
-			var out []byte
-			if format == "json" {
-				out = scanJSON(results, code)
-			} else {
-				out = scanText(results, code, maxTableRowsFlags)
-			}
-			if err := e.emit("-", out); err != nil {
-				return err
-			}
-			e.code = code
-			return nil
+			opt.Label = "scan " + src
+			return o.run(ctx, e, opt)
 		},
 	}
-	fleet.register(cmd, 30*time.Second, true)
-	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "text (a table, worst first) or json ("+scan.SchemaID+")")
-	f.StringVar(&storeURL, "store", "", "the history store: sqlite:PATH or postgres://... (default for --inventory: $XDG_STATE_HOME/mcpdrift/history.db)")
-	f.BoolVar(&noStore, "no-store", false, "keep no history (an inventory is then observed, never gated)")
-	f.StringVar(&rules, "rules", "", "YAML privilege rules (default: the built-in table)")
-	f.IntVar(&concurrency, "concurrency", 8, "servers observed at once")
-	f.StringVar(&observedDir, "observed-dir", "", "also write each server's evidence into DIR: its observed record (assay.mcp_manifest_observed.v0), or the not-observed one, as NAME.observed.json")
-	f.StringVar(&keep, "keep", "", "with a store: after the scan, keep the newest N scans, or those within an age (90d, 12w, 720h); each server's last complete observation is always kept")
-	f.IntVar(&maxTableRowsFlags, "max-rows", 200, "rows of the text table at most (the worst ones; the JSON has every server)")
-	worker.register(cmd)
-	otlp = registerOTLP(cmd)
+	o.AddFlags(cmd)
 	return cmd
 }
 
-// runAll checks every server within its deadline, recording each result
-// as it is known, with a progress bar on a terminal.
-func (sr *scanRun) runAll(ctx context.Context, concurrency int) []scan.Result {
-	var bar *mpb.Bar
-	var prog *mpb.Progress
-	if sr.e.tty && os.Getenv("CI") == "" && isTerminal(os.Stderr) {
-		prog = mpb.New(mpb.WithOutput(sr.e.stderr), mpb.WithWidth(40))
-		bar = prog.AddBar(int64(len(sr.servers)), mpb.PrependDecorators(decor.Name("scan "), decor.CountersNoUnit("%d/%d")),
-			mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
+// options check the flags and read the fleet into scanrun.Options; src
+// names the fleet's source (--lock, --inventory, --url).
+func (o *scanOptions) options(e *env, tr *tracing) (opt scanrun.Options, src string, err error) {
+	switch {
+	case o.format != "text" && o.format != "json":
+		return opt, "", usageErr("--format must be text or json")
+	case o.concurrency < 1:
+		return opt, "", usageErr("--concurrency must be at least 1")
+	case o.fleet.timeout <= 0:
+		return opt, "", usageErr("--timeout must be more than 0")
+	case o.noStore && o.storeURL != "":
+		return opt, "", usageErr("--no-store and --store exclude each other")
+	case o.keep != "" && o.noStore:
+		return opt, "", usageErr("--keep is the store's retention: it does not go with --no-store")
+	case o.observedDir != "" && o.worker.on:
+		return opt, "", usageErr("--observed-dir writes one scan's evidence: it does not go with --worker")
 	}
-	rs := scan.Run(ctx, len(sr.servers), scan.Options{Concurrency: concurrency, Timeout: sr.fleet.timeout, Done: func(int, scan.Result) {
-		if bar != nil {
-			bar.Increment()
+	if o.observedDir != "" {
+		if st, err := os.Stat(o.observedDir); err != nil || !st.IsDir() {
+			return opt, "", usageErr("--observed-dir %s is not a directory", safetext.Quote(o.observedDir))
 		}
-	}}, func(ctx context.Context, i int) scan.Result {
-		s := sr.servers[i]
-		r, rec := sr.check(ctx, s)
-		r.Server, r.Target = safetext.Escape(s.name), safetext.Escape(s.target)
-		if rec != nil && sr.st != nil {
-			if err := sr.st.RecordServer(context.WithoutCancel(ctx), sr.scanID, *rec); err != nil {
-				r.Status = scan.StatusInconclusive
-				r.Error = "the result could not be recorded in the store: " + safetext.Inert(err.Error())
-			}
+	}
+	if o.keep != "" {
+		if opt.Keep, err = store.ParseKeep(o.keep); err != nil {
+			return opt, "", usageErr("%s", err.Error())
 		}
-		return r
-	})
+	}
+	if opt.Classifier, err = loadClassifier(o.rules); err != nil {
+		return opt, "", usageErr("--rules: %s", safetext.Inert(err.Error()))
+	}
+	if src, err = o.fleet.selected(); err != nil {
+		return opt, "", err
+	}
+	if err := o.worker.check(o.storeURL); err != nil {
+		return opt, "", err
+	}
+	servers, err := o.fleet.servers(e)
+	if err != nil {
+		return opt, "", err
+	}
+	if len(servers) == 0 {
+		return opt, "", usageErr("the %s lists no server", strings.TrimPrefix(src, "--"))
+	}
+	opt.Servers = make([]scanrun.Server, len(servers))
+	for i, s := range servers {
+		opt.Servers[i] = scanrun.Server{Name: s.name, Target: s.target, Config: s.cfg, Lock: s.lockServer, Err: s.err}
+	}
+	if o.storeURL == "" && src == "--inventory" && !o.noStore {
+		if o.storeURL, err = store.DefaultURL(); err != nil {
+			return opt, "", usageErr("the default store: %s", safetext.Inert(err.Error()))
+		}
+	}
+	opt.Concurrency, opt.Timeout, opt.Secrets, opt.Tracer, opt.Today = o.concurrency, o.fleet.timeout, e.secrets, tr.tracer(), today()
+	opt.Connect = lockConnect(e, o.fleet.base())
+	opt.Warn = func(msg string) { fmt.Fprintf(e.stderr, "mcpdrift scan: warning: %s\n", msg) }
+	return opt, src, nil
+}
+
+// run scans the fleet once, with a progress bar on a terminal, and writes
+// the summary (and the evidence of --observed-dir).
+func (o *scanOptions) run(ctx context.Context, e *env, opt scanrun.Options) error {
+	var prog *mpb.Progress
+	if e.tty && os.Getenv("CI") == "" && isTerminal(os.Stderr) {
+		prog = mpb.New(mpb.WithOutput(e.stderr), mpb.WithWidth(40))
+		bar := prog.AddBar(int64(len(opt.Servers)), mpb.PrependDecorators(decor.Name("scan "), decor.CountersNoUnit("%d/%d")),
+			mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
+		opt.Done = func(int, scan.Result) { bar.Increment() }
+	}
+	res, err := scanrun.Run(ctx, opt)
 	if prog != nil {
 		prog.Wait()
 	}
-	return nameResults(rs, sr.servers)
-}
-
-// nameResults gives each result its server's name and target when the
-// check did not (scan.Run's own results: a server the stopped scan never
-// started, a check abandoned past its deadline, one that panicked), so
-// that no row of the table or the JSON is a server nobody can tell.
-func nameResults(rs []scan.Result, servers []*fleetServer) []scan.Result {
-	for i := range rs {
-		if rs[i].Server == "" && i < len(servers) {
-			rs[i].Server, rs[i].Target = safetext.Escape(servers[i].name), safetext.Escape(servers[i].target)
+	if err != nil {
+		return err
+	}
+	if p := res.Pruned; p.Scans > 0 {
+		fmt.Fprintf(e.stderr, "mcpdrift scan: kept %s: removed %d scans, %d observations, %d tool versions, %d definitions\n",
+			opt.Keep, p.Scans, p.Observations, p.Versions, p.Definitions)
+	}
+	if o.observedDir != "" {
+		if err := emitObserved(e, o.observedDir, opt.Servers, res.Observed); err != nil {
+			return err
 		}
 	}
-	return rs
+	return o.summary(e, res.Results, res.ExitCode)
+}
+
+// summary writes the table (or the JSON) and sets the exit code.
+func (o *scanOptions) summary(e *env, rs []scan.Result, code int) error {
+	out := scanText(rs, code, o.maxRows)
+	if o.format == "json" {
+		out = scanJSON(rs, code)
+	}
+	if err := e.emit("-", out); err != nil {
+		return err
+	}
+	e.code = code
+	return nil
 }
 
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// errorClass is a fixed class of why a server was not observed.
-func errorClass(err error) string {
-	var he *mcpclient.HTTPError
-	var pe *mcpclient.ProtocolError
-	var le *mcpclient.LimitError
-	var ue *mcpclient.UnreachableError
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.As(err, &le):
-		if le.Kind == mcpclient.LimitRequestTime {
-			return "timeout"
-		}
-		return "limit"
-	case errors.As(err, &he):
-		if he.Status == 401 || he.Status == 403 {
-			return "refused"
-		}
-		return "http"
-	case errors.As(err, &pe):
-		return "protocol"
-	case errors.As(err, &ue):
-		return "unreachable"
-	case errors.As(err, new(*mcpclient.ConfigError)):
-		return "config"
-	}
-	return "other"
-}
-
-// notObserved is the result of a server that could not be observed.
-func (sr *scanRun) notObserved(s *fleetServer, class, msg string) (scan.Result, *store.ServerResult) {
-	return scan.Result{Status: scan.StatusNotObserved, Error: msg},
-		&store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: class, ErrorDetail: msg}
-}
-
-// checkFleetServer observes a server of an inventory or a --url, and
-// gates it against its last complete observation in the store (none: the
-// first record).
-func (sr *scanRun) checkFleetServer(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult) {
-	if s.err != "" {
-		return sr.notObserved(s, "config", s.err)
-	}
-	obs, tl, err := listServer(ctx, sr.e, s.cfg)
-	if err != nil {
-		msg := safetext.Inert(err.Error())
-		if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
-			msg = safetext.Inert(ce.Msg)
-		}
-		return sr.notObserved(s, errorClass(err), msg)
-	}
-	s.observed = manifest.BuildObserved(s.name, tl, manifest.Completeness(obs.Completeness), sr.classifier)
-	rec, ok, why := observedRecord(s.name, s.target, fleetIdentity(s, obs), obs, tl)
-	r := scan.Result{ToolCount: len(tl.Tools)}
-	if !ok {
-		r.Status, r.Error = scan.StatusInconclusive, "the listing cannot be compared: "+safetext.Inert(why)
-		return r, rec
-	}
-	digest := rec.ManifestDigest
-	r.ManifestDigest = digest
-	if sr.st == nil {
-		// No store: no history to gate against, and none kept.
-		r.Status = scan.StatusObserved
-		return r, nil
-	}
-	last, err := sr.st.LastComplete(ctx, s.name)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		r.Status = scan.StatusRecorded
-		return r, rec
-	case err != nil:
-		r.Status, r.Error = scan.StatusInconclusive, "the store could not give the last observation: "+safetext.Inert(err.Error())
-		return r, rec
-	}
-	r.Baseline = "history"
-	if last.ManifestDigest == digest {
-		r.Status = scan.StatusClean
-		return r, rec
-	}
-	prev, err := manifest.ParseToolList(last.ToolArray())
-	if err != nil {
-		r.Status, r.Error = scan.StatusInconclusive, "the last observation in the store cannot be read: "+safetext.Inert(err.Error())
-		return r, rec
-	}
-	r.Findings = scan.Against(prev.Tools, tl.Tools, decide.Options{Classifier: sr.classifier})
-	r.Status = scan.StatusClean
-	if len(r.Findings) > 0 {
-		r.Status = scan.StatusFindings
-	}
-	for _, f := range r.Findings {
-		rec.Findings = append(rec.Findings, store.Finding{RuleID: f.Rule, Severity: f.Severity, Tool: f.Tool, Message: f.Message, ObservedDigest: f.Observed, DeclaredDigest: f.Declared})
-	}
-	return r, rec
 }
 
 // fleetIdentity is the identity tuple a listing of s established: its
@@ -379,35 +231,6 @@ func fleetIdentity(s *fleetServer, obs *mcpclient.Observation) manifest.Identity
 		id.ServerName, id.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
 	}
 	return id
-}
-
-// observedRecord is the store's record of a listing: its status,
-// completeness, identity, revision and raw tools, and the manifest digest
-// when the listing can be compared (ok; why not, otherwise). It is the one
-// way every scan kind records what a server listed (an inventory, --url, a
-// lock, the workers of each, watch), so that history and a diff from it
-// are the same whichever way a server was scanned.
-func observedRecord(name, target string, id manifest.Identity, obs *mcpclient.Observation, tl *manifest.ToolList) (rec *store.ServerResult, ok bool, why string) {
-	rec = &store.ServerResult{Server: name, Target: target, Status: manifest.StatusObserved, Completeness: string(tl.Completeness),
-		ProtocolRevision: obs.ProtocolRevision, Identity: id}
-	digest, unique := manifest.ManifestDigestOf(tl.Tools)
-	rec.Tools = make([]store.Tool, 0, len(tl.Tools))
-	for i := range tl.Tools {
-		t := &tl.Tools[i]
-		rec.Tools = append(rec.Tools, store.Tool{Name: t.Name, Digest: t.ToolDigest(), Raw: t.Value.Raw()})
-	}
-	ok, why = complete(obs, tl)
-	if !unique {
-		rec.Status, ok, why = manifest.StatusAmbiguous, false, "the server lists a tool name twice"
-	}
-	if !ok {
-		if rec.Status != manifest.StatusAmbiguous {
-			rec.Completeness = string(manifest.Partial)
-		}
-		return rec, false, why
-	}
-	rec.ManifestDigest = digest
-	return rec, true, ""
 }
 
 // scanJSON is the summary as JSON (mcpdrift.scan.v1), worst first.
@@ -482,57 +305,6 @@ func scanText(rs []scan.Result, code, maxRows int) []byte {
 	return []byte(b.String())
 }
 
-// checkLockServer gates a lock's server against its entry with lock
-// check's own per-server check (checkServerListing), and records the
-// listing it gated as every scan kind records one (observedRecord: the
-// raw tools, their digests, completeness, identity and revision), with
-// the gate's findings.
-func (sr *scanRun) checkLockServer(ctx context.Context, s *fleetServer) (scan.Result, *store.ServerResult) {
-	base := sr.fleet.base()
-	c := lockrun.CheckServer(ctx, s.lockServer, lockrun.CheckOptions{Check: lock.CheckOptions{Today: today()},
-		ObserveOptions: lockrun.ObserveOptions{Connect: lockConnect(sr.e, base), Classifier: sr.classifier, Secrets: sr.e.secrets, Timeout: base.timeout, Tracer: sr.tracer}})
-	lr, o := c.Result, c.Listing
-	if o != nil {
-		s.observed = o.Observed
-	}
-	if lr.Target != "" {
-		s.target = lr.Target
-	}
-	r := scan.Result{Baseline: "lock", Error: lr.Error}
-	if lr.Status == lock.StatusNotObserved || o == nil {
-		r.Status = scan.StatusNotObserved
-		return r, &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: "observe", ErrorDetail: r.Error}
-	}
-	rec, _, _ := observedRecord(s.name, s.target, o.Identity, o.Observation, o.Tools)
-	switch lr.ExitCode {
-	case ExitFindings:
-		r.Status = scan.StatusFindings
-	case ExitInconclusive:
-		r.Status = scan.StatusInconclusive
-	default:
-		r.Status = scan.StatusClean
-	}
-	if g := lr.Gate; g != nil {
-		r.ToolCount = g.ObservedToolCount
-		if g.ObservedManifestDigest != nil {
-			r.ManifestDigest = *g.ObservedManifestDigest
-		}
-		for _, f := range g.Findings {
-			sf := scan.Finding{Rule: f.ReasonCode, Severity: f.Severity, Tool: safetext.EscapeASCII(safetext.Clip(f.Name, 256)), Message: catalogTitle(f.ReasonCode), Observed: f.ObservedDigest, Declared: f.DeclaredDigest}
-			r.Findings = append(r.Findings, sf)
-			rec.Findings = append(rec.Findings, store.Finding{RuleID: sf.Rule, Severity: sf.Severity, Tool: f.Name, Message: sf.Message, ObservedDigest: sf.Observed, DeclaredDigest: sf.Declared})
-		}
-	}
-	return r, rec
-}
-
-// catalogTitle is a code's title in the catalogue ("" for a code it does
-// not know, which the gate never produces).
-func catalogTitle(code string) string {
-	c, _ := catalog.Lookup(code)
-	return c.Title
-}
-
 // storeSecrets holds the store URL's password (in its user info or its
 // password parameter) as a secret of the run; the user name, host and
 // schema are not secrets, and redacting them would garble every message
@@ -557,12 +329,12 @@ func storeSecrets(e *env, raw string) {
 // reduced to letters, digits, '.', '_' and '-' (an inventory name holds
 // ':' and '@'), a repeat numbered. They are written with the report, only
 // when the scan succeeded, redacted like every output.
-func emitObserved(e *env, dir string, servers []*fleetServer) error {
+func emitObserved(e *env, dir string, servers []scanrun.Server, observed []*manifest.Observed) error {
 	used := map[string]int{}
-	for _, s := range servers {
-		o := s.observed
+	for i, s := range servers {
+		o := observed[i]
 		if o == nil {
-			o = manifest.NotObserved(s.name)
+			o = manifest.NotObserved(s.Name)
 		}
 		b, err := manifest.MarshalArtifact(o)
 		if err != nil {
@@ -573,7 +345,7 @@ func emitObserved(e *env, dir string, servers []*fleetServer) error {
 				return r
 			}
 			return '_'
-		}, s.name)
+		}, s.Name)
 		base = strings.TrimLeft(base, ".")
 		if base == "" {
 			base = "server"
@@ -584,7 +356,7 @@ func emitObserved(e *env, dir string, servers []*fleetServer) error {
 		}
 		used[name]++
 		base = name
-		if err := e.emitMany("the observed record of "+safetext.Quote(s.name), "observed records", filepath.Join(dir, base+".observed.json"), b); err != nil {
+		if err := e.emitMany("the observed record of "+safetext.Quote(s.Name), "observed records", filepath.Join(dir, base+".observed.json"), b); err != nil {
 			return err
 		}
 	}

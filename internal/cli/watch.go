@@ -17,8 +17,8 @@ import (
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
-	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/scanrun"
 	"github.com/mcpdrift/mcpdrift/store"
 	"github.com/mcpdrift/mcpdrift/telemetry"
 	"github.com/mcpdrift/mcpdrift/watch"
@@ -75,9 +75,6 @@ type fleetServer struct {
 	// variable is not set, a command not allowed to run): it is not
 	// observed, and the rest of the fleet is.
 	err string
-	// observed is the evidence of this scan's observation of it (scan
-	// --observed-dir): the observed record, or the not-observed one.
-	observed *manifest.Observed
 }
 
 // selected says which source of servers was given (exactly one).
@@ -124,28 +121,6 @@ func (f *fleetFlags) urlServers(e *env) ([]*fleetServer, error) {
 		out = append(out, &fleetServer{name: target, cfg: cfg, target: target})
 	}
 	return out, nil
-}
-
-// listServer observes one server of the fleet: the listing, its
-// completeness, and whether it reflects a secret this run sent (which
-// makes it unusable).
-func listServer(ctx context.Context, e *env, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-	obs, tl, err := listFull(ctx, cfg)
-	if err != nil {
-		return obs, nil, err
-	}
-	if refl := observe.Reflections(e.secrets, tl.Tools, obs); len(refl) > 0 {
-		return obs, nil, fmt.Errorf("the server reflects a credential this run sent into its tool list (%d place(s)): nothing from this listing is trusted", len(refl))
-	}
-	return obs, tl, nil
-}
-
-// complete reports whether a listing can be compared, and why not.
-func complete(obs *mcpclient.Observation, tl *manifest.ToolList) (bool, string) {
-	if obs.CapReached || obs.CursorCycle || tl.Completeness != manifest.Complete {
-		return false, listReason(obs)
-	}
-	return true, ""
 }
 
 func newWatch(e *env) *cobra.Command {
@@ -323,16 +298,17 @@ events get 5 s, and the command exits 0.`,
 // observeServer is one observation of a watched server, recorded in the
 // store when one is given.
 func observeServer(ctx context.Context, e *env, s *fleetServer, ws *watchStore) (*watch.Result, error) {
-	obs, tl, err := listServer(ctx, e, s.cfg)
+	l, err := scanrun.List(ctx, s.cfg, e.secrets)
 	if err != nil {
 		msg := safetext.Inert(err.Error())
 		if ce, ok := errors.AsType[*mcpclient.ConfigError](err); ok {
 			msg = safetext.Inert(ce.Msg)
 		}
-		ws.record(ctx, &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: errorClass(err), ErrorDetail: msg}, ExitInconclusive)
+		ws.record(ctx, &store.ServerResult{Server: s.name, Target: s.target, Status: manifest.StatusNotObserved, Completeness: "unknown", ErrorClass: scanrun.ErrorClass(err), ErrorDetail: msg}, ExitInconclusive)
 		return nil, errors.New(msg)
 	}
-	rec, ok, why := observedRecord(s.name, s.target, fleetIdentity(s, obs), obs, tl)
+	obs, tl := l.Observation, l.Tools
+	rec, ok, why := scanrun.Record(s.name, s.target, fleetIdentity(s, obs), obs, tl)
 	code := ExitOK
 	if !ok {
 		code = ExitInconclusive
