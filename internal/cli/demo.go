@@ -28,9 +28,22 @@ import (
 	"github.com/mcpdrift/mcpdrift/surface"
 )
 
+// demoOptions are demo's flags.
+type demoOptions struct {
+	keep, format, color string
+	noLive              bool
+}
+
+func (o *demoOptions) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&o.noLive, "no-live", false, "skip the live part (the bundled mock server on loopback)")
+	f.StringVar(&o.keep, "keep", "", "also write the demo's artifacts (observed, declared, policy) to DIR")
+	f.StringVar(&o.format, "format", "text", "report format: "+strings.Join(report.DriftFormats(), "|"))
+	f.StringVar(&o.color, "color", "auto", "auto|always|never")
+}
+
 func newDemo(e *env) *cobra.Command {
-	var keep, format, color string
-	var noLive bool
+	o := &demoOptions{}
 	cmd := &cobra.Command{
 		Use:   "demo [--keep DIR] [--format text|json|markdown|sarif|html] [--no-live]",
 		Short: "Observe a bundled manifest, pin it, observe a rug-pulled version, and show what drifted (loopback only: the live part starts the bundled mock server on 127.0.0.1)",
@@ -45,127 +58,158 @@ two runs, or the two reports one after the other); the steps go to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Every flag is checked before anything is done or printed.
-			if !contains(report.DriftFormats(), format) {
+			if !contains(report.DriftFormats(), o.format) {
 				return usageErr("--format must be one of %s", strings.Join(report.DriftFormats(), ", "))
 			}
-			if err := checkColor(color); err != nil {
+			if err := checkColor(o.color); err != nil {
 				return err
 			}
-			if keep != "" {
-				if st, err := os.Stat(keep); err == nil && !st.IsDir() {
-					return usageErr("--keep %s is not a directory", safetext.Quote(keep))
+			if o.keep != "" {
+				if st, err := os.Stat(o.keep); err == nil && !st.IsDir() {
+					return usageErr("--keep %s is not a directory", safetext.Quote(o.keep))
 				}
 			}
-			const server = "acme-github"
-			say := func(format string, a ...any) { fmt.Fprintf(e.stderr, format, a...) }
-			say("1. observe the approved tools/list (examples/acme-github.v1.tools-list.json)\n")
-			tl1, err := manifest.ParseToolList(examples.V1)
+			d, err := demoFiles(e)
 			if err != nil {
 				return err
 			}
-			o1 := manifest.BuildObserved(server, tl1, tl1.Completeness, nil)
-			say("   %d tools, completeness %s, manifest_digest %s\n", len(tl1.Tools), tl1.Completeness, *o1.Observed.ManifestDigest)
-			say("2. pin it as the declared baseline\n")
-			d, err := manifest.Pin(o1, manifest.PinOptions{})
-			if err != nil {
-				return err
-			}
-			say("3. observe the server again, after a rug pull (examples/acme-github.v2-rugpull.tools-list.json)\n")
-			tl2, err := manifest.ParseToolList(examples.V2RugPull)
-			if err != nil {
-				return err
-			}
-			o2 := manifest.BuildObserved(server, tl2, tl2.Completeness, nil)
-			say("   %d tools, manifest_digest %s\n", len(tl2.Tools), *o2.Observed.ManifestDigest)
-			pol := &manifest.Policy{DeclaredMCPManifests: map[string]manifest.PolicyManifest{server: {ManifestDigest: d.ManifestDigest}}}
-			coarse, err := gate.Evaluate(gate.Input{Observed: o2, Policy: pol})
-			if err != nil {
-				return err
-			}
-			say("4. coarse gate (policy map): verdict %s\n", coarse.Verdict)
-			say("5. granular gate (declared baseline with field digests), with the structural diff of the snapshots\n")
-			r, err := gate.Evaluate(gate.Input{Observed: o2, Declared: d, Policy: pol})
-			if err != nil {
-				return err
-			}
-			// The snapshots kept beside the baseline and the observation say
-			// how each tool changed, and the review profile decides on each
-			// (as gate --declared-snapshot --observed-snapshot does).
-			decisions, changes := decide.DecideAndDiff(
-				schemadiff.Input{Side: schemadiff.Side{Completeness: string(tl1.Completeness)}, Tools: tl1.Tools},
-				schemadiff.Input{Side: schemadiff.Side{Completeness: string(tl2.Completeness)}, Tools: tl2.Tools},
-				decide.Options{Profile: schemadiff.ReviewProfile})
-			r.StructuralChanges = changes
-			for _, d := range decisions {
-				r.Tools = append(r.Tools, d.Verdict())
-			}
-			r.DecisionProfile = schemadiff.ReviewProfile.Name
-			if keep != "" {
-				if err := os.MkdirAll(keep, 0o755); err != nil {
-					return usageErr("--keep: %s", safetext.Inert(err.Error()))
-				}
-				s1, err := manifest.MarshalSnapshot(server, manifest.Identity{}, tl1, tl1.Completeness)
-				if err != nil {
+			if o.keep != "" {
+				if err := d.keep(e, o.keep); err != nil {
 					return err
 				}
-				s2, err := manifest.MarshalSnapshot(server, manifest.Identity{}, tl2, tl2.Completeness)
-				if err != nil {
-					return err
-				}
-				if err := e.emitMany("the declared snapshot", "demo artifacts", filepath.Join(keep, "declared.snapshot.json"), s1); err != nil {
-					return err
-				}
-				if err := e.emitMany("the observed snapshot", "demo artifacts", filepath.Join(keep, "observed.v2.snapshot.json"), s2); err != nil {
-					return err
-				}
-				for _, f := range []struct {
-					name string
-					v    any
-				}{{"observed.v1.json", o1}, {"declared.json", d}, {"observed.v2.json", o2}} {
-					b, err := manifest.MarshalArtifact(f.v)
-					if err != nil {
-						return err
-					}
-					if err := e.emitMany(f.name, "demo artifacts", filepath.Join(keep, f.name), b); err != nil {
-						return err
-					}
-				}
-				pb := []byte("declared_mcp_manifests:\n  " + server + ":\n    manifest_digest: \"" + d.ManifestDigest + "\"\n")
-				if err := e.emitMany("the policy", "demo artifacts", filepath.Join(keep, "policy.yaml"), pb); err != nil {
-					return err
-				}
-				say("   artifacts will be written to %s\n", safetext.Escape(keep))
 			}
 			var live *probe.Report
 			var liveDeltas []delta.Tool
-			if !noLive {
+			if !o.noLive {
 				if live, liveDeltas, err = demoLive(e); err != nil {
 					return err
 				}
 			}
-			var buf bytes.Buffer
-			if format == "html" {
-				// The page of both reports, each card with its readable
-				// delta (report.RenderDemo has the reports alone).
-				sections := []report.Section{report.GateSection(r, delta.Build(tl1.Tools, tl2.Tools, r.StructuralChanges, r.Tools))}
-				if live != nil {
-					sections = append(sections, report.DriftSection(live, liveDeltas))
-				}
-				err = writeHTML(&buf, "mcpdrift demo", sections...)
-			} else {
-				err = report.RenderDemo(&buf, r, live, format, report.Options{ToolVersion: version(), Color: useColor(e, "", color), ArtifactURI: "observed.v2.json"})
-			}
-			if err != nil {
-				return usageErr("%s", safetext.Inert(err.Error()))
-			}
-			return e.emit("-", buf.Bytes())
+			return o.render(e, d, live, liveDeltas)
 		},
 	}
-	cmd.Flags().BoolVar(&noLive, "no-live", false, "skip the live part (the bundled mock server on loopback)")
-	cmd.Flags().StringVar(&keep, "keep", "", "also write the demo's artifacts (observed, declared, policy) to DIR")
-	cmd.Flags().StringVar(&format, "format", "text", "report format: "+strings.Join(report.DriftFormats(), "|"))
-	cmd.Flags().StringVar(&color, "color", "auto", "auto|always|never")
+	o.AddFlags(cmd)
 	return cmd
+}
+
+// demoServer is the server id of the demo's artifacts.
+const demoServer = "acme-github"
+
+// demoArtifacts are the demo's file steps: the two lists observed, the
+// baseline pinned, and the granular gate's report.
+type demoArtifacts struct {
+	tl1, tl2 *manifest.ToolList
+	o1, o2   *manifest.Observed
+	declared *manifest.Declared
+	report   *gate.Report
+}
+
+// demoFiles observes the approved list, pins it, observes the rug-pulled
+// one, and gates it (coarse, then granular with the structural diff),
+// saying each step on stderr.
+func demoFiles(e *env) (*demoArtifacts, error) {
+	say := func(format string, a ...any) { fmt.Fprintf(e.stderr, format, a...) }
+	say("1. observe the approved tools/list (examples/acme-github.v1.tools-list.json)\n")
+	d := &demoArtifacts{}
+	var err error
+	if d.tl1, err = manifest.ParseToolList(examples.V1); err != nil {
+		return nil, err
+	}
+	d.o1 = manifest.BuildObserved(demoServer, d.tl1, d.tl1.Completeness, nil)
+	say("   %d tools, completeness %s, manifest_digest %s\n", len(d.tl1.Tools), d.tl1.Completeness, *d.o1.Observed.ManifestDigest)
+	say("2. pin it as the declared baseline\n")
+	if d.declared, err = manifest.Pin(d.o1, manifest.PinOptions{}); err != nil {
+		return nil, err
+	}
+	say("3. observe the server again, after a rug pull (examples/acme-github.v2-rugpull.tools-list.json)\n")
+	if d.tl2, err = manifest.ParseToolList(examples.V2RugPull); err != nil {
+		return nil, err
+	}
+	d.o2 = manifest.BuildObserved(demoServer, d.tl2, d.tl2.Completeness, nil)
+	say("   %d tools, manifest_digest %s\n", len(d.tl2.Tools), *d.o2.Observed.ManifestDigest)
+	pol := &manifest.Policy{DeclaredMCPManifests: map[string]manifest.PolicyManifest{demoServer: {ManifestDigest: d.declared.ManifestDigest}}}
+	coarse, err := gate.Evaluate(gate.Input{Observed: d.o2, Policy: pol})
+	if err != nil {
+		return nil, err
+	}
+	say("4. coarse gate (policy map): verdict %s\n", coarse.Verdict)
+	say("5. granular gate (declared baseline with field digests), with the structural diff of the snapshots\n")
+	if d.report, err = gate.Evaluate(gate.Input{Observed: d.o2, Declared: d.declared, Policy: pol}); err != nil {
+		return nil, err
+	}
+	// The snapshots kept beside the baseline and the observation say how
+	// each tool changed, and the review profile decides on each (as gate
+	// --declared-snapshot --observed-snapshot does).
+	decisions, changes := decide.DecideAndDiff(
+		schemadiff.Input{Side: schemadiff.Side{Completeness: string(d.tl1.Completeness)}, Tools: d.tl1.Tools},
+		schemadiff.Input{Side: schemadiff.Side{Completeness: string(d.tl2.Completeness)}, Tools: d.tl2.Tools},
+		decide.Options{Profile: schemadiff.ReviewProfile})
+	d.report.StructuralChanges = changes
+	for _, x := range decisions {
+		d.report.Tools = append(d.report.Tools, x.Verdict())
+	}
+	d.report.DecisionProfile = schemadiff.ReviewProfile.Name
+	return d, nil
+}
+
+// keep queues the demo's artifacts into dir.
+func (d *demoArtifacts) keep(e *env, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageErr("--keep: %s", safetext.Inert(err.Error()))
+	}
+	s1, err := manifest.MarshalSnapshot(demoServer, manifest.Identity{}, d.tl1, d.tl1.Completeness)
+	if err != nil {
+		return err
+	}
+	s2, err := manifest.MarshalSnapshot(demoServer, manifest.Identity{}, d.tl2, d.tl2.Completeness)
+	if err != nil {
+		return err
+	}
+	if err := e.emitMany("the declared snapshot", "demo artifacts", filepath.Join(dir, "declared.snapshot.json"), s1); err != nil {
+		return err
+	}
+	if err := e.emitMany("the observed snapshot", "demo artifacts", filepath.Join(dir, "observed.v2.snapshot.json"), s2); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{"observed.v1.json", d.o1}, {"declared.json", d.declared}, {"observed.v2.json", d.o2}} {
+		b, err := manifest.MarshalArtifact(f.v)
+		if err != nil {
+			return err
+		}
+		if err := e.emitMany(f.name, "demo artifacts", filepath.Join(dir, f.name), b); err != nil {
+			return err
+		}
+	}
+	pb := []byte("declared_mcp_manifests:\n  " + demoServer + ":\n    manifest_digest: \"" + d.declared.ManifestDigest + "\"\n")
+	if err := e.emitMany("the policy", "demo artifacts", filepath.Join(dir, "policy.yaml"), pb); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "   artifacts will be written to %s\n", safetext.Escape(dir))
+	return nil
+}
+
+// render writes the reports as one document.
+func (o *demoOptions) render(e *env, d *demoArtifacts, live *probe.Report, liveDeltas []delta.Tool) error {
+	var buf bytes.Buffer
+	var err error
+	if o.format == "html" {
+		// The page of both reports, each card with its readable delta
+		// (report.RenderDemo has the reports alone).
+		sections := []report.Section{report.GateSection(d.report, delta.Build(d.tl1.Tools, d.tl2.Tools, d.report.StructuralChanges, d.report.Tools))}
+		if live != nil {
+			sections = append(sections, report.DriftSection(live, liveDeltas))
+		}
+		err = writeHTML(&buf, "mcpdrift demo", sections...)
+	} else {
+		err = report.RenderDemo(&buf, d.report, live, o.format, report.Options{ToolVersion: version(), Color: useColor(e, "", o.color), ArtifactURI: "observed.v2.json"})
+	}
+	if err != nil {
+		return usageErr("%s", safetext.Inert(err.Error()))
+	}
+	return e.emit("-", buf.Bytes())
 }
 
 // demoLive serves the approved list from the bundled strict mock server on

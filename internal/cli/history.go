@@ -17,11 +17,24 @@ import (
 // HistorySchemaID identifies the JSON form of `mcpdrift history`.
 const HistorySchemaID = "mcpdrift.history.v1"
 
+// historyOptions are history's flags.
+type historyOptions struct {
+	toolName, since, storeURL, format, keep string
+	limit                                   int
+}
+
+func (o *historyOptions) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.toolName, "tool", "", "only this tool (exact name)")
+	f.StringVar(&o.since, "since", "", "only versions seen since this time: RFC 3339, a date, or an age (24h, 7d)")
+	f.StringVar(&o.storeURL, "store", "", "the history store: sqlite:PATH or postgres://… (default sqlite:$XDG_STATE_HOME/mcpdrift/history.db)")
+	f.StringVar(&o.format, "format", "text", "text|json")
+	f.StringVar(&o.keep, "keep", "", "apply retention first: keep the newest N scans, or those within an age (90d, 12w, 720h)")
+	f.IntVar(&o.limit, "limit", 10000, "at most this many versions")
+}
+
 func newHistory(e *env) *cobra.Command {
-	var (
-		toolName, since, storeURL, format, keep string
-		limit                                   int
-	)
+	o := &historyOptions{}
 	cmd := &cobra.Command{
 		Use:   "history [SERVER] [--tool NAME] [--since T] [--store URL] [--format text|json] [--keep N|AGE]",
 		Short: "Show when each tool's digest changed, which scans saw it and what was found",
@@ -41,40 +54,17 @@ Every server-controlled string is escaped. Exit 0, or 2 when the store cannot be
 damaged, locked, newer than this mcpdrift) or on bad usage.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "json" {
-				return usageErr("--format must be text or json")
+			q, k, err := o.query(args)
+			if err != nil {
+				return err
 			}
-			if limit < 1 || limit > 1000000 {
-				return usageErr("--limit must be 1 to 1000000")
-			}
-			q := store.Query{Tool: toolName, Limit: limit + 1}
-			if len(args) == 1 {
-				q.Server = args[0]
-			}
-			if since != "" {
-				t, err := store.ParseSince(since, time.Now())
-				if err != nil {
-					return usageErr("%s", err.Error())
-				}
-				q.Since = t
-			}
-			var k store.Keep
-			if keep != "" {
-				var err error
-				if k, err = store.ParseKeep(keep); err != nil {
-					return usageErr("%s", err.Error())
-				}
-			}
-			ctx := e.ctx
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			s, err := openStore(e, ctx, storeURL, keep == "")
+			ctx := e.context()
+			s, err := openStore(e, ctx, o.storeURL, o.keep == "")
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			if keep != "" {
+			if o.keep != "" {
 				res, err := s.Prune(ctx, k)
 				if err != nil {
 					return storeErr(err)
@@ -86,30 +76,51 @@ damaged, locked, newer than this mcpdrift) or on bad usage.`,
 			if err != nil {
 				return storeErr(err)
 			}
-			truncated := len(vs) > limit
+			truncated := len(vs) > o.limit
 			if truncated {
-				vs = vs[:limit]
+				vs = vs[:o.limit]
 			}
-			var out []byte
-			if format == "json" {
-				out, err = timelineJSON(s.String(), q, vs, truncated)
-				if err != nil {
+			out := timelineText(s.String(), q, vs, truncated)
+			if o.format == "json" {
+				if out, err = timelineJSON(s.String(), q, vs, truncated); err != nil {
 					return err
 				}
-			} else {
-				out = timelineText(s.String(), q, vs, truncated)
 			}
 			return e.emit("-", out)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&toolName, "tool", "", "only this tool (exact name)")
-	f.StringVar(&since, "since", "", "only versions seen since this time: RFC 3339, a date, or an age (24h, 7d)")
-	f.StringVar(&storeURL, "store", "", "the history store: sqlite:PATH or postgres://… (default sqlite:$XDG_STATE_HOME/mcpdrift/history.db)")
-	f.StringVar(&format, "format", "text", "text|json")
-	f.StringVar(&keep, "keep", "", "apply retention first: keep the newest N scans, or those within an age (90d, 12w, 720h)")
-	f.IntVar(&limit, "limit", 10000, "at most this many versions")
+	o.AddFlags(cmd)
 	return cmd
+}
+
+// query is the store's query of the flags (and SERVER), and the
+// retention --keep asks for.
+func (o *historyOptions) query(args []string) (store.Query, store.Keep, error) {
+	var k store.Keep
+	if o.format != "text" && o.format != "json" {
+		return store.Query{}, k, usageErr("--format must be text or json")
+	}
+	if o.limit < 1 || o.limit > 1000000 {
+		return store.Query{}, k, usageErr("--limit must be 1 to 1000000")
+	}
+	q := store.Query{Tool: o.toolName, Limit: o.limit + 1}
+	if len(args) == 1 {
+		q.Server = args[0]
+	}
+	if o.since != "" {
+		t, err := store.ParseSince(o.since, time.Now())
+		if err != nil {
+			return q, k, usageErr("%s", err.Error())
+		}
+		q.Since = t
+	}
+	if o.keep != "" {
+		var err error
+		if k, err = store.ParseKeep(o.keep); err != nil {
+			return q, k, usageErr("%s", err.Error())
+		}
+	}
+	return q, k, nil
 }
 
 // openStore opens the store a command was given (default: the user's),

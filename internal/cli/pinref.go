@@ -122,13 +122,24 @@ func privateHint(err error, flag string) string {
 	return ""
 }
 
+// pinRefOptions are lock pin-ref's flags.
+type pinRefOptions struct {
+	lockPath, fromFile string
+	fetch              refFetchFlags
+	appr               approvalFlags
+	oauth              oauthFlags
+}
+
+func (o *pinRefOptions) AddFlags(cmd *cobra.Command) {
+	registerLockPath(cmd, &o.lockPath)
+	cmd.Flags().StringVar(&o.fromFile, "from-file", "", "record the digest of this file (a copy of the document you hold) instead of fetching")
+	o.fetch.register(cmd)
+	o.appr.register(cmd)
+	o.oauth.register(cmd.Flags())
+}
+
 func newLockPinRef(e *env) *cobra.Command {
-	var (
-		lockPath, fromFile string
-		fetch              refFetchFlags
-		appr               approvalFlags
-		oauthFl            oauthFlags
-	)
+	o := &pinRefOptions{}
 	cmd := &cobra.Command{
 		Use:   "pin-ref NAME URL [--from-file FILE] [--allow-private-refs] [--by WHO] [--note TEXT]",
 		Short: "Pin the external document a $ref of server NAME names, by its SHA-256, in the lock",
@@ -158,15 +169,14 @@ could not be had (unreachable, too slow, not 200).`,
 			if err != nil {
 				return usageErr("%s cannot be pinned: %s", safetext.Quote(reffetch.Redacted(raw)), safetext.Inert(err.Error()))
 			}
-			opt, err := fetch.options()
+			if _, err := o.fetch.options(); err != nil {
+				return err
+			}
+			a, err := o.appr.approval(e)
 			if err != nil {
 				return err
 			}
-			a, err := appr.approval(e)
-			if err != nil {
-				return err
-			}
-			lf, err := openLockForWrite(e, lockPath, false)
+			lf, err := openLockForWrite(e, o.lockPath, false)
 			if err != nil {
 				return err
 			}
@@ -177,29 +187,9 @@ could not be had (unreachable, too slow, not 200).`,
 			if w := unreferenced(s, doc); w != "" {
 				fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
 			}
-			ref := lock.Ref{URL: doc, By: a.By, At: a.At}
-			var where string
-			if fromFile != "" {
-				sum, n, err := digestFile(fromFile, opt.MaxBytes)
-				if err != nil {
-					return err
-				}
-				ref.SHA256, ref.Bytes, ref.FromFile = sum, &n, true
-				where = "read from " + safetext.Quote(fromFile)
-			} else {
-				if sess, u := serverSession(e, &liveFlags{oauth: oauthFl}, s); sess != nil {
-					opt.Auth = sess.Documents(u)
-				}
-				d, err := reffetch.Fetch(e.context(), doc, opt)
-				if err != nil {
-					code := ExitInconclusive
-					if errors.Is(err, reffetch.ErrPrivateAddress) || errors.Is(err, reffetch.ErrBadURL) || errors.Is(err, reffetch.ErrRedirect) || errors.Is(err, reffetch.ErrTooLarge) {
-						code = ExitUsage
-					}
-					return &exitError{code, "cannot pin: " + safetext.Inert(err.Error()) + privateHint(err, "--allow-private-refs") + " (the lock was not changed)"}
-				}
-				ref.SHA256, ref.Bytes = d.SHA256, &d.Bytes
-				where = "fetched from " + safetext.Quote(d.Final)
+			ref, where, err := o.digest(e, s, doc, a)
+			if err != nil {
+				return err
 			}
 			ev := s.PinRef(ref, a)
 			if err := lf.save(e); err != nil {
@@ -216,12 +206,40 @@ could not be had (unreachable, too slow, not 200).`,
 			return nil
 		},
 	}
-	registerLockPath(cmd, &lockPath)
-	cmd.Flags().StringVar(&fromFile, "from-file", "", "record the digest of this file (a copy of the document you hold) instead of fetching")
-	fetch.register(cmd)
-	appr.register(cmd)
-	oauthFl.register(cmd.Flags())
+	o.AddFlags(cmd)
 	return cmd
+}
+
+// digest is the pin of doc: the digest of --from-file, or of the document
+// fetched (bounded; with the token of the document's own resource when s
+// is reached with OAuth), and where it was read from.
+func (o *pinRefOptions) digest(e *env, s *lock.Server, doc string, a lock.Approval) (lock.Ref, string, error) {
+	ref := lock.Ref{URL: doc, By: a.By, At: a.At}
+	opt, err := o.fetch.options()
+	if err != nil {
+		return ref, "", err
+	}
+	if o.fromFile != "" {
+		sum, n, err := digestFile(o.fromFile, opt.MaxBytes)
+		if err != nil {
+			return ref, "", err
+		}
+		ref.SHA256, ref.Bytes, ref.FromFile = sum, &n, true
+		return ref, "read from " + safetext.Quote(o.fromFile), nil
+	}
+	if sess, u := serverSession(e, &liveFlags{oauth: o.oauth}, s); sess != nil {
+		opt.Auth = sess.Documents(u)
+	}
+	d, err := reffetch.Fetch(e.context(), doc, opt)
+	if err != nil {
+		code := ExitInconclusive
+		if errors.Is(err, reffetch.ErrPrivateAddress) || errors.Is(err, reffetch.ErrBadURL) || errors.Is(err, reffetch.ErrRedirect) || errors.Is(err, reffetch.ErrTooLarge) {
+			code = ExitUsage
+		}
+		return ref, "", &exitError{code, "cannot pin: " + safetext.Inert(err.Error()) + privateHint(err, "--allow-private-refs") + " (the lock was not changed)"}
+	}
+	ref.SHA256, ref.Bytes = d.SHA256, &d.Bytes
+	return ref, "fetched from " + safetext.Quote(d.Final), nil
 }
 
 // unreferenced warns when no approved tool of s refers to doc, naming

@@ -123,17 +123,38 @@ func (f *fleetFlags) urlServers(e *env) ([]*fleetServer, error) {
 	return out, nil
 }
 
+// watchOptions are watch's flags: the fleet, where events go, the
+// schedule and the store.
+type watchOptions struct {
+	fleet                              fleetFlags
+	events, webhook, storeURL          string
+	storeEvery                         time.Duration
+	interval, minInterval, maxInterval time.Duration
+	backoffMin, backoffMax             time.Duration
+	concurrency                        int
+	noListen                           bool
+	otlp                               *otlpFlags
+}
+
+func (o *watchOptions) AddFlags(cmd *cobra.Command) {
+	o.fleet.register(cmd, 30*time.Second, true)
+	f := cmd.Flags()
+	f.StringVar(&o.events, "events", "", "append the NDJSON events to this file (default: stdout)")
+	f.StringVar(&o.storeURL, "store", "", "record observations in this history store (sqlite:PATH or postgres://...): each change at once, an unchanged server at most every --store-every")
+	f.DurationVar(&o.storeEvery, "store-every", time.Hour, "with --store: record an unchanged server's observation at most this often (its tools' last-seen times)")
+	f.StringVar(&o.webhook, "webhook", "", "POST each event to this URL (retried with backoff; a webhook that is down never stops the watch)")
+	f.DurationVar(&o.interval, "interval", watch.DefaultInterval, "re-observe after this long when a server sends no ttlMs")
+	f.DurationVar(&o.minInterval, "min-interval", watch.DefaultMinInterval, "never re-observe a server sooner than this on its ttlMs (ttlMs 0 means stale, not poll now)")
+	f.DurationVar(&o.maxInterval, "max-interval", watch.DefaultMaxInterval, "re-observe at least this often whatever the ttlMs")
+	f.DurationVar(&o.backoffMin, "backoff-min", watch.DefaultBackoffMin, "the delay after a failed observation, doubled after each further one (half of it at random)")
+	f.DurationVar(&o.backoffMax, "backoff-max", watch.DefaultBackoffMax, "the longest delay after failed observations")
+	f.IntVar(&o.concurrency, "concurrency", watch.DefaultConcurrency, "observations in flight at most")
+	f.BoolVar(&o.noListen, "no-listen", false, "do not hold list_changed streams open; observe on ttlMs and the interval only")
+	o.otlp = registerOTLP(cmd)
+}
+
 func newWatch(e *env) *cobra.Command {
-	var (
-		fleet                              fleetFlags
-		events, webhook, storeURL          string
-		storeEvery                         time.Duration
-		interval, minInterval, maxInterval time.Duration
-		backoffMin, backoffMax             time.Duration
-		concurrency                        int
-		noListen                           bool
-		otlp                               *otlpFlags
-	)
+	o := &watchOptions{}
 	cmd := &cobra.Command{
 		Use:   "watch (--lock FILE | --inventory FILE | --url URL ...) [--events FILE] [--webhook URL] [--store URL]",
 		Short: "Keep a fleet observed: re-observe on ttlMs (with jitter), on list_changed, and report each change as NDJSON",
@@ -160,139 +181,144 @@ events get 5 s, and the command exits 0.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Spans go out in bounded batches while the watch runs (the
 			// gateway's mode), the last ones when it stops.
-			tr, err := otlp.start(e, telemetry.ModeService)
+			tr, err := o.otlp.start(e, telemetry.ModeService)
 			if err != nil {
 				return err
 			}
 			defer tr.finish()
-			servers, err := fleet.servers(e)
-			if err != nil {
-				return err
-			}
-			switch {
-			case interval <= 0 || minInterval <= 0 || maxInterval <= 0:
-				return usageErr("--interval, --min-interval and --max-interval must be more than 0")
-			case minInterval > maxInterval:
-				return usageErr("--min-interval must not be more than --max-interval")
-			case backoffMin <= 0 || backoffMax < backoffMin:
-				return usageErr("--backoff-min must be more than 0 and at most --backoff-max")
-			case concurrency < 1:
-				return usageErr("--concurrency must be at least 1")
-			}
-			if webhook != "" {
-				if err := checkURL("--webhook", webhook); err != nil {
-					return err
-				}
-				e.secrets.AddURL(webhook)
-			}
-			var out io.Writer = e.stdout
-			if events != "" && events != "-" {
-				f, err := openAppend(events)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				out = e.secrets.Writer(f)
-			}
-			warn := func(s string) { fmt.Fprintf(e.stderr, "mcpdrift watch: warning: %s\n", s) }
-			var wh *watch.Webhook
-			if webhook != "" {
-				wh = watch.NewWebhook(watch.WebhookOptions{URL: webhook, Warn: warn})
-			}
-			var targets []*watch.Target
-			byTarget := map[*watch.Target]*fleetServer{}
-			for _, s := range servers {
-				if s.err != "" {
-					warn("server " + safetext.Quote(s.name) + " is not watched: " + s.err)
-					continue
-				}
-				cfg := s.cfg
-				cfg.Tracer = tr.tracer()
-				t := &watch.Target{Name: s.name, Config: cfg, Baseline: s.baseline, HasBaseline: s.hasBaseline}
-				targets = append(targets, t)
-				byTarget[t] = s
-			}
-			if len(targets) == 0 {
-				return usageErr("no server can be watched")
-			}
-			var ws *watchStore
-			if storeURL != "" {
-				if storeEvery <= 0 {
-					return usageErr("--store-every must be more than 0")
-				}
-				storeSecrets(e, storeURL)
-				st, err := store.Open(e.context(), storeURL, store.Options{Secrets: e.secrets})
-				if err != nil {
-					return usageErr("--store: %s", safetext.Inert(err.Error()))
-				}
-				defer st.Close()
-				ws = &watchStore{st: st, every: storeEvery, warn: warn, last: map[string]recorded{}}
-			}
-			var wmu sync.Mutex
-			opt := watch.Options{
-				Observe: func(ctx context.Context, t *watch.Target) (*watch.Result, error) {
-					return observeServer(ctx, e, byTarget[t], ws)
-				},
-				Emit: func(ev *watch.Event) {
-					line := ev.Line()
-					wmu.Lock()
-					_, err := out.Write(line)
-					wmu.Unlock()
-					if err != nil {
-						warn("writing an event failed: " + safetext.Inert(err.Error()))
-					}
-					if wh != nil {
-						wh.Send(line)
-					}
-				},
-				Warn:           warn,
-				Interval:       interval,
-				MinInterval:    minInterval,
-				MaxInterval:    maxInterval,
-				BackoffMin:     backoffMin,
-				BackoffMax:     backoffMax,
-				ObserveTimeout: fleet.timeout,
-				Concurrency:    concurrency,
-			}
-			if !noListen {
-				opt.Listen = func(ctx context.Context, t *watch.Target, changed func()) error {
-					return mcpclient.ListenToolsChanged(ctx, t.Config, changed)
-				}
-			}
-			parent := e.ctx
-			if parent == nil {
-				parent = context.Background()
-			}
-			ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			fmt.Fprintf(e.stderr, "mcpdrift watch: watching %d server(s)\n", len(targets))
-			if err := watch.Run(ctx, targets, opt); err != nil {
-				return usageErr("%s", safetext.Inert(err.Error()))
-			}
-			if wh != nil {
-				dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				wh.Close(dctx)
-				cancel()
-			}
-			fmt.Fprintf(e.stderr, "mcpdrift watch: stopped\n")
-			return nil
+			return o.run(e, tr)
 		},
 	}
-	fleet.register(cmd, 30*time.Second, true)
-	f := cmd.Flags()
-	f.StringVar(&events, "events", "", "append the NDJSON events to this file (default: stdout)")
-	f.StringVar(&storeURL, "store", "", "record observations in this history store (sqlite:PATH or postgres://...): each change at once, an unchanged server at most every --store-every")
-	f.DurationVar(&storeEvery, "store-every", time.Hour, "with --store: record an unchanged server's observation at most this often (its tools' last-seen times)")
-	f.StringVar(&webhook, "webhook", "", "POST each event to this URL (retried with backoff; a webhook that is down never stops the watch)")
-	f.DurationVar(&interval, "interval", watch.DefaultInterval, "re-observe after this long when a server sends no ttlMs")
-	f.DurationVar(&minInterval, "min-interval", watch.DefaultMinInterval, "never re-observe a server sooner than this on its ttlMs (ttlMs 0 means stale, not poll now)")
-	f.DurationVar(&maxInterval, "max-interval", watch.DefaultMaxInterval, "re-observe at least this often whatever the ttlMs")
-	f.DurationVar(&backoffMin, "backoff-min", watch.DefaultBackoffMin, "the delay after a failed observation, doubled after each further one (half of it at random)")
-	f.DurationVar(&backoffMax, "backoff-max", watch.DefaultBackoffMax, "the longest delay after failed observations")
-	f.IntVar(&concurrency, "concurrency", watch.DefaultConcurrency, "observations in flight at most")
-	f.BoolVar(&noListen, "no-listen", false, "do not hold list_changed streams open; observe on ttlMs and the interval only")
-	otlp = registerOTLP(cmd)
+	o.AddFlags(cmd)
 	return cmd
+}
+
+// check refuses a schedule that cannot run.
+func (o *watchOptions) check() error {
+	switch {
+	case o.interval <= 0 || o.minInterval <= 0 || o.maxInterval <= 0:
+		return usageErr("--interval, --min-interval and --max-interval must be more than 0")
+	case o.minInterval > o.maxInterval:
+		return usageErr("--min-interval must not be more than --max-interval")
+	case o.backoffMin <= 0 || o.backoffMax < o.backoffMin:
+		return usageErr("--backoff-min must be more than 0 and at most --backoff-max")
+	case o.concurrency < 1:
+		return usageErr("--concurrency must be at least 1")
+	}
+	if o.webhook != "" {
+		if err := checkURL("--webhook", o.webhook); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run watches the fleet until SIGINT or SIGTERM.
+func (o *watchOptions) run(e *env, tr *tracing) error {
+	servers, err := o.fleet.servers(e)
+	if err != nil {
+		return err
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	e.secrets.AddURL(o.webhook)
+	var out io.Writer = e.stdout
+	if o.events != "" && o.events != "-" {
+		f, err := openAppend(o.events)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out = e.secrets.Writer(f)
+	}
+	warn := func(s string) { fmt.Fprintf(e.stderr, "mcpdrift watch: warning: %s\n", s) }
+	var wh *watch.Webhook
+	if o.webhook != "" {
+		wh = watch.NewWebhook(watch.WebhookOptions{URL: o.webhook, Warn: warn})
+	}
+	var targets []*watch.Target
+	byTarget := map[*watch.Target]*fleetServer{}
+	for _, s := range servers {
+		if s.err != "" {
+			warn("server " + safetext.Quote(s.name) + " is not watched: " + s.err)
+			continue
+		}
+		cfg := s.cfg
+		cfg.Tracer = tr.tracer()
+		t := &watch.Target{Name: s.name, Config: cfg, Baseline: s.baseline, HasBaseline: s.hasBaseline}
+		targets = append(targets, t)
+		byTarget[t] = s
+	}
+	if len(targets) == 0 {
+		return usageErr("no server can be watched")
+	}
+	ws, closeStore, err := o.openStore(e, warn)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	opt := o.options(func(ctx context.Context, t *watch.Target) (*watch.Result, error) {
+		return observeServer(ctx, e, byTarget[t], ws)
+	}, out, wh, warn)
+	ctx, stop := signal.NotifyContext(e.context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(e.stderr, "mcpdrift watch: watching %d server(s)\n", len(targets))
+	if err := watch.Run(ctx, targets, opt); err != nil {
+		return usageErr("%s", safetext.Inert(err.Error()))
+	}
+	if wh != nil {
+		dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		wh.Close(dctx)
+		cancel()
+	}
+	fmt.Fprintf(e.stderr, "mcpdrift watch: stopped\n")
+	return nil
+}
+
+// openStore opens --store (nil: none).
+func (o *watchOptions) openStore(e *env, warn func(string)) (*watchStore, func(), error) {
+	if o.storeURL == "" {
+		return nil, func() {}, nil
+	}
+	if o.storeEvery <= 0 {
+		return nil, nil, usageErr("--store-every must be more than 0")
+	}
+	storeSecrets(e, o.storeURL)
+	st, err := store.Open(e.context(), o.storeURL, store.Options{Secrets: e.secrets})
+	if err != nil {
+		return nil, nil, usageErr("--store: %s", safetext.Inert(err.Error()))
+	}
+	return &watchStore{st: st, every: o.storeEvery, warn: warn, last: map[string]recorded{}}, func() { st.Close() }, nil
+}
+
+// options are the watch's schedule, with how each server is observed and
+// where each event goes (out, and the webhook).
+func (o *watchOptions) options(observe func(context.Context, *watch.Target) (*watch.Result, error), out io.Writer, wh *watch.Webhook, warn func(string)) watch.Options {
+	var wmu sync.Mutex
+	opt := watch.Options{
+		Observe: observe,
+		Emit: func(ev *watch.Event) {
+			line := ev.Line()
+			wmu.Lock()
+			_, err := out.Write(line)
+			wmu.Unlock()
+			if err != nil {
+				warn("writing an event failed: " + safetext.Inert(err.Error()))
+			}
+			if wh != nil {
+				wh.Send(line)
+			}
+		},
+		Warn: warn, Interval: o.interval, MinInterval: o.minInterval, MaxInterval: o.maxInterval,
+		BackoffMin: o.backoffMin, BackoffMax: o.backoffMax, ObserveTimeout: o.fleet.timeout, Concurrency: o.concurrency,
+	}
+	if !o.noListen {
+		opt.Listen = func(ctx context.Context, t *watch.Target, changed func()) error {
+			return mcpclient.ListenToolsChanged(ctx, t.Config, changed)
+		}
+	}
+	return opt
 }
 
 // observeServer is one observation of a watched server, recorded in the
