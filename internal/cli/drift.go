@@ -194,19 +194,8 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 	} else if l.configServer != "" || l.allowConfig {
 		return cfg, usageErr("--server and --allow-config-commands go with --mcp-config")
 	}
-	switch {
-	case l.timeout <= 0:
-		return cfg, usageErr("--timeout must be more than 0 (for example 30s)")
-	case l.maxResponse < 1:
-		return cfg, usageErr("--max-response-bytes must be at least 1")
-	case l.maxPages < 0 || l.maxPages == 0 && l.flags != nil && l.flags.Changed("max-list-pages"):
-		return cfg, usageErr("--max-list-pages must be at least 1 (without it, no page bound)")
-	case l.maxListBytes < 1:
-		return cfg, usageErr("--max-list-bytes must be at least 1")
-	case l.maxListTools < 1:
-		return cfg, usageErr("--max-list-tools must be at least 1")
-	case strings.ContainsAny(l.userAgent, "\r\n\x00"):
-		return cfg, usageErr("--user-agent must not contain CR, LF or NUL")
+	if err := l.checkBounds(); err != nil {
+		return cfg, err
 	}
 	if l.clientInfo != "" {
 		n, v, err := parseClientInfo("--client-info", l.clientInfo)
@@ -215,85 +204,124 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 		}
 		cfg.ClientName, cfg.ClientVersion = n, v
 	}
+	if err := l.reach(&cfg, argv); err != nil {
+		return cfg, err
+	}
+	if err := l.addHeaders(&cfg, fileHeaders); err != nil {
+		return cfg, err
+	}
+	return cfg, l.finish(e, &cfg)
+}
+
+// checkBounds refuses a bound the listing cannot run with.
+func (l *liveFlags) checkBounds() error {
+	switch {
+	case l.timeout <= 0:
+		return usageErr("--timeout must be more than 0 (for example 30s)")
+	case l.maxResponse < 1:
+		return usageErr("--max-response-bytes must be at least 1")
+	case l.maxPages < 0 || l.maxPages == 0 && l.flags != nil && l.flags.Changed("max-list-pages"):
+		return usageErr("--max-list-pages must be at least 1 (without it, no page bound)")
+	case l.maxListBytes < 1:
+		return usageErr("--max-list-bytes must be at least 1")
+	case l.maxListTools < 1:
+		return usageErr("--max-list-tools must be at least 1")
+	case strings.ContainsAny(l.userAgent, "\r\n\x00"):
+		return usageErr("--user-agent must not contain CR, LF or NUL")
+	}
+	return nil
+}
+
+// reach sets how cfg reaches the server: the stdio command, or the URL
+// and its transport; a flag of the other kind is refused.
+func (l *liveFlags) reach(cfg *mcpclient.Config, argv []string) error {
 	switch {
 	case l.stdio && l.baseURL != "":
-		return cfg, usageErr("give a URL or --stdio, not both")
+		return usageErr("give a URL or --stdio, not both")
 	case l.stdio:
 		if len(argv) == 0 {
-			return cfg, usageErr("--stdio needs the server's command after --, for example: --stdio -- npx -y @modelcontextprotocol/server-everything")
+			return usageErr("--stdio needs the server's command after --, for example: --stdio -- npx -y @modelcontextprotocol/server-everything")
 		}
-		if len(l.headers) > 0 {
-			return cfg, usageErr("--header applies to HTTP servers only")
+		switch {
+		case len(l.headers) > 0:
+			return usageErr("--header applies to HTTP servers only")
+		case l.userAgent != "":
+			return usageErr("--user-agent applies to HTTP servers only")
+		case l.transport != "":
+			return usageErr("--transport applies to HTTP servers only")
 		}
-		if l.userAgent != "" {
-			return cfg, usageErr("--user-agent applies to HTTP servers only")
-		}
-		if l.transport != "" {
-			return cfg, usageErr("--transport applies to HTTP servers only")
-		}
-		cfg.Command = argv
-		cfg.PassEnv = l.passEnv
+		cfg.Command, cfg.PassEnv = argv, l.passEnv
+		return nil
 	case l.baseURL != "":
 		if len(argv) > 0 {
-			return cfg, usageErr("arguments after -- are a stdio command; give --stdio")
+			return usageErr("arguments after -- are a stdio command; give --stdio")
 		}
 		flag := "the URL"
 		if l.mcpConfig != "" {
 			flag = "the url of server " + safetext.Quote(l.configServer) + " in " + safetext.Quote(l.mcpConfig)
 		}
 		if err := checkURL(flag, l.baseURL); err != nil {
-			return cfg, err
+			return err
 		}
 		if len(l.passEnv) > 0 {
-			return cfg, usageErr("--pass-env applies to stdio servers only")
+			return usageErr("--pass-env applies to stdio servers only")
 		}
 		cfg.BaseURL = l.baseURL
 		switch {
 		case l.transport != "" && l.transport != mcpclient.TransportStreamableHTTP && l.transport != mcpclient.TransportSSE:
-			return cfg, usageErr("--transport must be %s or %s", mcpclient.TransportStreamableHTTP, mcpclient.TransportSSE)
+			return usageErr("--transport must be %s or %s", mcpclient.TransportStreamableHTTP, mcpclient.TransportSSE)
 		case l.transport != "" && l.fileType != "" && l.transport != l.fileType:
-			return cfg, usageErr("--transport %s contradicts the type %s of server %s in %s", l.transport, safetext.Quote(l.fileType), safetext.Quote(l.configServer), safetext.Quote(l.mcpConfig))
+			return usageErr("--transport %s contradicts the type %s of server %s in %s", l.transport, safetext.Quote(l.fileType), safetext.Quote(l.configServer), safetext.Quote(l.mcpConfig))
 		case l.transport != "":
 			cfg.Transport = l.transport
 		default:
 			cfg.Transport = l.fileType
 		}
-	default:
-		return cfg, usageErr("give a URL (--url; the gateway: --upstream-url) or a command to run (--stdio; the gateway: --upstream-stdio -- CMD ARGS...)")
+		return nil
 	}
+	return usageErr("give a URL (--url; the gateway: --upstream-url) or a command to run (--stdio; the gateway: --upstream-stdio -- CMD ARGS...)")
+}
+
+// addHeaders sets the headers of the configuration file, then --header's;
+// a name mcpdrift owns, or a value with CR, LF or NUL, is refused.
+func (l *liveFlags) addHeaders(cfg *mcpclient.Config, fileHeaders http.Header) error {
 	if len(fileHeaders) > 0 {
 		cfg.Headers = fileHeaders.Clone()
 	}
-	if len(l.headers) > 0 {
-		if cfg.Headers == nil {
-			cfg.Headers = http.Header{}
+	if len(l.headers) > 0 && cfg.Headers == nil {
+		cfg.Headers = http.Header{}
+	}
+	for _, h := range l.headers {
+		name, value, ok := strings.Cut(h, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return usageErr("--header must be NAME=VALUE")
 		}
-		for _, h := range l.headers {
-			name, value, ok := strings.Cut(h, "=")
-			name = strings.TrimSpace(name)
-			if !ok || name == "" {
-				return cfg, usageErr("--header must be NAME=VALUE")
-			}
-			if !httpToken(name) {
-				return cfg, usageErr("--header %s: the name is not an HTTP token", safetext.Quote(name))
-			}
-			if c := http.CanonicalHeaderKey(name); strings.HasPrefix(c, "Mcp-") || c == "Content-Type" || c == "Accept" || c == "Content-Length" || c == "Host" || c == "User-Agent" {
-				return cfg, usageErr("--header %s: mcpdrift owns that header (use --user-agent for User-Agent)", safetext.Quote(name))
-			}
-			cfg.Headers.Add(name, value)
+		if !httpToken(name) {
+			return usageErr("--header %s: the name is not an HTTP token", safetext.Quote(name))
 		}
+		if c := http.CanonicalHeaderKey(name); strings.HasPrefix(c, "Mcp-") || c == "Content-Type" || c == "Accept" || c == "Content-Length" || c == "Host" || c == "User-Agent" {
+			return usageErr("--header %s: mcpdrift owns that header (use --user-agent for User-Agent)", safetext.Quote(name))
+		}
+		cfg.Headers.Add(name, value)
 	}
 	for name, vs := range cfg.Headers {
 		for _, v := range vs {
 			if strings.ContainsAny(v, "\r\n\x00") {
-				return cfg, usageErr("the value of header %s contains CR, LF or NUL (the value is not repeated here)", safetext.Quote(name))
+				return usageErr("the value of header %s contains CR, LF or NUL (the value is not repeated here)", safetext.Quote(name))
 			}
 		}
 	}
+	return nil
+}
+
+// finish sets the OAuth session of an HTTP server, the extra CA, the
+// preferred revision and the client capabilities.
+func (l *liveFlags) finish(e *env, cfg *mcpclient.Config) error {
 	if cfg.BaseURL != "" {
 		a, err := l.oauth.auth(e, cfg.BaseURL, cfg.Headers)
 		if err != nil {
-			return cfg, err
+			return err
 		}
 		if a != nil {
 			cfg.Auth = a
@@ -302,11 +330,11 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 	if l.caFile != "" {
 		pem, err := os.ReadFile(l.caFile)
 		if err != nil {
-			return cfg, usageErr("--ca-file: %s", safetext.Inert(err.Error()))
+			return usageErr("--ca-file: %s", safetext.Inert(err.Error()))
 		}
 		pool, err := systemPoolWith(pem)
 		if err != nil {
-			return cfg, usageErr("--ca-file: %s", safetext.Inert(err.Error()))
+			return usageErr("--ca-file: %s", safetext.Inert(err.Error()))
 		}
 		cfg.RootCAs = pool
 	}
@@ -316,11 +344,11 @@ func (l *liveFlags) config(e *env, argv []string) (mcpclient.Config, error) {
 	if l.clientCaps != "" {
 		caps, err := mcpclient.ParseClientCapabilities(l.clientCaps)
 		if err != nil {
-			return cfg, usageErr("--client-capabilities: %s", strings.TrimPrefix(err.Error(), "client capabilities: "))
+			return usageErr("--client-capabilities: %s", strings.TrimPrefix(err.Error(), "client capabilities: "))
 		}
 		cfg.ClientCapabilities = caps
 	}
-	return cfg, nil
+	return nil
 }
 
 // short says, once per value, that a secret is too short to redact.
