@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 
+	"github.com/mcpdrift/mcpdrift/diff"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 )
@@ -75,12 +76,12 @@ func startDeclared(e *env, path string, max int64, before func()) *declaredRead 
 	}
 	go func() {
 		defer close(d.done)
-		tools, viaBaseline, err := resolveToolsWith(path, get)
+		tools, viaBaseline, err := diff.Resolve(path, get)
 		if err != nil {
 			d.in, d.err = schemadiff.Input{Side: schemadiff.Side{Source: path}}, err
 			return
 		}
-		d.in, d.caps = inputOf(path, tools, viaBaseline)
+		d.in, d.caps = diff.InputOf(path, tools, viaBaseline)
 	}()
 	return d
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/delta"
+	"github.com/mcpdrift/mcpdrift/diff"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
@@ -704,7 +705,7 @@ then says so).`,
 			)
 			signals := func() { ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) }
 			if len(invoke) > 0 || execute {
-				if declared, pinnedCaps, err = loadToolsCaps(e, manifestPath, DefaultMaxInput); err != nil {
+				if declared, pinnedCaps, err = diff.Load(manifestPath, plainReader(e, DefaultMaxInput)); err != nil {
 					return err
 				}
 				signals()

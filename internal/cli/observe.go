@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpdrift/mcpdrift/classify"
+	"github.com/mcpdrift/mcpdrift/diff"
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
@@ -79,11 +80,11 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 				if input == "" {
 					return usageErr("--input is required (or --not-observed)")
 				}
-				tools, _, err := resolveTools(e, input, maxInput)
+				tools, _, err := diff.Resolve(input, plainReader(e, maxInput))
 				if err != nil {
 					return err
 				}
-				tl := toolList(tools)
+				tl := diff.ToolList(tools)
 				comp := tl.Completeness
 				if complete != "" {
 					want, err := manifest.ParseCompleteness(complete)
@@ -236,11 +237,11 @@ not observed, and says why.`,
 				comp := manifest.Unknown
 				if input != "" {
 					source = input
-					tools, _, err := resolveTools(e, input, maxInput)
+					tools, _, err := diff.Resolve(input, plainReader(e, maxInput))
 					if err != nil {
 						return err
 					}
-					tl = toolList(tools)
+					tl = diff.ToolList(tools)
 					comp = tl.Completeness
 					checks.check(tl.Tools)
 				} else {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpdrift/mcpdrift/decide"
+	"github.com/mcpdrift/mcpdrift/diff"
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/proxy"
@@ -396,13 +397,13 @@ func checkListen(addr string, haveToken bool) error {
 // acknowledges are served (acknowledgeNames).
 func loadBaseline(e *env, path, sid string, sf *suppressionFlags) (*decide.Baseline, string, error) {
 	read := plainReader(e, DefaultMaxInput)
-	tools, err := readToolsWith(read, path)
+	tools, err := diff.ReadTools(read, path)
 	if err != nil {
 		return nil, "", err
 	}
 	d := tools.Declared
 	if d != nil {
-		if tools, _, err = snapshotBeside(path, read); err != nil {
+		if tools, _, err = diff.SnapshotBeside(path, read); err != nil {
 			return nil, "", err
 		}
 	}
@@ -423,7 +424,7 @@ func loadBaseline(e *env, path, sid string, sf *suppressionFlags) (*decide.Basel
 	} else {
 		b = decide.NewDeclaredBaseline(id, snap.Identity, d, &manifest.Definitions{Tools: snap.Tools, From: "the snapshot", ServerID: snap.ServerID})
 	}
-	if b.Surface, err = pinnedSurface(path, snap.Surface); err != nil {
+	if b.Surface, err = diff.PinnedSurface(path, snap.Surface); err != nil {
 		return nil, "", err
 	}
 	return b, id, e.acknowledgeNames(b, []string{id, snap.Identity.Endpoint}, sf)

@@ -1,10 +1,9 @@
 package cli
 
 import (
-	"strings"
-
 	"github.com/spf13/pflag"
 
+	"github.com/mcpdrift/mcpdrift/diff"
 	"github.com/mcpdrift/mcpdrift/manifest"
 )
 
@@ -25,11 +24,6 @@ func (f *identityFlags) identity() manifest.Identity {
 	return manifest.Identity{Endpoint: f.endpoint, PublisherKey: f.publisherKey, ServerName: f.serverName, ServerVersion: f.serverVersion}
 }
 
-// snapshotPathFor is the default snapshot path beside an artifact:
-// declared.json → declared.snapshot.json.
-func snapshotPathFor(out string) string {
-	if strings.HasSuffix(out, ".json") {
-		return strings.TrimSuffix(out, ".json") + ".snapshot.json"
-	}
-	return out + ".snapshot.json"
-}
+// snapshotPathFor is the default snapshot path beside an artifact
+// (diff.SnapshotPathFor): declared.json → declared.snapshot.json.
+func snapshotPathFor(out string) string { return diff.SnapshotPathFor(out) }

@@ -5,13 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/diff"
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/lockrun"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
@@ -19,7 +18,6 @@ import (
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
-	"github.com/mcpdrift/mcpdrift/schemadiff"
 	"github.com/mcpdrift/mcpdrift/surface"
 )
 
@@ -51,23 +49,6 @@ func pinSurface(e *env, target string, s *surface.Surface) ([]byte, error) {
 	return pinned, err
 }
 
-// pinnedSurface reads the surface a snapshot pins (nil, nil when it pins
-// none).
-func pinnedSurface(file string, raw []byte) (*surface.Surface, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	doc, err := jcs.Parse(raw)
-	if err != nil {
-		return nil, usageErr("%s: %s", safetext.Quote(file), safetext.Inert(err.Error()))
-	}
-	s, err := surface.Parse(doc.Root())
-	if err != nil {
-		return nil, usageErr("%s: %s", safetext.Quote(file), safetext.Inert(err.Error()))
-	}
-	return s, nil
-}
-
 // pinnedOnce is the surface a drift's declared side pins, read once.
 type pinnedOnce struct {
 	once sync.Once
@@ -86,7 +67,7 @@ func (d *driftRun) pinnedSurface() (*surface.Surface, error) {
 				return // the run reports the declared side's error
 			}
 		}
-		d.pinned.s, d.pinned.err = pinnedSurface(in.Source, in.Surface)
+		d.pinned.s, d.pinned.err = diff.PinnedSurface(in.Source, in.Surface)
 	})
 	return d.pinned.s, d.pinned.err
 }
@@ -131,44 +112,6 @@ func emitEvidence(e *env, path string, ev *surface.Evidence) error {
 		return err
 	}
 	return e.emitAs("the surface evidence", path, b.Bytes())
-}
-
-// diffSurface compares the surfaces two sides of a diff pin (when either
-// pins one) into r: a change of the surface needs review, or is denied
-// when the profile denies its code (instructions under fail-closed), and
-// makes the diff exit 1.
-func diffSurface(r *schemadiff.Report, old, nw schemadiff.Input, prof *schemadiff.DecisionProfile) error {
-	if old.Surface == nil && nw.Surface == nil {
-		return nil
-	}
-	po, err := pinnedSurface(old.Source, old.Surface)
-	if err != nil {
-		return err
-	}
-	pn, err := pinnedSurface(nw.Source, nw.Surface)
-	if err != nil {
-		return err
-	}
-	if pn == nil {
-		r.Warnings = append(r.Warnings, "the new side pins no surface (instructions, prompts, resource templates), so the surfaces were not compared")
-		return nil
-	}
-	res := surface.Compare(po, pn)
-	r.Surface = &res
-	for _, c := range res.Changes {
-		if _, deny := prof.Deny[c.Code]; deny {
-			r.Decision = schemadiff.Deny
-			if !slices.Contains(r.DeniedBy, c.Code) {
-				r.DeniedBy = append(r.DeniedBy, c.Code)
-			}
-		} else if r.Decision == schemadiff.Allow {
-			r.Decision = schemadiff.Review
-		}
-		r.DecisionReason = ""
-		r.ExitCode = schemadiff.ExitChanged
-	}
-	slices.Sort(r.DeniedBy)
-	return nil
 }
 
 // surfaceApproveFlags name the items of the surface approve approves.

@@ -1,0 +1,173 @@
+package diff
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/runerr"
+	"github.com/mcpdrift/mcpdrift/safetext"
+	"github.com/mcpdrift/mcpdrift/schemadiff"
+)
+
+// A FileReader reads one input file whole: the bytes of path (the command
+// line also reads "-" as stdin).
+type FileReader func(path string) ([]byte, error)
+
+// ReadFile is the FileReader of a program: path read whole, refused when
+// it is not a regular file or is larger than max bytes.
+func ReadFile(max int64) FileReader {
+	return func(path string) ([]byte, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		switch {
+		case err != nil:
+			return nil, err
+		case !st.Mode().IsRegular():
+			return nil, fmt.Errorf("%s is not a regular file", safetext.Quote(path))
+		case st.Size() > max:
+			return nil, fmt.Errorf("%s: %d bytes is larger than %d", safetext.Quote(path), st.Size(), max)
+		}
+		b, err := io.ReadAll(io.LimitReader(f, max+1))
+		if err == nil && int64(len(b)) > max {
+			err = fmt.Errorf("%s is larger than %d bytes", safetext.Quote(path), max)
+		}
+		return b, err
+	}
+}
+
+// SnapshotPathFor is where the snapshot pinned beside an artifact is:
+// declared.json → declared.snapshot.json.
+func SnapshotPathFor(path string) string {
+	if strings.HasSuffix(path, ".json") {
+		return strings.TrimSuffix(path, ".json") + ".snapshot.json"
+	}
+	return path + ".snapshot.json"
+}
+
+// Resolve reads the tools at path through read: a manifest in any form
+// observe accepts, a snapshot, or a declared baseline, whose tools are in
+// the snapshot pinned beside it (SnapshotPathFor), which is read instead
+// and must belong to the baseline (the same server id and manifest
+// digest). The result holds a List or a Snapshot; viaBaseline says the
+// snapshot was found through a baseline. A document that cannot be read
+// as one of these is a runerr.Usage error naming the file; read's own
+// errors are returned as they are.
+func Resolve(path string, read FileReader) (tools *manifest.Tools, viaBaseline bool, err error) {
+	tools, err = ReadTools(read, path)
+	if err != nil {
+		return nil, false, err
+	}
+	d := tools.Declared
+	if d == nil {
+		return tools, false, nil
+	}
+	// What the snapshot is checked against; the baseline's entries are
+	// not held while the snapshot is read.
+	serverID, manifestDigest := d.Server.ID, d.ManifestDigest
+	tools, d = nil, nil
+	st, snapPath, err := SnapshotBeside(path, read)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := st.Snapshot.CheckPair(snapPath, "the baseline "+safetext.Quote(path), serverID, manifestDigest); err != nil {
+		return nil, false, runerr.Usagef("%s", err.Error())
+	}
+	return st, true, nil
+}
+
+// SnapshotBeside reads the snapshot pinned beside the declared baseline
+// at path, and its path.
+func SnapshotBeside(path string, read FileReader) (*manifest.Tools, string, error) {
+	snapPath := SnapshotPathFor(path)
+	if path == "-" {
+		return nil, snapPath, runerr.Usagef("%s: a declared baseline read from stdin holds digests only, and its snapshot cannot be found beside it: pass the snapshot (NAME.snapshot.json) instead", safetext.Escape(path))
+	}
+	if _, err := os.Stat(snapPath); errors.Is(err, fs.ErrNotExist) {
+		return nil, snapPath, runerr.Usagef("%s is a declared baseline: it holds digests, not tool definitions, and the snapshot pinned beside it (%s) is not there. Pass the snapshot, or pin again with --input, --url or --stdio (without --no-snapshot) to write one", safetext.Quote(path), safetext.Quote(snapPath))
+	}
+	st, err := ReadTools(read, snapPath)
+	if err != nil {
+		return nil, snapPath, err
+	}
+	if st.Snapshot == nil {
+		return nil, snapPath, runerr.Usagef("%s, beside the baseline %s, is not a snapshot", safetext.Quote(snapPath), safetext.Quote(path))
+	}
+	return st, snapPath, nil
+}
+
+// ReadTools is manifest.ReadTools of path read with read: an artifact's
+// error names the file already, any other is given its name
+// (runerr.Usage).
+func ReadTools(read FileReader, path string) (*manifest.Tools, error) {
+	src, err := read(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := manifest.ReadTools(src, path)
+	if err != nil {
+		if _, ok := errors.AsType[*manifest.ArtifactError](err); ok {
+			return nil, runerr.Usagef("%s", err.Error())
+		}
+		return nil, runerr.Usagef("%s: %s", safetext.Escape(path), err.Error())
+	}
+	return t, nil
+}
+
+// ToolList is a resolved document as a list (what observe and pin take).
+func ToolList(t *manifest.Tools) *manifest.ToolList {
+	if t.Snapshot != nil {
+		return t.Snapshot.ToolList()
+	}
+	return t.List
+}
+
+// Load reads one side of a comparison from path (Resolve), and the client
+// capabilities its snapshot records the tools were observed with (nil
+// when not recorded).
+func Load(path string, read FileReader) (in schemadiff.Input, caps []byte, err error) {
+	tools, viaBaseline, err := Resolve(path, read)
+	if err != nil {
+		return schemadiff.Input{Side: schemadiff.Side{Source: path}}, nil, err
+	}
+	in, caps = InputOf(path, tools, viaBaseline)
+	return in, caps, nil
+}
+
+// InputOf is one side of a comparison resolved from path, and the client
+// capabilities its snapshot records.
+func InputOf(path string, tools *manifest.Tools, viaBaseline bool) (in schemadiff.Input, caps []byte) {
+	in = schemadiff.Input{Side: schemadiff.Side{Source: path}}
+	switch {
+	case tools.Snapshot != nil:
+		snap := tools.Snapshot
+		caps = snap.ClientCapabilities
+		in.Form = "snapshot"
+		if viaBaseline {
+			in.Form = "declared baseline + snapshot"
+		}
+		in.ServerID = snap.ServerID
+		in.ManifestDigest = snap.ManifestDigest
+		in.Completeness = string(snap.Completeness)
+		id := snap.Identity
+		in.Identity = &id
+		in.Tools = snap.Tools
+		in.Surface = snap.Surface
+	default:
+		tl := tools.List
+		in.Form = tl.Form
+		in.Completeness = string(tl.Completeness)
+		in.Tools = tl.Tools
+		in.ManifestDigest, _ = manifest.ManifestDigestOf(tl.Tools)
+	}
+	in.ToolCount = len(in.Tools)
+	return in, caps
+}
