@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 
@@ -11,9 +10,8 @@ import (
 	"github.com/mcpdrift/mcpdrift/diff"
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
-	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/observe"
-	"github.com/mcpdrift/mcpdrift/probe"
+	"github.com/mcpdrift/mcpdrift/pin"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/telemetry"
 )
@@ -42,14 +40,31 @@ func classifierBeside(rules string) (wait func() *classify.Classifier, err error
 	return func() *classify.Classifier { return c }, err
 }
 
+// observeOptions are observe's flags.
+type observeOptions struct {
+	input, serverID, complete, rules, out, snapshot string
+	notObserved                                     bool
+	maxInput                                        int64
+	quiet                                           bool
+	id                                              identityFlags
+}
+
+func (o *observeOptions) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.input, "input", "", "saved tools/list (file, or - for stdin)")
+	f.StringVar(&o.serverID, "server-id", "", "server id recorded in the artifact")
+	f.StringVar(&o.complete, "complete", "", "completeness: complete|partial|unknown (sets it for a bare tool array; can only lower it otherwise)")
+	f.StringVar(&o.rules, "rules", "", "YAML privilege rules extending the built-in classifier")
+	f.StringVarP(&o.out, "output", "o", "", "write the record to FILE (atomically) instead of stdout")
+	f.BoolVar(&o.notObserved, "not-observed", false, "write the record of a tools/list that was not observed")
+	f.StringVar(&o.snapshot, "snapshot", "", "also write the raw tool definitions (mcpdrift.tool_snapshot.v1) to FILE")
+	o.id.register(f)
+	f.Int64Var(&o.maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary on stderr")
+}
+
 func newObserve(e *env) *cobra.Command {
-	var (
-		input, serverID, complete, rules, out, snapshot string
-		notObserved                                     bool
-		maxInput                                        int64
-		quiet                                           bool
-		id                                              identityFlags
-	)
+	o := &observeOptions{}
 	cmd := &cobra.Command{
 		Use:   "observe --input FILE --server-id ID [--complete complete|partial|unknown] [--rules FILE] [-o FILE]",
 		Short: "Build the observed record (assay.mcp_manifest_observed.v0) from a saved tools/list",
@@ -63,104 +78,112 @@ cursor and the last page has no nextCursor) and is unknown for a bare tool array
 --not-observed writes the record of a server whose tools/list was not observed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if serverID == "" {
-				return usageErr("--server-id is required")
-			}
-			c, err := loadClassifier(rules)
+			rec, err := o.observe(e)
 			if err != nil {
 				return err
-			}
-			var rec *manifest.Observed
-			if notObserved {
-				if input != "" || snapshot != "" {
-					return usageErr("--not-observed takes no --input and no --snapshot")
-				}
-				rec = manifest.NotObserved(serverID)
-			} else {
-				if input == "" {
-					return usageErr("--input is required (or --not-observed)")
-				}
-				tools, _, err := diff.Resolve(input, plainReader(e, maxInput))
-				if err != nil {
-					return err
-				}
-				tl := diff.ToolList(tools)
-				comp := tl.Completeness
-				if complete != "" {
-					want, err := manifest.ParseCompleteness(complete)
-					if err != nil {
-						return usageErr("--complete: %s", err.Error())
-					}
-					if tl.Form != manifest.FormToolArray && rank(want) > rank(comp) {
-						return usageErr("--complete %s: the input proves only %s (%s); --complete may lower completeness, never raise it", want, comp, tl.Reason)
-					}
-					comp = want
-				}
-				rec = manifest.BuildObserved(serverID, tl, comp, c)
-				for _, w := range manifest.PrecisionWarnings("", tl.Tools) {
-					fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
-				}
-				if snapshot != "" {
-					var opt manifest.SnapshotOptions
-					if rec.Observed.ManifestDigest != nil {
-						opt.ManifestDigest = *rec.Observed.ManifestDigest // BuildObserved's, of tl's tools
-					}
-					sw, err := manifest.NewSnapshotWriter(serverID, id.identity(), tl, comp, opt)
-					if err != nil {
-						return err
-					}
-					if err := e.emitSnapshot(snapshot, func(w io.Writer) error { _, err := sw.WriteTo(w); return err }); err != nil {
-						return err
-					}
-				}
-				if !quiet {
-					fmt.Fprintf(e.stderr, "mcpdrift: observed %d tools from %s (%s, %d page(s)); completeness %s: %s\n",
-						len(tl.Tools), safetext.Escape(input), tl.Form, tl.Pages, comp, tl.Reason)
-					if rec.Status == manifest.StatusAmbiguous {
-						fmt.Fprintf(e.stderr, "mcpdrift: duplicate tool names: status ambiguous, manifest_digest null\n")
-					}
-				}
 			}
 			b, err := manifest.MarshalArtifact(rec)
 			if err != nil {
 				return err
 			}
-			return e.emitAs("the observed record", out, b)
+			return e.emitAs("the observed record", o.out, b)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&input, "input", "", "saved tools/list (file, or - for stdin)")
-	f.StringVar(&serverID, "server-id", "", "server id recorded in the artifact")
-	f.StringVar(&complete, "complete", "", "completeness: complete|partial|unknown (sets it for a bare tool array; can only lower it otherwise)")
-	f.StringVar(&rules, "rules", "", "YAML privilege rules extending the built-in classifier")
-	f.StringVarP(&out, "output", "o", "", "write the record to FILE (atomically) instead of stdout")
-	f.BoolVar(&notObserved, "not-observed", false, "write the record of a tools/list that was not observed")
-	f.StringVar(&snapshot, "snapshot", "", "also write the raw tool definitions (mcpdrift.tool_snapshot.v1) to FILE")
-	id.register(f)
-	f.Int64Var(&maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no summary on stderr")
+	o.AddFlags(cmd)
 	return cmd
 }
 
-func rank(c manifest.Completeness) int {
-	switch c {
-	case manifest.Complete:
-		return 2
-	case manifest.Partial:
-		return 1
+// observe is the record of the flags: the not-observed one, or the
+// observation of --input (observe.File), with its snapshot queued.
+func (o *observeOptions) observe(e *env) (*manifest.Observed, error) {
+	if o.serverID == "" {
+		return nil, usageErr("--server-id is required")
 	}
-	return 0
+	c, err := loadClassifier(o.rules)
+	if err != nil {
+		return nil, err
+	}
+	if o.notObserved {
+		if o.input != "" || o.snapshot != "" {
+			return nil, usageErr("--not-observed takes no --input and no --snapshot")
+		}
+		return manifest.NotObserved(o.serverID), nil
+	}
+	if o.input == "" {
+		return nil, usageErr("--input is required (or --not-observed)")
+	}
+	opt := observe.FileOptions{ServerID: o.serverID, Classifier: c}
+	if o.complete != "" {
+		if opt.Complete, err = manifest.ParseCompleteness(o.complete); err != nil {
+			return nil, usageErr("--complete: %s", err.Error())
+		}
+	}
+	tools, _, err := diff.Resolve(o.input, plainReader(e, o.maxInput))
+	if err != nil {
+		return nil, err
+	}
+	tl := diff.ToolList(tools)
+	opt.Tools = tl
+	r, err := observe.File(e.context(), opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
+	}
+	if o.snapshot != "" {
+		var sopt manifest.SnapshotOptions
+		if r.Observed.Observed.ManifestDigest != nil {
+			sopt.ManifestDigest = *r.Observed.Observed.ManifestDigest // the record's, of tl's tools
+		}
+		sw, err := manifest.NewSnapshotWriter(o.serverID, o.id.identity(), tl, r.Completeness, sopt)
+		if err != nil {
+			return nil, err
+		}
+		if err := e.emitSnapshot(o.snapshot, func(w io.Writer) error { _, err := sw.WriteTo(w); return err }); err != nil {
+			return nil, err
+		}
+	}
+	if !o.quiet {
+		fmt.Fprintf(e.stderr, "mcpdrift: observed %d tools from %s (%s, %d page(s)); completeness %s: %s\n",
+			len(tl.Tools), safetext.Escape(o.input), tl.Form, tl.Pages, r.Completeness, tl.Reason)
+		if r.Observed.Status == manifest.StatusAmbiguous {
+			fmt.Fprintf(e.stderr, "mcpdrift: duplicate tool names: status ambiguous, manifest_digest null\n")
+		}
+	}
+	return r.Observed, nil
+}
+
+// pinOptions are pin's flags: one source (a record, a list, or a live
+// server), what is pinned, and where it goes.
+type pinOptions struct {
+	observed, input, serverID, rules, out, snapshot string
+	allowEmpty, noSnapshot, pinResources            bool
+	maxInput                                        int64
+	id                                              identityFlags
+	live                                            liveFlags
+	otlp                                            *otlpFlags
+}
+
+func (o *pinOptions) AddFlags(cmd *cobra.Command) {
+	o.live.register(cmd, "url")
+	o.otlp = registerOTLP(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.observed, "observed", "", "observed record (file, or - for stdin)")
+	f.StringVar(&o.input, "input", "", "saved tools/list to observe and pin in one step")
+	f.StringVar(&o.serverID, "server-id", "", "server id (with --input, --url, --stdio)")
+	f.StringVar(&o.rules, "rules", "", "YAML privilege rules (with --input, --url, --stdio)")
+	f.StringVarP(&o.out, "output", "o", "", "write the baseline to FILE (atomically) instead of stdout")
+	f.StringVar(&o.snapshot, "snapshot", "", "write the snapshot to FILE (default: beside -o, NAME.snapshot.json)")
+	f.BoolVar(&o.noSnapshot, "no-snapshot", false, "do not keep the raw tool definitions")
+	f.BoolVar(&o.allowEmpty, "allow-empty", false, "pin a server that serves no tools")
+	f.BoolVar(&o.pinResources, "pin-resources", false, "with --url or --stdio, pin what resources/list lists too (instructions, prompts and resource templates are always pinned; many servers list data that changes all the time)")
+	f.Int64Var(&o.maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
+	o.id.register(f)
 }
 
 func newPin(e *env) *cobra.Command {
-	var (
-		observed, input, serverID, rules, out, snapshot string
-		allowEmpty, noSnapshot, pinResources            bool
-		maxInput                                        int64
-		id                                              identityFlags
-		live                                            liveFlags
-		otlp                                            *otlpFlags
-	)
+	o := &pinOptions{}
 	cmd := &cobra.Command{
 		Use:   "pin (--observed FILE | --input FILE --server-id ID | --url URL | --stdio -- CMD ARGS...) [-o FILE] [--snapshot FILE | --no-snapshot]",
 		Short: "Promote a clean, complete observation to a declared baseline (assay.declared_mcp_manifest.v0)",
@@ -179,184 +202,117 @@ Pin refuses an observation that is partial (a capped or cyclic page chain
 included), of unknown completeness, ambiguous, empty (unless --allow-empty) or
 not observed, and says why.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var argv []string
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				if dash != 0 {
-					return usageErr("pin takes no positional arguments (a stdio command goes after --)")
-				}
-				argv = args
-			} else if len(args) > 0 {
-				return usageErr("pin takes no positional arguments (a stdio command goes after --)")
+			argv, err := stdioArgv(cmd, args, "pin")
+			if err != nil {
+				return err
 			}
 			// A bad --otlp-endpoint is a usage error whatever pin reads;
 			// only a live pin makes requests to trace.
-			tr, err := otlp.start(e, telemetry.ModeRun)
+			tr, err := o.otlp.start(e, telemetry.ModeRun)
 			if err != nil {
 				return err
 			}
-			isLive := live.baseURL != "" || live.stdio || live.mcpConfig != ""
-			sources := 0
-			for _, b := range []bool{observed != "", input != "", isLive} {
-				if b {
-					sources++
-				}
-			}
-			if sources != 1 {
-				return usageErr("give exactly one of --observed, --input, --url or --stdio")
-			}
-			var (
-				o      *manifest.Observed
-				tl     *manifest.ToolList
-				source string
-				ident  = id.identity()
-			)
-			var snapOpt manifest.SnapshotOptions // live pins: the client capabilities
-			checks := &pinChecks{e: e}
-			noSnapshotNote := false
-			switch {
-			case observed != "":
-				source = observed
-				if snapshot != "" {
-					return usageErr("--snapshot needs --input, --url or --stdio: an observed record holds digests, not tool definitions")
-				}
-				src, err := readInput(e, observed, maxInput)
-				if err != nil {
-					return err
-				}
-				if o, err = manifest.ParseObserved(src, observed); err != nil {
-					return &exitError{ExitUsage, err.Error()}
-				}
-			default:
-				if serverID == "" {
-					return usageErr("--server-id is required with --input, --url and --stdio")
-				}
-				classifier, err := classifierBeside(rules)
-				if err != nil {
-					return err
-				}
-				comp := manifest.Unknown
-				if input != "" {
-					source = input
-					tools, _, err := diff.Resolve(input, plainReader(e, maxInput))
-					if err != nil {
-						return err
-					}
-					tl = diff.ToolList(tools)
-					comp = tl.Completeness
-					checks.check(tl.Tools)
-				} else {
-					// Exported when the run ends, whatever its outcome:
-					// at most 2 s, one warning if the collector is down.
-					defer tr.finish()
-					ctx := tr.begin(context.Background(), "pin")
-					cfg, err := live.config(e, argv)
-					if err != nil {
-						return err
-					}
-					cfg.Tracer, cfg.Surface = tr.tracer(), surfaceOptions(pinResources)
-					_, target := e.targetOf(cfg)
-					source = target
-					ctx, cancel := context.WithTimeout(ctx, live.timeout)
-					defer cancel()
-					obs, ltl, err := listFull(ctx, cfg)
-					if err != nil {
-						return observe.Failed(target, err)
-					}
-					tl, comp = ltl, manifest.Completeness(obs.Completeness)
-					checks.check(tl.Tools)
-					if obs.Era == mcpclient.EraModern && len(cfg.Command) == 0 {
-						checks.paramHeaders(tl.Tools)
-					}
-					// Part of what was pinned: the tools a server lists can
-					// depend on the client capabilities declared.
-					snapOpt.ClientCapabilities = obs.ClientCapabilities
-					if snapOpt.Surface, err = pinSurface(e, target, obs.Surface); err != nil {
-						return err
-					}
-					if obs.CapReached {
-						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the listing was capped at %d pages, so it is partial (raise --max-list-pages)", safetext.Quote(target), live.maxPages)}
-					}
-					if obs.CursorCycle {
-						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server's cursors cycle, so the listing is partial", safetext.Quote(target))}
-					}
-					// A snapshot stores the bytes it pinned, so a list that
-					// carries a secret this run sent cannot be pinned.
-					if refl := append(checks.reflected, observe.IdentityReflections(e.secrets, obs)...); len(refl) > 0 {
-						where := "its reported identity (serverInfo)"
-						if refl[0].Tool != "" {
-							where = "tool " + safetext.Quote(refl[0].Tool) + " at JSON pointer " + safetext.Quote(refl[0].Pointer)
-						}
-						return &exitError{ExitUsage, fmt.Sprintf("refusing to pin %s: the server reflects credentials into its tool list: %s carries %s (%d place(s) in all). Rotate the credential and fix the server", safetext.Quote(target), where, refl[0].Source, len(refl))}
-					}
-					if ident.Endpoint == "" {
-						ident.Endpoint, ident.ResolvedEndpoint = target, e.resolvedEndpoint(cfg)
-					}
-					ident.Env = observe.EnvIdentity(cfg)
-					if obs.ServerInfo != nil {
-						if ident.ServerName == "" {
-							ident.ServerName = obs.ServerInfo.Name
-						}
-						if ident.ServerVersion == "" {
-							ident.ServerVersion = obs.ServerInfo.Version
-						}
-					}
-				}
-				// The snapshot is queued first: a large one is written while
-				// the baseline is built (emitStream), and removed if pin
-				// refuses. Its head is computed there too.
-				if !noSnapshot {
-					path := pinSnapshotPath(noSnapshot, snapshot, out)
-					if path == "" {
-						noSnapshotNote = true // said once pin has succeeded
-					} else {
-						snapID, snapIdent, snapTL, snapComp, snapOpts := serverID, ident, tl, comp, snapOpt
-						err := e.emitSnapshot(path, func(w io.Writer) error {
-							sw, err := manifest.NewSnapshotWriter(snapID, snapIdent, snapTL, snapComp, snapOpts)
-							if err != nil {
-								return err
-							}
-							_, err = sw.WriteTo(w)
-							return err
-						})
-						if err != nil {
-							return err
-						}
-					}
-				}
-				o = manifest.BuildObserved(serverID, tl, comp, classifier())
-				for _, w := range manifest.PrecisionWarningsOf("", checks.imprecise, checks.impreciseTotal) {
-					fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
-				}
-			}
-			d, err := e.pinBaseline(o, source, allowEmpty, &live.suppress, checks, tl != nil)
+			defer tr.finish()
+			r, err := o.pin(e, argv, tr)
 			if err != nil {
 				return err
 			}
-			if noSnapshotNote {
-				fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")
-			}
-			b, err := manifest.MarshalArtifact(d)
-			if err != nil {
-				return err
-			}
-			return e.emitAs("the declared baseline", out, b)
+			return o.write(e, r)
 		},
 	}
-	live.register(cmd, "url")
-	otlp = registerOTLP(cmd)
-	f := cmd.Flags()
-	f.StringVar(&observed, "observed", "", "observed record (file, or - for stdin)")
-	f.StringVar(&input, "input", "", "saved tools/list to observe and pin in one step")
-	f.StringVar(&serverID, "server-id", "", "server id (with --input, --url, --stdio)")
-	f.StringVar(&rules, "rules", "", "YAML privilege rules (with --input, --url, --stdio)")
-	f.StringVarP(&out, "output", "o", "", "write the baseline to FILE (atomically) instead of stdout")
-	f.StringVar(&snapshot, "snapshot", "", "write the snapshot to FILE (default: beside -o, NAME.snapshot.json)")
-	f.BoolVar(&noSnapshot, "no-snapshot", false, "do not keep the raw tool definitions")
-	f.BoolVar(&allowEmpty, "allow-empty", false, "pin a server that serves no tools")
-	f.BoolVar(&pinResources, "pin-resources", false, "with --url or --stdio, pin what resources/list lists too (instructions, prompts and resource templates are always pinned; many servers list data that changes all the time)")
-	f.Int64Var(&maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
-	id.register(f)
+	o.AddFlags(cmd)
 	return cmd
+}
+
+// stdioArgv is the stdio command after -- (cmd takes no positional
+// arguments).
+func stdioArgv(cmd *cobra.Command, args []string, name string) ([]string, error) {
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		if dash != 0 {
+			return nil, usageErr("%s takes no positional arguments (a stdio command goes after --)", name)
+		}
+		return args, nil
+	}
+	if len(args) > 0 {
+		return nil, usageErr("%s takes no positional arguments (a stdio command goes after --)", name)
+	}
+	return nil, nil
+}
+
+// pin pins the one source given: the record (pin.Observed), the list
+// (pin.File) or the live server (pin.Server).
+func (o *pinOptions) pin(e *env, argv []string, tr *tracing) (*pin.Result, error) {
+	isLive := o.live.baseURL != "" || o.live.stdio || o.live.mcpConfig != ""
+	sources := 0
+	for _, b := range []bool{o.observed != "", o.input != "", isLive} {
+		if b {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return nil, usageErr("give exactly one of --observed, --input, --url or --stdio")
+	}
+	vouch := manifest.Vouch{Suppressions: func() (*manifest.Suppressions, error) { return o.live.suppress.load(e) }, Today: today()}
+	if o.observed != "" {
+		if o.snapshot != "" {
+			return nil, usageErr("--snapshot needs --input, --url or --stdio: an observed record holds digests, not tool definitions")
+		}
+		rec, err := readArtifact(e, o.observed, o.maxInput, manifest.ParseObserved)
+		if err != nil {
+			return nil, err
+		}
+		return pin.Observed(e.context(), pin.ObservedOptions{Observed: rec, Source: o.observed, AllowEmpty: o.allowEmpty, Vouch: vouch})
+	}
+	if o.serverID == "" {
+		return nil, usageErr("--server-id is required with --input, --url and --stdio")
+	}
+	var c *classify.Classifier // nil: the built-in table, compiled beside the listing
+	if o.rules != "" {
+		var err error
+		if c, err = loadClassifier(o.rules); err != nil {
+			return nil, err
+		}
+	}
+	if o.input != "" {
+		tools, _, err := diff.Resolve(o.input, plainReader(e, o.maxInput))
+		if err != nil {
+			return nil, err
+		}
+		return pin.File(e.context(), pin.FileOptions{Tools: diff.ToolList(tools), Source: o.input, ServerID: o.serverID, Identity: o.id.identity(),
+			Classifier: c, AllowEmpty: o.allowEmpty, Vouch: vouch})
+	}
+	cfg, err := o.live.config(e, argv)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Tracer = tr.tracer()
+	return pin.Server(tr.begin(e.context(), "pin"), pin.ServerOptions{Server: cfg, ServerID: o.serverID, Identity: o.id.identity(), PinResources: o.pinResources,
+		Classifier: c, Secrets: e.secrets, Timeout: o.live.timeout, AllowEmpty: o.allowEmpty, Vouch: vouch})
+}
+
+// write says what the pin acknowledged and warns of, and queues the
+// snapshot (beside -o, or --snapshot) and the baseline.
+func (o *pinOptions) write(e *env, r *pin.Result) error {
+	for _, s := range r.Acknowledged {
+		fmt.Fprintf(e.stderr, "mcpdrift: %s\n", s)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
+	}
+	if r.HasSnapshot() && !o.noSnapshot {
+		if path := pinSnapshotPath(o.noSnapshot, o.snapshot, o.out); path != "" {
+			if err := e.emitSnapshot(path, r.WriteSnapshot); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(e.stderr, "mcpdrift: no snapshot written (the baseline goes to stdout); use --snapshot FILE to keep the tool definitions\n")
+		}
+	}
+	b, err := manifest.MarshalArtifact(r.Declared)
+	if err != nil {
+		return err
+	}
+	return e.emitAs("the declared baseline", o.out, b)
 }
 
 // pinSnapshotPath is where pin writes its snapshot: --snapshot, else
@@ -371,63 +327,4 @@ func pinSnapshotPath(noSnapshot bool, snapshot, out string) string {
 		return snapshotPathFor(out)
 	}
 	return ""
-}
-
-// pinChecks are what pin reads of every tool's parse: secrets this run
-// sent reflected into a tool, numbers the digests cannot tell apart, and
-// tools that break the specification's shape.
-type pinChecks struct {
-	e              *env
-	reflected      []probe.Reflection
-	imprecise      []manifest.ImpreciseNumber // the first MaxPrecisionWarnings
-	impreciseTotal int
-	shapes         []string // the first maxShapeWarnings warnings
-	shapeTotal     int
-}
-
-// maxShapeWarnings bounds the shape warnings pin prints.
-const maxShapeWarnings = 50
-
-// check checks tools.
-func (c *pinChecks) check(tools []manifest.Tool) {
-	c.reflected = append(c.reflected, observe.ToolReflections(c.e.secrets, tools)...)
-	found, total := manifest.ImpreciseNumbers(tools, max(manifest.MaxPrecisionWarnings-len(c.imprecise), 0))
-	c.imprecise = append(c.imprecise, found...)
-	c.impreciseTotal += total
-	for i := range tools {
-		msg := probe.ShapeProblem(&tools[i])
-		if msg == "" {
-			continue
-		}
-		if c.shapeTotal++; c.shapeTotal <= maxShapeWarnings {
-			c.shapes = append(c.shapes, fmt.Sprintf("tool %s breaks the specification: %s; it is pinned as served, and every drift against this baseline will report MCP-CONF-TOOL-SHAPE for it", safetext.Quote(tools[i].Name), msg))
-		}
-	}
-}
-
-// paramHeaders notes the tools a 2026-07-28 Streamable HTTP client
-// excludes for their x-mcp-header annotations (a live pin over HTTP in
-// that era): warned with the shape warnings, in their bound.
-func (c *pinChecks) paramHeaders(tools []manifest.Tool) {
-	for i := range tools {
-		msg := tools[i].ParamHeaderProblem()
-		if msg == "" {
-			continue
-		}
-		if c.shapeTotal++; c.shapeTotal <= maxShapeWarnings {
-			c.shapes = append(c.shapes, fmt.Sprintf("tool %s: %s; it is pinned as served, and every drift over HTTP will report MCP-CONF-PARAM-HEADER for it (the gateway does not serve it)", safetext.Quote(tools[i].Name), msg))
-		}
-	}
-}
-
-// warnShape warns, at pin time, of the tools that break the
-// specification's tool shape: every later drift reports them as
-// MCP-CONF-TOOL-SHAPE.
-func (c *pinChecks) warnShape() {
-	for _, w := range c.shapes {
-		fmt.Fprintf(c.e.stderr, "mcpdrift: warning: %s\n", w)
-	}
-	if n := c.shapeTotal - len(c.shapes); n > 0 {
-		fmt.Fprintf(c.e.stderr, "mcpdrift: warning: and %d more tools that break the specification\n", n)
-	}
 }

@@ -38,17 +38,6 @@ func surfaceReflections(e *env, s *surface.Surface) []probe.Reflection {
 	return observe.SurfaceReflections(e.secrets, s)
 }
 
-// pinSurface is the pinned form of an observed surface for a snapshot,
-// or why it cannot be pinned (observe.PinnableSurface); a kind that was
-// not observed is pinned as such, with a warning.
-func pinSurface(e *env, target string, s *surface.Surface) ([]byte, error) {
-	pinned, warnings, err := observe.PinnableSurface(target, s, e.secrets)
-	for _, w := range warnings {
-		fmt.Fprintf(e.stderr, "mcpdrift: warning: %s\n", w)
-	}
-	return pinned, err
-}
-
 // pinnedOnce is the surface a drift's declared side pins, read once.
 type pinnedOnce struct {
 	once sync.Once
