@@ -63,7 +63,7 @@ func TestLargeServerPinsAndDriftsByDefault(t *testing.T) {
 	if code, _, stderr := run(t, "", "pin", "--url", url, "--server-id", "big", "-o", decl); code != 0 {
 		t.Fatalf("pin: exit %d: %s", code, stderr)
 	}
-	code, d, stderr := drift(t, decl, "--url", url)
+	code, d, stderr := runDrift(t, decl, "--url", url)
 	if code != 0 || d.Served == nil || d.Served.ToolCount != 10000 || d.Served.Completeness != "complete" || !d.Served.SecondCompared {
 		t.Fatalf("drift: exit %d %+v %v: %s", code, d.Served, d.rules(), stderr)
 	}
@@ -76,7 +76,7 @@ func TestExplicitPageCap(t *testing.T) {
 	tools := smallTools(1000, nil)
 	url := mockTools(t, mockserver.Config{PageSize: 100}, tools)
 	decl := toolsFile(t, tools)
-	code, d, stderr := drift(t, decl, "--url", url, "--max-list-pages", "3")
+	code, d, stderr := runDrift(t, decl, "--url", url, "--max-list-pages", "3")
 	if code != 1 || d.Served == nil || d.Served.ToolCount != 300 || d.Served.Completeness != "partial" {
 		t.Fatalf("drift capped: exit %d %+v: %s", code, d.Served, stderr)
 	}
@@ -102,7 +102,7 @@ func TestListBounds(t *testing.T) {
 		{"--max-list-bytes", "20000", "exceeded 20000 bytes"},
 		{"--max-list-tools", "999", "exceeded 999 tools"},
 	} {
-		code, d, stderr := drift(t, decl, "--url", url, c.flag, c.value)
+		code, d, stderr := runDrift(t, decl, "--url", url, c.flag, c.value)
 		if code != 3 || d.ExitCode != 3 || d.Served != nil || !strings.Contains(stderr, c.says) {
 			t.Errorf("drift %s %s: exit %d %+v: %s", c.flag, c.value, code, d.Served, stderr)
 		}
@@ -112,7 +112,7 @@ func TestListBounds(t *testing.T) {
 		}
 	}
 	// At the bound exactly, the list is read.
-	if code, d, stderr := drift(t, decl, "--url", url, "--max-list-tools", "1000"); code != 0 || d.Served.ToolCount != 1000 {
+	if code, d, stderr := runDrift(t, decl, "--url", url, "--max-list-tools", "1000"); code != 0 || d.Served.ToolCount != 1000 {
 		t.Errorf("at the tool bound: exit %d: %s", code, stderr)
 	}
 	for _, bad := range [][]string{{"--max-list-bytes", "0"}, {"--max-list-tools", "0"}, {"--max-list-pages", "0"}, {"--max-list-pages", "-1"}} {
@@ -142,7 +142,7 @@ func TestListDeadline(t *testing.T) {
 	url := mockTools(t, mockserver.Config{PageSize: 1, Slow: 30 * time.Millisecond}, smallTools(500, nil))
 	decl := toolsFile(t, smallTools(500, nil))
 	start := time.Now()
-	code, d, stderr := drift(t, decl, "--url", url, "--timeout", "600ms")
+	code, d, stderr := runDrift(t, decl, "--url", url, "--timeout", "600ms")
 	if code != 3 || d.ExitCode != 3 || !strings.Contains(stderr, "deadline") {
 		t.Errorf("slow server: exit %d: %s", code, stderr)
 	}
@@ -166,7 +166,7 @@ func TestDuplicateOnTheLastPage(t *testing.T) {
 	dir := t.TempDir()
 	decl := toolsFile(t, clean)
 	observed := filepath.Join(dir, "observed.json")
-	code, d, stderr := drift(t, decl, "--url", url, "--observed-out", observed, "--server-id", "big")
+	code, d, stderr := runDrift(t, decl, "--url", url, "--observed-out", observed, "--server-id", "big")
 	if code != 1 || d.ExitCode != 1 || d.Served == nil || d.Served.ToolCount != n {
 		t.Fatalf("drift: exit %d %+v: %s", code, d.Served, stderr)
 	}
@@ -209,7 +209,7 @@ func TestDuplicateOnTheLastPageGated(t *testing.T) {
 	dir := t.TempDir()
 	decl := toolsFile(t, clean)
 	observed := filepath.Join(dir, "observed.json")
-	if code, _, stderr := drift(t, decl, "--url", url, "--observed-out", observed, "--server-id", "big"); code != 1 {
+	if code, _, stderr := runDrift(t, decl, "--url", url, "--observed-out", observed, "--server-id", "big"); code != 1 {
 		t.Fatalf("drift: exit %d: %s", code, stderr)
 	}
 	base := filepath.Join(dir, "base.json")

@@ -30,7 +30,7 @@ func TestDriftCallWithNoAnswer(t *testing.T) {
 			c.cfg.Response, c.cfg.HostileMethods = mockserver.SSEResponses, []string{"tools/call"}
 			s, url := mock(t, c.cfg, exampleV1)
 			args := append([]string{exampleV1, "--url", url, "--invoke-tool", "list_branches", "--execute", "--skip-second-connection"}, c.args...)
-			code, d, stderr := drift(t, args...)
+			code, d, stderr := runDrift(t, args...)
 			noAnswer := slices.Contains(d.rules(), "MCP-DRIFT-CALL-NO-ANSWER list_branches")
 			if code != c.code || d.ExitCode != c.code || noAnswer != (c.code == 1) {
 				t.Fatalf("exit %d (report %d), findings %v, want exit %d\n%s", code, d.ExitCode, d.rules(), c.code, stderr)

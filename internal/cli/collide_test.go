@@ -91,11 +91,11 @@ func TestCollidingNamesNeedAcknowledgement(t *testing.T) {
 
 			// drift: the same acknowledgement accepts its finding.
 			_, url := mock(t, mockserver.Config{}, list)
-			code, d, stderr := drift(t, decl, "--url", url, "--no-suppressions")
+			code, d, stderr := runDrift(t, decl, "--url", url, "--no-suppressions")
 			if code != 1 || !strings.Contains(strings.Join(d.rules(), "\n"), "MCP-CONF-TOOL-NAMES-AMBIGUOUS") {
 				t.Errorf("drift: exit %d %v %s", code, d.rules(), stderr)
 			}
-			code, d, stderr = drift(t, decl, "--url", url, "--suppressions", ack)
+			code, d, stderr = runDrift(t, decl, "--url", url, "--suppressions", ack)
 			if strings.Contains(strings.Join(d.rules(), "\n"), "MCP-CONF-TOOL-NAMES-AMBIGUOUS") {
 				t.Errorf("drift, acknowledged: exit %d %v %s", code, d.rules(), stderr)
 			}

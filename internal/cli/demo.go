@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/decide"
 	"github.com/mcpdrift/mcpdrift/delta"
+	"github.com/mcpdrift/mcpdrift/drift"
 	"github.com/mcpdrift/mcpdrift/examples"
 	"github.com/mcpdrift/mcpdrift/gate"
 	"github.com/mcpdrift/mcpdrift/manifest"
@@ -250,7 +251,7 @@ func demoLive(e *env) (*probe.Report, []delta.Tool, error) {
 	cfg := mcpclient.Config{BaseURL: url, ClientName: "mcpdrift", ClientVersion: version()}
 	pcfg := cfg
 	pcfg.Surface = surfaceOptions(false)
-	obs, tl, err := observeLive(ctx, pcfg)
+	obs, tl, err := observe.List(ctx, pcfg)
 	if err != nil {
 		return nil, nil, observe.Failed(url, err)
 	}
@@ -271,16 +272,16 @@ func demoLive(e *env) (*probe.Report, []delta.Tool, error) {
 	declared := schemadiff.Input{Side: schemadiff.Side{Source: "approved.tools-list.json", Form: tl.Form, Completeness: string(tl.Completeness), Surface: pinned}, Tools: tl.Tools}
 	declared.ManifestDigest, _ = manifest.ManifestDigestOf(tl.Tools)
 	declared.ToolCount = len(tl.Tools)
-	res, err := liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: "approved.tools-list.json", declared: declared, profile: schemadiff.ReviewProfile})
+	res, err := drift.Run(ctx, drift.Options{Server: cfg, Declared: declared, Profile: schemadiff.ReviewProfile, Secrets: e.secrets, Today: today()})
 	if err != nil {
 		return nil, nil, err
 	}
-	deltas, err := driftDeltas(declared.Tools, res.served, res.rep, schemadiff.ReviewProfile, nil)
+	deltas, err := driftDeltas(declared.Tools, res.Served, res.Report, schemadiff.ReviewProfile, res.Classifier)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := demoGateway(ctx, e, url, tl, obs.Surface); err != nil {
 		return nil, nil, err
 	}
-	return res.rep, deltas, nil
+	return res.Report, deltas, nil
 }

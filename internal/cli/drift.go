@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,14 +17,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/delta"
-	"github.com/mcpdrift/mcpdrift/diff"
+	"github.com/mcpdrift/mcpdrift/drift"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
-	"github.com/mcpdrift/mcpdrift/observe"
-	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -372,264 +367,50 @@ func httpToken(s string) bool {
 	return s != ""
 }
 
-// observeLive runs one tools/list and keeps its tools (listing.go).
-func observeLive(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-	return listFull(ctx, cfg)
+// driftOptions are drift's flags: the server, the declared side, what to
+// do beyond listing, and the report.
+type driftOptions struct {
+	live                             liveFlags
+	report                           reportFlags
+	reports                          extraReports
+	observedOut, surfaceOut          string
+	serverID                         string
+	skipAuth, skipSecond, cloakCheck bool
+	cloakAs                          string
+	profile, rules                   string
+	invoke, invokeArgs               []string
+	execute, iKnowProduction         bool
+	seed                             int64
+	otlp                             *otlpFlags
 }
 
-func probeObservation(obs *mcpclient.Observation, tl *manifest.ToolList) *probe.Observation {
-	d, _ := manifest.ManifestDigestOf(tl.Tools)
-	var invalid []string
-	for _, it := range tl.Invalid {
-		invalid = append(invalid, safetext.Quote(it.Pointer)+": "+safetext.Inert(it.Msg))
-	}
-	return &probe.Observation{
-		Invalid: invalid,
-		Tools:   tl.Tools, Completeness: manifest.Completeness(obs.Completeness), CapReached: obs.CapReached, CursorCycle: obs.CursorCycle,
-		Era: obs.Era, Revision: obs.ProtocolRevision, RevisionReason: obs.RevisionReason, MissingCacheFields: obs.MissingCacheFields, ManifestDigest: d,
-	}
-}
-
-// driftRun is one live drift: the server, the declared tools and what to
-// do beyond listing.
-type driftRun struct {
-	cfg          mcpclient.Config
-	manifestPath string
-	declared     schemadiff.Input
-	// declaredRead, when set, is the declared side being read while the
-	// server is listed: declared is what it reads, once the primary
-	// listing is done.
-	declaredRead *declaredRead
-	plan         []probe.PlannedCall
-	seed         int64
-	execute      bool
-	skipAuth     bool
-	skipSecond   bool
-	cloakAs      string // "NAME/VERSION" to list as again; "" = no cloak check
-	serverID     string // for the observed record
-	suppressions *manifest.Suppressions
-	capsNote     string // a warning about the client capabilities, for the report
-	profile      *schemadiff.DecisionProfile
-	classifier   func() *classify.Classifier // classifierBeside; nil: the built-in table
-	// spans, when the run is traced, record each connection's spans for
-	// the findings' trace_id and span_id (telemetry.go); nil otherwise.
-	spans *driftSpans
-	// pinned is the surface the declared side pins (surface.go).
-	pinned pinnedOnce
-}
-
-// result of a live drift: the report, and the observed record built from
-// the wire (the not-observed record when nothing was observed).
-type driftResult struct {
-	rep      *probe.Report
-	observed func() *manifest.Observed
-	// served is the primary listing's tools (nil when none was read): the
-	// HTML report reads the readable deltas from them (driftDeltas).
-	served []manifest.Tool
-	// surface is the record of the surface observed (--surface-out).
-	surface *surface.Evidence
-}
-
-// knownClients are the identities --cloak-check lists as. They are the
-// clientInfo names these clients send; the User-Agent is NAME/VERSION (a
-// server that keys on a User-Agent can be matched with --cloak-as and
-// --user-agent).
-var knownClients = []string{"claude-code/2.0.0", "cursor-vscode/1.0.0"}
-
-// cloakIdentity picks the other well-known client for --cloak-check.
-func cloakIdentity(primary string) string {
-	for _, c := range knownClients {
-		if n, _, _ := strings.Cut(c, "/"); n != primary {
-			return c
-		}
-	}
-	return knownClients[0]
-}
-
-// liveDrift observes the server and evaluates every rule. A server that
-// cannot be observed gives a report that says so (exit 3), never an
-// error; an error is a configuration the client refuses (exit 2).
-func liveDrift(ctx context.Context, e *env, d *driftRun) (*driftResult, error) {
-	cfg := d.cfg
-	target, targetText := e.targetOf(cfg)
-	var seedp *int64
-	if len(d.plan) > 0 {
-		seed := d.seed
-		seedp = &seed
-	}
-	in := probe.Input{Target: targetText, TargetClass: target.Class, Declared: d.declared.Tools,
-		AuthorizationPresented: len(cfg.Headers) > 0, SkipAuth: d.skipAuth}
-	for name := range cfg.Headers {
-		in.HeaderNames = append(in.HeaderNames, http.CanonicalHeaderKey(name))
-	}
-	slices.Sort(in.HeaderNames)
-	in.HeaderNames = slices.Compact(in.HeaderNames)
-	plan := append([]probe.PlannedCall(nil), d.plan...)
-	rep := &probe.Report{Schema: probe.ReportSchemaID, Target: target, Warnings: []string{}, CallPlan: plan, Seed: seedp,
-		Client:   probe.ClientIdentity{Name: cfg.ClientName, Version: cfg.ClientVersion, UserAgent: cfg.UserAgent, Capabilities: declaredCaps(cfg)},
-		Declared: probe.Declared{Source: d.manifestPath, ManifestDigest: d.declared.ManifestDigest, ToolCount: len(d.declared.Tools)}}
-	id := d.serverID
-	res := &driftResult{rep: rep}
-	if d.capsNote != "" {
-		rep.Warnings = append(rep.Warnings, d.capsNote)
-	}
-
-	// The other listings run beside the primary one (listing.go); their
-	// results are used as before, once the primary listing has succeeded.
-	others := startOthers(ctx, cfg, d)
-	defer others.stop()
-
-	obs, tl, warning, err := others.primary(ctx, d.withSurface(cfg), listFull)
-	if d.declaredRead != nil {
-		// Whatever the listing found, a declared side that cannot be read
-		// is the run's error (exit 2).
-		declared, _, derr := d.declaredRead.wait()
-		if derr != nil {
-			return nil, derr
-		}
-		d.declared = declared
-		in.Declared = declared.Tools
-		rep.Declared = probe.Declared{Source: d.manifestPath, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}
-	}
-	if warning != "" {
-		rep.Warnings = append(rep.Warnings, warning)
-	}
-	var pe *mcpclient.ProtocolError
-	var he *mcpclient.HTTPError
-	switch {
-	case err == nil:
-		in.Primary = probeObservation(obs, tl)
-		in.Calls = callChecks(obs, d.declared.Tools)
-		in.Reflected = observe.Reflections(e.secrets, tl.Tools, obs)
-		if in.Surface, err = d.surfaceCheck(e, obs); err != nil {
-			return nil, err
-		}
-		for i := range rep.CallPlan {
-			rep.CallPlan[i].Sent = d.execute
-		}
-	case errors.As(err, new(*mcpclient.ConfigError)):
-		return nil, observe.Failed(targetText, err)
-	case errors.As(err, &pe) && pe.Code == mcpwire.CodeUnsupportedProtocolVersion:
-		in.ProtocolUnsupported = &probe.Unsupported{Requested: pe.Requested, Supported: pe.Supported}
-	case errors.As(err, &he) && (he.Status == 401 || he.Status == 403):
-		in.Refused = &probe.AnonProbe{Completed: true, Status: he.Status, Challenge: he.WWWAuthenticate, Method: he.Method}
-	default:
-		rep.NotObserved = "cannot observe " + safetext.Quote(targetText) + ": " + safetext.Inert(err.Error())
-	}
-	if obs != nil {
-		rep.Protocol = probe.Protocol{Era: obs.Era, Transport: obs.Transport, Revision: obs.ProtocolRevision, Reason: obs.RevisionReason, LegacyVersion: obs.LegacyVersion}
-		if rep.Protocol.Revision == "" {
-			// Observing the absence of server/discover is evidence
-			// about that method, not about a version.
-			rep.Protocol.Revision = "unknown"
-		}
-		if obs.ServerInfo != nil {
-			rep.Protocol.ServerName, rep.Protocol.ServerVersion = obs.ServerInfo.Name, obs.ServerInfo.Version
-		}
-		rep.Warnings = append(rep.Warnings, obs.Warnings...)
-	}
-	if id == "" {
-		id = defaultServerID(obs, targetText)
-	}
-	if in.Primary != nil {
-		res.served = in.Primary.Tools
-		rep.Served = &probe.Served{ManifestDigest: in.Primary.ManifestDigest, ToolCount: len(in.Primary.Tools), Pages: obs.Pages, Completeness: obs.Completeness}
-		if others.second != nil {
-			// A second, independent connection: the list MUST NOT
-			// vary per connection.
-			o2, warning, err := secondListing(ctx, cfg, d.spans, others.second)
-			if warning != "" {
-				rep.Warnings = append(rep.Warnings, warning)
-			}
-			if err != nil {
-				rep.Warnings = append(rep.Warnings, "the second connection failed, so per-connection stability was not checked: "+safetext.Inert(err.Error()))
-			} else {
-				in.Second = o2
-				rep.Served.SecondCompared = true
-			}
-		}
-		if others.cloak != nil {
-			// The same list, asked for as another well-known client.
-			rep.Client.CloakCheckedAs = d.cloakAs
-			o3, tl3, err := others.cloak.wait()
-			if err != nil {
-				in.Cloak = &probe.Cloak{Client: d.cloakAs, Error: safetext.Inert(err.Error())}
-			} else {
-				in.Cloak = &probe.Cloak{Client: d.cloakAs, Obs: probeObservation(o3, tl3)}
-			}
-		}
-		// Built only when written (--observed-out): its field digests are
-		// no part of the comparison.
-		res.observed = func() *manifest.Observed {
-			return manifest.BuildObserved(id, tl, manifest.Completeness(obs.Completeness), nil)
-		}
-		res.surface = surfaceEvidence(id, obs.Surface)
-	} else {
-		res.observed = func() *manifest.Observed { return manifest.NotObserved(id) }
-		res.surface = surfaceEvidence(id, nil)
-	}
-	if others.anon != nil && in.Refused == nil && in.Primary != nil {
-		in.Anonymous = anonymousProbe(others.anon, in.Primary)
-	}
-	if d.spans != nil {
-		era, raw := "", []byte(nil)
-		if obs != nil {
-			era, raw = obs.Era, obs.DiscoverRaw
-		}
-		in.Spans = d.spans.spans(era, raw)
-	}
-	in.Suppressions, in.Today = d.suppressions, today()
-	in.Profile = d.profile
-	if d.classifier != nil { // nil: the built-in table
-		in.Classifier = d.classifier()
-	}
-	if d.profile != nil {
-		rep.Profile = d.profile.Name
-	}
-	in.ServerNames = []string{targetText, id}
-	in.Pinned, in.Now = e.driftIdentities(cfg, obs, d.declared.Identity)
-	if oauthHeld(cfg) {
-		// A token the OAuth session put on the requests counts as a
-		// credential presented, under its header's name.
-		in.AuthorizationPresented = true
-		in.HeaderNames = slices.Compact(slices.Sorted(slices.Values(append(in.HeaderNames, "Authorization"))))
-	}
-	pr := probe.Evaluate(in)
-	rep.AuthPosture, rep.Compared, rep.Findings, rep.Notes, rep.ExitCode = pr.AuthPosture, pr.Compared, pr.Findings, pr.Notes, pr.ExitCode
-	rep.Suppressed, rep.Tools, rep.Surface = pr.Suppressed, pr.Tools, pr.Surface
-	rep.Warnings = append(rep.Warnings, pr.Warnings...)
-	switch {
-	case rep.NotObserved != "":
-		// Nothing was compared: inconclusive, whatever else was learnt.
-		rep.Notes = append(rep.Notes, "the server could not be observed, so nothing was compared: absence of evidence is not \"no drift\"")
-		rep.ExitCode = ExitInconclusive
-	case in.Primary == nil:
-		// Refused (401/403, with or without a challenge) or no shared
-		// protocol revision: no tool list, nothing compared. The findings
-		// say why; the run is not observed (exit 3), as for a server that
-		// cannot be reached.
-		rep.ExitCode = ExitInconclusive
-	}
-	return res, nil
+func (o *driftOptions) AddFlags(cmd *cobra.Command) {
+	o.live.register(cmd, "url")
+	deprecatedAlias(cmd, "base-url", "url")
+	o.otlp = registerOTLP(cmd)
+	o.report.AddFlags(cmd, report.DriftFormats())
+	f := cmd.Flags()
+	f.StringVar(&o.observedOut, "observed-out", "", "also write the observed record (assay.mcp_manifest_observed.v0) built from the wire (not_observed when the server could not be observed)")
+	f.StringVar(&o.surfaceOut, "surface-out", "", "also write the record of the instructions, prompts and resource templates observed ("+surface.EvidenceSchemaID+": states and digests, never a value), which extends --observed-out's")
+	f.StringVar(&o.serverID, "server-id", "", "server id for --observed-out (default: the server's reported name, or the target)")
+	f.BoolVar(&o.skipAuth, "skip-auth-probe", false, "do not send the credential-stripped tools/list")
+	f.BoolVar(&o.skipSecond, "skip-second-connection", false, "do not open the second connection (per-connection stability is then not checked)")
+	f.BoolVar(&o.cloakCheck, "cloak-check", false, "list once more as another well-known client ("+strings.Join(drift.KnownClients(), ", ")+") and report a tool set that varies by client identity")
+	f.StringVar(&o.cloakAs, "cloak-as", "", "NAME/VERSION of the client --cloak-check lists as (implies --cloak-check)")
+	f.StringArrayVar(&o.invoke, "invoke-tool", nil, "plan a tools/call of this declared tool (exact name, repeatable); without --execute the plan is reported and nothing is sent")
+	f.StringArrayVar(&o.invokeArgs, "invoke-arguments", nil, "NAME=JSON: the arguments of --invoke-tool NAME's call, a JSON object, instead of arguments generated from its declared schema (repeatable)")
+	f.BoolVar(&o.execute, "execute", false, "send the planned tools/call requests (they have side effects)")
+	f.Int64Var(&o.seed, "seed", 1, "seed of the generated arguments (recorded in the report)")
+	f.BoolVar(&o.iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
+	f.StringVar(&o.profile, "profile", "review", "decision profile of each tool's decision: review|fail-closed (the same as diff and proxy)")
+	f.StringVar(&o.rules, "rules", "", "YAML privilege rules")
+	o.reports.register(cmd, []string{"json", "text", "sarif", "markdown"})
 }
 
 func newDrift(e *env) *cobra.Command {
-	var (
-		live                               liveFlags
-		format, out, observedOut, serverID string
-		surfaceOut                         string
-		color                              string
-		skipAuth, skipSecond, cloakCheck   bool
-		cloakAs                            string
-		profile, rules                     string
-		invoke, invokeArgs                 []string
-		execute, iKnowProduction           bool
-		seed                               int64
-		otlp                               *otlpFlags
-	)
-	reports := &extraReports{}
+	o := &driftOptions{}
 	cmd := &cobra.Command{
-		Use:   "drift MANIFEST (--url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--cloak-check] [--format json|text|sarif|markdown|html] [--observed-out FILE]",
+		Use:   "drift MANIFEST (--url URL | --stdio -- CMD ARGS...) [--header NAME=VALUE]... [--max-list-pages N] [--skip-auth-probe] [--cloak-check] [--format text|json|sarif|markdown|html] [--observed-out FILE]",
 		Short: "Compare a declared manifest with what a running server serves: drift, conformance, authentication posture",
 		Long: `MANIFEST is a saved tools/list in any form observe reads, a snapshot, or a
 declared baseline (its snapshot beside it is used).
@@ -652,239 +433,150 @@ could not be reached or did not answer usably (the report, in every format,
 then says so).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			manifestPath := args[0]
-			var argv []string
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				if dash != 1 {
-					return usageErr("give exactly one MANIFEST before --")
-				}
-				argv = args[1:]
-			} else if len(args) != 1 {
-				return usageErr("give exactly one MANIFEST (a stdio command goes after --)")
+			manifestPath, argv, err := driftArgs(cmd, args)
+			if err != nil {
+				return err
 			}
-			if !contains(report.DriftFormats(), format) {
-				return usageErr("--format must be one of %s", strings.Join(report.DriftFormats(), ", "))
-			}
-			if err := checkColor(color); err != nil {
+			if err := o.report.check(); err != nil {
 				return err
 			}
 			// First: a bad --otlp-endpoint is a usage error, and the
 			// exporter's header values are secrets before anything prints.
-			tr, err := otlp.start(e, telemetry.ModeRun)
+			tr, err := o.otlp.start(e, telemetry.ModeRun)
 			if err != nil {
 				return err
 			}
 			defer tr.finish()
-			cfg, err := live.config(e, argv)
+			opt, ctx, stop, err := o.options(e, manifestPath, argv, tr)
 			if err != nil {
 				return err
-			}
-			if cloakAs != "" {
-				if _, _, err := parseClientInfo("--cloak-as", cloakAs); err != nil {
-					return err
-				}
-				cloakCheck = true
-			} else if cloakCheck {
-				cloakAs = cloakIdentity(cfg.ClientName)
-			}
-			// The declared side is read while the server is listed
-			// (declared.go), unless a call plan needs its schemas first.
-			var (
-				declared   schemadiff.Input
-				pinnedCaps []byte
-				dr         *declaredRead
-			)
-			// Interrupts end the run gracefully from once the declared side
-			// is read, as a signal ends any process until then; and before
-			// its parse starts beside the run: the first signal.Notify
-			// hands its signals to a goroutine of its own and waits for it,
-			// which with that parse on a CPU is a wait for a free one.
-			var (
-				ctx  context.Context
-				stop context.CancelFunc
-			)
-			signals := func() { ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) }
-			if len(invoke) > 0 || execute {
-				if declared, pinnedCaps, err = diff.Load(manifestPath, plainReader(e, DefaultMaxInput)); err != nil {
-					return err
-				}
-				signals()
-			} else {
-				dr = startDeclared(e, manifestPath, DefaultMaxInput, signals)
-				pinnedCaps = dr.predicted
 			}
 			defer stop()
-			ownCaps := cfg.ClientCapabilities
-			capsNote := ""
-			applyCaps := func(pinnedCaps []byte) {
-				cfg.ClientCapabilities, capsNote = ownCaps, ""
-				switch {
-				case pinnedCaps == nil:
-				case live.clientCaps == "":
-					// What was pinned was listed to a client declaring these:
-					// observe as that client, or its tools look removed.
-					cfg.ClientCapabilities = pinnedCaps
-					if string(pinnedCaps) != "{}" {
-						fmt.Fprintf(e.stderr, "mcpdrift: %s was pinned declaring client capabilities %s; this run declares them too (--client-capabilities overrides)\n", safetext.Quote(manifestPath), safetext.Escape(string(pinnedCaps)))
-					}
-				case !bytes.Equal(cfg.ClientCapabilities, pinnedCaps):
-					capsNote = "the declared tools were pinned declaring client capabilities " + safetext.Escape(string(pinnedCaps)) + " and this run declared " + safetext.Escape(string(cfg.ClientCapabilities)) + ": tools a server lists only to clients with some capability can look added or removed"
-				}
-			}
-			applyCaps(pinnedCaps)
-			sup, err := live.suppress.load(e)
+			res, err := drift.Run(tr.begin(ctx, "drift"), opt)
 			if err != nil {
 				return err
 			}
-			prof, err := schemadiff.DecisionProfileByName(profile)
-			if err != nil {
-				return usageErr("--profile: %s", safetext.Inert(err.Error()))
+			if c := res.PinnedCapabilities; c != nil && string(c) != "{}" {
+				fmt.Fprintf(e.stderr, "mcpdrift: %s was pinned declaring client capabilities %s; this run declares them too (--client-capabilities overrides)\n", safetext.Quote(manifestPath), safetext.Escape(string(c)))
 			}
-			classifier, err := classifierBeside(rules)
-			if err != nil {
-				return err
-			}
-			plan, err := callPlan(declared.Tools, invoke, invokeArgs, execute, seed)
-			if err != nil {
-				return err
-			}
-			if execute {
-				if c := observe.TargetClass(cfg); c != probe.ClassLocal && c != probe.ClassDev && c != probe.ClassStaging && c != probe.ClassStdio && !iKnowProduction {
-					return usageErr("refusing to call tools on a target classified %s; tools/call has side effects: pass --i-know-this-is-production if you mean it", c)
-				}
-				for _, p := range plan {
-					cfg.Calls = append(cfg.Calls, mcpclient.ToolCall{Name: p.Tool, Arguments: p.Arguments, InputSchema: p.InputSchema})
-				}
-			}
-			ctx, cancel := context.WithTimeout(ctx, live.timeout)
-			defer cancel()
-			ctx = tr.begin(ctx, "drift")
-			run := func() (*driftResult, error) {
-				return liveDrift(ctx, e, &driftRun{cfg: cfg, manifestPath: manifestPath, declared: declared, declaredRead: dr, plan: plan, seed: seed, execute: execute,
-					skipAuth: skipAuth, skipSecond: skipSecond, cloakAs: cloakAs, serverID: serverID, suppressions: sup, capsNote: capsNote, profile: prof, classifier: classifier,
-					spans: newDriftSpans(tr)})
-			}
-			res, err := run()
-			if err != nil {
-				return err
-			}
-			if dr != nil {
-				declared, pinnedCaps, _ = dr.wait() // liveDrift returned no error: read
-				if dr.mispredicted() {
-					// The snapshot's capabilities were not in its head: the
-					// listing was made declaring others. List again,
-					// declaring those read.
-					dr = nil
-					applyCaps(pinnedCaps)
-					if res, err = run(); err != nil {
-						return err
-					}
-				}
-			}
-			rep := res.rep
-			if rep.NotObserved != "" {
-				fmt.Fprintf(e.stderr, "mcpdrift: %s\n", rep.NotObserved)
-			}
-			// The spans are exported before the report is written (at most
-			// 2 s): a report names only spans a collector has.
-			tr.after = "; the report carries no trace ids"
-			if !tr.finish() {
-				dropIDs(rep)
-			}
-			var buf bytes.Buffer
-			if format == "html" {
-				var deltas []delta.Tool
-				if deltas, err = driftDeltas(declared.Tools, res.served, rep, prof, classifier()); err != nil {
-					return err
-				}
-				err = writeHTML(&buf, "mcpdrift drift", report.DriftSection(rep, deltas))
-			} else {
-				err = report.RenderDrift(&buf, rep, format, report.Options{Color: useColor(e, out, color), ToolVersion: version(), ArtifactURI: manifestPath})
-			}
-			if err != nil {
-				return usageErr("%s", safetext.Inert(err.Error()))
-			}
-			if observedOut != "" {
-				b, err := manifest.MarshalArtifact(res.observed())
-				if err != nil {
-					return err
-				}
-				if err := e.emitAs("the observed record", observedOut, b); err != nil {
-					return err
-				}
-			}
-			if err := emitEvidence(e, surfaceOut, res.surface); err != nil {
-				return err
-			}
-			if err := e.emitAs("the report", out, buf.Bytes()); err != nil {
-				return err
-			}
-			if err := reports.emit(e, func(w *bytes.Buffer, f string) error {
-				return report.RenderDrift(w, rep, f, report.Options{ToolVersion: version(), ArtifactURI: manifestPath})
-			}); err != nil {
-				return err
-			}
-			e.code = rep.ExitCode
-			return nil
+			return o.render(e, res, opt, manifestPath, tr)
 		},
 	}
-	live.register(cmd, "url")
-	deprecatedAlias(cmd, "base-url", "url")
-	otlp = registerOTLP(cmd)
-	f := cmd.Flags()
-	f.StringVar(&format, "format", "text", "json|text|sarif|markdown|html")
-	f.StringVarP(&out, "output", "o", "", "write the report to FILE (atomically) instead of stdout")
-	f.StringVar(&observedOut, "observed-out", "", "also write the observed record (assay.mcp_manifest_observed.v0) built from the wire (not_observed when the server could not be observed)")
-	f.StringVar(&surfaceOut, "surface-out", "", "also write the record of the instructions, prompts and resource templates observed ("+surface.EvidenceSchemaID+": states and digests, never a value), which extends --observed-out's")
-	f.StringVar(&serverID, "server-id", "", "server id for --observed-out (default: the server's reported name, or the target)")
-	f.StringVar(&color, "color", "auto", "auto|always|never")
-	f.BoolVar(&skipAuth, "skip-auth-probe", false, "do not send the credential-stripped tools/list")
-	f.BoolVar(&skipSecond, "skip-second-connection", false, "do not open the second connection (per-connection stability is then not checked)")
-	f.BoolVar(&cloakCheck, "cloak-check", false, "list once more as another well-known client ("+strings.Join(knownClients, ", ")+") and report a tool set that varies by client identity")
-	f.StringVar(&cloakAs, "cloak-as", "", "NAME/VERSION of the client --cloak-check lists as (implies --cloak-check)")
-	f.StringArrayVar(&invoke, "invoke-tool", nil, "plan a tools/call of this declared tool (exact name, repeatable); without --execute the plan is reported and nothing is sent")
-	f.StringArrayVar(&invokeArgs, "invoke-arguments", nil, "NAME=JSON: the arguments of --invoke-tool NAME's call, a JSON object, instead of arguments generated from its declared schema (repeatable)")
-	f.BoolVar(&execute, "execute", false, "send the planned tools/call requests (they have side effects)")
-	f.Int64Var(&seed, "seed", 1, "seed of the generated arguments (recorded in the report)")
-	f.BoolVar(&iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
-	f.StringVar(&profile, "profile", "review", "decision profile of each tool's decision: review|fail-closed (the same as diff and proxy)")
-	f.StringVar(&rules, "rules", "", "YAML privilege rules")
-	reports.register(cmd, []string{"json", "text", "sarif", "markdown"})
+	o.AddFlags(cmd)
 	return cmd
 }
 
-// declaredCaps is the ClientCapabilities object a run declares ({} for none).
-func declaredCaps(cfg mcpclient.Config) json.RawMessage {
-	if len(cfg.ClientCapabilities) == 0 {
-		return json.RawMessage("{}")
+// driftArgs are MANIFEST and the stdio command after --.
+func driftArgs(cmd *cobra.Command, args []string) (string, []string, error) {
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		if dash != 1 {
+			return "", nil, usageErr("give exactly one MANIFEST before --")
+		}
+		return args[0], args[1:], nil
 	}
-	return json.RawMessage(cfg.ClientCapabilities)
+	if len(args) != 1 {
+		return "", nil, usageErr("give exactly one MANIFEST (a stdio command goes after --)")
+	}
+	return args[0], nil, nil
 }
 
-func defaultServerID(obs *mcpclient.Observation, target string) string {
-	if obs != nil && obs.ServerInfo != nil && obs.ServerInfo.Name != "" {
-		return obs.ServerInfo.Name
+// options turn the flags into drift.Options: the server, the declared side
+// (read beside the listing: drift.Read), the cloak check, the call plan's
+// tools and arguments, and how each tool is decided. ctx ends on SIGINT
+// and SIGTERM from once the declared side's files are read (as a signal
+// ends any process until then); stop releases it.
+func (o *driftOptions) options(e *env, manifestPath string, argv []string, tr *tracing) (opt drift.Options, ctx context.Context, stop context.CancelFunc, err error) {
+	ctx, stop = e.context(), func() {}
+	cfg, err := o.live.config(e, argv)
+	if err != nil {
+		return opt, ctx, stop, err
 	}
-	return target
-}
-
-// anonymousProbe is the outcome of tools/list sent without the
-// credentials.
-func anonymousProbe(p *pending[*probe.Observation], primary *probe.Observation) *probe.AnonProbe {
-	obs, tl, err := p.wait()
-	var he *mcpclient.HTTPError
+	cfg.Tracer = tr.tracer()
+	opt = drift.Options{Server: cfg, OwnCapabilities: o.live.clientCaps != "", ServerID: o.serverID, Invoke: o.invoke, Seed: o.seed,
+		Execute: o.execute, AllowProduction: o.iKnowProduction, SkipAuthProbe: o.skipAuth, SkipSecond: o.skipSecond,
+		Secrets: e.secrets, Tracer: tr.tracer(), Timeout: o.live.timeout, Today: today()}
 	switch {
-	case err == nil:
-		x, y := tl.ToolNames(), primary.ToolNames()
-		a := &probe.AnonProbe{Completed: true, Status: obs.HTTPStatus, Listed: true, ToolCount: len(x)}
-		slices.Sort(x)
-		slices.Sort(y)
-		a.SameTools = slices.Equal(x, y)
-		return a
-	case errors.As(err, &he):
-		return &probe.AnonProbe{Completed: true, Status: he.Status, Challenge: he.WWWAuthenticate}
+	case o.cloakAs != "":
+		if _, _, err := parseClientInfo("--cloak-as", o.cloakAs); err != nil {
+			return opt, ctx, stop, err
+		}
+		opt.CloakAs = o.cloakAs
+	case o.cloakCheck:
+		opt.CloakAs = drift.CloakClient(cfg.ClientName)
 	}
-	return &probe.AnonProbe{Error: safetext.Inert(err.Error())}
+	if opt.Arguments, err = givenArguments(o.invokeArgs, o.invoke); err != nil {
+		return opt, ctx, stop, err
+	}
+	if o.execute && len(o.invoke) == 0 {
+		return opt, ctx, stop, usageErr("--execute needs --invoke-tool NAME: there is no wildcard")
+	}
+	// Interrupts end the run gracefully from once the declared side is
+	// read; the signal handler starts before its parse does beside the
+	// run (the first signal.Notify waits for a goroutine of its own,
+	// which with that parse on a CPU is a wait for a free one).
+	opt.Reading = drift.Read(manifestPath, plainReader(e, DefaultMaxInput), func() {
+		ctx, stop = signal.NotifyContext(e.context(), os.Interrupt, syscall.SIGTERM)
+	})
+	if opt.Suppressions, err = o.live.suppress.load(e); err != nil {
+		return opt, ctx, stop, err
+	}
+	if opt.Profile, err = schemadiff.DecisionProfileByName(o.profile); err != nil {
+		return opt, ctx, stop, usageErr("--profile: %s", safetext.Inert(err.Error()))
+	}
+	if o.rules != "" {
+		opt.Classifier, err = loadClassifier(o.rules)
+	}
+	return opt, ctx, stop, err
+}
+
+// render writes the report (and the observed record, the surface's record
+// and the extra reports) once the spans are exported: a report names only
+// spans a collector has.
+func (o *driftOptions) render(e *env, res *drift.Result, opt drift.Options, manifestPath string, tr *tracing) error {
+	rep := res.Report
+	if rep.NotObserved != "" {
+		fmt.Fprintf(e.stderr, "mcpdrift: %s\n", rep.NotObserved)
+	}
+	tr.after = "; the report carries no trace ids"
+	if !tr.finish() {
+		dropIDs(rep)
+	}
+	var buf bytes.Buffer
+	var err error
+	if o.report.format == "html" {
+		var deltas []delta.Tool
+		if deltas, err = driftDeltas(res.Declared.Tools, res.Served, rep, opt.Profile, res.Classifier); err != nil {
+			return err
+		}
+		err = writeHTML(&buf, "mcpdrift drift", report.DriftSection(rep, deltas))
+	} else {
+		err = report.RenderDrift(&buf, rep, o.report.format, o.report.options(e, manifestPath))
+	}
+	if err != nil {
+		return usageErr("%s", safetext.Inert(err.Error()))
+	}
+	if o.observedOut != "" {
+		b, err := manifest.MarshalArtifact(res.Observed())
+		if err != nil {
+			return err
+		}
+		if err := e.emitAs("the observed record", o.observedOut, b); err != nil {
+			return err
+		}
+	}
+	if err := emitEvidence(e, o.surfaceOut, res.Surface); err != nil {
+		return err
+	}
+	if err := e.emitAs("the report", o.report.out, buf.Bytes()); err != nil {
+		return err
+	}
+	if err := o.reports.emit(e, func(w *bytes.Buffer, f string) error {
+		return report.RenderDrift(w, rep, f, report.Options{ToolVersion: version(), ArtifactURI: manifestPath})
+	}); err != nil {
+		return err
+	}
+	e.code = rep.ExitCode
+	return nil
 }
 
 func systemPoolWith(pem []byte) (*x509.CertPool, error) {

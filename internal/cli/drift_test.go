@@ -90,7 +90,7 @@ func mock(t *testing.T, cfg mockserver.Config, manifestPath string) (*mockserver
 	return s, ts.URL + "/mcp"
 }
 
-func drift(t *testing.T, args ...string) (int, driftJSON, string) {
+func runDrift(t *testing.T, args ...string) (int, driftJSON, string) {
 	t.Helper()
 	code, out, stderr := run(t, "", append([]string{"drift", "--format", "json"}, args...)...)
 	var d driftJSON
@@ -104,7 +104,7 @@ func drift(t *testing.T, args ...string) (int, driftJSON, string) {
 
 func TestDriftAgainstMock(t *testing.T) {
 	s, url := mock(t, mockserver.Config{PageSize: 2}, exampleV1)
-	code, d, stderr := drift(t, exampleV1, "--url", url)
+	code, d, stderr := runDrift(t, exampleV1, "--url", url)
 	if code != 0 || d.ExitCode != 0 {
 		t.Fatalf("clean run: exit %d %v %s", code, d.rules(), stderr)
 	}
@@ -126,7 +126,7 @@ func TestDriftAgainstMock(t *testing.T) {
 		t.Fatal(err)
 	}
 	obsOut := filepath.Join(t.TempDir(), "observed.json")
-	code, d, _ = drift(t, exampleV1, "--url", url, "--observed-out", obsOut, "--server-id", "acme-github")
+	code, d, _ = runDrift(t, exampleV1, "--url", url, "--observed-out", obsOut, "--server-id", "acme-github")
 	want := []string{"MCP-AUTH-ANONYMOUS-LIST", "MCP-DRIFT-ANNOTATION create_or_update_file", "MCP-DRIFT-DESCRIPTION search_issues",
 		"MCP-DRIFT-ESCALATION add_deploy_key", "MCP-DRIFT-SCHEMA-COMPATIBLE add_deploy_key", "MCP-DRIFT-TOOL-MISSING list_branches", "MCP-DRIFT-TOOL-UNDECLARED run_workflow_command"}
 	if got := d.rules(); code != 1 || !slices.Equal(got, want) {
@@ -145,21 +145,21 @@ func TestDriftRules(t *testing.T) {
 	v1tools, _ := mockserver.LoadToolsFile(exampleV1)
 	t.Run("per-connection tool set", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{ConnectionTools: map[int][]json.RawMessage{2: v1tools[:2]}}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--url", url)
+		code, d, _ := runDrift(t, exampleV1, "--url", url)
 		if code != 1 || !slices.Contains(d.rules(), "MCP-CONF-TOOLSET-VARIES") {
 			t.Errorf("exit %d %v", code, d.rules())
 		}
 	})
 	t.Run("legacy server", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{Era: mockserver.LegacyOnly, Response: mockserver.SSEResponses}, exampleV1)
-		code, d, stderr := drift(t, exampleV1, "--url", url)
+		code, d, stderr := runDrift(t, exampleV1, "--url", url)
 		if code != 0 || !slices.Contains(d.rules(), "MCP-DRIFT-LEGACY-SERVER") || d.Protocol.Revision != "unknown" {
 			t.Errorf("exit %d %v %+v %s", code, d.rules(), d.Protocol, stderr)
 		}
 	})
 	t.Run("refused revision", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{Era: mockserver.ModernOnly, SupportedVersions: []string{"2027-01-01"}}, exampleV1)
-		code, d, stderr := drift(t, exampleV1, "--url", url)
+		code, d, stderr := runDrift(t, exampleV1, "--url", url)
 		// No shared revision: no tool list, nothing compared: exit 3 (issue 9).
 		if code != 3 || !slices.Equal(d.rules(), []string{"MCP-DRIFT-PROTOCOL-UNSUPPORTED"}) || d.Served != nil {
 			t.Errorf("exit %d %v %s", code, d.rules(), stderr)
@@ -167,7 +167,7 @@ func TestDriftRules(t *testing.T) {
 	})
 	t.Run("page cap", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{PageSize: 1}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--url", url, "--max-list-pages", "2")
+		code, d, _ := runDrift(t, exampleV1, "--url", url, "--max-list-pages", "2")
 		got := d.rules()
 		if code != 1 || !slices.Contains(got, "MCP-DRIFT-PAGINATION-CAPPED") || slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "MCP-DRIFT-TOOL-MISSING") }) {
 			t.Errorf("exit %d %v", code, got)
@@ -175,7 +175,7 @@ func TestDriftRules(t *testing.T) {
 	})
 	t.Run("cursor cycle and missing cache fields", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{PageSize: 2, CursorCycle: true, OmitCacheFields: true}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--url", url, "--skip-second-connection")
+		code, d, _ := runDrift(t, exampleV1, "--url", url, "--skip-second-connection")
 		got := d.rules()
 		if code != 1 || !slices.Contains(got, "MCP-CONF-CURSOR-CYCLE") || !slices.Contains(got, "MCP-CONF-LIST-CACHE-FIELDS") {
 			t.Errorf("exit %d %v", code, got)
@@ -183,7 +183,7 @@ func TestDriftRules(t *testing.T) {
 	})
 	t.Run("credentials enforced, no challenge", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{RequireAuth: "s3cret", NoChallenge: true}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--url", url, "--header", "Authorization=Bearer s3cret")
+		code, d, _ := runDrift(t, exampleV1, "--url", url, "--header", "Authorization=Bearer s3cret")
 		got := d.rules()
 		if code != 1 || !slices.Contains(got, "MCP-AUTH-ENFORCED") || !slices.Contains(got, "MCP-AUTH-NO-CHALLENGE") || d.AuthPosture.AnonymousProbe != "refused" {
 			t.Errorf("exit %d %v %+v", code, got, d.AuthPosture)
@@ -198,14 +198,14 @@ func TestDriftRules(t *testing.T) {
 	})
 	t.Run("anonymous tool set behind credentials", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{RequireAuth: "s3cret", AnonymousTools: v1tools[:1]}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--url", url, "--header", "Authorization=Bearer s3cret")
+		code, d, _ := runDrift(t, exampleV1, "--url", url, "--header", "Authorization=Bearer s3cret")
 		if code != 0 || !slices.Contains(d.rules(), "MCP-AUTH-ANONYMOUS-LIST") || d.AuthPosture.AnonymousProbe != "listed" {
 			t.Errorf("exit %d %v", code, d.rules())
 		}
 	})
 	t.Run("no credentials, refused", func(t *testing.T) {
 		_, url := mock(t, mockserver.Config{RequireAuth: "s3cret"}, exampleV1)
-		code, d, _ := drift(t, exampleV1, "--url", url)
+		code, d, _ := runDrift(t, exampleV1, "--url", url)
 		if code != 3 || !slices.Equal(d.rules(), []string{"MCP-AUTH-ENFORCED"}) {
 			t.Errorf("exit %d %v", code, d.rules())
 		}
@@ -219,7 +219,7 @@ func TestDriftUnreachableAndUsage(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	code, _, stderr := drift(t, exampleV1, "--url", "http://"+addr+"/mcp", "--timeout", "5s")
+	code, _, stderr := runDrift(t, exampleV1, "--url", "http://"+addr+"/mcp", "--timeout", "5s")
 	if code != 3 || !strings.Contains(stderr, "cannot observe") {
 		t.Errorf("unreachable: %d %s", code, stderr)
 	}
@@ -231,7 +231,7 @@ func TestDriftUnreachableAndUsage(t *testing.T) {
 		"redirect":     {RedirectTo: "http://203.0.113.9/mcp"},
 	} {
 		_, url := mock(t, cfg, exampleV1)
-		code, _, stderr := drift(t, exampleV1, "--url", url, "--timeout", "10s")
+		code, _, stderr := runDrift(t, exampleV1, "--url", url, "--timeout", "10s")
 		if code != 3 || stderr == "" {
 			t.Errorf("%s: exit %d %s", name, code, stderr)
 		}
@@ -259,7 +259,7 @@ func TestDriftStdio(t *testing.T) {
 	abs, _ := filepath.Abs(exampleV1)
 	t.Setenv("MCPDRIFT_TEST_STDIO_MOCK", "1")
 	t.Setenv("MCPDRIFT_TEST_STDIO_MANIFEST", abs)
-	code, d, stderr := drift(t, exampleV1, "--pass-env", "MCPDRIFT_TEST_STDIO_MOCK", "--pass-env", "MCPDRIFT_TEST_STDIO_MANIFEST", "--stdio", "--", exe, "-test.run=^$")
+	code, d, stderr := runDrift(t, exampleV1, "--pass-env", "MCPDRIFT_TEST_STDIO_MOCK", "--pass-env", "MCPDRIFT_TEST_STDIO_MANIFEST", "--stdio", "--", exe, "-test.run=^$")
 	if code != 0 || d.Target.Class != "stdio" || d.Served == nil || d.Served.ToolCount != 5 {
 		t.Errorf("stdio: exit %d %+v %s", code, d, stderr)
 	}
@@ -377,15 +377,15 @@ func TestDriftMCPConfig(t *testing.T) {
 	b, _ := json.Marshal(cfg)
 	file := writeFile(t, t.TempDir(), "mcp.json", b)
 
-	code, d, stderr := drift(t, exampleV1, "--mcp-config", file, "--server", "remote")
+	code, d, stderr := runDrift(t, exampleV1, "--mcp-config", file, "--server", "remote")
 	if code != 0 || d.Served == nil || d.Served.ToolCount != 5 || !d.AuthPosture.AuthorizationPresented {
 		t.Errorf("remote: exit %d %+v %s", code, d, stderr)
 	}
-	code, _, stderr = drift(t, exampleV1, "--mcp-config", file, "--server", "local")
+	code, _, stderr = runDrift(t, exampleV1, "--mcp-config", file, "--server", "local")
 	if code != 2 || !strings.Contains(stderr, "refusing to run a command read from") || !strings.Contains(stderr, "--allow-config-commands") {
 		t.Errorf("local without the flag: exit %d %s", code, stderr)
 	}
-	code, d, stderr = drift(t, exampleV1, "--mcp-config", file, "--server", "local", "--allow-config-commands")
+	code, d, stderr = runDrift(t, exampleV1, "--mcp-config", file, "--server", "local", "--allow-config-commands")
 	if code != 0 || d.Target.Class != "stdio" || d.Served == nil || d.Served.ToolCount != 5 {
 		t.Errorf("local with the flag: exit %d %+v %s", code, d, stderr)
 	}
@@ -412,7 +412,7 @@ func TestDriftNamelessTool(t *testing.T) {
 	served := []json.RawMessage{json.RawMessage(`{"name":"a","inputSchema":{"type":"object"}}`), json.RawMessage(`{"description":"no name"}`), json.RawMessage(`7`)}
 	declared := writeFile(t, dir, "declared.json", []byte(`[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}}]`))
 	_, url := mock(t, mockserver.Config{Tools: served}, "")
-	code, d, stderr := drift(t, declared, "--url", url)
+	code, d, stderr := runDrift(t, declared, "--url", url)
 	got := d.rules()
 	if code != 1 || !slices.Equal(got, []string{"MCP-AUTH-ANONYMOUS-LIST", "MCP-CONF-TOOL-SHAPE", "MCP-CONF-TOOL-SHAPE"}) {
 		t.Errorf("exit %d %v %s", code, got, stderr)
@@ -470,7 +470,7 @@ func TestDriftToolCalls(t *testing.T) {
 	}
 	// Executed: the mock answers with text content and no structuredContent
 	// although get_file_contents declares an outputSchema.
-	code, d, stderr := drift(t, exampleV1, "--url", url, "--invoke-tool", "get_file_contents", "--execute")
+	code, d, stderr := runDrift(t, exampleV1, "--url", url, "--invoke-tool", "get_file_contents", "--execute")
 	if n, ok := calls(); n != 1 || !ok {
 		t.Errorf("executed: %d calls (valid headers %v)", n, ok)
 	}

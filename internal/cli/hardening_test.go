@@ -38,7 +38,7 @@ func TestPartialObservationNeverPassesTheGate(t *testing.T) {
 		t.Fatalf("pin: %d %s", code, stderr)
 	}
 	obs := filepath.Join(dir, "observed.json")
-	code, d, stderr := drift(t, approved, "--url", url, "--max-list-pages", "2", "--observed-out", obs, "--server-id", "srv")
+	code, d, stderr := runDrift(t, approved, "--url", url, "--max-list-pages", "2", "--observed-out", obs, "--server-id", "srv")
 	if code == 0 || d.Served == nil || d.Served.Completeness != "partial" {
 		t.Fatalf("drift: exit %d served %+v %s", code, d.Served, stderr)
 	}
@@ -460,7 +460,7 @@ func TestMessages(t *testing.T) {
 	}
 	// A 401 on server/discover names server/discover.
 	_, url := mock(t, mockserver.Config{RequireAuth: "right-token-123"}, exampleV1)
-	code, d, _ := drift(t, exampleV1, "--url", url)
+	code, d, _ := runDrift(t, exampleV1, "--url", url)
 	found := false
 	for _, f := range d.Findings {
 		if f.RuleID == "MCP-AUTH-ENFORCED" {
@@ -488,7 +488,7 @@ func TestBaselineUsedThroughItsSnapshot(t *testing.T) {
 	if code, _, stderr := run(t, "", "pin", "--url", url, "--server-id", "acme", "-o", decl); code != 0 {
 		t.Fatalf("pin: %d %s", code, stderr)
 	}
-	if code, d, stderr := drift(t, decl, "--url", url); code != 0 {
+	if code, d, stderr := runDrift(t, decl, "--url", url); code != 0 {
 		t.Errorf("drift of an unchanged server against its baseline: exit %d %v %s", code, d.rules(), stderr)
 	}
 	if code, out, stderr := run(t, "", "diff", decl, decl); code != 0 {
@@ -586,16 +586,16 @@ func TestCloakCheck(t *testing.T) {
 	t.Cleanup(front.Close)
 	url := front.URL + "/mcp"
 	// Without the check, mcpdrift sees the approved list.
-	if code, d, stderr := drift(t, approved, "--url", url); code != 0 {
+	if code, d, stderr := runDrift(t, approved, "--url", url); code != 0 {
 		t.Fatalf("plain drift: exit %d %v %s", code, d.rules(), stderr)
 	}
-	code, d, stderr := drift(t, approved, "--url", url, "--cloak-check")
+	code, d, stderr := runDrift(t, approved, "--url", url, "--cloak-check")
 	got := d.rules()
 	if code != 1 || !slices.Contains(got, "MCP-CONF-TOOLSET-VARIES-BY-CLIENT") || !slices.Contains(got, "MCP-CONF-TOOLSET-VARIES-BY-CLIENT run_shell") || !slices.Contains(got, "MCP-CONF-TOOLSET-VARIES-BY-CLIENT search") {
 		t.Errorf("--cloak-check: exit %d %v %s", code, got, stderr)
 	}
 	// Looking like the real client shows what it is served.
-	code, d, _ = drift(t, approved, "--url", url, "--client-info", "claude-code/2.0.0", "--user-agent", "claude-code/2.0.0")
+	code, d, _ = runDrift(t, approved, "--url", url, "--client-info", "claude-code/2.0.0", "--user-agent", "claude-code/2.0.0")
 	if code != 1 || !slices.Contains(d.rules(), "MCP-DRIFT-TOOL-UNDECLARED run_shell") {
 		t.Errorf("--client-info claude-code: exit %d %v", code, d.rules())
 	}
@@ -613,7 +613,7 @@ func TestCloakCheck(t *testing.T) {
 func TestSuppressionsLetAProtectedServerPass(t *testing.T) {
 	_, url := mock(t, mockserver.Config{RequireAuth: "bearer-token-123", NoChallenge: true}, exampleV1)
 	dir := t.TempDir()
-	if code, d, _ := drift(t, exampleV1, "--url", url, "--header", "Authorization=Bearer bearer-token-123"); code != 1 || !slices.Contains(d.rules(), "MCP-AUTH-NO-CHALLENGE") {
+	if code, d, _ := runDrift(t, exampleV1, "--url", url, "--header", "Authorization=Bearer bearer-token-123"); code != 1 || !slices.Contains(d.rules(), "MCP-AUTH-NO-CHALLENGE") {
 		t.Fatalf("unsuppressed: exit %d %v", code, d.rules())
 	}
 	sup := writeFile(t, dir, "mcpdrift.yaml", []byte("version: 1\nsuppressions:\n  - rule: MCP-AUTH-NO-CHALLENGE\n    server: "+url+"\n    reason: the gateway in front strips WWW-Authenticate (INFRA-12)\n"))
@@ -658,7 +658,7 @@ func TestSuppressionsLetAProtectedServerPass(t *testing.T) {
 		t.Errorf("gate: %s", out)
 	}
 	// Without credentials the listing is refused (no challenge): exit 3.
-	if code, _, _ := drift(t, exampleV1, "--url", url); code != 3 {
+	if code, _, _ := runDrift(t, exampleV1, "--url", url); code != 3 {
 		t.Errorf("refused without challenge: exit %d, want 3", code)
 	}
 }

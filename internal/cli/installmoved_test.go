@@ -171,7 +171,7 @@ func TestInstallMovedOneDecision(t *testing.T) {
 				if pair.newPath != liveSnap {
 					return
 				}
-				code, d, stderr := drift(t, "--profile", prof.Name, oldBase, "--stdio", "--", bin, "stdio")
+				code, d, stderr := runDrift(t, "--profile", prof.Name, oldBase, "--stdio", "--", bin, "stdio")
 				identity := 0
 				for _, f := range d.Findings {
 					if f.RuleID == "MCP-DRIFT-IDENTITY" {

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpdrift/mcpdrift/lock"
-	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/oauth"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
@@ -221,13 +220,6 @@ func browserCommand(u string) *exec.Cmd {
 		return exec.Command(p, u)
 	}
 	return nil
-}
-
-// oauthHeld reports whether the run's OAuth session holds a token for the
-// server of cfg (one was sent to it).
-func oauthHeld(cfg mcpclient.Config) bool {
-	s, ok := cfg.Auth.(*oauth.Session)
-	return ok && s != nil && s.Holds(cfg.BaseURL)
 }
 
 // lockAuth is the auth method lock add records for the server at target:

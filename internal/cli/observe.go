@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/diff"
-	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/pin"
@@ -25,19 +24,6 @@ func loadClassifier(rules string) (*classify.Classifier, error) {
 		return nil, &exitError{ExitUsage, safetext.Inert(err.Error())}
 	}
 	return c, nil
-}
-
-// classifierBeside is loadClassifier for a run that lists a server: a
-// rules file is read now, so that its errors come before anything is sent,
-// while the built-in table, whose compilation is work of its own, is
-// compiled beside the listing's first requests rather than before them. wait
-// returns the classifier.
-func classifierBeside(rules string) (wait func() *classify.Classifier, err error) {
-	if rules == "" {
-		return par.Go(classify.Default), nil
-	}
-	c, err := loadClassifier(rules)
-	return func() *classify.Classifier { return c }, err
 }
 
 // observeOptions are observe's flags.

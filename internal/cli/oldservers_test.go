@@ -187,7 +187,7 @@ func TestClientCapabilitiesPinAndDrift(t *testing.T) {
 				t.Fatalf("sampling snapshot: %d tools, capabilities %s", len(snap.Tools), snap.ClientCapabilities)
 			}
 			// drift adopts the pinned capabilities and says so.
-			code, d, stderr := drift(t, decl, "--url", url)
+			code, d, stderr := runDrift(t, decl, "--url", url)
 			if code != 0 || slices.Contains(d.rules(), "MCP-DRIFT-TOOL-MISSING trigger-sampling-request") || !strings.Contains(stderr, "pinned declaring client capabilities") {
 				t.Fatalf("drift with the pinned capabilities: exit %d %v %s", code, d.rules(), stderr)
 			}
@@ -199,7 +199,7 @@ func TestClientCapabilitiesPinAndDrift(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "late.json"), mustRead(t, decl), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			code, d, stderr = drift(t, filepath.Join(dir, "late.json"), "--url", url)
+			code, d, stderr = runDrift(t, filepath.Join(dir, "late.json"), "--url", url)
 			if code != 0 || slices.Contains(d.rules(), "MCP-DRIFT-TOOL-MISSING trigger-sampling-request") || !strings.Contains(stderr, "pinned declaring client capabilities") {
 				t.Fatalf("drift with the capabilities after the tools: exit %d %v %s", code, d.rules(), stderr)
 			}

@@ -35,7 +35,7 @@ func TestDriftInvalidParamHeader(t *testing.T) {
 	want := []string{"MCP-AUTH-ANONYMOUS-LIST", "MCP-CONF-PARAM-HEADER by_ids", "MCP-CONF-PARAM-HEADER inject", "MCP-CONF-PARAM-HEADER score"}
 
 	_, url := mock(t, mockserver.Config{Tools: tools}, "")
-	code, d, stderr := drift(t, declared, "--url", url)
+	code, d, stderr := runDrift(t, declared, "--url", url)
 	if got := d.rules(); code != 1 || !slices.Equal(got, want) || d.Protocol.Era != "modern" {
 		t.Fatalf("modern: exit %d %s\n got %v\nwant %v\n%s", code, d.Protocol.Era, got, want, stderr)
 	}
@@ -64,7 +64,7 @@ func TestDriftInvalidParamHeader(t *testing.T) {
 	}
 
 	_, lurl := mock(t, mockserver.Config{Tools: tools, Era: mockserver.LegacyOnly}, "")
-	if code, d, stderr := drift(t, declared, "--url", lurl); code == 2 || slices.ContainsFunc(d.rules(), func(r string) bool { return strings.HasPrefix(r, "MCP-CONF-PARAM-HEADER") }) {
+	if code, d, stderr := runDrift(t, declared, "--url", lurl); code == 2 || slices.ContainsFunc(d.rules(), func(r string) bool { return strings.HasPrefix(r, "MCP-CONF-PARAM-HEADER") }) {
 		t.Errorf("legacy: exit %d %v %s", code, d.rules(), stderr)
 	}
 
@@ -75,7 +75,7 @@ func TestDriftInvalidParamHeader(t *testing.T) {
 	abs, _ := filepath.Abs(declared)
 	t.Setenv("MCPDRIFT_TEST_STDIO_MOCK", "1")
 	t.Setenv("MCPDRIFT_TEST_STDIO_MANIFEST", abs)
-	code, d, stderr = drift(t, declared, "--pass-env", "MCPDRIFT_TEST_STDIO_MOCK", "--pass-env", "MCPDRIFT_TEST_STDIO_MANIFEST", "--stdio", "--", exe, "-test.run=^$")
+	code, d, stderr = runDrift(t, declared, "--pass-env", "MCPDRIFT_TEST_STDIO_MOCK", "--pass-env", "MCPDRIFT_TEST_STDIO_MANIFEST", "--stdio", "--", exe, "-test.run=^$")
 	if code != 0 || len(d.rules()) != 0 {
 		t.Errorf("stdio: exit %d %v %s", code, d.rules(), stderr)
 	}

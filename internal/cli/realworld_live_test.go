@@ -194,7 +194,7 @@ func TestRealworldPinThenDriftChanged(t *testing.T) {
 			if code, out, stderr := run(t, "", "pin", "--url", oldURL, "--server-id", "rw-"+server, "-o", d); code != 0 {
 				t.Fatalf("pin %s: exit %d\n%s\n%s", old.version, code, clip(out, 2000), clip(stderr, 2000))
 			}
-			code, d2, stderr := drift(t, d, "--url", newURL)
+			code, d2, stderr := runDrift(t, d, "--url", newURL)
 			if (code != 0 && code != 1) || len(d2.Findings) == 0 {
 				t.Errorf("drift of %s pinned against %s served: exit %d with %d finding(s), want exit 1 (or 0, notation only) with findings\n%s",
 					old.version, nw.version, code, len(d2.Findings), clip(stderr, 2000))

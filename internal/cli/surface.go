@@ -6,16 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/spf13/pflag"
 
-	"github.com/mcpdrift/mcpdrift/diff"
 	"github.com/mcpdrift/mcpdrift/lock"
 	"github.com/mcpdrift/mcpdrift/lockrun"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
-	"github.com/mcpdrift/mcpdrift/observe"
-	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/report"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/surface"
@@ -30,65 +26,6 @@ import (
 // --pin-resources asks for them).
 func surfaceOptions(resources bool) *mcpclient.SurfaceOptions {
 	return &mcpclient.SurfaceOptions{Resources: resources}
-}
-
-// surfaceReflections lists where the surface carries a secret this run
-// sent (observe.SurfaceReflections).
-func surfaceReflections(e *env, s *surface.Surface) []probe.Reflection {
-	return observe.SurfaceReflections(e.secrets, s)
-}
-
-// pinnedOnce is the surface a drift's declared side pins, read once.
-type pinnedOnce struct {
-	once sync.Once
-	s    *surface.Surface
-	err  error
-}
-
-// pinnedSurface is the surface the declared side pins (nil: none), read
-// once it is read (the declared side is read beside the listing).
-func (d *driftRun) pinnedSurface() (*surface.Surface, error) {
-	d.pinned.once.Do(func() {
-		in := d.declared
-		if d.declaredRead != nil {
-			var err error
-			if in, _, err = d.declaredRead.wait(); err != nil {
-				return // the run reports the declared side's error
-			}
-		}
-		d.pinned.s, d.pinned.err = diff.PinnedSurface(in.Source, in.Surface)
-	})
-	return d.pinned.s, d.pinned.err
-}
-
-// withSurface is cfg observing the surface: resources when the declared
-// side pins them (decided when they would be listed, the declared side
-// being read meanwhile).
-func (d *driftRun) withSurface(cfg mcpclient.Config) mcpclient.Config {
-	cfg.Surface = &mcpclient.SurfaceOptions{ResourcesIf: func() bool {
-		s, _ := d.pinnedSurface()
-		return s != nil && s.Resources.State == surface.Observed
-	}}
-	return cfg
-}
-
-// surfaceCheck is the surface to compare: the pinned one and the one the
-// run observed, and their reflections of a secret into the run's.
-func (d *driftRun) surfaceCheck(e *env, obs *mcpclient.Observation) (*probe.SurfaceCheck, error) {
-	pinned, err := d.pinnedSurface()
-	if err != nil {
-		return nil, err
-	}
-	return &probe.SurfaceCheck{Pinned: pinned, Now: obs.Surface, Reflected: surfaceReflections(e, obs.Surface)}, nil
-}
-
-// surfaceEvidence is the record of an observed surface (a surface in which
-// nothing was observed when s is nil).
-func surfaceEvidence(serverID string, s *surface.Surface) *surface.Evidence {
-	if s == nil {
-		s = surface.New(surface.NotObserved, "the server could not be observed")
-	}
-	return surface.NewEvidence(serverID, s)
 }
 
 // emitEvidence writes the surface record to path ("" : nothing).

@@ -92,7 +92,7 @@ func TestSurfacePinAndDrift(t *testing.T) {
 			if transport == "http" {
 				driftTarget = []string{"--base-url", target[1]}
 			}
-			code, d, stderr := drift(t, append([]string{decl}, driftTarget...)...)
+			code, d, stderr := runDrift(t, append([]string{decl}, driftTarget...)...)
 			if code != 0 || driftCodes(d) != "" {
 				t.Fatalf("unchanged: exit %d %s %s", code, driftCodes(d), stderr)
 			}
@@ -107,7 +107,7 @@ func TestSurfacePinAndDrift(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			code, d, stderr = drift(t, append([]string{decl}, driftTarget...)...)
+			code, d, stderr = runDrift(t, append([]string{decl}, driftTarget...)...)
 			got := driftCodes(d)
 			if code != 1 || !strings.Contains(got, surface.CodeInstructionsChanged) || !strings.Contains(got, surface.CodePromptDescription) {
 				t.Fatalf("poisoned: exit %d %s %s", code, got, stderr)
@@ -171,7 +171,7 @@ func TestSurfacePinRefusals(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, `prompt "triage" twice`) {
 		t.Fatalf("a prompt named twice was pinned: %d %s", code, stderr)
 	}
-	code, d, _ := drift(t, decl, "--base-url", url)
+	code, d, _ := runDrift(t, decl, "--base-url", url)
 	if code != 1 || driftCodes(d) != surface.CodeAmbiguous {
 		t.Fatalf("a prompt named twice: exit %d %s", code, driftCodes(d))
 	}

@@ -1,4 +1,4 @@
-package cli
+package drift
 
 import (
 	"context"
@@ -11,68 +11,16 @@ import (
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/mcpwire"
+	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/probe"
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
-// How a live run lists a server. Every page is parsed once, strictly, by
-// the client as it arrives, and what a run keeps of it is decided here:
-//
-//   - listFull keeps the tools (their bytes, parse and digests), which pin
-//     and drift's comparison need;
-//   - listNames keeps each tool's name and digest and drops every page
-//     once it is read: all that the per-connection and credential checks
-//     compare.
-//
-// No transcript is assembled and read again.
-
-// listFull runs one tools/list and keeps its tools, reading each page
-// into the list as it arrives (after cfg's own OnToolsPage).
-func listFull(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
-	prev := cfg.OnToolsPage
-	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
-		if prev != nil {
-			if err := prev(req, res); err != nil {
-				return err
-			}
-		}
-		if err := pl.Add(res); err != nil {
-			return fmt.Errorf("the server's tools/list could not be read: %w", err)
-		}
-		return nil
-	}
-	obs, err := mcpclient.ListTools(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return obs, listOf(pl, obs), nil
-}
-
-// listOf is the list a listing read, its completeness the client's: an
-// unreadable entry makes a complete listing partial (what was read is a
-// subset of what was served, and nobody can compare the rest).
-func listOf(pl *manifest.PageList, obs *mcpclient.Observation) *manifest.ToolList {
-	tl := pl.List(manifest.Completeness(obs.Completeness), listReason(obs))
-	if len(tl.Invalid) > 0 && obs.Completeness == string(manifest.Complete) {
-		obs.Completeness = string(manifest.Partial)
-		tl.Completeness = manifest.Partial
-	}
-	return tl
-}
-
-// listReason says how the client established a listing's completeness.
-func listReason(obs *mcpclient.Observation) string {
-	switch {
-	case obs.CursorCycle:
-		return "a nextCursor repeated: the server's cursor chain cycles"
-	case obs.CapReached:
-		return fmt.Sprintf("the page cap was reached after %d pages: later pages were not observed", obs.Pages)
-	case obs.Completeness != string(manifest.Complete):
-		return "the last page has a nextCursor that was not followed: later pages were not observed"
-	}
-	return fmt.Sprintf("%d pages; the listing started without a cursor and ended without nextCursor", obs.Pages)
-}
+// The listings of a drift. Every page is parsed once, strictly, by the
+// client as it arrives: the primary listing keeps the tools
+// (observe.List); the others (a second connection, the credential-stripped
+// probe) keep each tool's name and digest and drop every page once it is
+// read (listNames); the cloak check lists as another client.
 
 // nameDigests keeps, page by page, each tool's name and tool digest, and
 // nothing of the page itself.
@@ -221,12 +169,12 @@ type others struct {
 	spans  *driftSpans // nil when the run is not traced
 }
 
-func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others {
+func startOthers(ctx context.Context, cfg mcpclient.Config, d *run) *others {
 	o := &others{gate: make(chan struct{}), spans: d.spans}
 	if cfg.BaseURL == "" {
 		o.release()
 	}
-	if !d.skipSecond {
+	if !d.opt.SkipSecond {
 		cfg2 := cfg
 		cfg2.HTTPClient, cfg2.Calls = nil, nil
 		cfg2.Tracer = d.spans.conn(connSecond)
@@ -240,9 +188,9 @@ func startOthers(ctx context.Context, cfg mcpclient.Config, d *driftRun) *others
 		if cfg3.BaseURL != "" {
 			cfg3.UserAgent = d.cloakAs
 		}
-		o.cloak = start(ctx, o.gate, cfg3, observeLive)
+		o.cloak = start(ctx, o.gate, cfg3, observe.List)
 	}
-	if cfg.BaseURL != "" && (len(cfg.Headers) > 0 || cfg.Auth != nil) && !d.skipAuth {
+	if cfg.BaseURL != "" && (len(cfg.Headers) > 0 || cfg.Auth != nil) && !d.opt.SkipAuthProbe {
 		anonCfg := cfg
 		anonCfg.Headers, anonCfg.Calls, anonCfg.Auth = nil, nil, nil
 		anonCfg.Tracer = d.spans.conn(connAnonymous)
