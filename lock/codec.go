@@ -220,27 +220,8 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 	if e := parseSurface(s, v, ptr); e != nil {
 		return nil, e
 	}
-	if rv, ok := v.Get("refs"); ok {
-		if err := decodeInto(rv, &s.Refs); err != nil {
-			return bad(ptr+"/refs", "%s", safetext.Inert(err.Error()))
-		}
-		urls := make(map[string]bool, len(s.Refs))
-		for i, r := range s.Refs {
-			// A pin is of a document URL in the one form a $ref is
-			// matched in; another spelling would never match.
-			switch doc, err := schemadiff.RefDocument(r.URL); {
-			case err != nil:
-				// Not quoted: it may carry user info.
-				return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "the ref's URL cannot be pinned: %s", safetext.Inert(err.Error()))
-			case doc != r.URL:
-				return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "ref %s is not in its normal form (%s), so no $ref would match it; pin it with mcpdrift lock pin-ref", safetext.Quote(r.URL), safetext.Quote(doc))
-			}
-			if urls[r.URL] {
-				return bad(fmt.Sprintf("%s/refs/%d/url", ptr, i), "ref %s is pinned twice", safetext.Quote(r.URL))
-			}
-			urls[r.URL] = true
-		}
-		slices.SortFunc(s.Refs, func(a, b Ref) int { return strings.Compare(a.URL, b.URL) })
+	if e := parseRefs(s, v, ptr); e != nil {
+		return nil, e
 	}
 	if hv, ok := v.Get("history"); ok {
 		if err := decodeInto(hv, &s.History); err != nil {
@@ -248,6 +229,39 @@ func parseServer(v jcs.Value, ptr string) (*Server, *Error) {
 		}
 	}
 	return s, nil
+}
+
+// parseRefs reads the documents pinned by hash of a server's entry (none:
+// nil): each URL in the one normal form a $ref is matched in, once.
+func parseRefs(s *Server, v jcs.Value, ptr string) *Error {
+	refErr := func(p, format string, args ...any) *Error {
+		return &Error{Pointer: p, Msg: fmt.Sprintf(format, args...)}
+	}
+	rv, ok := v.Get("refs")
+	if !ok {
+		return nil
+	}
+	if err := decodeInto(rv, &s.Refs); err != nil {
+		return refErr(ptr+"/refs", "%s", safetext.Inert(err.Error()))
+	}
+	urls := make(map[string]bool, len(s.Refs))
+	for i, r := range s.Refs {
+		// A pin is of a document URL in the one form a $ref is
+		// matched in; another spelling would never match.
+		switch doc, err := schemadiff.RefDocument(r.URL); {
+		case err != nil:
+			// Not quoted: it may carry user info.
+			return refErr(fmt.Sprintf("%s/refs/%d/url", ptr, i), "the ref's URL cannot be pinned: %s", safetext.Inert(err.Error()))
+		case doc != r.URL:
+			return refErr(fmt.Sprintf("%s/refs/%d/url", ptr, i), "ref %s is not in its normal form (%s), so no $ref would match it; pin it with mcpdrift lock pin-ref", safetext.Quote(r.URL), safetext.Quote(doc))
+		}
+		if urls[r.URL] {
+			return refErr(fmt.Sprintf("%s/refs/%d/url", ptr, i), "ref %s is pinned twice", safetext.Quote(r.URL))
+		}
+		urls[r.URL] = true
+	}
+	slices.SortFunc(s.Refs, func(a, b Ref) int { return strings.Compare(a.URL, b.URL) })
+	return nil
 }
 
 // Marshal writes the lock in its canonical form.

@@ -202,21 +202,7 @@ func New(cfg Config) (*Server, error) {
 	if s.cacheScope != "public" && s.cacheScope != "private" {
 		return nil, fmt.Errorf("mockserver: CacheScope must be public or private, not %q", s.cacheScope)
 	}
-	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if cfg.MaxAdminBodyBytes <= 0 {
-		cfg.MaxAdminBodyBytes = DefaultMaxAdminBodyBytes
-	}
-	if cfg.LogLimit <= 0 {
-		cfg.LogLimit = DefaultLogLimit
-	}
-	if cfg.MaxSessions <= 0 {
-		cfg.MaxSessions = DefaultMaxSessions
-	}
-	if len(cfg.HostileMethods) == 0 {
-		cfg.HostileMethods = []string{"tools/list"}
-	}
+	cfg.boundDefaults()
 	for _, m := range cfg.HostileMethods {
 		s.hostile[m] = true
 	}
@@ -267,6 +253,25 @@ func New(cfg Config) (*Server, error) {
 	cfg.EndlessLists = slices.Clone(cfg.EndlessLists)
 	s.cfg = cfg
 	return s, nil
+}
+
+// boundDefaults sets every bound left zero to its default.
+func (cfg *Config) boundDefaults() {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxAdminBodyBytes <= 0 {
+		cfg.MaxAdminBodyBytes = DefaultMaxAdminBodyBytes
+	}
+	if cfg.LogLimit <= 0 {
+		cfg.LogLimit = DefaultLogLimit
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if len(cfg.HostileMethods) == 0 {
+		cfg.HostileMethods = []string{"tools/list"}
+	}
 }
 
 // MustNew is New that panics on a bad Config (for tests).
