@@ -12,12 +12,23 @@ import (
 	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
+// discoverOptions are discover's flags.
+type discoverOptions struct {
+	includeHome bool
+	format, out string
+	maxFile     int64
+}
+
+func (o *discoverOptions) AddFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&o.includeHome, "include-home", false, "also read the user's own configuration files (home directory, APPDATA, XDG_CONFIG_HOME, CODEX_HOME, CLAUDE_CONFIG_DIR)")
+	f.StringVar(&o.format, "format", "text", "text, or json (the inventory scan and lock add --from-inventory read)")
+	f.StringVarP(&o.out, "output", "o", "", "write the inventory to FILE (atomically) instead of stdout")
+	f.Int64Var(&o.maxFile, "max-file-bytes", discover.DefaultMaxFileSize, "the largest configuration file read")
+}
+
 func newDiscover(e *env) *cobra.Command {
-	var (
-		includeHome bool
-		format, out string
-		maxFile     int64
-	)
+	o := &discoverOptions{}
 	cmd := &cobra.Command{
 		Use:   "discover [--include-home] [DIR...] [--format text|json] [-o FILE]",
 		Short: "List the MCP servers that the clients' configuration files name (nothing is run)",
@@ -38,45 +49,22 @@ deep, unreadable, a symlink out of its tree) is listed in errors[] and on
 stderr, one line each; the rest are still read. Exit 0 when discovery
 ran, 2 on bad usage.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "json" && format != "text" {
-				return usageErr("--format must be json or text")
-			}
-			if maxFile < 1 {
-				return usageErr("--max-file-bytes must be at least 1")
-			}
-			if len(args) == 0 {
-				args = []string{"."}
-			}
-			opt := discover.Options{Platform: runtime.GOOS, Getenv: os.Getenv, MaxFileSize: maxFile}
-			for _, a := range args {
-				abs, err := filepath.Abs(a)
-				if err != nil {
-					return usageErr("%s: %s", safetext.Quote(a), safetext.Inert(err.Error()))
-				}
-				opt.Dirs = append(opt.Dirs, abs)
-			}
-			if includeHome {
-				home, err := os.UserHomeDir()
-				if err != nil {
-					return usageErr("--include-home: %s", safetext.Inert(err.Error()))
-				}
-				opt.Home = home
+			opt, err := o.options(args)
+			if err != nil {
+				return err
 			}
 			inv, err := discover.Discover(opt)
 			if err != nil {
 				return usageErr("%s", safetext.Inert(err.Error()))
 			}
-			var data []byte
-			if format == "text" {
-				data = inv.Text()
-			} else if data, err = inv.Marshal(); err != nil {
-				return err
-			}
-			what := "the server list"
-			if format == "json" {
+			data, what := inv.Text(), "the server list"
+			if o.format == "json" {
+				if data, err = inv.Marshal(); err != nil {
+					return err
+				}
 				what = "the inventory"
 			}
-			if err := e.emitAs(what, out, data); err != nil {
+			if err := e.emitAs(what, o.out, data); err != nil {
 				return err
 			}
 			for _, fe := range inv.Errors {
@@ -85,10 +73,36 @@ ran, 2 on bad usage.`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.BoolVar(&includeHome, "include-home", false, "also read the user's own configuration files (home directory, APPDATA, XDG_CONFIG_HOME, CODEX_HOME, CLAUDE_CONFIG_DIR)")
-	f.StringVar(&format, "format", "text", "text, or json (the inventory scan and lock add --from-inventory read)")
-	f.StringVarP(&out, "output", "o", "", "write the inventory to FILE (atomically) instead of stdout")
-	f.Int64Var(&maxFile, "max-file-bytes", discover.DefaultMaxFileSize, "the largest configuration file read")
+	o.AddFlags(cmd)
 	return cmd
+}
+
+// options are discover.Options of the flags and DIRs (the current
+// directory when none is given).
+func (o *discoverOptions) options(dirs []string) (discover.Options, error) {
+	opt := discover.Options{Platform: runtime.GOOS, Getenv: os.Getenv, MaxFileSize: o.maxFile}
+	if o.format != "json" && o.format != "text" {
+		return opt, usageErr("--format must be json or text")
+	}
+	if o.maxFile < 1 {
+		return opt, usageErr("--max-file-bytes must be at least 1")
+	}
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	for _, a := range dirs {
+		abs, err := filepath.Abs(a)
+		if err != nil {
+			return opt, usageErr("%s: %s", safetext.Quote(a), safetext.Inert(err.Error()))
+		}
+		opt.Dirs = append(opt.Dirs, abs)
+	}
+	if o.includeHome {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return opt, usageErr("--include-home: %s", safetext.Inert(err.Error()))
+		}
+		opt.Home = home
+	}
+	return opt, nil
 }
