@@ -217,3 +217,27 @@ func loneCR(b []byte) bool {
 	}
 	return false
 }
+
+// FuzzExpand: the placeholder expansion of a client configuration's (and a
+// lock source's) strings never panics, leaves a string without "${" as it
+// is, and takes from the environment only what it returns as taken.
+func FuzzExpand(f *testing.F) {
+	for _, s := range []string{"plain", "${env:TOKEN}", "Bearer ${env:TOKEN}", "${HOME}/x", "${X:-default}", "${userHome}", "${input:key}", "${", "${env:}", "${workspaceFolder}", "a${env:TOKEN}b${X:-y}"} {
+		f.Add(s)
+	}
+	env := map[string]string{"TOKEN": "t0k3n-value-for-fuzz", "HOME": "/home/u"}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, vals, err := Expand(s, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		if err != nil {
+			return
+		}
+		if !strings.Contains(s, "${") && out != s {
+			t.Fatalf("Expand(%q) = %q: a string without placeholders changed", s, out)
+		}
+		for _, v := range vals {
+			if v != env["TOKEN"] && v != env["HOME"] {
+				t.Fatalf("Expand(%q) took %q, which the environment does not hold", s, v)
+			}
+		}
+	})
+}
