@@ -67,7 +67,7 @@ bad usage, 3 when the server could not be authorized.`,
 			return renderLogin(e, cfg, err)
 		},
 	}
-	live.register(cmd, "url")
+	live.AddFlags(cmd, "url")
 	return cmd
 }
 

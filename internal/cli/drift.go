@@ -56,21 +56,21 @@ type liveFlags struct {
 	oauth        oauthFlags
 }
 
-func (l *liveFlags) register(cmd *cobra.Command, urlFlag string) {
-	l.registerAs(cmd, urlFlag, "stdio")
+func (l *liveFlags) AddFlags(cmd *cobra.Command, urlFlag string) {
+	l.AddFlagsAs(cmd, urlFlag, "stdio")
 }
 
-// registerAs registers the flags with the URL and stdio flags named as
+// AddFlagsAs registers the flags with the URL and stdio flags named as
 // given (the proxy's are --upstream-url and --upstream-stdio).
-func (l *liveFlags) registerAs(cmd *cobra.Command, urlFlag, stdioFlag string) {
+func (l *liveFlags) AddFlagsAs(cmd *cobra.Command, urlFlag, stdioFlag string) {
 	f := cmd.Flags()
 	f.StringVar(&l.baseURL, urlFlag, "", "Streamable HTTP endpoint of the server")
 	f.BoolVar(&l.stdio, stdioFlag, false, "run the server given after -- as a child process and speak stdio (it runs with a minimal environment; see README)")
 	f.StringArrayVar(&l.headers, "header", nil, "NAME=VALUE sent on every HTTP request (repeatable); names are recorded, values never, and values are redacted from every output")
 	f.StringArrayVar(&l.passEnv, "pass-env", nil, "environment variable the stdio child inherits (repeatable); its value is redacted from every output")
 	l.flags = f
-	l.suppress.register(f)
-	l.oauth.register(f)
+	l.suppress.AddFlags(f)
+	l.oauth.AddFlags(f)
 	f.IntVar(&l.maxPages, "max-list-pages", 0, "follow at most this many tools/list pages: a longer list is then partial (MCP-DRIFT-PAGINATION-CAPPED); by default there is no page bound, and --max-list-bytes, --max-list-tools and --timeout bound the listing")
 	f.Int64Var(&l.maxListBytes, "max-list-bytes", mcpclient.DefaultMaxListBytes, "refuse a listing whose tools/list responses exceed this many bytes in all")
 	f.IntVar(&l.maxListTools, "max-list-tools", mcpclient.DefaultMaxListTools, "refuse a listing of more than this many tools in all")
@@ -385,7 +385,7 @@ type driftOptions struct {
 }
 
 func (o *driftOptions) AddFlags(cmd *cobra.Command) {
-	o.live.register(cmd, "url")
+	o.live.AddFlags(cmd, "url")
 	deprecatedAlias(cmd, "base-url", "url")
 	o.otlp = registerOTLP(cmd)
 	o.report.AddFlags(cmd, report.DriftFormats())
@@ -404,7 +404,7 @@ func (o *driftOptions) AddFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.iKnowProduction, "i-know-this-is-production", false, "allow --execute on a target that does not classify as local, dev or staging")
 	f.StringVar(&o.profile, "profile", "review", "decision profile of each tool's decision: review|fail-closed (the same as diff and proxy)")
 	f.StringVar(&o.rules, "rules", "", "YAML privilege rules")
-	o.reports.register(cmd, []string{"json", "text", "sarif", "markdown"})
+	o.reports.AddFlags(cmd, []string{"json", "text", "sarif", "markdown"})
 }
 
 func newDrift(e *env) *cobra.Command {

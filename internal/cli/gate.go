@@ -42,7 +42,7 @@ func (o *gateOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.declaredSnapshot, "declared-snapshot", "", "snapshot pinned with the baseline; with --observed-snapshot, structural changes are shown beside the findings")
 	f.StringVar(&o.observedSnapshot, "observed-snapshot", "", "snapshot of the observation (observe --snapshot)")
 	f.Int64Var(&o.maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
-	o.suppress.register(f)
+	o.suppress.AddFlags(f)
 	f.StringVar(&o.decisionProfile, "decision-profile", "review", "with the snapshots, the decision profile of each tool's decision: review|fail-closed (the same as diff, drift and proxy)")
 }
 
@@ -218,7 +218,7 @@ type suppressionFlags struct {
 	none bool
 }
 
-func (s *suppressionFlags) register(fs *pflag.FlagSet) {
+func (s *suppressionFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.file, "suppressions", "", "per-rule suppression file (default: "+manifest.SuppressionsFile+" in the current directory, when there is one); suppressed findings are listed in every report")
 	fs.BoolVar(&s.none, "no-suppressions", false, "ignore any suppression file")
 }

@@ -43,7 +43,7 @@ type approvalFlags struct {
 	by, note string
 }
 
-func (a *approvalFlags) register(cmd *cobra.Command) {
+func (a *approvalFlags) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&a.by, "by", "", "who approves (default: git config user.email)")
 	cmd.Flags().StringVar(&a.note, "note", "", "why, recorded with the approval")
 }
@@ -95,7 +95,7 @@ type lockAddOptions struct {
 
 func (o *lockAddOptions) AddFlags(cmd *cobra.Command) {
 	registerLockPath(cmd, &o.lockPath)
-	o.live.register(cmd, "url")
+	o.live.AddFlags(cmd, "url")
 	f := cmd.Flags()
 	f.StringVar(&o.profile, "profile", lock.ProfileReview, "the decision profile: review|fail-closed")
 	f.StringArrayVar(&o.autoApprove, "auto-approve", nil, "changes the profile approves by itself, each recorded as such: notation (changes of spelling that accept the same instances)")
@@ -104,7 +104,7 @@ func (o *lockAddOptions) AddFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.all, "all", false, "with --from-inventory: every server of the inventory")
 	f.BoolVar(&o.pinResources, "pin-resources", false, "pin what resources/list lists too (the instructions, prompts and resource templates are always pinned; many servers list data that changes all the time)")
 	f.StringVar(&o.publisherKey, "publisher-key", "", "the publisher key (fingerprint) configured for this server, pinned in its identity")
-	o.appr.register(cmd)
+	o.appr.AddFlags(cmd)
 }
 
 func newLockAdd(e *env) *cobra.Command {
@@ -299,7 +299,7 @@ func newLockProfile(e *env) *cobra.Command {
 	}
 	registerLockPath(cmd, &lockPath)
 	cmd.Flags().StringArrayVar(&autoApprove, "auto-approve", nil, "notation, or none (default: unchanged)")
-	appr.register(cmd)
+	appr.AddFlags(cmd)
 	return cmd
 }
 
@@ -377,9 +377,9 @@ type lockCheckOptions struct {
 }
 
 func (o *lockCheckOptions) AddFlags(cmd *cobra.Command) {
-	o.reports.register(cmd, report.LockCheckFormats())
+	o.reports.AddFlags(cmd, report.LockCheckFormats())
 	registerLockPath(cmd, &o.lockPath)
-	o.obs.register(cmd, 30*time.Second)
+	o.obs.AddFlags(cmd, 30*time.Second)
 	o.report.AddFlags(cmd, report.LockCheckFormats())
 	f := cmd.Flags()
 	f.IntVar(&o.concurrency, "concurrency", 8, "how many servers are observed at once")

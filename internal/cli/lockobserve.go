@@ -35,7 +35,7 @@ type observeFlags struct {
 	oauth        oauthFlags
 }
 
-func (o *observeFlags) register(cmd *cobra.Command, timeout time.Duration) {
+func (o *observeFlags) AddFlags(cmd *cobra.Command, timeout time.Duration) {
 	f := cmd.Flags()
 	f.DurationVar(&o.timeout, "timeout", timeout, "the deadline of each server's observation")
 	f.Int64Var(&o.maxListBytes, "max-list-bytes", mcpclient.DefaultMaxListBytes, "refuse a listing whose tools/list responses exceed this many bytes in all")
@@ -43,8 +43,8 @@ func (o *observeFlags) register(cmd *cobra.Command, timeout time.Duration) {
 	f.Int64Var(&o.maxResponse, "max-response-bytes", mcpclient.DefaultMaxResponseBytes, "refuse any single response larger than this")
 	f.StringVar(&o.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots")
 	f.StringVar(&o.rules, "rules", "", "YAML privilege rules (default: the built-in table)")
-	o.suppress.register(f)
-	o.oauth.register(f)
+	o.suppress.AddFlags(f)
+	o.oauth.AddFlags(f)
 }
 
 func (o *observeFlags) live() *liveFlags {

@@ -47,7 +47,7 @@ type oauthShared struct {
 	err  error
 }
 
-func (o *oauthFlags) register(f *pflag.FlagSet) {
+func (o *oauthFlags) AddFlags(f *pflag.FlagSet) {
 	o.shared = &oauthShared{}
 	f.StringVar(&o.mode, "oauth", oauthAuto, "OAuth for servers that ask for it (the MCP authorization): auto (use tokens cached by mcpdrift auth login, refreshing them), login (also open the browser when a server asks for authorization), client-credentials (the client_credentials grant of --oauth-client-id, for CI), off")
 	f.StringVar(&o.clientID, "oauth-client-id", "", "a client registered with the authorization server beforehand (default: a client metadata document when --oauth-client-metadata-url is given and the server supports them, else dynamic registration)")

@@ -44,7 +44,7 @@ func (o *observeOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVarP(&o.out, "output", "o", "", "write the record to FILE (atomically) instead of stdout")
 	f.BoolVar(&o.notObserved, "not-observed", false, "write the record of a tools/list that was not observed")
 	f.StringVar(&o.snapshot, "snapshot", "", "also write the raw tool definitions (mcpdrift.tool_snapshot.v1) to FILE")
-	o.id.register(f)
+	o.id.AddFlags(f)
 	f.Int64Var(&o.maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary on stderr")
 }
@@ -152,7 +152,7 @@ type pinOptions struct {
 }
 
 func (o *pinOptions) AddFlags(cmd *cobra.Command) {
-	o.live.register(cmd, "url")
+	o.live.AddFlags(cmd, "url")
 	o.otlp = registerOTLP(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.observed, "observed", "", "observed record (file, or - for stdin)")
@@ -165,7 +165,7 @@ func (o *pinOptions) AddFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "pin a server that serves no tools")
 	f.BoolVar(&o.pinResources, "pin-resources", false, "with --url or --stdio, pin what resources/list lists too (instructions, prompts and resource templates are always pinned; many servers list data that changes all the time)")
 	f.Int64Var(&o.maxInput, "max-input-bytes", DefaultMaxInput, "refuse inputs larger than this")
-	o.id.register(f)
+	o.id.AddFlags(f)
 }
 
 func newPin(e *env) *cobra.Command {

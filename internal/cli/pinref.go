@@ -31,7 +31,7 @@ type refFetchFlags struct {
 	maxRedirects int
 }
 
-func (f *refFetchFlags) register(cmd *cobra.Command) {
+func (f *refFetchFlags) AddFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&f.allowPrivate, "allow-private-refs", false, "fetch a document from a private, loopback or link-local address (refused by default, so a tool list cannot make mcpdrift probe an internal network)")
 	fl.Int64Var(&f.maxBytes, "max-ref-bytes", reffetch.DefaultMaxBytes, "the largest document fetched or read")
@@ -133,9 +133,9 @@ type pinRefOptions struct {
 func (o *pinRefOptions) AddFlags(cmd *cobra.Command) {
 	registerLockPath(cmd, &o.lockPath)
 	cmd.Flags().StringVar(&o.fromFile, "from-file", "", "record the digest of this file (a copy of the document you hold) instead of fetching")
-	o.fetch.register(cmd)
-	o.appr.register(cmd)
-	o.oauth.register(cmd.Flags())
+	o.fetch.AddFlags(cmd)
+	o.appr.AddFlags(cmd)
+	o.oauth.AddFlags(cmd.Flags())
 }
 
 func newLockPinRef(e *env) *cobra.Command {

@@ -39,7 +39,7 @@ type proxyOptions struct {
 }
 
 func (o *proxyOptions) AddFlags(cmd *cobra.Command) {
-	o.live.registerAs(cmd, "upstream-url", "upstream-stdio")
+	o.live.AddFlagsAs(cmd, "upstream-url", "upstream-stdio")
 	o.otlp = registerOTLP(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", "", "serve the downstream over Streamable HTTP at ADDR/mcp instead of stdio (port 0: a free port)")

@@ -64,8 +64,8 @@ func (r *extraReports) GetSlice() []string {
 	return out
 }
 
-// register adds --report to cmd, for the formats its report has.
-func (r *extraReports) register(cmd *cobra.Command, formats []string) {
+// AddFlags adds --report to cmd, for the formats its report has.
+func (r *extraReports) AddFlags(cmd *cobra.Command, formats []string) {
 	r.formats = formats
 	cmd.Flags().Var(r, "report", "also write the report as FORMAT to FILE, from the same run (repeatable; "+strings.Join(formats, "|")+"): --report sarif=mcpdrift.sarif --report markdown=summary.md")
 }

@@ -103,13 +103,13 @@ type approveOptions struct {
 
 func (o *approveOptions) AddFlags(cmd *cobra.Command) {
 	registerLockPath(cmd, &o.lockPath)
-	o.obs.register(cmd, 2*time.Minute)
+	o.obs.AddFlags(cmd, 2*time.Minute)
 	f := cmd.Flags()
 	f.BoolVar(&o.all, "all", false, "approve every changed, added or removed tool")
 	f.BoolVar(&o.identity, "identity", false, "accept the server's identity tuple as it is now")
 	f.BoolVar(&o.reviewedDenied, "i-reviewed-the-denied-change", false, "approve a change the profile denies (explicit re-consent)")
-	o.sf.register(f)
-	o.appr.register(cmd)
+	o.sf.AddFlags(f)
+	o.appr.AddFlags(cmd)
 }
 
 func newApprove(e *env) *cobra.Command {
@@ -192,13 +192,13 @@ type reviewFlags struct {
 
 func (o *reviewFlags) AddFlags(cmd *cobra.Command) {
 	registerLockPath(cmd, &o.lockPath)
-	o.obs.register(cmd, 2*time.Minute)
+	o.obs.AddFlags(cmd, 2*time.Minute)
 	f := cmd.Flags()
 	f.BoolVar(&o.history, "history", false, "list the server's approvals, auto-approvals and other events")
 	f.BoolVar(&o.interactive, "interactive", false, "ask for each tool even when stdin is not a terminal (answers read line by line)")
 	f.BoolVar(&o.no, "no-prompt", false, "print the changes and ask nothing, even on a terminal")
 	f.StringVar(&o.color, "color", "auto", "colour: auto|always|never")
-	o.appr.register(cmd)
+	o.appr.AddFlags(cmd)
 }
 
 func newReview(e *env) *cobra.Command {

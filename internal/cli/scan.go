@@ -44,7 +44,7 @@ type scanOptions struct {
 }
 
 func (o *scanOptions) AddFlags(cmd *cobra.Command) {
-	o.fleet.register(cmd, 30*time.Second, true)
+	o.fleet.AddFlags(cmd, 30*time.Second, true)
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "text (a table, worst first) or json ("+scan.SchemaID+")")
 	f.StringVar(&o.storeURL, "store", "", "the history store: sqlite:PATH or postgres://... (default for --inventory: $XDG_STATE_HOME/mcpdrift/history.db)")
@@ -54,7 +54,7 @@ func (o *scanOptions) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.observedDir, "observed-dir", "", "also write each server's evidence into DIR: its observed record (assay.mcp_manifest_observed.v0), or the not-observed one, as NAME.observed.json")
 	f.StringVar(&o.keep, "keep", "", "with a store: after the scan, keep the newest N scans, or those within an age (90d, 12w, 720h); each server's last complete observation is always kept")
 	f.IntVar(&o.maxRows, "max-rows", 200, "rows of the text table at most (the worst ones; the JSON has every server)")
-	o.worker.register(cmd)
+	o.worker.AddFlags(cmd)
 	o.otlp = registerOTLP(cmd)
 }
 

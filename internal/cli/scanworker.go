@@ -29,7 +29,7 @@ type workerFlags struct {
 	cmd      *cobra.Command
 }
 
-func (w *workerFlags) register(cmd *cobra.Command) {
+func (w *workerFlags) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.BoolVar(&w.on, "worker", false, "claim servers from the PostgreSQL store's queue (every worker given the same servers) instead of scanning them all")
 	f.BoolVar(&w.once, "once", false, "with --worker: exit when the current round is drained")

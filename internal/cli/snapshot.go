@@ -13,7 +13,7 @@ type identityFlags struct {
 	endpoint, publisherKey, serverName, serverVersion string
 }
 
-func (f *identityFlags) register(fs *pflag.FlagSet) {
+func (f *identityFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.endpoint, "endpoint", "", `where the tools came from: a URL, or "stdio:" and the exact command line`)
 	fs.StringVar(&f.publisherKey, "publisher-key", "", "the publisher key (fingerprint) configured for this server")
 	fs.StringVar(&f.serverName, "server-name", "", "the name the server reported (serverInfo.name)")

@@ -46,7 +46,7 @@ type surfaceApproveFlags struct {
 	prompts, templates, resources []string
 }
 
-func (f *surfaceApproveFlags) register(fs *pflag.FlagSet) {
+func (f *surfaceApproveFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.instructions, "instructions", false, "approve the server's instructions as served now (or their absence)")
 	fs.StringArrayVar(&f.prompts, "prompt", nil, "approve the prompt of this name as served now: changed, added, or its removal (repeatable)")
 	fs.StringArrayVar(&f.templates, "template", nil, "approve the resource template of this uriTemplate as served now (repeatable)")

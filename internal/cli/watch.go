@@ -39,7 +39,7 @@ type fleetFlags struct {
 	oauth        oauthFlags
 }
 
-func (f *fleetFlags) register(cmd *cobra.Command, timeout time.Duration, urls bool) {
+func (f *fleetFlags) AddFlags(cmd *cobra.Command, timeout time.Duration, urls bool) {
 	fs := cmd.Flags()
 	if urls {
 		fs.StringArrayVar(&f.urls, "url", nil, "Streamable HTTP endpoint of a server (repeatable)")
@@ -53,7 +53,7 @@ func (f *fleetFlags) register(cmd *cobra.Command, timeout time.Duration, urls bo
 	fs.IntVar(&f.maxListTools, "max-list-tools", mcpclient.DefaultMaxListTools, "refuse a listing of more than this many tools in all")
 	fs.Int64Var(&f.maxResponse, "max-response-bytes", mcpclient.DefaultMaxResponseBytes, "refuse any single response larger than this")
 	fs.StringVar(&f.caFile, "ca-file", "", "PEM file of a CA to trust in addition to the system roots")
-	f.oauth.register(fs)
+	f.oauth.AddFlags(fs)
 }
 
 // base is the live flags every server of the fleet is observed with.
@@ -137,7 +137,7 @@ type watchOptions struct {
 }
 
 func (o *watchOptions) AddFlags(cmd *cobra.Command) {
-	o.fleet.register(cmd, 30*time.Second, true)
+	o.fleet.AddFlags(cmd, 30*time.Second, true)
 	f := cmd.Flags()
 	f.StringVar(&o.events, "events", "", "append the NDJSON events to this file (default: stdout)")
 	f.StringVar(&o.storeURL, "store", "", "record observations in this history store (sqlite:PATH or postgres://...): each change at once, an unchanged server at most every --store-every")
