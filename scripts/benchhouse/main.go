@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command benchhouse times what users run — pin a live server, drift
 // against it, gate an observation, diff two lists — with two builds of
 // mcpdrift side by side in one run: the binary built from a git ref
