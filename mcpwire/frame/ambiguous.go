@@ -50,7 +50,7 @@ func foldSet(names ...string) map[string]string {
 //     named "__proto__", which JavaScript's assignment makes a prototype;
 //   - a member of the envelope, of params or of params._meta that is not a
 //     name the specification gives there but has the MemberKey of one
-//     ("Method", "Name", "ARGUMENTS", "na\u0000me");
+//     ("Method", "Name", "ARGUMENTS", "name\u0000x");
 //   - a method that is not printable ASCII, or that is not a method of
 //     the specification but has the MemberKey of one ("Tools/Call").
 //
