@@ -215,7 +215,7 @@ func (s *session) serve(ctx context.Context, m *frame.Message, fwd http.Header, 
 		return reply{}
 	case method == "tools/list" && mode == Enforce:
 		return s.serveList(ctx, m, fwd)
-	case mode == Enforce && (surfaceListKinds[method] != "" || method == "prompts/get"):
+	case mode == Enforce && (surfaceListKinds[method] != "" || method == "prompts/get" || method == "completion/complete"):
 		if r, ok := s.serveSurface(ctx, m, fwd); ok {
 			return r
 		}

@@ -66,8 +66,10 @@ func surfacePinned(b *decide.Baseline, k surface.Kind) bool {
 // when it is to be forwarded (a kind not pinned, an allowed prompts/get).
 func (s *session) serveSurface(ctx context.Context, m *frame.Message, fwd http.Header) (reply, bool) {
 	k, isList := surfaceListKinds[m.Method]
+	var t getTarget
 	if !isList {
-		k = surface.Prompt // prompts/get
+		t = getTargetOf(m)
+		k = t.kind
 	}
 	b := s.g.baseline.Load()
 	if !surfacePinned(b, k) {
@@ -88,7 +90,7 @@ func (s *session) serveSurface(ctx context.Context, m *frame.Message, fwd http.H
 		}
 	}
 	if !isList {
-		return s.promptGet(ctx, m, g, err, withheld)
+		return s.itemGet(ctx, m, t, g, err, withheld)
 	}
 	switch {
 	case err != nil:
@@ -111,19 +113,56 @@ func (s *session) serveSurface(ctx context.Context, m *frame.Message, fwd http.H
 	return reply{body: frame.AppendResult(make([]byte, 0, len(g.result)+len(m.IDRaw())+40), m.IDRaw(), g.result)}, true
 }
 
-// promptGet decides a prompts/get: refused -32602 ("Unknown prompt",
-// the contract of a hidden tool) unless the gated list serves the prompt
-// by its exact name, a string.
-func (s *session) promptGet(ctx context.Context, m *frame.Message, g *surfaceGate, err error, withheld bool) (reply, bool) {
-	name, named := "", false
-	if n, ok := m.Param("name"); ok && n.Kind() == jcs.String {
-		name, named = n.Str(), true
+// getTarget is the item a prompts/get or a completion/complete names:
+// its kind and key; named is false when the name is not a string (not
+// what the list was decided on: a JavaScript server indexing by
+// ["hidden"] reads "hidden").
+type getTarget struct {
+	kind  surface.Kind
+	key   string
+	named bool
+}
+
+// getTargetOf reads the item m names. A completion/complete names a prompt
+// ("ref/prompt", its name) or a resource template ("ref/resource", its
+// URI template); a reference of any other type, or none, names a prompt
+// no list serves, so it is refused with the prompts/get contract: the
+// upstream would complete the arguments of an item the gateway hides.
+func getTargetOf(m *frame.Message) getTarget {
+	str := func(v jcs.Value, ok bool) (string, bool) {
+		if ok && v.Kind() == jcs.String {
+			return v.Str(), true
+		}
+		return "", false
 	}
+	if m.Method != "completion/complete" {
+		key, named := str(m.Param("name"))
+		return getTarget{kind: surface.Prompt, key: key, named: named}
+	}
+	ref, ok := m.Param("ref")
+	if !ok || !ref.Valid() || ref.Kind() != jcs.Object {
+		return getTarget{kind: surface.Prompt}
+	}
+	typ, _ := str(ref.Get("type"))
+	switch typ {
+	case "ref/resource":
+		key, named := str(ref.Get("uri"))
+		return getTarget{kind: surface.Template, key: key, named: named}
+	case "ref/prompt":
+		key, named := str(ref.Get("name"))
+		return getTarget{kind: surface.Prompt, key: key, named: named}
+	}
+	return getTarget{kind: surface.Prompt}
+}
+
+// itemGet decides a prompts/get or a completion/complete: refused -32602
+// ("Unknown prompt", the contract of a hidden tool) unless the gated list
+// serves the item by its exact key, a string.
+func (s *session) itemGet(ctx context.Context, m *frame.Message, t getTarget, g *surfaceGate, err error, withheld bool) (reply, bool) {
+	name := t.key
 	reason := ""
 	switch {
-	case !named:
-		// Not a name the list was decided on (a JavaScript server
-		// indexing by ["hidden"] reads "hidden").
+	case !t.named:
 		reason = decide.ReasonPromptUnknown
 	case err != nil || g.errResp != nil:
 		reason = decide.ReasonSurfaceIncomplete
@@ -144,7 +183,11 @@ func (s *session) promptGet(ctx context.Context, m *frame.Message, g *surfaceGat
 	s.g.cfg.Metrics.request(m.Method, "deny")
 	s.logDecision(m.Method, name, "deny", []string{reason}, "")
 	spanDecision(ctx, "deny", reason)
-	return ownError(m, mcpwire.CodeInvalidParams, "Unknown prompt: "+safetext.Quote(safetext.Clip(name, 128)), reason, nil), true
+	what := "Unknown prompt: "
+	if t.kind == surface.Template {
+		what = "Unknown resource template: "
+	}
+	return ownError(m, mcpwire.CodeInvalidParams, what+safetext.Quote(safetext.Clip(name, 128)), reason, nil), true
 }
 
 // gatedSurface is the current gate of kind k, listing the upstream first

@@ -129,3 +129,46 @@ func TestPromptGetNameNotString(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionOfHiddenItems: completion/complete of a hidden prompt's
+// argument, or of a template the list does not serve, is refused before
+// the upstream as prompts/get is (the upstream would learn the hidden
+// name and answer with completions for it); a reference without a string
+// type or name is refused too; an approved prompt's completion reaches
+// the upstream.
+func TestCompletionOfHiddenItems(t *testing.T) {
+	sf := &mockserver.Surface{Prompts: raws(`{"name":"ok"}`, `{"name":"hidden"}`)}
+	mock, up := upstreamMock(t, mockserver.Config{Surface: sf}, exampleV1)
+	b := baselineOf(t, exampleV1, manifest.Identity{Endpoint: up})
+	b.Surface = pinSurface(t, &mockserver.Surface{Instructions: json.RawMessage(`"x"`), Prompts: raws(`{"name":"ok"}`)})
+	b.Surface.Instructions = surface.NewInstr(jcs.Value{}, false, 0)
+	_, url := gateway(t, proxy.Config{Upstream: proxy.Upstream{URL: up}, Mode: proxy.Enforce, Target: up, Baseline: b})
+	c := newLegacyClient(t, url)
+	before := mock.LogTotal()
+	for i, ref := range []string{
+		`{"type":"ref/prompt","name":"hidden"}`,
+		`{"type":"ref/prompt","name":["hidden"]}`,
+		`{"type":"ref/prompt"}`,
+		`{"type":7,"name":"hidden"}`,
+		`"hidden"`,
+	} {
+		_, body, _, _ := c.post(`{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"completion/complete","params":{"ref":`+ref+`,"argument":{"name":"a","value":"x"}}}`, nil)
+		if !strings.Contains(body, `"code":-32602`) {
+			t.Errorf("ref %s: %s", ref, body)
+		}
+	}
+	for _, en := range mock.Log()[before:] {
+		if en.Method == "completion/complete" {
+			t.Errorf("the upstream saw a completion of a hidden prompt: %+v", en)
+		}
+	}
+	before = mock.LogTotal()
+	c.post(`{"jsonrpc":"2.0","id":9,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"ok"},"argument":{"name":"a","value":"x"}}}`, nil)
+	seen := false
+	for _, en := range mock.Log()[before:] {
+		seen = seen || en.Method == "completion/complete"
+	}
+	if !seen {
+		t.Error("an approved prompt's completion did not reach the upstream")
+	}
+}
