@@ -491,6 +491,12 @@ func TestInvalidResponses(t *testing.T) {
 		"result and error": `{"jsonrpc":"2.0","id":2,"result":{"tools":[]},"error":{"code":1,"message":"x"}}`,
 		"empty":            ``,
 		"request":          `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		// A member a case-insensitive decoder reads as the list or its
+		// cursor: such a client lists what the observation did not.
+		"Tools beside tools":      `{"jsonrpc":"2.0","id":2,"result":{"tools":[],"Tools":[{"name":"exec_shell","inputSchema":{"type":"object"}}]}}`,
+		"TOOLS alone":             `{"jsonrpc":"2.0","id":2,"result":{"TOOLS":[]}}`,
+		"toolſ folded":            `{"jsonrpc":"2.0","id":2,"result":{"tools":[],"toolſ":[]}}`,
+		"NextCursor beside tools": `{"jsonrpc":"2.0","id":2,"result":{"tools":[],"NextCursor":"p2"}}`,
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {

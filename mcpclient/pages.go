@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // A listing is one paginated list method of a run: tools/list, and the
@@ -116,6 +117,9 @@ func (r *run) paginate(ctx context.Context, l *listing) error {
 // and a string (or absent, or null) nextCursor. Entries are not judged
 // here.
 func checkPage(res jcs.Value, key string) (next string, has bool, err error) {
+	if err := pageVariant(res, key); err != nil {
+		return "", false, err
+	}
 	arr, ok := res.Get(key)
 	if !ok {
 		return "", false, fmt.Errorf(`the result has no %q`, key)
@@ -131,4 +135,24 @@ func checkPage(res jcs.Value, key string) (next string, has bool, err error) {
 		return "", false, fmt.Errorf(`"nextCursor" is a JSON %s, not a string`, c.Kind())
 	}
 	return c.Str(), true, nil
+}
+
+// pageVariant refuses a page whose result holds a case variant of the
+// list's member or of "nextCursor" ("Tools" beside or instead of "tools",
+// "NextCursor"): decoders that match member names regardless of case (Go's
+// encoding/json, and the SDKs built on it) read the variant, the last one
+// they meet, so what such a client lists is not what was observed here.
+func pageVariant(res jcs.Value, key string) error {
+	if !res.Valid() || res.Kind() != jcs.Object {
+		return nil
+	}
+	want := map[string]string{safetext.MemberKey(key): key, safetext.MemberKey("nextCursor"): "nextCursor"}
+	for i := range res.Len() {
+		k, _ := res.Member(i)
+		name := k.Str()
+		if exact, ok := want[safetext.MemberKey(name)]; ok && name != exact {
+			return fmt.Errorf("the result holds %s, which decoders that ignore case read as %q: the list a client reads is not the one observed", safetext.Quote(name), exact)
+		}
+	}
+	return nil
 }
