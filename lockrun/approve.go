@@ -101,7 +101,7 @@ func (r *Review) Apply(names []string, identity bool, a lock.Approval, vouch man
 		out.Events += len(ev2)
 	}
 	// The lock vouches for the approved names from now on.
-	vouch.What = "approve " + quoteNames(names) + " of " + safetext.Quote(r.Server.Name)
+	vouch.What = "approve " + safetext.QuoteNames(names) + " of " + safetext.Quote(r.Server.Name)
 	vouch.Servers = []string{r.Server.Name, r.Listing.Target}
 	if out.Acknowledged, err = vouch.Check(entryNames(r.Server), append(slices.Clone(names), auto...)...); err != nil {
 		return nil, err
@@ -272,7 +272,7 @@ func (r *Review) approvable(names []string, srefs []lock.SurfaceRef, all, review
 	name := r.Server.Name
 	switch {
 	case len(unknown) > 0:
-		return nil, nil, runerr.Usagef("not served by %s and not in the lock: %s (nothing was approved)", safetext.Quote(name), quoteNames(unknown))
+		return nil, nil, runerr.Usagef("not served by %s and not in the lock: %s (nothing was approved)", safetext.Quote(name), safetext.QuoteNames(unknown))
 	case len(left) > 0 && !all:
 		return nil, nil, runerr.Usagef("%s; an approval cannot change that (nothing was approved)", strings.Join(left, "; "))
 	case len(denied) > 0:
@@ -323,13 +323,4 @@ func RefOnly(s *lock.Server, d decide.Tool) (string, bool) {
 		what = "read and pin " + strings.Join(q, ", ") + " with mcpdrift lock pin-ref " + safetext.QuoteASCII(s.Name) + " URL"
 	}
 	return fmt.Sprintf("%s is as approved; its decision (%s, %s) comes from its external $refs: %s", safetext.QuoteASCII(d.Name), d.Decision, safetext.Escape(strings.Join(d.DeniedBy, ", ")), what), true
-}
-
-// quoteNames quotes tool names as renderers show them.
-func quoteNames(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = safetext.QuoteASCII(n)
-	}
-	return strings.Join(q, ", ")
 }

@@ -63,9 +63,9 @@ func (v Vouch) Check(names []string, only ...string) (acknowledged []string, err
 		}
 		switch {
 		case len(missing) == len(g.Names) && len(acknowledged) == 0 && !strings.Contains(strings.Join(missing, ""), "acknowledged until"):
-			refused = append(refused, fmt.Sprintf("%s (%s)", quoteNames(g.Names), foldWords[g.Fold]))
+			refused = append(refused, fmt.Sprintf("%s (%s)", safetext.QuoteNames(g.Names), foldWords[g.Fold]))
 		case len(missing) > 0:
-			refused = append(refused, fmt.Sprintf("%s (%s; not acknowledged: %s)", quoteNames(g.Names), foldWords[g.Fold], strings.Join(missing, ", ")))
+			refused = append(refused, fmt.Sprintf("%s (%s; not acknowledged: %s)", safetext.QuoteNames(g.Names), foldWords[g.Fold], strings.Join(missing, ", ")))
 		}
 	}
 	if len(refused) > 0 {
@@ -80,14 +80,4 @@ var foldWords = map[toolname.Fold]string{
 	toolname.FoldNFC:        "equal after Unicode normalization (NFC)",
 	toolname.FoldCase:       "equal after case folding",
 	toolname.FoldConfusable: "equal after the confusable fold",
-}
-
-// quoteNames quotes tool names as renderers show them (every non-ASCII
-// code point escaped).
-func quoteNames(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = safetext.QuoteASCII(n)
-	}
-	return strings.Join(q, ", ")
 }

@@ -64,15 +64,10 @@ func statusMark(status string) string {
 }
 
 func quoteNames(names []string) string {
-	q := make([]string, 0, len(names))
-	for i, n := range names {
-		if i == 50 {
-			q = append(q, fmt.Sprintf("and %d more", len(names)-50))
-			break
-		}
-		q = append(q, safetext.QuoteASCII(n))
+	if len(names) > 50 {
+		return safetext.QuoteNames(names[:50]) + fmt.Sprintf(", and %d more", len(names)-50)
 	}
-	return strings.Join(q, ", ")
+	return safetext.QuoteNames(names)
 }
 
 func indent(s, pre string) string {

@@ -536,3 +536,13 @@ func AppendFoldASCII(dst []byte, s []byte) ([]byte, bool) {
 	}
 	return dst, true
 }
+
+// QuoteNames quotes names as renderers show a list of them: each with
+// QuoteASCII (every non-ASCII code point escaped), joined by ", ".
+func QuoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = QuoteASCII(n)
+	}
+	return strings.Join(q, ", ")
+}
