@@ -40,6 +40,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/mcpdrift/mcpdrift/safetext"
 )
 
 // MaxDepth is the deepest nesting of arrays and objects Parse accepts. JSON
@@ -360,6 +362,23 @@ func (v Value) Get(key string) (Value, bool) {
 		}
 	}
 	return Value{}, false
+}
+
+// VariantOf is the name of the first member of object v that is not
+// name but that decoders matching names without regard to case take for
+// it (safetext.SameMember: "Tools" for "tools"); ok is false when there
+// is none.
+func (v Value) VariantOf(name string) (variant string, ok bool) {
+	if !v.Valid() || v.Kind() != Object {
+		return "", false
+	}
+	for i := range v.Len() {
+		k, _ := v.Member(i)
+		if b := k.StrBytes(); string(b) != name && safetext.SameMember(b, []byte(name)) {
+			return string(b), true
+		}
+	}
+	return "", false
 }
 
 // Keys returns the member names of an object in canonical order.

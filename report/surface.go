@@ -108,18 +108,24 @@ func lockSurfaceLines(put func(prefix, line string), name string, sr *lock.Surfa
 	}
 }
 
+// changeLabel names the item a surface change is of: "the
+// instructions", a kind's noun for a whole list, or the item by its key.
+func changeLabel(c surface.Change) string {
+	switch {
+	case c.Kind == surface.Instructions:
+		return "the instructions"
+	case c.Key == "":
+		return c.Kind.Noun()
+	}
+	return surface.Label(c.Kind, c.Key)
+}
+
 // SurfaceChangeText is one change of the surface as the readable delta
 // shows it: its code, severity and label, then each text's word diff in
 // colour (schemadiff.Words.Inline), or the message.
 func SurfaceChangeText(c surface.Change, opt Options) []byte {
 	t := &textWriter{color: opt.Color}
-	label := "the instructions"
-	if c.Kind != surface.Instructions {
-		label = c.Kind.Noun()
-		if c.Key != "" {
-			label = surface.Label(c.Kind, c.Key)
-		}
-	}
+	label := changeLabel(c)
 	sev := catalog.Get(c.Code).Severity
 	t.line("%s: %s (%s)", t.paint(ansiBold, label), e(c.Code), e(string(sev)))
 	if len(c.Texts) == 0 {
@@ -141,13 +147,7 @@ func (s *sarifBuilder) surfaceResults(sr *lock.SurfaceResult) {
 	}
 	add := func(c surface.Change) {
 		id, idx := s.ruleIndex(c.Code)
-		label := "the instructions"
-		if c.Kind != surface.Instructions {
-			label = c.Kind.Noun()
-			if c.Key != "" {
-				label = surface.Label(c.Kind, c.Key)
-			}
-		}
+		label := changeLabel(c)
 		sev := string(catalog.Get(c.Code).Severity)
 		s.results = append(s.results, sarifResult{
 			RuleID: id, RuleIndex: idx, Level: severityLevel(sev),

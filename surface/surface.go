@@ -70,14 +70,7 @@ type Instr struct {
 func ReadInstr(result jcs.Value, max int) Instr {
 	iv, present := result.Get("instructions")
 	in := NewInstr(iv, present, max)
-	want := safetext.MemberKey("instructions")
-	for i := range result.Len() {
-		k, _ := result.Member(i)
-		if name := k.Str(); name != "instructions" && safetext.MemberKey(name) == want {
-			in.Ambiguous = true
-			break
-		}
-	}
+	_, in.Ambiguous = result.VariantOf("instructions")
 	return in
 }
 
