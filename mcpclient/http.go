@@ -402,16 +402,26 @@ var errTooLarge = errors.New("body too large")
 
 // readBounded reads all of r, failing with errTooLarge past max bytes.
 func readBounded(r io.Reader, max, hint int64) ([]byte, error) {
-	var buf bytes.Buffer
 	if hint > 0 && hint <= max {
-		buf.Grow(int(hint) + 1)
+		// The length is known: read it into a slice of exactly that size
+		// (a bytes.Buffer would keep up to twice it, and the tools parsed
+		// from the body keep the body).
+		body := make([]byte, hint)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return nil, err
+		}
+		return body, nil
 	}
+	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, err
 	}
 	if n > max {
 		return nil, errTooLarge
+	}
+	if b := buf.Bytes(); cap(b)-len(b) > len(b)/8 {
+		return bytes.Clone(b), nil // grown by doubling: keep only the body
 	}
 	return buf.Bytes(), nil
 }
