@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,38 +70,43 @@ var compiled = func() map[string]func() (*jsonschema.Schema, error) {
 	return m
 }()
 
-// compiler holds every shipped schema as a resource (a schema may refer
-// to another: the lock's entries are declared baselines'), with no loader
-// (nothing else is read) and the artifact patterns' engine. It compiles
-// one schema at a time, and keeps what it compiled for the next.
-var compiler = sync.OnceValues(func() (*jsonschema.Compiler, error) {
+// compiler reads shipped schemas only (embedded, by their mem:/// URL:
+// a schema may refer to another, as the lock's entries are declared
+// baselines'), each when a compilation first needs it, with the artifact
+// patterns' engine. It compiles one schema at a time, and keeps what it
+// compiled for the next. Reading every schema up front made the largest
+// (the settings file's) a fixed cost of every run that validates any.
+var compiler = sync.OnceValue(func() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
-	c.UseLoader(nil)
+	c.UseLoader(shipped{})
 	c.UseRegexpEngine(artifactRegexp)
-	for _, n := range names {
-		b, err := files.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", n, err)
-		}
-		if err := c.AddResource("mem:///"+n, doc); err != nil {
-			return nil, fmt.Errorf("schema %s: %w", n, err)
-		}
-	}
-	return c, nil
+	return c
 })
+
+// shipped loads the embedded schemas, and nothing else.
+type shipped struct{}
+
+func (shipped) Load(url string) (any, error) {
+	n, ok := strings.CutPrefix(url, "mem:///")
+	if !ok || !slices.Contains(names, n) {
+		return nil, fmt.Errorf("no shipped schema at %q", url)
+	}
+	b, err := files.ReadFile(n)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", n, err)
+	}
+	return doc, nil
+}
 
 var compiling sync.Mutex // a jsonschema.Compiler is not safe for concurrent use
 
 // load compiles the named schema.
 func load(name string) (*jsonschema.Schema, error) {
-	c, err := compiler()
-	if err != nil {
-		return nil, err
-	}
+	c := compiler()
 	compiling.Lock()
 	defer compiling.Unlock()
 	s, err := c.Compile("mem:///" + name)
