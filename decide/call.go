@@ -131,8 +131,9 @@ func (b *Baseline) compiledFor(t *manifest.Tool) *compiledSchema {
 	if v, ok := b.compiled.Load(t.Name); ok {
 		return v.(*compiledSchema)
 	}
-	cs := &compiledSchema{schema: t.Proj.InputSchema}
-	switch s := t.Proj.InputSchema; {
+	is := t.Proj().InputSchema
+	cs := &compiledSchema{schema: is}
+	switch s := is; {
 	case !s.Valid() || s.Kind() == jcs.Null:
 		cs.err = errors.New("the tool has no inputSchema")
 	case s.Kind() != jcs.Object && s.Kind() != jcs.True:

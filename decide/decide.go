@@ -23,15 +23,12 @@
 package decide
 
 import (
-	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mcpdrift/mcpdrift/classify"
 	"github.com/mcpdrift/mcpdrift/internal/par"
-	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
@@ -318,7 +315,7 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 			continue
 		}
 		if d.Serve {
-			if msg := ambiguousTool(d.served.Value); msg != "" {
+			if msg := d.served.Ambiguity(); msg != "" {
 				d.Serve, d.Reason = false, ReasonToolAmbiguous
 				l.Notes = append(l.Notes, "tool "+safetext.Quote(d.Name)+" is not served: "+msg)
 			}
@@ -336,113 +333,6 @@ func DecideList(b *Baseline, s *Served, opt Options) *List {
 		l.Tools = append(l.Tools, d)
 	}
 	return l
-}
-
-// toolMembers are the members of a tool object clients read by name.
-var toolMembers = memberKeys("name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta")
-
-// memberKeys maps each name's safetext.MemberKey to the name.
-func memberKeys(names ...string) map[string]string {
-	m := map[string]string{}
-	for _, n := range names {
-		m[safetext.MemberKey(n)] = n
-	}
-	return m
-}
-
-// ambiguousTool says why a served tool object means one thing to the
-// gateway and another to a client's decoder ("" when it does not): two
-// of its members that a case-insensitive decoder takes for one, a case
-// variant of a member clients read ("Description" beside, or instead of,
-// "description": outside the digested projection, so an approved digest
-// says nothing of it, and Go's encoding/json reads the last match), or a
-// member named "__proto__" anywhere in it (JavaScript's assignment makes
-// it a prototype, whose members answer for the ones the object lacks).
-// The gateway forwards a tool's bytes as they came, so such a tool is not
-// served.
-func ambiguousTool(v jcs.Value) string { return ambiguousObject(v, toolMembers) }
-
-// ambiguousObject is ambiguousTool of an object whose members clients
-// read by name are members (memberKeys).
-func ambiguousObject(v jcs.Value, members map[string]string) string {
-	if !v.Valid() || v.Kind() != jcs.Object {
-		return ""
-	}
-	keys := make(map[string]string, v.Len())
-	for i := range v.Len() {
-		k, _ := v.Member(i)
-		name := k.Str()
-		key := safetext.MemberKey(name)
-		if prev, dup := keys[key]; dup {
-			return "its members " + safetext.Quote(prev) + " and " + safetext.Quote(name) + " are one member to decoders that ignore case"
-		}
-		keys[key] = name
-		if want, ok := members[key]; ok && want != name {
-			return "its member " + safetext.Quote(name) + " is " + safetext.Quote(want) + " to decoders that ignore case, outside what the digest covers"
-		}
-	}
-	if ptr := protoIn(v); ptr != "" {
-		return "it holds a member named \"__proto__\" at " + safetext.Quote(ptr) + ", which a JavaScript client's copy makes a prototype"
-	}
-	return ""
-}
-
-// protoIn is the pointer of the first object under v with a member named
-// "__proto__" ("" when none). The walk builds no pointer until it finds
-// one: every listing of the gateway passes through it.
-func protoIn(v jcs.Value) string {
-	// A name that decodes to "__proto__" is spelled so in the bytes, or
-	// with a \u escape (no other escape yields "_" or a letter): without
-	// either there is nothing to walk for.
-	raw := v.Raw()
-	if !bytes.Contains(raw, []byte("__proto__")) && !bytes.Contains(raw, []byte(`\u`)) {
-		return ""
-	}
-	toks, ok := protoPath(v, nil)
-	if !ok {
-		return ""
-	}
-	ptr := ""
-	for i := len(toks) - 1; i >= 0; i-- {
-		ptr = jcs.PointerJoin(ptr, toks[i])
-	}
-	return ptr
-}
-
-// isProto says whether the member name k decodes to "__proto__"; a name
-// without an escape is compared as it is written.
-func isProto(k jcs.Value) bool {
-	raw := k.Raw()
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw) == `"__proto__"`
-	}
-	return k.StrEqual("__proto__")
-}
-
-// protoPath finds the first "__proto__" member under v; toks is its
-// pointer's tokens, innermost first.
-func protoPath(v jcs.Value, toks []string) ([]string, bool) {
-	switch v.Kind() {
-	case jcs.Object:
-		for i := range v.Len() {
-			if k, _ := v.Member(i); isProto(k) {
-				return append(toks, "__proto__"), true
-			}
-		}
-		for i := range v.Len() {
-			k, x := v.Member(i)
-			if t, ok := protoPath(x, toks); ok {
-				return append(t, k.Str()), true
-			}
-		}
-	case jcs.Array:
-		for i := range v.Len() {
-			if t, ok := protoPath(v.Index(i), toks); ok {
-				return append(t, strconv.Itoa(i)), true
-			}
-		}
-	}
-	return toks, false
 }
 
 // Withheld is DecideList's whole-server rule alone: the reason and detail
@@ -637,7 +527,7 @@ func (l *List) ServedTools() []*manifest.Tool {
 			continue
 		}
 		t := l.served[d.Name]
-		if pt := l.baseline.byName[d.Name]; pt != nil && pt.Value.Valid() {
+		if pt := l.baseline.byName[d.Name]; pt != nil && len(pt.Raw()) > 0 {
 			t = pt
 		}
 		out = append(out, t)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/safetext"
 	"github.com/mcpdrift/mcpdrift/schemadiff"
 	"github.com/mcpdrift/mcpdrift/surface"
@@ -67,20 +68,20 @@ type SurfaceList struct {
 // surfaceMembers are the members of each kind's object clients read by
 // name (ambiguousItem).
 var surfaceMembers = map[surface.Kind]map[string]string{
-	surface.Prompt:   memberKeys("name", "title", "description", "arguments", "icons", "_meta"),
-	surface.Template: memberKeys("uriTemplate", "name", "title", "description", "mimeType", "annotations", "icons", "_meta"),
-	surface.Resource: memberKeys("uri", "name", "title", "description", "mimeType", "annotations", "size", "icons", "_meta"),
+	surface.Prompt:   manifest.MemberKeys("name", "title", "description", "arguments", "icons", "_meta"),
+	surface.Template: manifest.MemberKeys("uriTemplate", "name", "title", "description", "mimeType", "annotations", "icons", "_meta"),
+	surface.Resource: manifest.MemberKeys("uri", "name", "title", "description", "mimeType", "annotations", "size", "icons", "_meta"),
 }
 
 // argumentMembers are the members of a prompt argument clients read by
 // name.
-var argumentMembers = memberKeys("name", "title", "description", "required", "_meta")
+var argumentMembers = manifest.MemberKeys("name", "title", "description", "required", "_meta")
 
-// ambiguousItem is ambiguousObject of an item of kind k, and of each of a
+// ambiguousItem is manifest.AmbiguousObject of an item of kind k, and of each of a
 // prompt's argument objects: an argument's "Description" beside its
 // "description" is outside the projection as much as the prompt's own.
 func ambiguousItem(k surface.Kind, v jcs.Value) string {
-	if msg := ambiguousObject(v, surfaceMembers[k]); msg != "" || k != surface.Prompt {
+	if msg := manifest.AmbiguousObject(v, surfaceMembers[k]); msg != "" || k != surface.Prompt {
 		return msg
 	}
 	args, ok := v.Get("arguments")
@@ -88,7 +89,7 @@ func ambiguousItem(k surface.Kind, v jcs.Value) string {
 		return ""
 	}
 	for i := range args.Len() {
-		if msg := ambiguousObject(args.Index(i), argumentMembers); msg != "" {
+		if msg := manifest.AmbiguousObject(args.Index(i), argumentMembers); msg != "" {
 			return "its argument " + strconv.Itoa(i) + ": " + msg
 		}
 	}

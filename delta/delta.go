@@ -321,7 +321,7 @@ func hint(c schemadiff.Change, o, n *manifest.Tool) Hint {
 	key := c.Pointer[len("/annotations/"):]
 	h := Hint{Key: key, Change: c}
 	if o != nil && n != nil {
-		oa, na := o.Proj.Annotations, n.Proj.Annotations
+		oa, na := o.Proj().Annotations, n.Proj().Annotations
 		h.Old, h.New = schemadiff.HintText(oa, key), schemadiff.HintText(na, key)
 		h.Meaningless = schemadiff.HintMeaningless(key, oa, na)
 	}

@@ -44,6 +44,11 @@ func (r *run) live(ctx context.Context) (*Result, error) {
 			return nil, derr
 		}
 		r.declared, res.Declared, in.Declared = declared, declared, declared.Tools
+		if err == nil {
+			// The file read is held by nothing once the declared tools
+			// hold the served bytes where they are the same, or a copy.
+			manifest.OwnBytes(declared.Tools, tl.Tools)
+		}
 		rep.Declared = probe.Declared{Source: declared.Source, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}
 	}
 	if warning != "" {

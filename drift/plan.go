@@ -33,11 +33,12 @@ func callPlan(declared []manifest.Tool, invoke []string, given map[string]json.R
 			continue
 		}
 		seen[name] = true
+		is := t.Proj().InputSchema
 		a, ok := given[name]
 		if !ok {
-			a = probe.GenerateArguments(name, t.Proj.InputSchema, seed)
+			a = probe.GenerateArguments(name, is, seed)
 		}
-		plan = append(plan, probe.PlannedCall{Tool: name, Arguments: a, InputSchema: t.Proj.InputSchema.Raw()})
+		plan = append(plan, probe.PlannedCall{Tool: name, Arguments: a, InputSchema: is.Raw()})
 	}
 	return plan, nil
 }
@@ -49,7 +50,7 @@ func callChecks(obs *mcpclient.Observation, declared []manifest.Tool) []probe.Ca
 		cc := probe.CallCheck{Tool: c.Name, Result: c.Result, Code: c.Code, Err: c.Err, InputRequired: c.InputRequired}
 		for i := range declared {
 			if declared[i].Name == c.Name {
-				cc.DeclaredOutput = declared[i].Proj.OutputSchema
+				cc.DeclaredOutput = declared[i].Proj().OutputSchema
 				break
 			}
 		}

@@ -42,7 +42,7 @@ func BenchmarkApproveOne10k(b *testing.B) {
 	// The served list: tool 5,000 gains a parameter.
 	served := leanTools(b, 10000)
 	target := served[5000].Name
-	raw := strings.Replace(string(served[5000].Value.Raw()), `"properties":{`, `"properties":{"callback_url":{"type":"string"},`, 1)
+	raw := strings.Replace(string(served[5000].Raw()), `"properties":{`, `"properties":{"callback_url":{"type":"string"},`, 1)
 	tl, err := manifest.ParseToolList([]byte(`[` + raw + `]`))
 	if err != nil {
 		b.Fatal(err)
@@ -116,7 +116,7 @@ func TestApproveOneChangesOnlyItsLines(t *testing.T) {
 	before := l.Marshal()
 	served := leanTools(t, 1000)
 	var m map[string]any
-	json.Unmarshal(served[500].Value.Raw(), &m)
+	json.Unmarshal(served[500].Raw(), &m)
 	m["description"] = fmt.Sprint(m["description"], " Now also deletes.")
 	rb, _ := json.Marshal(m)
 	tl, _ := manifest.ParseToolList([]byte("[" + string(rb) + "]"))
@@ -145,7 +145,7 @@ func BenchmarkCheck10k(b *testing.B) {
 	served := leanTools(b, 10000)
 	var raws []string
 	for i := range served {
-		raw := string(served[i].Value.Raw())
+		raw := string(served[i].Raw())
 		if i%10 == 0 {
 			raw = strings.Replace(raw, `"properties":{`, `"properties":{"zz_bench_added":{"type":"string"},`, 1)
 		}

@@ -28,7 +28,7 @@ func TestCheckReportIsTheDiff(t *testing.T) {
 	served := leanTools(t, 60)
 	var raws []string
 	for i := range served {
-		raw := string(served[i].Value.Raw())
+		raw := string(served[i].Raw())
 		switch i % 6 {
 		case 1:
 			raw = strings.Replace(raw, `"properties":{`, `"properties":{"callback_url":{"type":"string"},`, 1)

@@ -313,7 +313,7 @@ func NewServer(name string, src Source, profile string, id manifest.Identity, cl
 
 func newTool(mt *manifest.Tool, a Approval) (*Tool, error) {
 	var b bytes.Buffer
-	if err := json.Compact(&b, mt.Value.Raw()); err != nil {
+	if err := json.Compact(&b, mt.Raw()); err != nil {
 		return nil, fmt.Errorf("tool %s: %v", safetext.Quote(mt.Name), err)
 	}
 	doc, err := jcs.Parse(b.Bytes())

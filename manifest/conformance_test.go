@@ -23,7 +23,7 @@ func readFixture(t *testing.T, name string) []byte {
 }
 
 // projOf parses one projection-form tool object and returns its Tool.
-func toolOf(t *testing.T, raw []byte) manifest.Tool {
+func toolOf(t *testing.T, raw []byte) *manifest.Tool {
 	t.Helper()
 	doc, err := jcs.Parse(raw)
 	if err != nil {
@@ -33,7 +33,7 @@ func toolOf(t *testing.T, raw []byte) manifest.Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tool
+	return &tool
 }
 
 func TestCanonicalizationExample(t *testing.T) {
@@ -53,14 +53,14 @@ func TestCanonicalizationExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	tool := toolOf(t, ex.PerTool.Projection)
-	td, fd, _ := tool.Proj.Digests(nil)
+	td, fd, _ := tool.Proj().Digests(nil)
 	if td != ex.PerTool.ExpectedToolDigest {
 		t.Errorf("tool_digest = %s, want %s", td, ex.PerTool.ExpectedToolDigest)
 	}
 	// The field digests kept from the tool's reading (one canonicalization
 	// for the tool digest and its fields), and those computed alone.
 	kept := tool.FieldDigests()
-	alone, _ := tool.Proj.FieldDigests(nil)
+	alone, _ := tool.Proj().FieldDigests(nil)
 	for _, f := range manifest.FieldNames {
 		want := ex.PerTool.ExpectedFieldDigests[f]
 		if got := fd.Get(f); got != want {
@@ -79,7 +79,7 @@ func TestCanonicalizationExample(t *testing.T) {
 	var nd []manifest.NameDigest
 	for _, raw := range ex.Manifest.Tools {
 		tool := toolOf(t, raw)
-		d, _, _ := tool.Proj.Digests(nil)
+		d, _, _ := tool.Proj().Digests(nil)
 		nd = append(nd, manifest.NameDigest{Name: tool.Name, ToolDigest: d})
 	}
 	if got := manifest.ManifestDigest(nd); got != ex.Manifest.ExpectedManifestDigest {
@@ -247,20 +247,20 @@ func TestDigestFromBytes(t *testing.T) {
 		`{"name":"t","inputSchema":{"type":"object","properties":{"n":{"type":"number","maximum":10}}}}`,
 		`{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"n":{"type":"number","maximum":10}}},"outputSchema":null,"annotations":{"readOnlyHint":false}}`,
 	}
-	want, _, _ := toolOf(t, []byte(base)).Proj.Digests(nil)
+	want, _, _ := toolOf(t, []byte(base)).Proj().Digests(nil)
 	for _, s := range same {
-		if got, _, _ := toolOf(t, []byte(s)).Proj.Digests(nil); got != want {
+		if got, _, _ := toolOf(t, []byte(s)).Proj().Digests(nil); got != want {
 			t.Errorf("%s: digest differs", s)
 		}
 	}
 	for _, s := range differ {
-		if got, _, _ := toolOf(t, []byte(s)).Proj.Digests(nil); got == want {
+		if got, _, _ := toolOf(t, []byte(s)).Proj().Digests(nil); got == want {
 			t.Errorf("%s: digest should differ", s)
 		}
 	}
 	// An explicit null equals an absent field.
-	a, _, _ := toolOf(t, []byte(`{"name":"t","outputSchema":null}`)).Proj.Digests(nil)
-	b, _, _ := toolOf(t, []byte(`{"name":"t"}`)).Proj.Digests(nil)
+	a, _, _ := toolOf(t, []byte(`{"name":"t","outputSchema":null}`)).Proj().Digests(nil)
+	b, _, _ := toolOf(t, []byte(`{"name":"t"}`)).Proj().Digests(nil)
 	if a != b {
 		t.Error("explicit null and absent outputSchema must digest alike")
 	}

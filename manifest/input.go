@@ -58,25 +58,31 @@ func inputErr(v jcs.Value, ptr, format string, args ...any) *InputError {
 	return &InputError{Pointer: ptr, Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Tool is one tool definition as the server sent it: its parse (Value,
-// the whole tool object with its bytes, and Proj) and its digests.
+// Tool is one tool definition as the server sent it: its bytes, its
+// digests, and what was learnt of it when it was parsed. A Tool keeps no
+// parse tree (a tree is about the size of the bytes again, and a list is
+// mostly tools nobody looks into): Value and Proj parse the bytes anew,
+// for the few tools a comparison or a decision looks into.
 type Tool struct {
-	Name    string    // decoded name
-	Pointer string    // JSON pointer of the tool object in the input
-	Value   jcs.Value // the whole tool object, bytes kept
-	Proj    Projection
+	Name    string // decoded name
+	Pointer string // JSON pointer of the tool object in the input
 
-	digest string // tool_digest, computed by ToolFromValue
+	raw    []byte // the tool object, as it came (a part of what was read)
+	digest string // tool_digest
 	// fieldSums are the sums of the four field digests (FieldNames
 	// order), computed with the tool digest.
 	fieldSums [4][32]byte
+	// What the parse said of the tool (see the methods of those names).
+	shape, paramHeader, ambiguity string
+	inexact                       int // numbers beyond float64 precision in the digested members
 }
 
 // ShapeProblem says how the tool breaks the specification's tool shape (an
 // inputSchema that is an object with "type": "object"), or "" when it does
 // not.
-func (t *Tool) ShapeProblem() string {
-	s := t.Proj.InputSchema
+func (t *Tool) ShapeProblem() string { return t.shape }
+
+func shapeProblem(s jcs.Value) string {
 	switch {
 	case !s.Valid() || s.Kind() == jcs.Null:
 		return "the tool has no inputSchema, which the specification requires"
@@ -93,15 +99,53 @@ func (t *Tool) ShapeProblem() string {
 // the x-mcp-header annotation (frame.ParamAnnotationProblem), or "" when
 // it does not: clients of the 2026-07-28 Streamable HTTP transport must
 // exclude such a tool from tools/list.
-func (t *Tool) ParamHeaderProblem() string {
-	return frame.ParamAnnotationProblem(t.Proj.InputSchema)
-}
+func (t *Tool) ParamHeaderProblem() string { return t.paramHeader }
+
+// Ambiguity says why the tool object means one thing to mcpdrift and
+// another to a client's decoder, or "" when it does not (AmbiguousObject
+// with the members clients read of a tool).
+func (t *Tool) Ambiguity() string { return t.ambiguity }
 
 // Raw is the tool object's bytes as the server sent them.
-func (t *Tool) Raw() []byte { return t.Value.Raw() }
+func (t *Tool) Raw() []byte { return t.raw }
 
-// SameBytes reports whether t and o are the same bytes.
-func (t *Tool) SameBytes(o *Tool) bool { return bytes.Equal(t.Raw(), o.Raw()) }
+// Value parses the tool object's bytes again (they were parsed strictly
+// when the tool was read): the zero Value for a zero Tool. Each call is a
+// new parse; a caller that looks at a tool more than once keeps it.
+func (t *Tool) Value() jcs.Value {
+	if len(t.raw) == 0 {
+		return jcs.Value{}
+	}
+	doc, err := jcs.Parse(t.raw)
+	if err != nil {
+		return jcs.Value{} // not reached: the bytes were parsed when read
+	}
+	return doc.Root()
+}
+
+// Proj is the tool's projection, from a new parse of its bytes (Value).
+func (t *Tool) Proj() Projection { return Project(t.Value()) }
+
+// SameTokens reports whether t and o are the same JSON tokens: the same
+// bytes but for the whitespace between tokens (jcs.SameTokens; a snapshot
+// keeps its tools indented). Nothing of two such tools can differ.
+func (t *Tool) SameTokens(o *Tool) bool { return jcs.SameTokens(t.Raw(), o.Raw()) }
+
+// OwnBytes makes each of tools hold bytes that are no part of what it was
+// read from: those of the tool of its name in others when they are the
+// same bytes, else a copy of its own. What tools were read from (a
+// snapshot file) is then held by none of them. Raw is unchanged.
+func OwnBytes(tools, others []Tool) {
+	by := FirstByName(others)
+	for i := range tools {
+		t := &tools[i]
+		if o := by[t.Name]; o != nil && bytes.Equal(t.raw, o.raw) {
+			t.raw = o.raw
+		} else {
+			t.raw = bytes.Clone(t.raw)
+		}
+	}
+}
 
 // FirstByName maps each tool name of tools to the first tool of that name
 // (a list with repeated names is ambiguous; what compares by name takes
@@ -116,54 +160,31 @@ func FirstByName(tools []Tool) map[string]*Tool {
 	return m
 }
 
-// FieldDigests are the tool's four field digests: computed with its tool
-// digest when it was read (one canonicalization serves both); for a Tool
-// built otherwise, computed on each call.
+// FieldDigests are the tool's four field digests, computed with its tool
+// digest when it was read.
 func (t *Tool) FieldDigests() FieldDigests {
-	if t.digest != "" {
-		s := digestSums{fieldSum: t.fieldSums}
-		return s.fields()
-	}
-	f, _ := t.Proj.FieldDigests(nil)
-	return f
+	s := digestSums{fieldSum: t.fieldSums}
+	return s.fields()
 }
 
 // ToolDigest is the tool's tool_digest: the SHA-256 of the JCS bytes of its
-// projection. ToolFromValue computes it once, when the tool is read, so
-// that the record, the manifest digest and every comparison use that one
-// computation; for a Tool built otherwise it is computed on each call.
-func (t *Tool) ToolDigest() string {
-	if t.digest != "" {
-		return t.digest
-	}
-	return Digest(t.Proj.AppendToolPreimage(nil))
-}
+// projection, computed once, when the tool is read, so that the record,
+// the manifest digest and every comparison use that one computation.
+func (t *Tool) ToolDigest() string { return t.digest }
 
 // preimages are scratch buffers for tool and field preimages.
 var preimages = sync.Pool{New: func() any { return new([2][]byte) }}
 
-// setDigest computes the tool digest and the four field digests.
-func (t *Tool) setDigest() {
+// setDigest computes the tool digest and the four field digests of p.
+func (t *Tool) setDigest(p Projection) {
 	bp := preimages.Get().(*[2][]byte)
 	var s digestSums
-	s, bp[0], bp[1] = t.Proj.sums(bp[0], bp[1])
+	s, bp[0], bp[1] = p.sums(bp[0], bp[1])
 	t.digest = s.tool()
 	t.fieldSums = s.fieldSum
 	if cap(bp[0]) <= 1<<20 && cap(bp[1]) <= 1<<20 {
 		preimages.Put(bp)
 	}
-}
-
-// digestTools computes the tool digest of every tool, spread over the
-// CPUs when there are many (each tool's digest is its own work).
-func digestTools(tools []Tool) {
-	par.Range(len(tools), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if tools[i].digest == "" {
-				tools[i].setDigest()
-			}
-		}
-	})
 }
 
 // Input forms recognised by ParseToolList.
@@ -176,7 +197,6 @@ const (
 
 // ToolList is a parsed tools/list observation.
 type ToolList struct {
-	Doc          *jcs.Doc
 	Form         string
 	Tools        []Tool
 	Pages        int
@@ -233,7 +253,7 @@ func ParseToolListWith(src []byte, opt ParseOptions) (*ToolList, error) {
 
 func parseToolList(doc *jcs.Doc, opt ParseOptions) (*ToolList, error) {
 	root := doc.Root()
-	tl := &ToolList{Doc: doc, skip: opt.SkipInvalidTools}
+	tl := &ToolList{skip: opt.SkipInvalidTools}
 	switch root.Kind() {
 	case jcs.Object:
 		if id, ok := root.Get("schema"); ok {
@@ -599,9 +619,7 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 			case v.Kind() != jcs.Object:
 				errs[i] = inputErr(v, p, "a tools entry must be an object, found %s", v.Kind())
 			default:
-				if read[i], errs[i] = toolFromValue(v, p); errs[i] == nil {
-					read[i].setDigest()
-				}
+				read[i], errs[i] = ToolFromValue(v, p)
 			}
 		}
 	})
@@ -624,22 +642,15 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 	return nil
 }
 
-// ToolFromValue projects one tool object. The MCP wire spellings
-// inputSchema/outputSchema are used; when a tool lacks them, the snake_case
-// spellings input_schema/output_schema are read instead (as the reference
-// implementation does, so projection-form fixtures digest identically). An
-// absent field projects to null. title, icons, _meta, execution and unknown
-// fields stay out of the projection.
+// ToolFromValue reads one tool object: its name, its projection and
+// digests, and what its parse says (ShapeProblem, ParamHeaderProblem,
+// Ambiguity, whether it holds inexact numbers). The MCP wire spellings
+// inputSchema/outputSchema are used; when a tool lacks them, the
+// snake_case spellings input_schema/output_schema are read instead (as the
+// reference implementation does, so projection-form fixtures digest
+// identically). An absent field projects to null. title, icons, _meta,
+// execution and unknown fields stay out of the projection.
 func ToolFromValue(v jcs.Value, ptr string) (Tool, error) {
-	t, err := toolFromValue(v, ptr)
-	if err == nil {
-		t.setDigest()
-	}
-	return t, err
-}
-
-// toolFromValue is ToolFromValue without the digest.
-func toolFromValue(v jcs.Value, ptr string) (Tool, error) {
 	name, ok := v.Get("name")
 	if !ok {
 		return Tool{}, inputErr(v, ptr, "a tool without a name")
@@ -651,17 +662,28 @@ func toolFromValue(v jcs.Value, ptr string) (Tool, error) {
 	if n == "" {
 		return Tool{}, inputErr(name, ptr+"/name", "a tool name must not be empty")
 	}
-	t := Tool{Name: n, Pointer: ptr, Value: v}
-	t.Proj.Name = name
-	t.Proj.Description, _ = v.Get("description")
-	t.Proj.Annotations, _ = v.Get("annotations")
-	if t.Proj.InputSchema, ok = v.Get("inputSchema"); !ok {
-		t.Proj.InputSchema, _ = v.Get("input_schema")
-	}
-	if t.Proj.OutputSchema, ok = v.Get("outputSchema"); !ok {
-		t.Proj.OutputSchema, _ = v.Get("output_schema")
-	}
+	p := Project(v)
+	t := Tool{Name: n, Pointer: ptr, raw: v.Raw(), inexact: inexactCount(v, p),
+		shape: shapeProblem(p.InputSchema), paramHeader: frame.ParamAnnotationProblem(p.InputSchema),
+		ambiguity: AmbiguousObject(v, toolMembers)}
+	t.setDigest(p)
 	return t, nil
+}
+
+// Project is the projection of a tool object.
+func Project(v jcs.Value) Projection {
+	var p Projection
+	var ok bool
+	p.Name, _ = v.Get("name")
+	p.Description, _ = v.Get("description")
+	p.Annotations, _ = v.Get("annotations")
+	if p.InputSchema, ok = v.Get("inputSchema"); !ok {
+		p.InputSchema, _ = v.Get("input_schema")
+	}
+	if p.OutputSchema, ok = v.Get("outputSchema"); !ok {
+		p.OutputSchema, _ = v.Get("output_schema")
+	}
+	return p
 }
 
 // IsInputError reports whether err is a problem with the input document

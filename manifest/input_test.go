@@ -207,7 +207,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Errorf("snapshot %+v", s)
 	}
 	for i := range tl.Tools {
-		if string(s.Tools[i].Value.Raw()) != string(tl.Tools[i].Value.Raw()) {
+		if string(s.Tools[i].Raw()) != string(tl.Tools[i].Raw()) {
 			t.Errorf("tool %d bytes changed", i)
 		}
 	}

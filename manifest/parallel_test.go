@@ -34,11 +34,11 @@ func TestParallelDigestsAgree(t *testing.T) {
 	c := classify.Default()
 	for i := range tl.Tools {
 		tool := &tl.Tools[i]
-		want := Digest(tool.Proj.AppendToolPreimage(nil))
+		want := Digest(tool.Proj().AppendToolPreimage(nil))
 		if tool.digest != want {
 			t.Fatalf("tool %d: digest %s, want %s", i, tool.digest, want)
 		}
-		fd, _ := tool.Proj.FieldDigests(nil)
+		fd, _ := tool.Proj().FieldDigests(nil)
 		e := o.Observed.ToolDigests[i]
 		r := c.Classify(tool.Name)
 		if e.Name != tool.Name || e.ToolDigest != want || *e.FieldDigests != fd || e.Privileged != r.Privileged || e.PrivilegeClassification != r.Classification {

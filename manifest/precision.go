@@ -94,42 +94,61 @@ func impreciseNumbersOf(tools []Tool, limit int) ([]ImpreciseNumber, int) {
 func impreciseNumbers(t *Tool, limit int) ([]ImpreciseNumber, int) {
 	var out []ImpreciseNumber
 	total := 0
-	// Most tools hold none: one scan of the tool's nodes says so before
-	// its members are looked up.
-	if t.Value.HasInexact() {
-		for _, m := range digestedMembers {
-			v, ok := t.Value.Get(m)
-			if !ok || !projected(t, m, v) {
-				continue
-			}
-			rest := -1
-			if limit >= 0 {
-				rest = max(limit-len(out), 0)
-			}
-			found, n := jcs.InexactNumbers(v, rest)
-			total += n
-			for _, f := range found {
-				out = append(out, ImpreciseNumber{Tool: t.Name, Pointer: jcs.PointerJoin("", m) + f.Pointer,
-					Text: safetext.Clip(string(f.Value.Raw()), 40), Canonical: string(f.Value.Canonical()), Integer: f.Value.IsInteger()})
-			}
+	// Most tools hold none, and the count was taken when the tool was
+	// read: the tool is parsed again only for numbers to be returned.
+	if t.inexact == 0 || limit == 0 {
+		return out, t.inexact
+	}
+	v := t.Value()
+	p := Project(v)
+	for _, m := range digestedMembers {
+		x, ok := v.Get(m)
+		if !ok || !projected(p, m, x) {
+			continue
+		}
+		rest := -1
+		if limit >= 0 {
+			rest = max(limit-len(out), 0)
+		}
+		found, n := jcs.InexactNumbers(x, rest)
+		total += n
+		for _, f := range found {
+			out = append(out, ImpreciseNumber{Tool: t.Name, Pointer: jcs.PointerJoin("", m) + f.Pointer,
+				Text: safetext.Clip(string(f.Value.Raw()), 40), Canonical: string(f.Value.Canonical()), Integer: f.Value.IsInteger()})
 		}
 	}
 	return out, total
 }
 
-func projected(t *Tool, m string, v jcs.Value) bool {
-	var p jcs.Value
+// inexactCount is the count of numbers beyond float64 precision in the
+// digested members of the tool object v (projection p).
+func inexactCount(v jcs.Value, p Projection) int {
+	if !v.HasInexact() {
+		return 0
+	}
+	n := 0
+	for _, m := range digestedMembers {
+		if x, ok := v.Get(m); ok && projected(p, m, x) {
+			_, c := jcs.InexactNumbers(x, 0)
+			n += c
+		}
+	}
+	return n
+}
+
+func projected(p Projection, m string, v jcs.Value) bool {
+	var x jcs.Value
 	switch m {
 	case "description":
-		p = t.Proj.Description
+		x = p.Description
 	case "inputSchema", "input_schema":
-		p = t.Proj.InputSchema
+		x = p.InputSchema
 	case "outputSchema", "output_schema":
-		p = t.Proj.OutputSchema
+		x = p.OutputSchema
 	case "annotations":
-		p = t.Proj.Annotations
+		x = p.Annotations
 	}
-	return p.Valid() && p.Offset() == v.Offset()
+	return x.Valid() && x.Offset() == v.Offset()
 }
 
 // Warning is the one-line warning for n, with every server-controlled part

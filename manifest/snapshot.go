@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 
+	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/redact"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -440,14 +442,18 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 	c, _ := root.Get("tools_list_complete")
 	s.Completeness = Completeness(c.Str())
 	tools, _ := root.Get("tools")
-	for i := range tools.Len() {
-		t, err := toolFromValue(tools.Index(i), fmt.Sprintf("/tools/%d", i))
-		if err != nil {
-			return fail(err)
+	s.Tools = make([]Tool, tools.Len())
+	errs := make([]error, tools.Len())
+	par.Range(tools.Len(), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.Tools[i], errs[i] = ToolFromValue(tools.Index(i), "/tools/"+strconv.Itoa(i))
 		}
-		s.Tools = append(s.Tools, t)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return fail(err) // the first, in order
+		}
 	}
-	digestTools(s.Tools)
 	md, _ := root.Get("manifest_digest")
 	if err := s.checkDigest(md.Str(), md.Kind(), file); err != nil {
 		return nil, err

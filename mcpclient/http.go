@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpdrift/mcpdrift/mcpwire"
@@ -412,7 +413,11 @@ func readBounded(r io.Reader, max, hint int64) ([]byte, error) {
 		}
 		return body, nil
 	}
-	var buf bytes.Buffer
+	// Of unknown length: read into a pooled buffer, then copied at its
+	// size (a buffer grown from nothing for each page of a listing was
+	// most of what a listing allocated).
+	buf := bodyBufs.Get().(*bytes.Buffer)
+	defer putBodyBuf(buf)
 	n, err := buf.ReadFrom(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, err
@@ -420,10 +425,19 @@ func readBounded(r io.Reader, max, hint int64) ([]byte, error) {
 	if n > max {
 		return nil, errTooLarge
 	}
-	if b := buf.Bytes(); cap(b)-len(b) > len(b)/8 {
-		return bytes.Clone(b), nil // grown by doubling: keep only the body
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// bodyBufs are the buffers of readBounded.
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBodyBuf returns a buffer to bodyBufs, unless a large body grew it
+// (one large response does not pin its size for the life of the process).
+func putBodyBuf(b *bytes.Buffer) {
+	if b.Cap() <= 4<<20 {
+		b.Reset()
+		bodyBufs.Put(b)
 	}
-	return buf.Bytes(), nil
 }
 
 func validSessionID(s string) bool {

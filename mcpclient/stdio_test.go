@@ -35,7 +35,7 @@ func TestStdioModern(t *testing.T) {
 	}
 	tl := checkTranscript(t, obs, []string{"s1", "s2"})
 	// The second page's odd bytes survive: number spelling, escapes, spaces.
-	if raw := string(tl.Tools[1].Value.Raw()); raw != `{"name":"s2","inputSchema":{"type":"object"},"x-extra":[1.50,"\u2028"]}` {
+	if raw := string(tl.Tools[1].Raw()); raw != `{"name":"s2","inputSchema":{"type":"object"},"x-extra":[1.50,"\u2028"]}` {
 		t.Errorf("tool bytes %s", raw)
 	}
 	if !strings.Contains(obs.Stderr, "fake server modern starting") || !strings.Contains(obs.Stderr, "stdin closed") {

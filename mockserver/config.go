@@ -277,7 +277,7 @@ func LoadTools(src []byte) ([]json.RawMessage, error) {
 	}
 	out := make([]json.RawMessage, 0, len(tl.Tools))
 	for _, t := range tl.Tools {
-		out = append(out, append(json.RawMessage(nil), t.Value.Raw()...))
+		out = append(out, append(json.RawMessage(nil), t.Raw()...))
 	}
 	return out, nil
 }

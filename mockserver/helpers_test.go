@@ -228,8 +228,8 @@ func sameRaw(t testing.TB, served, source []byte) {
 		t.Fatalf("%d tools served, source has %d", len(a.Tools), len(b.Tools))
 	}
 	for i := range a.Tools {
-		if !bytes.Equal(a.Tools[i].Value.Raw(), b.Tools[i].Value.Raw()) {
-			t.Fatalf("tool %d bytes differ:\n%s\n---\n%s", i, a.Tools[i].Value.Raw(), b.Tools[i].Value.Raw())
+		if !bytes.Equal(a.Tools[i].Raw(), b.Tools[i].Raw()) {
+			t.Fatalf("tool %d bytes differ:\n%s\n---\n%s", i, a.Tools[i].Raw(), b.Tools[i].Raw())
 		}
 	}
 }
@@ -252,13 +252,13 @@ func sameCompacted(t testing.TB, served, source []byte) {
 	}
 	for i := range a.Tools {
 		var want bytes.Buffer
-		if err := json.Compact(&want, b.Tools[i].Value.Raw()); err != nil {
+		if err := json.Compact(&want, b.Tools[i].Raw()); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(a.Tools[i].Value.Raw(), want.Bytes()) {
-			t.Fatalf("tool %d is not the compacted source:\n%s\n---\n%s", i, a.Tools[i].Value.Raw(), want.Bytes())
+		if !bytes.Equal(a.Tools[i].Raw(), want.Bytes()) {
+			t.Fatalf("tool %d is not the compacted source:\n%s\n---\n%s", i, a.Tools[i].Raw(), want.Bytes())
 		}
-		if !bytes.Equal(a.Tools[i].Value.Canonical(), b.Tools[i].Value.Canonical()) {
+		if !bytes.Equal(a.Tools[i].Value().Canonical(), b.Tools[i].Value().Canonical()) {
 			t.Fatalf("tool %d: canonical forms differ", i)
 		}
 	}

@@ -96,8 +96,8 @@ func sameToolsOneLine(t *testing.T, line, source []byte) {
 		t.Fatalf("%d tools, want %d", len(a.Tools), len(b.Tools))
 	}
 	for i := range a.Tools {
-		want := bytes.ReplaceAll(b.Tools[i].Value.Raw(), []byte("\n"), []byte(" "))
-		if !bytes.Equal(a.Tools[i].Value.Raw(), want) {
+		want := bytes.ReplaceAll(b.Tools[i].Raw(), []byte("\n"), []byte(" "))
+		if !bytes.Equal(a.Tools[i].Raw(), want) {
 			t.Fatalf("tool %d differs", i)
 		}
 	}

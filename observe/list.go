@@ -113,7 +113,7 @@ func ToolReflections(secrets *redact.Set, tools []manifest.Tool) []probe.Reflect
 	}
 	var out []probe.Reflection
 	for i := range tools {
-		if label, ptr := secrets.FindInValue(tools[i].Value); label != "" {
+		if label, ptr := secrets.FindInValue(tools[i].Value()); label != "" {
 			out = append(out, probe.Reflection{Tool: tools[i].Name, Pointer: ptr, Source: label})
 		}
 	}

@@ -304,8 +304,8 @@ func Evaluate(in Input) *Result {
 		switch cs, ok := changesOf[d.Name]; {
 		case ok:
 			toolDrift(r, s, cs, in.classifier())
-		case !d.SameBytes(s):
-			// The same digest from other bytes: nothing to decide, but
+		case !d.SameTokens(s):
+			// The same digest from other tokens: nothing to decide, but
 			// what the digests cannot see (a number beyond float64
 			// precision) is still said.
 			toolDrift(r, s, schemadiff.DiffTool(d, s, schemadiff.ToolOptions{Classifier: in.classifier()}), in.classifier())

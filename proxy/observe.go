@@ -71,7 +71,7 @@ func (s *session) page(req, resp *frame.Message) {
 	if err != nil || tl.Completeness != manifest.Complete || len(tl.Invalid) > 0 {
 		return
 	}
-	schemas := inputSchemas(tl)
+	schemas := schemasOf(tl)
 	s.mu.Lock()
 	s.observed = schemas // for a tools/call's Mcp-Param-* headers
 	s.mu.Unlock()

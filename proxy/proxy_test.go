@@ -172,8 +172,8 @@ func TestEnforceRugPull(t *testing.T) {
 				t.Fatalf("served %v", names(tl))
 			}
 			for _, tool := range tl.Tools {
-				if string(tool.Value.Raw()) != want[tool.Name] {
-					t.Errorf("%s is not the upstream's bytes:\n got %s\nwant %s", tool.Name, tool.Value.Raw(), want[tool.Name])
+				if string(tool.Raw()) != want[tool.Name] {
+					t.Errorf("%s is not the upstream's bytes:\n got %s\nwant %s", tool.Name, tool.Raw(), want[tool.Name])
 				}
 			}
 			// The rug pull.

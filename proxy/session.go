@@ -62,8 +62,8 @@ type session struct {
 	inDoubt       bool
 	identified    bool // a 2026-07-28 upstream said who it is (server/discover)
 	lastUsed      time.Time
-	observed      map[string]jcs.Value // inputSchemas of the list the downstream last fully observed (audit)
-	schemasTried  time.Time            // audit last listed the upstream for them (listSchemas)
+	observed      *schemaIndex // inputSchemas of the list the downstream last fully observed (audit)
+	schemasTried  time.Time    // audit last listed the upstream for them (listSchemas)
 	closed        bool
 	chain         chain
 	// changes counts the list_changed notifications seen: a gated list
@@ -88,33 +88,9 @@ type gatedList struct {
 	at       time.Time
 	ttl      time.Duration
 	baseline *decide.Baseline
-	stale    bool // the upstream could not be listed; this is the previous list
-	schemas  *toolSchemas
-	changes  uint64 // session.changes when its listing started
-}
-
-// toolSchemas are the served tools' inputSchemas by name, for the
-// Mcp-Param-* headers of a 2026-07-28 tools/call; built on first need.
-type toolSchemas struct {
-	once sync.Once
-	list *decide.List
-	m    map[string]jcs.Value
-}
-
-func (ts *toolSchemas) get(name string) (jcs.Value, bool) {
-	if ts == nil {
-		return jcs.Value{}, false
-	}
-	ts.once.Do(func() {
-		ts.m = map[string]jcs.Value{}
-		for _, t := range ts.list.ServedTools() {
-			if is, ok := t.Value.Get("inputSchema"); ok {
-				ts.m[t.Name] = is
-			}
-		}
-	})
-	v, ok := ts.m[name]
-	return v, ok
+	stale    bool         // the upstream could not be listed; this is the previous list
+	schemas  *schemaIndex // the served tools' inputSchemas, for the Mcp-Param-* headers of a 2026-07-28 tools/call
+	changes  uint64       // session.changes when its listing started
 }
 
 func newSession(g *Gateway, id string, up upstream, emit func([]byte)) *session {
@@ -335,8 +311,7 @@ func (s *session) callSchema(name string) (jcs.Value, bool) {
 			return schema, true
 		}
 	}
-	schema, ok := s.observed[name]
-	return schema, ok
+	return s.observed.get(name)
 }
 
 // listSchemas lists the upstream for the schemas of an audit session's
@@ -363,7 +338,7 @@ func (s *session) listSchemas(ctx context.Context, fwd http.Header) {
 	if err != nil || tl.Completeness != manifest.Complete {
 		return
 	}
-	schemas := inputSchemas(tl)
+	schemas := schemasOf(tl)
 	s.mu.Lock()
 	if s.observed == nil {
 		s.observed = schemas
@@ -378,17 +353,6 @@ const listRetry = 2 * time.Second
 // schemaRetryInterval is how long an audit session waits before listing
 // the upstream for its schemas again after a listing failed.
 const schemaRetryInterval = 5 * time.Second
-
-// inputSchemas maps each tool of a list to its inputSchema.
-func inputSchemas(tl *manifest.ToolList) map[string]jcs.Value {
-	schemas := make(map[string]jcs.Value, len(tl.Tools))
-	for _, t := range tl.Tools {
-		if is, ok := t.Value.Get("inputSchema"); ok {
-			schemas[t.Name] = is
-		}
-	}
-	return schemas
-}
 
 // modernRequest: a request of the 2026-07-28 revision (params._meta
 // carries its protocolVersion).
@@ -677,7 +641,7 @@ func (s *session) gated(ctx context.Context, fwd http.Header) (*gatedList, error
 	if err != nil {
 		list.Detail = err.Error()
 	}
-	g := &gatedList{list: list, at: now, baseline: b, result: servedResult(list, first), schemas: &toolSchemas{list: list}, changes: change}
+	g := &gatedList{list: list, at: now, baseline: b, result: servedResult(list, first), schemas: newSchemaIndex(list.ServedTools()), changes: change}
 	if first.Valid() {
 		if t, ok := first.Get("ttlMs"); ok {
 			if ms, ok := frame.Int64(t); ok && ms > 0 {
@@ -826,7 +790,7 @@ func (s *session) recordList(l *decide.List) {
 // (listResult).
 func servedResult(l *decide.List, first jcs.Value) []byte {
 	served := l.ServedTools()
-	return listResult(first, "tools", len(served), func(i int) []byte { return served[i].Value.Raw() })
+	return listResult(first, "tools", len(served), func(i int) []byte { return served[i].Raw() })
 }
 
 // listResult builds a list result to serve in one page: the first page's

@@ -324,7 +324,7 @@ func Record(name, target string, id manifest.Identity, obs *mcpclient.Observatio
 	rec.Tools = make([]store.Tool, 0, len(tl.Tools))
 	for i := range tl.Tools {
 		t := &tl.Tools[i]
-		rec.Tools = append(rec.Tools, store.Tool{Name: t.Name, Digest: t.ToolDigest(), Raw: t.Value.Raw()})
+		rec.Tools = append(rec.Tools, store.Tool{Name: t.Name, Digest: t.ToolDigest(), Raw: t.Raw()})
 	}
 	ok, why = Comparable(obs, tl)
 	if !unique {

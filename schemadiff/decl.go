@@ -45,7 +45,7 @@ func ValueAt(t *manifest.Tool, ptr string) jcs.Value {
 	if t == nil {
 		return jcs.Value{}
 	}
-	v, _ := t.Value.Resolve(ptr)
+	v, _ := t.Value().Resolve(ptr)
 	return v
 }
 
@@ -71,12 +71,17 @@ type Param struct {
 // canonical order), with whether "required" lists them: what an added tool
 // takes. nil when the schema declares no properties.
 func Params(t *manifest.Tool) []Param {
-	if t == nil || !t.Proj.InputSchema.Valid() {
+	if t == nil {
 		return nil
 	}
-	base := schemaPointer(t, "inputSchema", "input_schema")
-	s := newSchSide(t.Proj.InputSchema)
-	chain := s.chain(schNode{v: t.Proj.InputSchema})
+	v := t.Value()
+	is := manifest.Project(v).InputSchema
+	if !is.Valid() {
+		return nil
+	}
+	base := schemaPointer(v, "inputSchema", "input_schema")
+	s := newSchSide(is)
+	chain := s.chain(schNode{v: is})
 	root := chain[len(chain)-1]
 	props, ok := root.get("properties")
 	if !ok || props.Kind() != jcs.Object {
@@ -101,7 +106,7 @@ func Params(t *manifest.Tool) []Param {
 
 // schemaAt finds the schema ptr points into and the value at ptr.
 func schemaAt(t *manifest.Tool, ptr string) (*schSide, jcs.Value, bool) {
-	if t == nil || !t.Value.Valid() || !strings.HasPrefix(ptr, "/") {
+	if t == nil || !strings.HasPrefix(ptr, "/") {
 		return nil, jcs.Value{}, false
 	}
 	first, rest, _ := strings.Cut(ptr[1:], "/")
@@ -110,7 +115,7 @@ func schemaAt(t *manifest.Tool, ptr string) (*schSide, jcs.Value, bool) {
 	default:
 		return nil, jcs.Value{}, false
 	}
-	root, ok := t.Value.Get(first)
+	root, ok := t.Value().Get(first)
 	if !ok {
 		return nil, jcs.Value{}, false
 	}

@@ -87,7 +87,7 @@ func TestParams(t *testing.T) {
 // HintText says a hint as the reports do, "default (X)" when absent.
 func TestHintText(t *testing.T) {
 	tool := oneTool(t, `{"name":"t","annotations":{"readOnlyHint":true,"idempotentHint":"yes"}}`)
-	a := tool.Proj.Annotations
+	a := tool.Proj().Annotations
 	for key, want := range map[string]string{
 		"readOnlyHint": "true", "destructiveHint": "default (true)", "idempotentHint": `"yes"`, "openWorldHint": "default (true)",
 	} {

@@ -2,7 +2,6 @@ package schemadiff
 
 import (
 	"github.com/mcpdrift/mcpdrift/jcs"
-	"github.com/mcpdrift/mcpdrift/manifest"
 )
 
 // memberChanges reports the members of a tool outside the digest
@@ -10,17 +9,17 @@ import (
 // members): never silently ignored, and information only (tool_member_changed:
 // the digests do not cover them, so no decision rests on them). The
 // tool's title, a display name, gets a word diff.
-func memberChanges(name string, o, n *manifest.Tool) []Change {
+func memberChanges(name string, o, n jcs.Value) []Change {
 	var out []Change
 	seen := map[string]bool{}
-	for _, t := range []*manifest.Tool{o, n} {
-		for _, k := range t.Value.Keys() {
+	for _, t := range []jcs.Value{o, n} {
+		for _, k := range t.Keys() {
 			if modeledToolKeys[k] || seen[k] {
 				continue
 			}
 			seen[k] = true
-			ov, _ := o.Value.Get(k)
-			nv, _ := n.Value.Get(k)
+			ov, _ := o.Get(k)
+			nv, _ := n.Get(k)
 			if canonEqual(ov, nv) {
 				continue
 			}

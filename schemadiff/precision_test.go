@@ -21,8 +21,8 @@ func TestPrecisionChangeUnderEqualDigests(t *testing.T) {
 	if do != dn {
 		t.Fatalf("the digests differ (%s, %s): this test needs a change they cannot see", do, dn)
 	}
-	to, fo, _ := o[0].Proj.Digests(nil)
-	tn, fn, _ := n[0].Proj.Digests(nil)
+	to, fo, _ := o[0].Proj().Digests(nil)
+	tn, fn, _ := n[0].Proj().Digests(nil)
 	if to != tn || fo != fn {
 		t.Fatal("tool or field digests differ")
 	}

@@ -131,7 +131,14 @@ func mayRefOut(v jcs.Value) bool {
 // walk that allocates nothing; a caller that judges the same tool often
 // (the gateway's baseline) keeps the answer.
 func MayReferOut(t *manifest.Tool) bool {
-	for _, s := range []jcs.Value{t.Proj.InputSchema, t.Proj.OutputSchema} {
+	// A member named "$ref" is spelled so in the bytes, or with a \u
+	// escape: without either the tool is not parsed again.
+	raw := t.Raw()
+	if !bytes.Contains(raw, []byte("$ref")) && !bytes.Contains(raw, []byte(`\u`)) {
+		return false
+	}
+	p := t.Proj()
+	for _, s := range []jcs.Value{p.InputSchema, p.OutputSchema} {
 		if s.Valid() && mayRefOut(s) {
 			return true
 		}
@@ -155,13 +162,18 @@ type ToolRef struct {
 // schemas, in document order (see ExternalRefs), each resolved against the
 // $ids around it.
 func ToolRefs(t *manifest.Tool) []ToolRef {
+	if !MayReferOut(t) {
+		return nil
+	}
 	var out []ToolRef
+	v := t.Value()
+	p := manifest.Project(v)
 	for _, s := range []struct {
 		base   string
 		schema jcs.Value
 	}{
-		{schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema},
-		{schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema},
+		{schemaPointer(v, "inputSchema", "input_schema"), p.InputSchema},
+		{schemaPointer(v, "outputSchema", "output_schema"), p.OutputSchema},
 	} {
 		if !s.schema.Valid() || !mayRefOut(s.schema) {
 			continue
@@ -184,8 +196,13 @@ func ToolRefs(t *manifest.Tool) []ToolRef {
 // kind pins make of it): what a decision reads of a tool whose digest did
 // not change. nil pins: the external_ref_present records.
 func RefChanges(t *manifest.Tool, pins *RefPins) []Change {
-	out := presentRefs(t.Name, schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema, pins)
-	return append(out, presentRefs(t.Name, schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema, pins)...)
+	if !MayReferOut(t) {
+		return nil
+	}
+	v := t.Value()
+	p := manifest.Project(v)
+	out := presentRefs(t.Name, schemaPointer(v, "inputSchema", "input_schema"), p.InputSchema, pins)
+	return append(out, presentRefs(t.Name, schemaPointer(v, "outputSchema", "output_schema"), p.OutputSchema, pins)...)
 }
 
 // IntroducedRefChanges is RefChanges for a tool new to the list: its

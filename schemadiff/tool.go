@@ -33,8 +33,8 @@ const maxPrecisionChanges = 100
 // precisionChanges reports every number of the tool (schemas, annotations
 // and members outside the projection alike, at the same pointer on both
 // sides) whose value changed while its canonical form did not.
-func precisionChanges(name string, o, n *manifest.Tool) []Change {
-	pairs, total := jcs.PrecisionChanges(o.Value, n.Value, maxPrecisionChanges)
+func precisionChanges(name string, o, n jcs.Value) []Change {
+	pairs, total := jcs.PrecisionChanges(o, n, maxPrecisionChanges)
 	var out []Change
 	for _, p := range pairs {
 		what := "number"
@@ -125,8 +125,8 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 			continue
 		}
 		if o := oldBy[t.Name]; o != nil {
-			if o.SameBytes(t) && !MayReferOut(t) {
-				// The same bytes on both sides and no external
+			if o.SameTokens(t) && !MayReferOut(t) {
+				// The same tokens on both sides and no external
 				// reference (whose records an unchanged tool has too):
 				// nothing to diff (TestSameBytesNoChanges).
 				continue
@@ -186,7 +186,8 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 		}
 		caps, ok := capsOf[c.Name]
 		if !ok {
-			caps = Capabilities(t.Proj.InputSchema, schemaPointer(t, "inputSchema", "input_schema"))
+			v := t.Value()
+			caps = Capabilities(manifest.Project(v).InputSchema, schemaPointer(v, "inputSchema", "input_schema"))
 			capsOf[c.Name] = caps
 		}
 		RaiseForCapabilities(out[i:i+1], caps)
@@ -255,82 +256,83 @@ func index(tools []manifest.Tool) (map[string]*manifest.Tool, []string) {
 	return by, dup
 }
 
+// sameApartFromName: the four fields have the same canonical bytes (the
+// same field digests).
 func sameApartFromName(a, b *manifest.Tool) bool {
-	for _, f := range manifest.FieldNames {
-		if !canonEqual(a.Proj.Field(f), b.Proj.Field(f)) {
-			return false
-		}
-	}
-	return true
+	return a.FieldDigests() == b.FieldDigests()
 }
 
 // DiffTool compares two definitions of the same tool.
 func DiffTool(o, n *manifest.Tool, opt ToolOptions) []Change {
 	name := n.Name
+	ov, nv := o.Value(), n.Value()
+	op, np := manifest.Project(ov), manifest.Project(nv)
 	var out []Change
-	descSame := canonEqual(o.Proj.Description, n.Proj.Description)
+	descSame := canonEqual(op.Description, np.Description)
 	if !descSame {
 		out = append(out, Change{Name: name, Kind: DescriptionChanged, Pointer: "/description", Direction: Neutral, Severity: "medium",
-			Detail: WordDiff(textOf(o.Proj.Description), textOf(n.Proj.Description), 360)})
+			Detail: WordDiff(textOf(op.Description), textOf(np.Description), 360)})
 	}
 
 	// Input schema.
-	inPtr := schemaPointer(n, "inputSchema", "input_schema")
-	if canonEqual(o.Proj.InputSchema, n.Proj.InputSchema) {
-		out = append(out, presentRefs(name, inPtr, n.Proj.InputSchema, opt.Schema.Refs)...)
+	inPtr := schemaPointer(nv, "inputSchema", "input_schema")
+	if canonEqual(op.InputSchema, np.InputSchema) {
+		out = append(out, presentRefs(name, inPtr, np.InputSchema, opt.Schema.Refs)...)
 	} else {
-		changes := DiffSchema(name, inPtr, o.Proj.InputSchema, n.Proj.InputSchema, opt.Schema)
+		changes := DiffSchema(name, inPtr, op.InputSchema, np.InputSchema, opt.Schema)
 		if len(changes) == 0 {
 			changes = []Change{{Name: name, Kind: KeywordUnmodeled, Pointer: inPtr, Direction: Neutral, Severity: "medium",
 				Detail: "the input schema's canonical bytes changed but no modeled keyword did"}}
-			changes = append(changes, presentRefs(name, inPtr, n.Proj.InputSchema, opt.Schema.Refs)...)
+			changes = append(changes, presentRefs(name, inPtr, np.InputSchema, opt.Schema.Refs)...)
 		}
 		out = append(out, changes...)
 		out = append(out, stableDescriptionDrift(name, inPtr, descSame, changes)...)
 	}
 
 	// Output schema.
-	outPtr := schemaPointer(n, "outputSchema", "output_schema")
-	oOut, nOut := present(o.Proj.OutputSchema), present(n.Proj.OutputSchema)
+	outPtr := schemaPointer(nv, "outputSchema", "output_schema")
+	oOut, nOut := present(op.OutputSchema), present(np.OutputSchema)
 	switch {
 	case !oOut && nOut:
 		out = append(out, Change{Name: name, Kind: OutputSchemaAdded, Pointer: outPtr, Direction: Neutral, Severity: "low", Detail: "the tool now declares its structured output"})
-		out = append(out, refChanges(ExternalRefIntroduced, name, outPtr, n.Proj.OutputSchema, opt.Schema.Refs)...)
+		out = append(out, refChanges(ExternalRefIntroduced, name, outPtr, np.OutputSchema, opt.Schema.Refs)...)
 	case oOut && !nOut:
-		out = append(out, Change{Name: name, Kind: OutputSchemaRemoved, Pointer: schemaPointer(o, "outputSchema", "output_schema"), Direction: Widening, Severity: "medium",
+		out = append(out, Change{Name: name, Kind: OutputSchemaRemoved, Pointer: schemaPointer(ov, "outputSchema", "output_schema"), Direction: Widening, Severity: "medium",
 			Detail: "the tool no longer declares its output: it may return anything"})
-	case oOut && nOut && canonEqual(o.Proj.OutputSchema, n.Proj.OutputSchema):
-		out = append(out, presentRefs(name, outPtr, n.Proj.OutputSchema, opt.Schema.Refs)...)
+	case oOut && nOut && canonEqual(op.OutputSchema, np.OutputSchema):
+		out = append(out, presentRefs(name, outPtr, np.OutputSchema, opt.Schema.Refs)...)
 	case oOut && nOut:
 		so := opt.Schema
 		so.Output = true
-		changes := DiffSchema(name, outPtr, o.Proj.OutputSchema, n.Proj.OutputSchema, so)
+		changes := DiffSchema(name, outPtr, op.OutputSchema, np.OutputSchema, so)
 		if len(changes) == 0 {
 			changes = []Change{{Name: name, Kind: OutputSchemaChanged, Pointer: outPtr, Direction: Neutral, Severity: "low",
 				Detail: "the output schema's canonical bytes changed but no modeled keyword did"}}
-			changes = append(changes, presentRefs(name, outPtr, n.Proj.OutputSchema, opt.Schema.Refs)...)
+			changes = append(changes, presentRefs(name, outPtr, np.OutputSchema, opt.Schema.Refs)...)
 		}
 		out = append(out, changes...)
 	}
 
-	out = append(out, diffAnnotations(name, o.Proj.Annotations, n.Proj.Annotations)...)
-	out = append(out, precisionChanges(name, o, n)...)
+	out = append(out, diffAnnotations(name, op.Annotations, np.Annotations)...)
+	out = append(out, precisionChanges(name, ov, nv)...)
 
-	out = append(out, memberChanges(name, o, n)...)
+	out = append(out, memberChanges(name, ov, nv)...)
 	// Severity follows capability: a tool that takes a command, code, a
 	// URL, a path ... on either side has every change graded one step up.
 	// An unchanged tool has nothing to grade: its capabilities (pattern
 	// matches over every parameter) are not computed.
 	if len(out) > 0 {
-		RaiseForCapabilities(out, toolCapabilities(o.Proj.InputSchema, n.Proj.InputSchema,
-			schemaPointer(o, "inputSchema", "input_schema"), inPtr))
+		RaiseForCapabilities(out, toolCapabilities(op.InputSchema, np.InputSchema,
+			schemaPointer(ov, "inputSchema", "input_schema"), inPtr))
 	}
 	return out
 }
 
-func schemaPointer(t *manifest.Tool, camel, snake string) string {
-	if _, ok := t.Value.Get(camel); !ok {
-		if _, ok := t.Value.Get(snake); ok {
+// schemaPointer is the pointer of a schema member of the tool object t:
+// the snake_case spelling when only it is there.
+func schemaPointer(t jcs.Value, camel, snake string) string {
+	if _, ok := t.Get(camel); !ok {
+		if _, ok := t.Get(snake); ok {
 			return "/" + snake
 		}
 	}
@@ -390,8 +392,13 @@ func presentRefs(name, base string, schema jcs.Value, pins *RefPins) []Change {
 
 // externalRefs reports every external $ref of a tool that is new.
 func externalRefs(t *manifest.Tool, pins *RefPins) []Change {
-	out := refChanges(ExternalRefIntroduced, t.Name, schemaPointer(t, "inputSchema", "input_schema"), t.Proj.InputSchema, pins)
-	return append(out, refChanges(ExternalRefIntroduced, t.Name, schemaPointer(t, "outputSchema", "output_schema"), t.Proj.OutputSchema, pins)...)
+	if !MayReferOut(t) {
+		return nil
+	}
+	v := t.Value()
+	p := manifest.Project(v)
+	out := refChanges(ExternalRefIntroduced, t.Name, schemaPointer(v, "inputSchema", "input_schema"), p.InputSchema, pins)
+	return append(out, refChanges(ExternalRefIntroduced, t.Name, schemaPointer(v, "outputSchema", "output_schema"), p.OutputSchema, pins)...)
 }
 
 func diffAnnotations(name string, o, n jcs.Value) []Change {

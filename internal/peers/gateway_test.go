@@ -131,7 +131,7 @@ func withoutTools(t *testing.T, p *pinned, drop ...string) *pinned {
 	var raws []json.RawMessage
 	for _, tool := range p.snap.Tools {
 		if !slices.Contains(drop, tool.Name) {
-			raws = append(raws, json.RawMessage(tool.Value.Raw()))
+			raws = append(raws, json.RawMessage(tool.Raw()))
 		}
 	}
 	if len(raws) != len(p.snap.Tools)-len(drop) {

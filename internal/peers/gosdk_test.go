@@ -236,8 +236,8 @@ func checkToolBytes(t *testing.T, label string, tl *manifest.ToolList, tool, wan
 	t.Helper()
 	for _, tt := range tl.Tools {
 		if tt.Name == tool {
-			if !strings.Contains(string(tt.Value.Raw()), want) {
-				t.Errorf("%s: tool %s lacks %s: %s", label, tool, want, tt.Value.Raw())
+			if !strings.Contains(string(tt.Raw()), want) {
+				t.Errorf("%s: tool %s lacks %s: %s", label, tool, want, tt.Raw())
 			}
 			return
 		}
