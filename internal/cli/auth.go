@@ -34,7 +34,7 @@ expires. Tokens and secrets are never printed.`,
 func newAuthLogin(e *env) *cobra.Command {
 	var live liveFlags
 	cmd := &cobra.Command{
-		Use:   "login URL [--oauth-client-id ID [--oauth-client-secret-file F]] [--oauth-scope S]... [--no-browser]",
+		Use:   "login (URL | --url URL) [--oauth-client-id ID [--oauth-client-secret-file F]] [--oauth-scope S]... [--no-browser]",
 		Short: "Authorize mcpdrift for a server (authorization code flow with PKCE, or client credentials)",
 		Long: `login reaches the server at URL, follows its authorization challenge
 (protected resource metadata, the authorization server's metadata), and
@@ -44,9 +44,13 @@ redirect; the browser opens, $BROWSER when set, or the URL is printed with
 grant of a pre-registered client. The token is cached for the resource
 and client; nothing secret is printed. Exit 0 when a token is held, 2 on
 bad usage, 3 when the server could not be authorized.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			live.baseURL = args[0]
+			u, err := serverURL(args, live.baseURL, true)
+			if err != nil {
+				return err
+			}
+			live.baseURL = u
 			if live.oauth.mode == oauthAuto || live.oauth.mode == "" {
 				live.oauth.mode = oauthLogin
 			}
@@ -115,6 +119,20 @@ func grantLine(g oauth.GrantInfo, now time.Time) string {
 	return b.String()
 }
 
+// serverURL is the server's URL given as the argument or as --url (one
+// of them; required when need).
+func serverURL(args []string, flag string, need bool) (string, error) {
+	switch {
+	case len(args) == 1 && flag != "":
+		return "", usageErr("give the server's URL once: as the argument or as --url")
+	case len(args) == 1:
+		return args[0], nil
+	case flag == "" && need:
+		return "", usageErr("give the server's URL: as the argument or as --url")
+	}
+	return flag, nil
+}
+
 func authStore() (*oauth.Store, error) {
 	dir, err := oauth.DefaultDir()
 	if err != nil {
@@ -140,8 +158,9 @@ func matching(st *oauth.Store, target string) ([]*oauth.Entry, error) {
 }
 
 func newAuthStatus(e *env) *cobra.Command {
-	return &cobra.Command{
-		Use:   "status [URL]",
+	var url string
+	cmd := &cobra.Command{
+		Use:   "status [URL | --url URL]",
 		Short: "List the cached OAuth grants (of the server at URL): never a token",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -149,9 +168,9 @@ func newAuthStatus(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			target := ""
-			if len(args) == 1 {
-				target = args[0]
+			target, err := serverURL(args, url, false)
+			if err != nil {
+				return err
 			}
 			es, err := matching(st, target)
 			if err != nil {
@@ -167,25 +186,28 @@ func newAuthStatus(e *env) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&url, "url", "", "the server's URL (the same as the argument)")
+	return cmd
 }
 
 func newAuthLogout(e *env) *cobra.Command {
 	var all bool
+	var url string
 	cmd := &cobra.Command{
-		Use:   "logout (URL | --all)",
+		Use:   "logout (URL | --url URL | --all)",
 		Short: "Drop the cached OAuth grants of the server at URL (or all)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if all == (len(args) == 1) {
+			target, err := serverURL(args, url, false)
+			if err != nil {
+				return err
+			}
+			if all == (target != "") {
 				return usageErr("give a URL or --all")
 			}
 			st, err := authStore()
 			if err != nil {
 				return err
-			}
-			target := ""
-			if len(args) == 1 {
-				target = args[0]
 			}
 			es, err := matching(st, target)
 			if err != nil {
@@ -201,5 +223,6 @@ func newAuthLogout(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "drop every cached grant")
+	cmd.Flags().StringVar(&url, "url", "", "the server's URL (the same as the argument)")
 	return cmd
 }

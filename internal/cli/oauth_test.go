@@ -140,7 +140,9 @@ func TestOAuthCommands(t *testing.T) {
 	code, out, errs := run(t, "", "pin", "--server-id", "svc", "--url", o.rs.URL, "-o", filepath.Join(work, "none.json"))
 	check("pin without a token", code, ExitInconclusive, out, errs)
 
-	code, out, errs = run(t, "", "auth", "login", o.rs.URL)
+	code, out, errs = run(t, "", "auth", "login", o.rs.URL, "--url", o.rs.URL)
+	check("auth login with the URL twice", code, ExitUsage, out, errs)
+	code, out, errs = run(t, "", "auth", "login", "--url", o.rs.URL)
 	check("auth login", code, 0, out, errs)
 	if !strings.Contains(out, "registered-client") || !strings.Contains(out, "refreshable") {
 		t.Fatalf("auth login says %q", out)
@@ -167,6 +169,13 @@ func TestOAuthCommands(t *testing.T) {
 	if !strings.Contains(out, o.rs.URL) {
 		t.Errorf("auth status: %s", out)
 	}
+	code, out, errs = run(t, "", "auth", "status", "--url", o.rs.URL)
+	check("auth status --url", code, 0, out, errs)
+	if !strings.Contains(out, o.rs.URL) {
+		t.Errorf("auth status --url: %s", out)
+	}
+	code, out, errs = run(t, "", "auth", "logout", "--url", o.rs.URL, "--all")
+	check("auth logout of a URL and --all", code, ExitUsage, out, errs)
 	code, out, errs = run(t, "", "auth", "logout", o.rs.URL)
 	check("auth logout", code, 0, out, errs)
 	if len(o.secrets) < 5 {
