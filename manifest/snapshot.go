@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcpdrift/mcpdrift/internal/par"
 	"github.com/mcpdrift/mcpdrift/jcs"
@@ -277,60 +276,11 @@ func ManifestDigestOf(tools []Tool) (digest string, ok bool) {
 // checks that its manifest_digest recomputes from the tools it holds (a
 // snapshot edited by hand, or paired with the wrong baseline, is refused).
 func ParseSnapshot(src []byte, file string) (*Snapshot, error) {
-	if s, err, ok := parseSnapshotParts(src, file); ok {
-		return s, err
-	}
 	doc, err := jcs.Parse(src)
 	if err != nil {
 		return nil, &ArtifactError{file, err}
 	}
 	return parseSnapshot(doc, file)
-}
-
-// parseSnapshotParts is ParseSnapshot of a snapshot parsed in parts: the
-// text without its tools (an empty array in their place), and each tool
-// on its own, so that no tree of the whole file is built (it is about the
-// size of the file again). Each part is parsed strictly; ok is false when
-// the text is not laid out so, or a part does not parse: the whole is
-// then parsed as one, which says where and why.
-func parseSnapshotParts(src []byte, file string) (s *Snapshot, err error, ok bool) {
-	if PeekHead(src).Schema != SnapshotSchemaID {
-		return nil, nil, false
-	}
-	start, end, ok := jcs.MemberSpan(src, "tools")
-	if !ok {
-		return nil, nil, false
-	}
-	elems, ok := jcs.Elements(src[start:end])
-	if !ok {
-		return nil, nil, false
-	}
-	head := make([]byte, 0, len(src)-(end-start)+2)
-	head = append(append(append(head, src[:start]...), "[]"...), src[end:]...)
-	doc, perr := jcs.Parse(head)
-	if perr != nil {
-		return nil, nil, false
-	}
-	tools := make([]toolPart, len(elems))
-	failed := false
-	var mu sync.Mutex
-	par.Range(len(elems), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			d, err := jcs.ParseNested(elems[i], 2)
-			if err != nil {
-				mu.Lock()
-				failed = true
-				mu.Unlock()
-				return
-			}
-			tools[i] = readToolPart(d.Root(), i)
-		}
-	})
-	if failed {
-		return nil, nil, false
-	}
-	s, err = snapshotOf(doc.Root(), tools, file)
-	return s, err, true
 }
 
 // IsSnapshot reports whether a parsed document names the snapshot schema.
@@ -355,12 +305,6 @@ type Tools struct {
 // tools are in the snapshot beside it); an observed record, a policy or an
 // unknown schema is refused with what to pass instead.
 func ReadTools(src []byte, file string) (*Tools, error) {
-	if s, err, ok := parseSnapshotParts(src, file); ok {
-		if err != nil {
-			return nil, err
-		}
-		return &Tools{Snapshot: s}, nil
-	}
 	doc, err := jcs.Parse(src)
 	if err != nil {
 		return nil, err
@@ -421,7 +365,7 @@ func orNone(s string) string {
 // as a tool list by their own checks, and a 17 MB snapshot need not become
 // a tree of Go maps to have its name members checked.
 // TestSnapshotSchemaTools keeps the schema to that.
-func snapshotInstance(root jcs.Value, tools []toolPart) any {
+func snapshotInstance(root jcs.Value) any {
 	m := make(map[string]any, root.Len())
 	for i := range root.Len() {
 		k, v := root.Member(i)
@@ -429,11 +373,11 @@ func snapshotInstance(root jcs.Value, tools []toolPart) any {
 			m[k.Str()] = schemas.Instance(v)
 			continue
 		}
-		inst := make([]any, len(tools))
+		tools := make([]any, v.Len())
 		for j := range tools {
-			inst[j] = tools[j].instance
+			tools[j] = toolInstance(v.Index(j))
 		}
-		m["tools"] = inst
+		m["tools"] = tools
 	}
 	return m
 }
@@ -451,37 +395,8 @@ func toolInstance(t jcs.Value) any {
 }
 
 func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
-	root := doc.Root()
-	var tools []toolPart
-	if t, ok := root.Get("tools"); ok && t.Kind() == jcs.Array {
-		tools = make([]toolPart, t.Len())
-		par.Range(t.Len(), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				tools[i] = readToolPart(t.Index(i), i)
-			}
-		})
-	}
-	return snapshotOf(root, tools, file)
-}
-
-// toolPart is what a snapshot's tool entry gives: the instance its schema
-// validates, and the tool read from it (or why it cannot be read).
-type toolPart struct {
-	instance any
-	tool     Tool
-	err      error
-}
-
-func readToolPart(v jcs.Value, i int) toolPart {
-	p := toolPart{instance: toolInstance(v)}
-	p.tool, p.err = ToolFromValue(v, "/tools/"+strconv.Itoa(i))
-	return p
-}
-
-// snapshotOf reads a snapshot from root, whose "tools" member's entries
-// are tools.
-func snapshotOf(root jcs.Value, tools []toolPart, file string) (*Snapshot, error) {
 	fail := func(err error) (*Snapshot, error) { return nil, &ArtifactError{file, err} }
+	root := doc.Root()
 	if root.Kind() != jcs.Object {
 		return fail(fmt.Errorf("expected a JSON object, found %s", root.Kind()))
 	}
@@ -492,7 +407,7 @@ func snapshotOf(root jcs.Value, tools []toolPart, file string) (*Snapshot, error
 		}
 		return fail(fmt.Errorf("unknown or unexpected schema id %s: expected %q", got, SnapshotSchemaID))
 	}
-	if err := schemas.Validate(schemas.Snapshot, snapshotInstance(root, tools)); err != nil {
+	if err := schemas.Validate(schemas.Snapshot, snapshotInstance(root)); err != nil {
 		return fail(err)
 	}
 	s := &Snapshot{}
@@ -526,12 +441,18 @@ func snapshotOf(root jcs.Value, tools []toolPart, file string) (*Snapshot, error
 	}
 	c, _ := root.Get("tools_list_complete")
 	s.Completeness = Completeness(c.Str())
-	s.Tools = make([]Tool, len(tools))
-	for i := range tools {
-		if tools[i].err != nil {
-			return fail(tools[i].err) // the first, in order
+	tools, _ := root.Get("tools")
+	s.Tools = make([]Tool, tools.Len())
+	errs := make([]error, tools.Len())
+	par.Range(tools.Len(), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.Tools[i], errs[i] = ToolFromValue(tools.Index(i), "/tools/"+strconv.Itoa(i))
 		}
-		s.Tools[i] = tools[i].tool
+	})
+	for _, err := range errs {
+		if err != nil {
+			return fail(err) // the first, in order
+		}
 	}
 	md, _ := root.Get("manifest_digest")
 	if err := s.checkDigest(md.Str(), md.Kind(), file); err != nil {
