@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/mcpdrift/mcpdrift/jcs"
 	"github.com/mcpdrift/mcpdrift/safetext"
@@ -109,4 +110,50 @@ func protoPath(v jcs.Value, toks []string) ([]string, bool) {
 		}
 	}
 	return toks, false
+}
+
+// SchemaMayReferOut reports whether the schema v holds a "$ref" or "$dynamicRef" member
+// whose value is a string that does not start with "#": the only members
+// that can leave the document. It allocates nothing, so a schema without
+// one (most) costs one walk and no side (see schemadiff's externalRefs).
+func SchemaMayReferOut(v jcs.Value) bool {
+	if !v.Valid() {
+		return false
+	}
+	switch v.Kind() {
+	case jcs.Object:
+		for i := 0; i < v.Len(); i++ {
+			k, c := v.Member(i)
+			switch c.Kind() {
+			case jcs.String:
+				// The raw bytes first: a key without an escape is compared
+				// as written; one with an escape is decoded.
+				if kr := k.Raw(); bytes.IndexByte(kr, '\\') < 0 {
+					if n := len(kr); !(n == 6 && string(kr) == `"$ref"`) && !(n == 13 && string(kr) == `"$dynamicRef"`) {
+						continue
+					}
+				} else if !k.StrEqual("$ref") && !k.StrEqual("$dynamicRef") {
+					continue
+				}
+				if cr := c.Raw(); len(cr) > 1 && cr[1] != '\\' {
+					if cr[1] != '#' {
+						return true
+					}
+				} else if !strings.HasPrefix(c.Str(), "#") {
+					return true
+				}
+			case jcs.Object, jcs.Array:
+				if SchemaMayReferOut(c) {
+					return true
+				}
+			}
+		}
+	case jcs.Array:
+		for i := 0; i < v.Len(); i++ {
+			if c := v.Index(i); (c.Kind() == jcs.Object || c.Kind() == jcs.Array) && SchemaMayReferOut(c) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -74,7 +74,8 @@ type Tool struct {
 	fieldSums [4][32]byte
 	// What the parse said of the tool (see the methods of those names).
 	shape, paramHeader, ambiguity string
-	inexact                       int // numbers beyond float64 precision in the digested members
+	inexact                       int  // numbers beyond float64 precision in the digested members
+	refersOut                     bool // a schema may hold an external reference
 }
 
 // ShapeProblem says how the tool breaks the specification's tool shape (an
@@ -105,6 +106,10 @@ func (t *Tool) ParamHeaderProblem() string { return t.paramHeader }
 // another to a client's decoder, or "" when it does not (AmbiguousObject
 // with the members clients read of a tool).
 func (t *Tool) Ambiguity() string { return t.ambiguity }
+
+// MayReferOut reports whether the tool's input or output schema may hold
+// an external reference (SchemaMayReferOut): false means it holds none.
+func (t *Tool) MayReferOut() bool { return t.refersOut }
 
 // Raw is the tool object's bytes as the server sent them.
 func (t *Tool) Raw() []byte { return t.raw }
@@ -665,7 +670,8 @@ func ToolFromValue(v jcs.Value, ptr string) (Tool, error) {
 	p := Project(v)
 	t := Tool{Name: n, Pointer: ptr, raw: v.Raw(), inexact: inexactCount(v, p),
 		shape: shapeProblem(p.InputSchema), paramHeader: frame.ParamAnnotationProblem(p.InputSchema),
-		ambiguity: AmbiguousObject(v, toolMembers)}
+		ambiguity: AmbiguousObject(v, toolMembers),
+		refersOut: SchemaMayReferOut(p.InputSchema) || SchemaMayReferOut(p.OutputSchema)}
 	t.setDigest(p)
 	return t, nil
 }

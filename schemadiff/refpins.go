@@ -1,7 +1,6 @@
 package schemadiff
 
 import (
-	"bytes"
 	"errors"
 	"net/url"
 	"strings"
@@ -83,68 +82,10 @@ func RefDocument(ref string) (string, error) {
 	return u.String(), nil
 }
 
-// mayRefOut reports whether v holds a "$ref" or "$dynamicRef" member
-// whose value is a string that does not start with "#": the only members
-// that can leave the document. It allocates nothing, so a schema without
-// one (most) costs one walk and no side (see externalRefs).
-func mayRefOut(v jcs.Value) bool {
-	switch v.Kind() {
-	case jcs.Object:
-		for i := 0; i < v.Len(); i++ {
-			k, c := v.Member(i)
-			switch c.Kind() {
-			case jcs.String:
-				// The raw bytes first: a key without an escape is compared
-				// as written; one with an escape is decoded.
-				if kr := k.Raw(); bytes.IndexByte(kr, '\\') < 0 {
-					if n := len(kr); !(n == 6 && string(kr) == `"$ref"`) && !(n == 13 && string(kr) == `"$dynamicRef"`) {
-						continue
-					}
-				} else if !k.StrEqual("$ref") && !k.StrEqual("$dynamicRef") {
-					continue
-				}
-				if cr := c.Raw(); len(cr) > 1 && cr[1] != '\\' {
-					if cr[1] != '#' {
-						return true
-					}
-				} else if !strings.HasPrefix(c.Str(), "#") {
-					return true
-				}
-			case jcs.Object, jcs.Array:
-				if mayRefOut(c) {
-					return true
-				}
-			}
-		}
-	case jcs.Array:
-		for i := 0; i < v.Len(); i++ {
-			if c := v.Index(i); (c.Kind() == jcs.Object || c.Kind() == jcs.Array) && mayRefOut(c) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // MayReferOut reports whether a tool's input or output schema may hold an
-// external reference: false means RefChanges and ToolRefs find none. One
-// walk that allocates nothing; a caller that judges the same tool often
-// (the gateway's baseline) keeps the answer.
-func MayReferOut(t *manifest.Tool) bool {
-	// A member named "$ref" is spelled so in the bytes, or with a \u
-	// escape: without either the tool is not parsed again.
-	raw := t.Raw()
-	if !bytes.Contains(raw, []byte("$ref")) && !bytes.Contains(raw, []byte(`\u`)) {
-		return false
-	}
-	p := t.Proj()
-	for _, s := range []jcs.Value{p.InputSchema, p.OutputSchema} {
-		if s.Valid() && mayRefOut(s) {
-			return true
-		}
-	}
-	return false
-}
+// external reference: false means RefChanges and ToolRefs find none
+// (manifest.Tool.MayReferOut, learnt when the tool was read).
+func MayReferOut(t *manifest.Tool) bool { return t.MayReferOut() }
 
 // ToolRef is one external reference of a tool.
 type ToolRef struct {
@@ -175,7 +116,7 @@ func ToolRefs(t *manifest.Tool) []ToolRef {
 		{schemaPointer(v, "inputSchema", "input_schema"), p.InputSchema},
 		{schemaPointer(v, "outputSchema", "output_schema"), p.OutputSchema},
 	} {
-		if !s.schema.Valid() || !mayRefOut(s.schema) {
+		if !s.schema.Valid() || !manifest.SchemaMayReferOut(s.schema) {
 			continue
 		}
 		for _, r := range newSchSide(s.schema).externalRefs() {

@@ -100,7 +100,7 @@ func FuzzRefDocument(f *testing.F) {
 	})
 }
 
-// mayRefOut is a filter before the external-reference walk: when it says
+// SchemaMayReferOut is a filter before the external-reference walk: when it says
 // no, the walk finds none, however the keys and values are escaped.
 func TestMayRefOut(t *testing.T) {
 	for src, want := range map[string]bool{
@@ -118,7 +118,7 @@ func TestMayRefOut(t *testing.T) {
 		`{"enum":[{"$ref":"x.json"}],"type":"object"}`: true,
 	} {
 		v := parseSchema(t, src)
-		if got := mayRefOut(v); got != want {
+		if got := manifest.SchemaMayReferOut(v); got != want {
 			t.Errorf("%s: %v, want %v", src, got, want)
 		}
 	}
@@ -141,8 +141,34 @@ func FuzzMayRefOut(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if v := d.Root(); !mayRefOut(v) && len(newSchSide(v).externalRefs()) > 0 {
-			t.Fatalf("%s: mayRefOut says no, the walk finds %v", s, newSchSide(v).externalRefs())
+		if v := d.Root(); !manifest.SchemaMayReferOut(v) && len(newSchSide(v).externalRefs()) > 0 {
+			t.Fatalf("%s: SchemaMayReferOut says no, the walk finds %v", s, newSchSide(v).externalRefs())
+		}
+	})
+}
+
+// FuzzMayReferOut: what a tool learnt when it was read (MayReferOut) is
+// the walk of its schemas as parsed again, whatever the escaping of "$ref"
+// and "$dynamicRef".
+func FuzzMayReferOut(f *testing.F) {
+	for _, s := range []string{`{"$ref":"a.json"}`, `{"\u0024ref":"a.json"}`, `{"$re\u0066":"a.json"}`, `{"$dynamicRef":"x.json"}`, `{"$dynamic\u0052ef":"x.json"}`, `{"$dynamicRe\u0066":"x.json"}`, `{"type":"object"}`} {
+		f.Add(s, `{}`)
+		f.Add(`{}`, s)
+	}
+	f.Fuzz(func(t *testing.T, in, out string) {
+		src := `{"name":"t","inputSchema":` + in + `,"outputSchema":` + out + `}`
+		d, err := jcs.Parse([]byte(src))
+		if err != nil {
+			return
+		}
+		tool, err := manifest.ToolFromValue(d.Root(), "")
+		if err != nil {
+			return
+		}
+		p := tool.Proj()
+		want := p.InputSchema.Valid() && manifest.SchemaMayReferOut(p.InputSchema) || p.OutputSchema.Valid() && manifest.SchemaMayReferOut(p.OutputSchema)
+		if got := MayReferOut(&tool); got != want {
+			t.Fatalf("%s: MayReferOut %v, the walk %v", src, got, want)
 		}
 	})
 }

@@ -373,7 +373,7 @@ var refTemplates = map[string]Change{
 // refChanges reports every external $ref of schema as kind, judged
 // against pins (nil: no trust record).
 func refChanges(kind, name, base string, schema jcs.Value, pins *RefPins) []Change {
-	if !schema.Valid() || !mayRefOut(schema) {
+	if !schema.Valid() || !manifest.SchemaMayReferOut(schema) {
 		return nil
 	}
 	var out []Change
