@@ -2,9 +2,12 @@ package manifest
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mcpdrift/mcpdrift/internal/par"
@@ -76,6 +79,21 @@ type Tool struct {
 	shape, paramHeader, ambiguity string
 	inexact                       int  // numbers beyond float64 precision in the digested members
 	refersOut                     bool // a schema may hold an external reference
+	// rest is the sum of the members outside the projection, and
+	// inexactAt that of the numbers beyond float64 precision anywhere in
+	// the tool, each with its pointer and spelling (zero: none; see
+	// Equivalent).
+	rest, inexactAt [32]byte
+}
+
+// Equivalent reports whether nothing a comparison of t and o looks at can
+// differ: the same projection (tool digest), the same members outside it
+// (names and canonical values), and the same numbers beyond float64
+// precision at the same pointers, spelled alike (the canonical form cannot
+// tell them apart). Two equivalent tools need not be parsed again to be
+// compared: they have no change.
+func (t *Tool) Equivalent(o *Tool) bool {
+	return t.digest == o.digest && t.rest == o.rest && t.inexactAt == o.inexactAt
 }
 
 // ShapeProblem says how the tool breaks the specification's tool shape (an
@@ -671,9 +689,58 @@ func ToolFromValue(v jcs.Value, ptr string) (Tool, error) {
 	t := Tool{Name: n, Pointer: ptr, raw: v.Raw(), inexact: inexactCount(v, p),
 		shape: shapeProblem(p.InputSchema), paramHeader: frame.ParamAnnotationProblem(p.InputSchema),
 		ambiguity: AmbiguousObject(v, toolMembers),
-		refersOut: SchemaMayReferOut(p.InputSchema) || SchemaMayReferOut(p.OutputSchema)}
+		refersOut: SchemaMayReferOut(p.InputSchema) || SchemaMayReferOut(p.OutputSchema),
+		rest:      restSum(v), inexactAt: inexactSum(v)}
 	t.setDigest(p)
 	return t, nil
+}
+
+// ProjectedMembers are the members of a tool object the projection reads
+// (of a pair of spellings, the one it does not read is in neither the
+// projection nor restSum, as schemadiff's member comparison skips both).
+var ProjectedMembers = map[string]bool{
+	"name": true, "description": true, "inputSchema": true, "input_schema": true,
+	"outputSchema": true, "output_schema": true, "annotations": true,
+}
+
+// restSum is the SHA-256 of the tool object's members outside
+// ProjectedMembers: each name and canonical value, in name order.
+func restSum(v jcs.Value) [32]byte {
+	var keys []int
+	for i := range v.Len() {
+		if k, _ := v.Member(i); !ProjectedMembers[k.Str()] {
+			keys = append(keys, i)
+		}
+	}
+	slices.SortFunc(keys, func(a, b int) int {
+		ka, _ := v.Member(a)
+		kb, _ := v.Member(b)
+		return strings.Compare(ka.Str(), kb.Str())
+	})
+	var b []byte
+	for _, i := range keys {
+		k, x := v.Member(i)
+		b = jcs.AppendString(b, k.Str())
+		b = x.AppendCanonical(append(b, ':'))
+		b = append(b, ',')
+	}
+	return sha256.Sum256(b)
+}
+
+// inexactSum is the SHA-256 of every number beyond float64 precision in v,
+// in document order, each as its pointer and its spelling (zero: none).
+func inexactSum(v jcs.Value) [32]byte {
+	if !v.HasInexact() {
+		return [32]byte{}
+	}
+	found, _ := jcs.InexactNumbers(v, -1)
+	var b []byte
+	for _, f := range found {
+		b = jcs.AppendString(b, f.Pointer)
+		b = append(append(b, ':'), f.Value.Raw()...)
+		b = append(b, ',')
+	}
+	return sha256.Sum256(b)
 }
 
 // Project is the projection of a tool object.

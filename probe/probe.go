@@ -304,7 +304,7 @@ func Evaluate(in Input) *Result {
 		switch cs, ok := changesOf[d.Name]; {
 		case ok:
 			toolDrift(r, s, cs, in.classifier())
-		case !d.SameTokens(s):
+		case !d.SameTokens(s) && !d.Equivalent(s):
 			// The same digest from other tokens: nothing to decide, but
 			// what the digests cannot see (a number beyond float64
 			// precision) is still said.

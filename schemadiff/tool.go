@@ -73,10 +73,7 @@ var hintDefaults = []struct {
 
 // modeledToolKeys are the tool members of the digest projection (and the
 // name); other members that change are tool_member_changed, information.
-var modeledToolKeys = map[string]bool{
-	"name": true, "description": true, "inputSchema": true, "input_schema": true,
-	"outputSchema": true, "output_schema": true, "annotations": true,
-}
+var modeledToolKeys = manifest.ProjectedMembers
 
 func canonEqual(a, b jcs.Value) bool {
 	if a.Valid() != b.Valid() {
@@ -125,7 +122,7 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 			continue
 		}
 		if o := oldBy[t.Name]; o != nil {
-			if o.SameTokens(t) && !MayReferOut(t) {
+			if (o.SameTokens(t) || o.Equivalent(t)) && !MayReferOut(t) {
 				// The same tokens on both sides and no external
 				// reference (whose records an unchanged tool has too):
 				// nothing to diff (TestSameBytesNoChanges).
