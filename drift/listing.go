@@ -42,7 +42,7 @@ func (n *nameDigests) add(res jcs.Value) error {
 			n.invalid = append(n.invalid, safetext.Quote(ptr)+": "+safetext.Escape("a tools entry must be an object, found "+v.Kind().String()))
 			continue
 		}
-		t, err := manifest.ToolFromValue(v, ptr)
+		t, err := manifest.NameDigestOf(v, ptr)
 		if err != nil {
 			msg := safetext.Inert(err.Error())
 			if ie, ok := errors.AsType[*manifest.InputError](err); ok {
@@ -51,7 +51,7 @@ func (n *nameDigests) add(res jcs.Value) error {
 			n.invalid = append(n.invalid, msg)
 			continue
 		}
-		n.record(t.Name, t.ToolDigest())
+		n.record(t.Name, t.ToolDigest)
 	}
 	return nil
 }

@@ -58,11 +58,11 @@ func AmbiguousObject(v jcs.Value, members map[string]string) string {
 // "__proto__" ("" when none). The walk builds no pointer until it finds
 // one: every listing of the gateway passes through it.
 func protoIn(v jcs.Value) string {
-	// A name that decodes to "__proto__" is spelled so in the bytes, or
-	// with a \u escape (no other escape yields "_" or a letter): without
-	// either there is nothing to walk for.
+	// A name that decodes to "__proto__" ends in an underscore before its
+	// closing quote, written so or as \u005f (no other escape yields
+	// "_"): without either there is nothing to walk for.
 	raw := v.Raw()
-	if !bytes.Contains(raw, []byte("__proto__")) && !bytes.Contains(raw, []byte(`\u`)) {
+	if !bytes.Contains(raw, []byte(`_"`)) && !bytes.Contains(raw, []byte(`\u005f"`)) && !bytes.Contains(raw, []byte(`\u005F"`)) {
 		return ""
 	}
 	toks, ok := protoPath(v, nil)

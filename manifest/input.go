@@ -674,16 +674,9 @@ func (tl *ToolList) addTools(arr jcs.Value, prefix string, bare bool) error {
 // identically). An absent field projects to null. title, icons, _meta,
 // execution and unknown fields stay out of the projection.
 func ToolFromValue(v jcs.Value, ptr string) (Tool, error) {
-	name, ok := v.Get("name")
-	if !ok {
-		return Tool{}, inputErr(v, ptr, "a tool without a name")
-	}
-	if name.Kind() != jcs.String {
-		return Tool{}, inputErr(name, ptr+"/name", "a tool name must be a string, found %s", name.Kind())
-	}
-	n := name.Str()
-	if n == "" {
-		return Tool{}, inputErr(name, ptr+"/name", "a tool name must not be empty")
+	n, err := toolName(v, ptr)
+	if err != nil {
+		return Tool{}, err
 	}
 	p := Project(v)
 	t := Tool{Name: n, Pointer: ptr, raw: v.Raw(), inexact: inexactCount(v, p),
@@ -741,6 +734,35 @@ func inexactSum(v jcs.Value) [32]byte {
 		b = append(b, ',')
 	}
 	return sha256.Sum256(b)
+}
+
+// toolName is the name of the tool object v, or why it has none.
+func toolName(v jcs.Value, ptr string) (string, error) {
+	name, ok := v.Get("name")
+	if !ok {
+		return "", inputErr(v, ptr, "a tool without a name")
+	}
+	if name.Kind() != jcs.String {
+		return "", inputErr(name, ptr+"/name", "a tool name must be a string, found %s", name.Kind())
+	}
+	n := name.Str()
+	if n == "" {
+		return "", inputErr(name, ptr+"/name", "a tool name must not be empty")
+	}
+	return n, nil
+}
+
+// NameDigestOf is the name and tool digest of the tool object v, as
+// ToolFromValue reads them, without the rest of what it learns: for a
+// listing compared by name and digest alone.
+func NameDigestOf(v jcs.Value, ptr string) (NameDigest, error) {
+	n, err := toolName(v, ptr)
+	if err != nil {
+		return NameDigest{}, err
+	}
+	var t Tool
+	t.setDigest(Project(v))
+	return NameDigest{Name: n, ToolDigest: t.digest}, nil
 }
 
 // Project is the projection of a tool object.

@@ -29,3 +29,21 @@ func TestProtoIn(t *testing.T) {
 		}
 	}
 }
+
+// FuzzProtoIn: the raw-bytes filter before the walk never hides a
+// "__proto__" member the walk finds, however its name is escaped.
+func FuzzProtoIn(f *testing.F) {
+	for _, s := range []string{`{"__proto__":1}`, `{"a":{"\u005f_proto__":{}}}`, `{"a":[{"__proto\u005f":1}]}`, `{"a":[{"__proto\u005F":1}]}`, `{"__pr\u006fto__":1}`, `{"b_":"x_"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := jcs.Parse([]byte(s))
+		if err != nil {
+			return
+		}
+		_, walk := protoPath(d.Root(), nil)
+		if got := protoIn(d.Root()); (got != "") != walk {
+			t.Fatalf("%s: protoIn %q, the walk finds one: %v", s, got, walk)
+		}
+	})
+}
