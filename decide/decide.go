@@ -94,18 +94,6 @@ type Baseline struct {
 	invalid  string
 	problems []manifest.BaselineProblem
 	compiled sync.Map // name → *compiledSchema
-	refsOut  sync.Map // name → bool: the pinned tool may refer out (schemadiff.MayReferOut)
-}
-
-// mayReferOut is schemadiff.MayReferOut of the pinned tool, once per
-// baseline: a served tool with the pinned digest has the same schemas.
-func (b *Baseline) mayReferOut(t *manifest.Tool) bool {
-	if v, ok := b.refsOut.Load(t.Name); ok {
-		return v.(bool)
-	}
-	r := schemadiff.MayReferOut(t)
-	b.refsOut.Store(t.Name, r)
-	return r
 }
 
 // NewBaseline makes a baseline of the pinned tools alone (a snapshot
@@ -448,7 +436,7 @@ func decideTools(b *Baseline, served []manifest.Tool, prof *schemadiff.DecisionP
 		case b.digests[st.Name] == d.Digest:
 			d.Pinned = d.Digest
 			var cs []schemadiff.Change
-			if pins != nil && b.mayReferOut(pt) {
+			if pins != nil && pt.MayReferOut() {
 				cs = refDecision(st, pins, prof)
 			}
 			if len(cs) > 0 {

@@ -149,11 +149,6 @@ func (t *Tool) Value() jcs.Value {
 // Proj is the tool's projection, from a new parse of its bytes (Value).
 func (t *Tool) Proj() Projection { return Project(t.Value()) }
 
-// SameTokens reports whether t and o are the same JSON tokens: the same
-// bytes but for the whitespace between tokens (jcs.SameTokens; a snapshot
-// keeps its tools indented). Nothing of two such tools can differ.
-func (t *Tool) SameTokens(o *Tool) bool { return jcs.SameTokens(t.Raw(), o.Raw()) }
-
 // OwnBytes makes each of tools hold bytes that are no part of what it was
 // read from: those of the tool of its name in others when they are the
 // same bytes, else a copy of its own. What tools were read from (a
@@ -679,11 +674,12 @@ func ToolFromValue(v jcs.Value, ptr string) (Tool, error) {
 		return Tool{}, err
 	}
 	p := Project(v)
-	t := Tool{Name: n, Pointer: ptr, raw: v.Raw(), inexact: inexactCount(v, p),
+	t := Tool{Name: n, Pointer: ptr, raw: v.Raw(),
 		shape: shapeProblem(p.InputSchema), paramHeader: frame.ParamAnnotationProblem(p.InputSchema),
 		ambiguity: AmbiguousObject(v, toolMembers),
 		refersOut: SchemaMayReferOut(p.InputSchema) || SchemaMayReferOut(p.OutputSchema),
-		rest:      restSum(v), inexactAt: inexactSum(v)}
+		rest:      restSum(v)}
+	t.inexact, t.inexactAt = inexactFacts(v, p)
 	t.setDigest(p)
 	return t, nil
 }
@@ -699,38 +695,21 @@ var ProjectedMembers = map[string]bool{
 // restSum is the SHA-256 of the tool object's members outside
 // ProjectedMembers: each name and canonical value, in name order.
 func restSum(v jcs.Value) [32]byte {
-	var keys []int
+	type member struct {
+		name string
+		v    jcs.Value
+	}
+	var rest []member
 	for i := range v.Len() {
-		if k, _ := v.Member(i); !ProjectedMembers[k.Str()] {
-			keys = append(keys, i)
+		if k, x := v.Member(i); !ProjectedMembers[k.Str()] {
+			rest = append(rest, member{k.Str(), x})
 		}
 	}
-	slices.SortFunc(keys, func(a, b int) int {
-		ka, _ := v.Member(a)
-		kb, _ := v.Member(b)
-		return strings.Compare(ka.Str(), kb.Str())
-	})
+	slices.SortFunc(rest, func(a, b member) int { return strings.Compare(a.name, b.name) })
 	var b []byte
-	for _, i := range keys {
-		k, x := v.Member(i)
-		b = jcs.AppendString(b, k.Str())
-		b = x.AppendCanonical(append(b, ':'))
-		b = append(b, ',')
-	}
-	return sha256.Sum256(b)
-}
-
-// inexactSum is the SHA-256 of every number beyond float64 precision in v,
-// in document order, each as its pointer and its spelling (zero: none).
-func inexactSum(v jcs.Value) [32]byte {
-	if !v.HasInexact() {
-		return [32]byte{}
-	}
-	found, _ := jcs.InexactNumbers(v, -1)
-	var b []byte
-	for _, f := range found {
-		b = jcs.AppendString(b, f.Pointer)
-		b = append(append(b, ':'), f.Value.Raw()...)
+	for _, m := range rest {
+		b = jcs.AppendString(b, m.name)
+		b = m.v.AppendCanonical(append(b, ':'))
 		b = append(b, ',')
 	}
 	return sha256.Sum256(b)

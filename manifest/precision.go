@@ -1,9 +1,11 @@
 package manifest
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcpdrift/mcpdrift/internal/par"
@@ -120,20 +122,32 @@ func impreciseNumbers(t *Tool, limit int) ([]ImpreciseNumber, int) {
 	return out, total
 }
 
-// inexactCount is the count of numbers beyond float64 precision in the
-// digested members of the tool object v (projection p).
-func inexactCount(v jcs.Value, p Projection) int {
+// inexactFacts are what a tool keeps of its numbers beyond float64
+// precision, from one walk of the tool object v (projection p): how many
+// are in its digested members, and the SHA-256 of all of them in document
+// order, each as its pointer and its spelling (zero: none; Equivalent).
+func inexactFacts(v jcs.Value, p Projection) (count int, sum [32]byte) {
 	if !v.HasInexact() {
-		return 0
+		return 0, sum
 	}
-	n := 0
+	found, _ := jcs.InexactNumbers(v, -1)
+	var b []byte
+	for _, f := range found {
+		b = jcs.AppendString(b, f.Pointer)
+		b = append(append(b, ':'), f.Value.Raw()...)
+		b = append(b, ',')
+	}
 	for _, m := range digestedMembers {
 		if x, ok := v.Get(m); ok && projected(p, m, x) {
-			_, c := jcs.InexactNumbers(x, 0)
-			n += c
+			at := jcs.PointerJoin("", m)
+			for _, f := range found {
+				if f.Pointer == at || strings.HasPrefix(f.Pointer, at+"/") {
+					count++
+				}
+			}
 		}
 	}
-	return n
+	return count, sha256.Sum256(b)
 }
 
 func projected(p Projection, m string, v jcs.Value) bool {

@@ -304,10 +304,10 @@ func Evaluate(in Input) *Result {
 		switch cs, ok := changesOf[d.Name]; {
 		case ok:
 			toolDrift(r, s, cs, in.classifier())
-		case !d.SameTokens(s) && !d.Equivalent(s):
-			// The same digest from other tokens: nothing to decide, but
-			// what the digests cannot see (a number beyond float64
-			// precision) is still said.
+		case !d.Equivalent(s):
+			// The same digest, but not equivalent: nothing to decide,
+			// but what the digests cannot see (a member outside the
+			// projection, a number beyond float64 precision) is said.
 			toolDrift(r, s, schemadiff.DiffTool(d, s, schemadiff.ToolOptions{Classifier: in.classifier()}), in.classifier())
 		}
 	}

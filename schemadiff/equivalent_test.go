@@ -67,7 +67,7 @@ func FuzzEquivalent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		o, ok1 := toolFrom(t, a)
 		n, ok2 := toolFrom(t, b)
-		if !ok1 || !ok2 || o.Name != n.Name || !o.Equivalent(n) || MayReferOut(n) || MayReferOut(o) {
+		if !ok1 || !ok2 || o.Name != n.Name || !o.Equivalent(n) || n.MayReferOut() || o.MayReferOut() {
 			return
 		}
 		if cs := DiffTool(o, n, ToolOptions{}); len(cs) > 0 {

@@ -82,11 +82,6 @@ func RefDocument(ref string) (string, error) {
 	return u.String(), nil
 }
 
-// MayReferOut reports whether a tool's input or output schema may hold an
-// external reference: false means RefChanges and ToolRefs find none
-// (manifest.Tool.MayReferOut, learnt when the tool was read).
-func MayReferOut(t *manifest.Tool) bool { return t.MayReferOut() }
-
 // ToolRef is one external reference of a tool.
 type ToolRef struct {
 	// Pointer is where the $ref is in the tool object (RFC 6901).
@@ -103,7 +98,7 @@ type ToolRef struct {
 // schemas, in document order (see ExternalRefs), each resolved against the
 // $ids around it.
 func ToolRefs(t *manifest.Tool) []ToolRef {
-	if !MayReferOut(t) {
+	if !t.MayReferOut() {
 		return nil
 	}
 	var out []ToolRef
@@ -137,7 +132,7 @@ func ToolRefs(t *manifest.Tool) []ToolRef {
 // kind pins make of it): what a decision reads of a tool whose digest did
 // not change. nil pins: the external_ref_present records.
 func RefChanges(t *manifest.Tool, pins *RefPins) []Change {
-	if !MayReferOut(t) {
+	if !t.MayReferOut() {
 		return nil
 	}
 	v := t.Value()

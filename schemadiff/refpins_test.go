@@ -167,7 +167,7 @@ func FuzzMayReferOut(f *testing.F) {
 		}
 		p := tool.Proj()
 		want := p.InputSchema.Valid() && manifest.SchemaMayReferOut(p.InputSchema) || p.OutputSchema.Valid() && manifest.SchemaMayReferOut(p.OutputSchema)
-		if got := MayReferOut(&tool); got != want {
+		if got := tool.MayReferOut(); got != want {
 			t.Fatalf("%s: MayReferOut %v, the walk %v", src, got, want)
 		}
 	})

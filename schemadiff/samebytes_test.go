@@ -39,7 +39,7 @@ func TestSameBytesNoChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range a.Tools {
-			if schemadiff.MayReferOut(&a.Tools[i]) {
+			if a.Tools[i].MayReferOut() {
 				t.Fatalf("%s: an external reference in the corpus", a.Tools[i].Name)
 			}
 			for _, opt := range []schemadiff.ToolOptions{{}, {Schema: schemadiff.Options{MaxNodes: 50, MaxRefDepth: 2}}} {

@@ -122,10 +122,11 @@ func DiffTools(old, new []manifest.Tool, opt ToolOptions) []Change {
 			continue
 		}
 		if o := oldBy[t.Name]; o != nil {
-			if (o.SameTokens(t) || o.Equivalent(t)) && !MayReferOut(t) {
-				// The same tokens on both sides and no external
-				// reference (whose records an unchanged tool has too):
-				// nothing to diff (TestSameBytesNoChanges).
+			if o.Equivalent(t) && !t.MayReferOut() {
+				// Equivalent (nothing a diff compares can differ)
+				// and no external reference (whose records an
+				// unchanged tool has too): nothing to diff
+				// (TestSameBytesNoChanges).
 				continue
 			}
 			out = append(out, DiffTool(o, t, opt)...)
@@ -389,7 +390,7 @@ func presentRefs(name, base string, schema jcs.Value, pins *RefPins) []Change {
 
 // externalRefs reports every external $ref of a tool that is new.
 func externalRefs(t *manifest.Tool, pins *RefPins) []Change {
-	if !MayReferOut(t) {
+	if !t.MayReferOut() {
 		return nil
 	}
 	v := t.Value()
