@@ -62,7 +62,13 @@ func SnapshotPathFor(path string) string {
 // as one of these is a runerr.Usage error naming the file; read's own
 // errors are returned as they are.
 func Resolve(path string, read FileReader) (tools *manifest.Tools, viaBaseline bool, err error) {
-	tools, err = ReadTools(read, path)
+	return ResolveKnown(path, read, nil)
+}
+
+// ResolveKnown is Resolve of a side whose tools may be among those known
+// (manifest.ReadToolsKnown): what it returns is what Resolve returns.
+func ResolveKnown(path string, read FileReader, known *manifest.Known) (tools *manifest.Tools, viaBaseline bool, err error) {
+	tools, err = readTools(read, path, known)
 	if err != nil {
 		return nil, false, err
 	}
@@ -74,7 +80,7 @@ func Resolve(path string, read FileReader) (tools *manifest.Tools, viaBaseline b
 	// not held while the snapshot is read.
 	serverID, manifestDigest := d.Server.ID, d.ManifestDigest
 	tools, d = nil, nil
-	st, snapPath, err := SnapshotBeside(path, read)
+	st, snapPath, err := snapshotBeside(path, read, known)
 	if err != nil {
 		return nil, false, err
 	}
@@ -87,6 +93,10 @@ func Resolve(path string, read FileReader) (tools *manifest.Tools, viaBaseline b
 // SnapshotBeside reads the snapshot pinned beside the declared baseline
 // at path, and its path.
 func SnapshotBeside(path string, read FileReader) (*manifest.Tools, string, error) {
+	return snapshotBeside(path, read, nil)
+}
+
+func snapshotBeside(path string, read FileReader, known *manifest.Known) (*manifest.Tools, string, error) {
 	snapPath := SnapshotPathFor(path)
 	if path == "-" {
 		return nil, snapPath, runerr.Usagef("%s: a declared baseline read from stdin holds digests only, and its snapshot cannot be found beside it: pass the snapshot (NAME.snapshot.json) instead", safetext.Escape(path))
@@ -94,7 +104,7 @@ func SnapshotBeside(path string, read FileReader) (*manifest.Tools, string, erro
 	if _, err := os.Stat(snapPath); errors.Is(err, fs.ErrNotExist) {
 		return nil, snapPath, runerr.Usagef("%s is a declared baseline: it holds digests, not tool definitions, and the snapshot pinned beside it (%s) is not there. Pass the snapshot, or pin again with --input, --url or --stdio (without --no-snapshot) to write one", safetext.Quote(path), safetext.Quote(snapPath))
 	}
-	st, err := ReadTools(read, snapPath)
+	st, err := readTools(read, snapPath, known)
 	if err != nil {
 		return nil, snapPath, err
 	}
@@ -108,11 +118,15 @@ func SnapshotBeside(path string, read FileReader) (*manifest.Tools, string, erro
 // error names the file already, any other is given its name
 // (runerr.Usage).
 func ReadTools(read FileReader, path string) (*manifest.Tools, error) {
+	return readTools(read, path, nil)
+}
+
+func readTools(read FileReader, path string, known *manifest.Known) (*manifest.Tools, error) {
 	src, err := read(path)
 	if err != nil {
 		return nil, err
 	}
-	t, err := manifest.ReadTools(src, path)
+	t, err := manifest.ReadToolsKnown(src, path, known)
 	if err != nil {
 		if _, ok := errors.AsType[*manifest.ArtifactError](err); ok {
 			return nil, runerr.Usagef("%s", err.Error())

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
@@ -35,18 +36,31 @@ func (r *run) live(ctx context.Context) (*Result, error) {
 	// results are used once the primary listing has succeeded.
 	others := startOthers(ctx, cfg, r)
 	defer others.stop()
-	obs, tl, warning, err := others.primary(ctx, r.withSurface(cfg), observe.List)
+	// The tools listed, for the declared side read before the listing
+	// ends (when the surface decides whether to list resources).
+	var listed atomic.Pointer[manifest.PageList]
+	list := func(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
+		pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
+		listed.Store(pl)
+		return observe.ListInto(ctx, cfg, pl)
+	}
+	obs, tl, warning, err := others.primary(ctx, r.withSurface(cfg, func() []manifest.Tool { return listed.Load().Tools() }), list)
 	if r.reading != nil {
 		// Whatever the listing found, a declared side that cannot be read
 		// is the run's error.
-		declared, _, derr := r.reading.Wait()
+		var served []manifest.Tool
+		if err == nil {
+			served = tl.Tools
+		}
+		declared, _, derr := r.reading.WaitKnown(served)
 		if derr != nil {
 			return nil, derr
 		}
 		r.declared, res.Declared, in.Declared = declared, declared, declared.Tools
 		if err == nil {
 			// The file read is held by nothing once the declared tools
-			// hold the served bytes where they are the same, or a copy.
+			// hold the served bytes where they are the same, or a copy
+			// (read with the served tools known, they already do).
 			manifest.OwnBytes(declared.Tools, tl.Tools)
 		}
 		rep.Declared = probe.Declared{Source: declared.Source, ManifestDigest: declared.ManifestDigest, ToolCount: len(declared.Tools)}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/mcpdrift/mcpdrift/diff"
+	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
 	"github.com/mcpdrift/mcpdrift/observe"
 	"github.com/mcpdrift/mcpdrift/probe"
@@ -17,14 +18,15 @@ type pinnedOnce struct {
 	err  error
 }
 
-// pinnedSurface is the surface the declared side pins (nil: none), read
-// once the declared side is read (beside the listing).
-func (r *run) pinnedSurface() (*surface.Surface, error) {
+// pinnedSurface is the surface the declared side pins (nil: none), from
+// the declared side read with the tools served known (Reading.WaitKnown)
+// when it is not read yet.
+func (r *run) pinnedSurface(served []manifest.Tool) (*surface.Surface, error) {
 	r.pinned.once.Do(func() {
 		in := r.declared
 		if r.reading != nil {
 			var err error
-			if in, _, err = r.reading.Wait(); err != nil {
+			if in, _, err = r.reading.WaitKnown(served); err != nil {
 				return // the run reports the declared side's error
 			}
 		}
@@ -34,11 +36,11 @@ func (r *run) pinnedSurface() (*surface.Surface, error) {
 }
 
 // withSurface is cfg observing the surface: resources when the declared
-// side pins them (decided when they would be listed, the declared side
-// being read meanwhile).
-func (r *run) withSurface(cfg mcpclient.Config) mcpclient.Config {
+// side pins them (decided when they would be listed, after the tools:
+// listed are the tools the listing read).
+func (r *run) withSurface(cfg mcpclient.Config, listed func() []manifest.Tool) mcpclient.Config {
 	cfg.Surface = &mcpclient.SurfaceOptions{ResourcesIf: func() bool {
-		s, _ := r.pinnedSurface()
+		s, _ := r.pinnedSurface(listed())
 		return s != nil && s.Resources.State == surface.Observed
 	}}
 	return cfg
@@ -47,7 +49,7 @@ func (r *run) withSurface(cfg mcpclient.Config) mcpclient.Config {
 // surfaceCheck is the surface to compare: the pinned one and the one the
 // run observed, and their reflections of a secret the run sent.
 func (r *run) surfaceCheck(obs *mcpclient.Observation) (*probe.SurfaceCheck, error) {
-	pinned, err := r.pinnedSurface()
+	pinned, err := r.pinnedSurface(nil) // the declared side is read by now
 	if err != nil {
 		return nil, err
 	}

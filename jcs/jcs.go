@@ -197,6 +197,23 @@ func parse(src []byte) (*Doc, *Error) {
 	return p.run()
 }
 
+// ParseNested is Parse of a value that sits depth containers deep in a
+// larger text (MaxDepth counts from that text's root): a part of a text
+// parsed on its own (MemberSpan, Elements) is refused for depth exactly
+// when the whole would be.
+func ParseNested(src []byte, depth int) (*Doc, error) {
+	if len(src) > MaxInputSize {
+		return Parse(src)
+	}
+	p := parser{src: src, depth0: depth}
+	p.presize()
+	d, err := p.run()
+	if err != nil {
+		return nil, err.finish(src)
+	}
+	return d, nil
+}
+
 // run parses p.src into p's (possibly reused) slices.
 func (p *parser) run() (*Doc, *Error) {
 	src := p.src
@@ -210,7 +227,7 @@ func (p *parser) run() (*Doc, *Error) {
 	if len(src) >= 3 && src[0] == 0xef && src[1] == 0xbb && src[2] == 0xbf {
 		return nil, p.errAt(0, "byte order mark is not allowed")
 	}
-	if _, err := p.value(0); err != nil {
+	if _, err := p.value(p.depth0); err != nil {
 		return nil, err
 	}
 	p.skipWS()

@@ -76,6 +76,7 @@ func (e *Error) finish(src []byte) *Error {
 }
 
 type parser struct {
+	depth0 int // the depth of the text's root (ParseNested)
 	src    []byte
 	pos    int
 	nodes  []node

@@ -365,7 +365,7 @@ func orNone(s string) string {
 // as a tool list by their own checks, and a 17 MB snapshot need not become
 // a tree of Go maps to have its name members checked.
 // TestSnapshotSchemaTools keeps the schema to that.
-func snapshotInstance(root jcs.Value) any {
+func snapshotInstance(root jcs.Value, tools []toolPart) any {
 	m := make(map[string]any, root.Len())
 	for i := range root.Len() {
 		k, v := root.Member(i)
@@ -373,11 +373,11 @@ func snapshotInstance(root jcs.Value) any {
 			m[k.Str()] = schemas.Instance(v)
 			continue
 		}
-		tools := make([]any, v.Len())
+		inst := make([]any, len(tools))
 		for j := range tools {
-			tools[j] = toolInstance(v.Index(j))
+			inst[j] = tools[j].instance
 		}
-		m["tools"] = tools
+		m["tools"] = inst
 	}
 	return m
 }
@@ -395,8 +395,37 @@ func toolInstance(t jcs.Value) any {
 }
 
 func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
-	fail := func(err error) (*Snapshot, error) { return nil, &ArtifactError{file, err} }
 	root := doc.Root()
+	var tools []toolPart
+	if t, ok := root.Get("tools"); ok && t.Kind() == jcs.Array {
+		tools = make([]toolPart, t.Len())
+		par.Range(t.Len(), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				tools[i] = readToolPart(t.Index(i), i)
+			}
+		})
+	}
+	return snapshotOf(root, tools, file)
+}
+
+// toolPart is what a snapshot's tool entry gives: the instance its schema
+// validates, and the tool read from it (or why it cannot be read).
+type toolPart struct {
+	instance any
+	tool     Tool
+	err      error
+}
+
+func readToolPart(v jcs.Value, i int) toolPart {
+	p := toolPart{instance: toolInstance(v)}
+	p.tool, p.err = ToolFromValue(v, "/tools/"+strconv.Itoa(i))
+	return p
+}
+
+// snapshotOf reads a snapshot from root, whose "tools" member's entries
+// are tools.
+func snapshotOf(root jcs.Value, tools []toolPart, file string) (*Snapshot, error) {
+	fail := func(err error) (*Snapshot, error) { return nil, &ArtifactError{file, err} }
 	if root.Kind() != jcs.Object {
 		return fail(fmt.Errorf("expected a JSON object, found %s", root.Kind()))
 	}
@@ -407,7 +436,7 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 		}
 		return fail(fmt.Errorf("unknown or unexpected schema id %s: expected %q", got, SnapshotSchemaID))
 	}
-	if err := schemas.Validate(schemas.Snapshot, snapshotInstance(root)); err != nil {
+	if err := schemas.Validate(schemas.Snapshot, snapshotInstance(root, tools)); err != nil {
 		return fail(err)
 	}
 	s := &Snapshot{}
@@ -441,18 +470,12 @@ func parseSnapshot(doc *jcs.Doc, file string) (*Snapshot, error) {
 	}
 	c, _ := root.Get("tools_list_complete")
 	s.Completeness = Completeness(c.Str())
-	tools, _ := root.Get("tools")
-	s.Tools = make([]Tool, tools.Len())
-	errs := make([]error, tools.Len())
-	par.Range(tools.Len(), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			s.Tools[i], errs[i] = ToolFromValue(tools.Index(i), "/tools/"+strconv.Itoa(i))
+	s.Tools = make([]Tool, len(tools))
+	for i := range tools {
+		if tools[i].err != nil {
+			return fail(tools[i].err) // the first, in order
 		}
-	})
-	for _, err := range errs {
-		if err != nil {
-			return fail(err) // the first, in order
-		}
+		s.Tools[i] = tools[i].tool
 	}
 	md, _ := root.Get("manifest_digest")
 	if err := s.checkDigest(md.Str(), md.Kind(), file); err != nil {

@@ -20,7 +20,12 @@ import (
 // (after cfg's own OnToolsPage). An entry that is not a readable tool is
 // kept aside (ToolList.Invalid) and makes a complete listing partial.
 func List(ctx context.Context, cfg mcpclient.Config) (*mcpclient.Observation, *manifest.ToolList, error) {
-	pl := manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true})
+	return ListInto(ctx, cfg, manifest.NewPageList(manifest.ParseOptions{SkipInvalidTools: true}))
+}
+
+// ListInto is List reading the pages into pl, whose tools a caller may
+// look at once the tools are listed (from Config.Surface's ResourcesIf).
+func ListInto(ctx context.Context, cfg mcpclient.Config, pl *manifest.PageList) (*mcpclient.Observation, *manifest.ToolList, error) {
 	prev := cfg.OnToolsPage
 	cfg.OnToolsPage = func(req []byte, res jcs.Value) error {
 		if prev != nil {

@@ -30,9 +30,10 @@ func pinnedExample(t *testing.T, dir string) (decl, url string) {
 }
 
 // TestDriftDeclaredReadOnce: the declared snapshot changes in place while
-// drift lists the server. The run read it whole before it listed, and
-// reads no file twice: its report is the report of a run against the file
-// as it was, in every format.
+// drift lists the server. The run reads it once, whole, once the server is
+// listed (its head is only peeked at before): its outcome is the outcome
+// of a run against the file as changed, in every format, never a mix of
+// the two files.
 func TestDriftDeclaredReadOnce(t *testing.T) {
 	dir := t.TempDir()
 	decl, _ := pinnedExample(t, dir)
@@ -42,6 +43,8 @@ func TestDriftDeclaredReadOnce(t *testing.T) {
 	if i < 0 {
 		t.Fatal("the snapshot does not name search_issues")
 	}
+	changed := bytes.Clone(orig)
+	changed[i+1] = 'S'
 	s := mockserver.MustNew(mockserver.Config{Era: mockserver.DualEra, Tools: mustTools(t, exampleV2)})
 	var change bool
 	var once sync.Once
@@ -66,24 +69,34 @@ func TestDriftDeclaredReadOnce(t *testing.T) {
 	defer ts.Close()
 	defer s.Close()
 	for _, format := range []string{"html", "json", "text"} {
-		reports := [2]string{}
+		type outcome struct {
+			code           int
+			stderr, report string
+		}
+		var got [2]outcome
 		for k, changing := range []bool{false, true} {
-			if err := os.WriteFile(sp, orig, 0o644); err != nil {
+			start := changed // the file as changed, before the run
+			if changing {
+				start = orig // changed while the server is listed
+			}
+			if err := os.WriteFile(sp, start, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			change, once = changing, sync.Once{}
 			out := filepath.Join(dir, "report."+format)
+			os.Remove(out)
+			change, once = changing, sync.Once{}
 			code, _, stderr := run(t, "", "drift", decl, "--url", ts.URL, "--format", format, "--color", "never", "-o", out)
-			if code != 1 {
-				t.Fatalf("%s (changed while listed: %v): exit %d, want 1: %s", format, changing, code, stderr)
-			}
-			reports[k] = string(mustRead(t, out))
+			report, _ := os.ReadFile(out)
+			got[k] = outcome{code, stderr, string(report)}
 		}
-		if bytes.Equal(mustRead(t, sp), orig) {
+		if !bytes.Equal(mustRead(t, sp), changed) {
 			t.Fatal("the snapshot was not changed while the server was listed")
 		}
-		if reports[0] != reports[1] {
-			t.Errorf("%s: the report of a run whose declared file changed while it listed differs from the report on the file as it was", format)
+		if got[0].code != 2 || !strings.Contains(got[0].stderr, "does not recompute") {
+			t.Fatalf("%s: the changed snapshot: exit %d, %s", format, got[0].code, got[0].stderr)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: a run whose declared file changed while it listed: %+v; against the file as changed: %+v", format, got[1], got[0])
 		}
 	}
 }
