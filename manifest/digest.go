@@ -156,9 +156,21 @@ var fieldPrefixes = func() (out [4][]byte) {
 // field preimages are assembled from the tool preimage rather than
 // canonicalized again. buf and fb are scratch space, returned grown.
 func (p Projection) sums(buf, fb []byte) (s digestSums, _, _ []byte) {
-	// The tool preimage, as AppendToolPreimage writes it, with where each
-	// field's canonical bytes lie.
-	var at [4][2]int // FieldNames order: description, input_schema, output_schema, annotations
+	var at [4][2]int
+	buf, at = p.toolPreimage(buf)
+	s.toolSum = sha256.Sum256(buf)
+	for i := range FieldNames {
+		fb = append(append(append(fb[:0], fieldPrefixes[i]...), buf[at[i][0]:at[i][1]]...), '}')
+		s.fieldSum[i] = sha256.Sum256(fb)
+	}
+	return s, buf, fb
+}
+
+// toolPreimage is the tool preimage of p, as AppendToolPreimage writes it
+// (into buf, returned grown), with where each field's canonical bytes lie
+// in it (FieldNames order: description, input_schema, output_schema,
+// annotations).
+func (p Projection) toolPreimage(buf []byte) (_ []byte, at [4][2]int) {
 	buf = append(buf[:0], `{"annotations":`...)
 	at[3][0] = len(buf)
 	buf = appendOrNull(buf, p.Annotations)
@@ -177,13 +189,7 @@ func (p Projection) sums(buf, fb []byte) (s digestSums, _, _ []byte) {
 	at[2][0] = len(buf)
 	buf = appendOrNull(buf, p.OutputSchema)
 	at[2][1] = len(buf)
-	buf = append(buf, '}')
-	s.toolSum = sha256.Sum256(buf)
-	for i := range FieldNames {
-		fb = append(append(append(fb[:0], fieldPrefixes[i]...), buf[at[i][0]:at[i][1]]...), '}')
-		s.fieldSum[i] = sha256.Sum256(fb)
-	}
-	return s, buf, fb
+	return append(buf, '}'), at
 }
 
 // FieldDigests computes the four field digests of p, reusing buf as

@@ -732,16 +732,21 @@ func toolName(v jcs.Value, ptr string) (string, error) {
 }
 
 // NameDigestOf is the name and tool digest of the tool object v, as
-// ToolFromValue reads them, without the rest of what it learns: for a
-// listing compared by name and digest alone.
+// ToolFromValue reads them, without the rest of what it learns (nor the
+// field digests): for a listing compared by name and digest alone.
 func NameDigestOf(v jcs.Value, ptr string) (NameDigest, error) {
 	n, err := toolName(v, ptr)
 	if err != nil {
 		return NameDigest{}, err
 	}
-	var t Tool
-	t.setDigest(Project(v))
-	return NameDigest{Name: n, ToolDigest: t.digest}, nil
+	bp := preimages.Get().(*[2][]byte)
+	defer preimages.Put(bp)
+	bp[0], _ = Project(v).toolPreimage(bp[0])
+	d := formatDigest(sha256.Sum256(bp[0]))
+	if cap(bp[0]) > 1<<20 {
+		bp[0] = nil
+	}
+	return NameDigest{Name: n, ToolDigest: d}, nil
 }
 
 // Project is the projection of a tool object.

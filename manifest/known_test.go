@@ -156,3 +156,24 @@ func FuzzReadToolsKnown(f *testing.F) {
 		sameRead(t, src, known)
 	})
 }
+
+// TestNameDigestOf: the name and tool digest NameDigestOf reads are those
+// ToolFromValue reads, for every tool of a realistic list.
+func TestNameDigestOf(t *testing.T) {
+	doc, err := jcs.Parse(corpus.Tools(60, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := doc.Root()
+	for i := range root.Len() {
+		v := root.Index(i)
+		want, err := ToolFromValue(v, "/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NameDigestOf(v, "/x")
+		if err != nil || got.Name != want.Name || got.ToolDigest != want.ToolDigest() {
+			t.Fatalf("tool %d: %+v %v, want %s %s", i, got, err, want.Name, want.ToolDigest())
+		}
+	}
+}
