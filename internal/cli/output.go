@@ -453,7 +453,7 @@ func atomicStill(path string) error {
 func (o *output) writeStaged(f *os.File) error {
 	var werr error
 	if o.stream != nil {
-		bw := bufio.NewWriterSize(f, 1<<20)
+		bw := bufio.NewWriterSize(f, 64<<10)
 		if werr = o.stream(bw); werr == nil {
 			werr = bw.Flush()
 		}
