@@ -2,6 +2,8 @@ package diff_test
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +84,68 @@ func TestLoadThroughBaseline(t *testing.T) {
 	}
 	if _, _, err := diff.Load(filepath.Join(dir, "missing.json"), read); err == nil {
 		t.Error("a file that is not there was read")
+	}
+}
+
+// TestResolveKnown: with the listed tools known, the snapshot beside a
+// baseline is opened and read as it is cut, and resolves as Resolve
+// resolves it; a file OpenFile does not open (too large, stdin) is left
+// to the FileReader, whose refusal is the error.
+func TestResolveKnown(t *testing.T) {
+	src, err := os.ReadFile(acmeV1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := manifest.ParseToolList(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := manifest.Pin(manifest.BuildObserved("acme", tl, tl.Completeness, nil), manifest.PinOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := manifest.MarshalArtifact(d)
+	snap, err := manifest.MarshalSnapshot("acme", manifest.Identity{Endpoint: "http://127.0.0.1/mcp"}, tl, tl.Completeness)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	decl := filepath.Join(dir, "acme.json")
+	if err := os.WriteFile(decl, db, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(diff.SnapshotPathFor(decl), snap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	known := manifest.NewKnown(tl.Tools)
+	opened := map[string]bool{}
+	open := func(p string) (io.ReadCloser, bool, error) {
+		f, ok, err := diff.OpenFile(1<<20)(p)
+		opened[p] = opened[p] || ok
+		return f, ok, err
+	}
+	want, wantVia, err := diff.Resolve(decl, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, via, err := diff.ResolveKnown(decl, read, open, known)
+	if err != nil || via != wantVia || !opened[diff.SnapshotPathFor(decl)] {
+		t.Fatalf("resolved %v %v, the snapshot opened: %v", via, err, opened)
+	}
+	if got.Snapshot.ManifestDigest != want.Snapshot.ManifestDigest || len(got.Snapshot.Tools) != len(want.Snapshot.Tools) {
+		t.Fatal("the snapshot read as it was cut differs from the one read whole")
+	}
+	for i := range got.Snapshot.Tools {
+		g, w := &got.Snapshot.Tools[i], &want.Snapshot.Tools[i]
+		if g.Name != w.Name || g.Pointer != w.Pointer || g.ToolDigest() != w.ToolDigest() || string(g.Raw()) != string(w.Raw()) {
+			t.Fatalf("tool %d differs", i)
+		}
+	}
+	small := func(string) ([]byte, error) { return nil, errors.New("refused by the reader") }
+	if _, _, err := diff.ResolveKnown(decl, small, diff.OpenFile(10), known); err == nil || !strings.Contains(err.Error(), "refused by the reader") {
+		t.Errorf("a file larger than OpenFile's bound: %v", err)
+	}
+	if f, ok, err := diff.OpenFile(1 << 20)("-"); f != nil || ok || err != nil {
+		t.Error("OpenFile opened -")
 	}
 }

@@ -44,6 +44,30 @@ func ReadFile(max int64) FileReader {
 	}
 }
 
+// OpenFile is the FileOpener of a program, beside ReadFile(max): a regular
+// file of at most max bytes is opened (and cut at max bytes, should it
+// grow); any other is left to ReadFile, which reads or refuses it. "-" is
+// left to the FileReader too (the command line reads it as stdin).
+func OpenFile(max int64) FileOpener {
+	return func(path string) (io.ReadCloser, bool, error) {
+		if path == "-" {
+			return nil, false, nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, false, nil // the FileReader says why
+		}
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > max {
+			f.Close()
+			return nil, false, nil
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(f, max), f}, true, nil
+	}
+}
+
 // SnapshotPathFor is where the snapshot pinned beside an artifact is:
 // declared.json → declared.snapshot.json.
 func SnapshotPathFor(path string) string {
@@ -62,13 +86,21 @@ func SnapshotPathFor(path string) string {
 // as one of these is a runerr.Usage error naming the file; read's own
 // errors are returned as they are.
 func Resolve(path string, read FileReader) (tools *manifest.Tools, viaBaseline bool, err error) {
-	return ResolveKnown(path, read, nil)
+	return ResolveKnown(path, read, nil, nil)
 }
 
-// ResolveKnown is Resolve of a side whose tools may be among those known
-// (manifest.ReadToolsKnown): what it returns is what Resolve returns.
-func ResolveKnown(path string, read FileReader, known *manifest.Known) (tools *manifest.Tools, viaBaseline bool, err error) {
-	tools, err = readTools(read, path, known)
+// FileOpener opens a regular file to be read as it is cut into parts
+// (manifest.ReadSnapshotKnown), within the bound its FileReader keeps. ok
+// is false for a file that is not opened so (stdin, a pipe): the
+// FileReader reads it.
+type FileOpener func(path string) (f io.ReadCloser, ok bool, err error)
+
+// ResolveKnown is Resolve of a side whose tools may be among those known:
+// a snapshot that open opens is read in parts as it is read, never whole
+// (manifest.ReadSnapshotKnown), and any other, or one laid out otherwise,
+// as Resolve reads it. What it returns is what Resolve returns.
+func ResolveKnown(path string, read FileReader, open FileOpener, known *manifest.Known) (tools *manifest.Tools, viaBaseline bool, err error) {
+	tools, err = readTools(read, open, path, known)
 	if err != nil {
 		return nil, false, err
 	}
@@ -80,23 +112,33 @@ func ResolveKnown(path string, read FileReader, known *manifest.Known) (tools *m
 	// not held while the snapshot is read.
 	serverID, manifestDigest := d.Server.ID, d.ManifestDigest
 	tools, d = nil, nil
-	st, snapPath, err := snapshotBeside(path, read, known)
-	if err != nil {
+	if tools, err = PairedSnapshot(path, read, open, known, serverID, manifestDigest); err != nil {
 		return nil, false, err
 	}
-	if err := st.Snapshot.CheckPair(snapPath, "the baseline "+safetext.Quote(path), serverID, manifestDigest); err != nil {
-		return nil, false, runerr.Usagef("%s", err.Error())
+	return tools, true, nil
+}
+
+// PairedSnapshot reads the snapshot pinned beside the declared baseline at
+// path (as ResolveKnown reads a snapshot) and checks that it belongs with
+// the baseline: serverID and manifestDigest are the baseline's.
+func PairedSnapshot(path string, read FileReader, open FileOpener, known *manifest.Known, serverID, manifestDigest string) (*manifest.Tools, error) {
+	st, snapPath, err := snapshotBeside(path, read, open, known)
+	if err != nil {
+		return nil, err
 	}
-	return st, true, nil
+	if err := st.Snapshot.CheckPair(snapPath, "the baseline "+safetext.Quote(path), serverID, manifestDigest); err != nil {
+		return nil, runerr.Usagef("%s", err.Error())
+	}
+	return st, nil
 }
 
 // SnapshotBeside reads the snapshot pinned beside the declared baseline
 // at path, and its path.
 func SnapshotBeside(path string, read FileReader) (*manifest.Tools, string, error) {
-	return snapshotBeside(path, read, nil)
+	return snapshotBeside(path, read, nil, nil)
 }
 
-func snapshotBeside(path string, read FileReader, known *manifest.Known) (*manifest.Tools, string, error) {
+func snapshotBeside(path string, read FileReader, open FileOpener, known *manifest.Known) (*manifest.Tools, string, error) {
 	snapPath := SnapshotPathFor(path)
 	if path == "-" {
 		return nil, snapPath, runerr.Usagef("%s: a declared baseline read from stdin holds digests only, and its snapshot cannot be found beside it: pass the snapshot (NAME.snapshot.json) instead", safetext.Escape(path))
@@ -104,7 +146,7 @@ func snapshotBeside(path string, read FileReader, known *manifest.Known) (*manif
 	if _, err := os.Stat(snapPath); errors.Is(err, fs.ErrNotExist) {
 		return nil, snapPath, runerr.Usagef("%s is a declared baseline: it holds digests, not tool definitions, and the snapshot pinned beside it (%s) is not there. Pass the snapshot, or pin again with --input, --url or --stdio (without --no-snapshot) to write one", safetext.Quote(path), safetext.Quote(snapPath))
 	}
-	st, err := readTools(read, snapPath, known)
+	st, err := readTools(read, open, snapPath, known)
 	if err != nil {
 		return nil, snapPath, err
 	}
@@ -118,22 +160,44 @@ func snapshotBeside(path string, read FileReader, known *manifest.Known) (*manif
 // error names the file already, any other is given its name
 // (runerr.Usage).
 func ReadTools(read FileReader, path string) (*manifest.Tools, error) {
-	return readTools(read, path, nil)
+	return readTools(read, nil, path, nil)
 }
 
-func readTools(read FileReader, path string, known *manifest.Known) (*manifest.Tools, error) {
+func readTools(read FileReader, open FileOpener, path string, known *manifest.Known) (*manifest.Tools, error) {
+	if known != nil && open != nil {
+		f, ok, err := open(path)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			s, err, done := manifest.ReadSnapshotKnown(f, path, known)
+			f.Close()
+			if done {
+				if err != nil {
+					return nil, toolsErr(path, err)
+				}
+				return &manifest.Tools{Snapshot: s}, nil
+			}
+		}
+	}
 	src, err := read(path)
 	if err != nil {
 		return nil, err
 	}
 	t, err := manifest.ReadToolsKnown(src, path, known)
 	if err != nil {
-		if _, ok := errors.AsType[*manifest.ArtifactError](err); ok {
-			return nil, runerr.Usagef("%s", err.Error())
-		}
-		return nil, runerr.Usagef("%s: %s", safetext.Escape(path), err.Error())
+		return nil, toolsErr(path, err)
 	}
 	return t, nil
+}
+
+// toolsErr is the error of reading path's tools: an artifact's names the
+// file already, any other is given its name (runerr.Usage).
+func toolsErr(path string, err error) error {
+	if _, ok := errors.AsType[*manifest.ArtifactError](err); ok {
+		return runerr.Usagef("%s", err.Error())
+	}
+	return runerr.Usagef("%s: %s", safetext.Escape(path), err.Error())
 }
 
 // ToolList is a resolved document as a list (what observe and pin take).

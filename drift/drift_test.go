@@ -114,14 +114,14 @@ func TestRunReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := diff.ReadFile(1 << 20)
-	r, err := drift.Run(ctx, drift.Options{Server: mcpclient.Config{BaseURL: url}, Reading: drift.Read(decl, read, nil)})
+	r, err := drift.Run(ctx, drift.Options{Server: mcpclient.Config{BaseURL: url}, Reading: drift.Read(decl, read, nil, nil)})
 	if err != nil || r.Report.ExitCode != 0 || r.Declared.ToolCount != 5 || r.Report.Declared.Source != decl {
 		t.Fatalf("read beside: %v exit %d declared %+v", err, r.Report.ExitCode, r.Report.Declared)
 	}
-	if _, err := drift.Run(ctx, drift.Options{Server: mcpclient.Config{BaseURL: url}, Reading: drift.Read(filepath.Join(dir, "none.json"), read, nil)}); err == nil {
+	if _, err := drift.Run(ctx, drift.Options{Server: mcpclient.Config{BaseURL: url}, Reading: drift.Read(filepath.Join(dir, "none.json"), read, nil, nil)}); err == nil {
 		t.Error("a declared side that cannot be read: no error")
 	}
-	if _, err := drift.Run(ctx, drift.Options{Server: mcpclient.Config{BaseURL: url}, Reading: drift.Read(decl, read, nil), Invoke: []string{"no_such_tool"}}); runerr.KindOf(err) != runerr.Usage {
+	if _, err := drift.Run(ctx, drift.Options{Server: mcpclient.Config{BaseURL: url}, Reading: drift.Read(decl, read, nil, nil), Invoke: []string{"no_such_tool"}}); runerr.KindOf(err) != runerr.Usage {
 		t.Errorf("a call plan of a tool not declared: %v", err)
 	}
 }

@@ -3,11 +3,6 @@ package manifest
 import (
 	"bytes"
 	"hash/maphash"
-	"strconv"
-	"sync/atomic"
-
-	"github.com/mcpdrift/mcpdrift/internal/par"
-	"github.com/mcpdrift/mcpdrift/jcs"
 )
 
 // A tool read again from the same bytes learns nothing new: ToolFromValue
@@ -65,58 +60,14 @@ func (k *Known) index(b []byte) (int, bool) {
 	return int(i), true
 }
 
-// split is the texts of the elements of the array text at src[start:],
-// and where the array ends. A snapshot of a list holds its tools in the
-// order listed: an element that is the next known tool's bytes is taken
-// as those bytes (a JSON value ends where its text does), and another is
-// scanned (jcs.ValueEnd); either way the next tool expected is the one
-// after the last found.
-func (k *Known) split(src []byte, start int) (elems [][]byte, end int, ok bool) {
-	i := jcs.SkipSpace(src, start)
-	if i >= len(src) || src[i] != '[' {
-		return nil, 0, false
-	}
-	if i = jcs.SkipSpace(src, i+1); i < len(src) && src[i] == ']' {
-		return [][]byte{}, i + 1, true
-	}
-	next := 0 // the tool expected next
-	for i < len(src) {
-		var e int
-		if next < len(k.tools) && bytes.HasPrefix(src[i:], k.tools[next].raw) {
-			e, next = i+len(k.tools[next].raw), next+1
-		} else {
-			if e, ok = jcs.ValueEnd(src, i); !ok {
-				return nil, 0, false
-			}
-			next++
-			if j, found := k.index(src[i:e]); found {
-				next = j + 1
-			}
-		}
-		elems = append(elems, src[i:e])
-		if i = jcs.SkipSpace(src, e); i >= len(src) {
-			return nil, 0, false
-		}
-		switch src[i] {
-		case ']':
-			return elems, i + 1, true
-		case ',':
-			i = jcs.SkipSpace(src, i+1)
-		default:
-			return nil, 0, false
-		}
-	}
-	return nil, 0, false
-}
-
 // ReadToolsKnown is ReadTools of a document that may be a snapshot of
 // tools known (nil: none): the snapshot's tools found among them are
 // theirs, with their own pointers, and the tools it reads hold no part of
 // src. Whatever the document, what it returns is what ReadTools returns
 // (TestReadToolsKnown, FuzzReadToolsKnown).
 func ReadToolsKnown(src []byte, file string, known *Known) (*Tools, error) {
-	if known != nil {
-		if s, err, ok := snapshotParts(src, file, known); ok {
+	if known != nil && PeekHead(src).Schema == SnapshotSchemaID {
+		if s, err, ok := ReadSnapshotKnown(bytes.NewReader(src), file, known); ok {
 			if err != nil {
 				return nil, err
 			}
@@ -124,54 +75,4 @@ func ReadToolsKnown(src []byte, file string, known *Known) (*Tools, error) {
 		}
 	}
 	return ReadTools(src, file)
-}
-
-// snapshotParts reads a snapshot in parts: the text without its tools (an
-// empty array in their place) parsed strictly, and each tool found in
-// known or else parsed strictly on its own, at its depth in the whole
-// (jcs.ParseNested). ok is false when the text is not a snapshot laid out
-// so, or a part does not parse: ReadTools then reads it whole, and says
-// where and why.
-func snapshotParts(src []byte, file string, known *Known) (s *Snapshot, err error, ok bool) {
-	if PeekHead(src).Schema != SnapshotSchemaID {
-		return nil, nil, false
-	}
-	start, ok := jcs.MemberStart(src, "tools")
-	if !ok {
-		return nil, nil, false
-	}
-	elems, end, ok := known.split(src, start)
-	if !ok {
-		return nil, nil, false
-	}
-	head := make([]byte, 0, len(src)-(end-start)+2)
-	head = append(append(append(head, src[:start]...), "[]"...), src[end:]...)
-	doc, perr := jcs.Parse(head)
-	if perr != nil || !IsSnapshot(doc) {
-		return nil, nil, false
-	}
-	tools := make([]toolPart, len(elems))
-	var failed atomic.Bool
-	par.Range(len(elems), func(lo, hi int) {
-		for i := lo; i < hi && !failed.Load(); i++ {
-			if t := known.find(elems[i]); t != nil {
-				tools[i].tool = *t
-				tools[i].tool.Pointer = "/tools/" + strconv.Itoa(i)
-				tools[i].instance = map[string]any{"name": t.Name}
-				continue
-			}
-			d, err := jcs.ParseNested(elems[i], 2)
-			if err != nil {
-				failed.Store(true)
-				return
-			}
-			tools[i] = readToolPart(d.Root(), i)
-			tools[i].tool.raw = bytes.Clone(tools[i].tool.raw)
-		}
-	})
-	if failed.Load() {
-		return nil, nil, false
-	}
-	s, err = snapshotOf(doc.Root(), tools, file)
-	return s, err, true
 }

@@ -2,10 +2,13 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unsafe"
 
 	"github.com/mcpdrift/mcpdrift/internal/corpus"
@@ -34,8 +37,19 @@ func sameRead(t testing.TB, src []byte, known *Known) (parts bool, found int) {
 	if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 		t.Fatalf("%.200q:\n known: %v\n whole: %v", src, gerr, werr)
 	}
+	// Read a byte at a time, or failing half way, it reads the same or
+	// leaves the text to be read whole.
+	s1, e1, ok1 := ReadSnapshotKnown(iotest.OneByteReader(bytes.NewReader(src)), "f", known)
+	s2, e2, ok2 := ReadSnapshotKnown(bytes.NewReader(src), "f", known)
+	_, _, ok3 := ReadSnapshotKnown(io.MultiReader(bytes.NewReader(src[:len(src)/2]), iotest.ErrReader(errors.New("cut"))), "f", known)
+	if ok1 != ok2 || fmt.Sprint(e1) != fmt.Sprint(e2) || (s1 == nil) != (s2 == nil) || (s1 != nil && s1.ManifestDigest != s2.ManifestDigest) {
+		t.Fatalf("%.200q: read a byte at a time: %v %v; at once: %v %v", src, ok1, e1, ok2, e2)
+	}
+	if ok3 && len(src) > 1 {
+		t.Fatalf("%.200q: read in parts from a reader that failed half way", src)
+	}
+	parts = ok2
 	if werr != nil || want.Snapshot == nil {
-		_, _, parts = snapshotParts(src, "f", known)
 		if parts && werr == nil {
 			t.Fatalf("%.200q: read in parts, but it is not a snapshot", src)
 		}

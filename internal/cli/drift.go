@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpdrift/mcpdrift/delta"
+	"github.com/mcpdrift/mcpdrift/diff"
 	"github.com/mcpdrift/mcpdrift/drift"
 	"github.com/mcpdrift/mcpdrift/manifest"
 	"github.com/mcpdrift/mcpdrift/mcpclient"
@@ -514,7 +515,7 @@ func (o *driftOptions) options(e *env, manifestPath string, argv []string, tr *t
 	// read; the signal handler starts before its parse does beside the
 	// run (the first signal.Notify waits for a goroutine of its own,
 	// which with that parse on a CPU is a wait for a free one).
-	opt.Reading = drift.Read(manifestPath, plainReader(e, DefaultMaxInput), func() {
+	opt.Reading = drift.Read(manifestPath, plainReader(e, DefaultMaxInput), diff.OpenFile(DefaultMaxInput), func() {
 		ctx, stop = signal.NotifyContext(e.context(), os.Interrupt, syscall.SIGTERM)
 	})
 	if opt.Suppressions, err = o.live.suppress.load(e); err != nil {
