@@ -40,7 +40,7 @@ type Reading struct {
 }
 
 // Read peeks at path (and, for a declared baseline, the snapshot beside
-// it): a regular file's first manifest.PeekLimit bytes, and any other file
+// it): a regular file as far as its head goes, and any other file
 // (stdin, a pipe) whole through read, kept for the reading. A baseline is
 // read at once, on a goroutine of its own; a snapshot that open opens is
 // read as it is cut (open nil: every file whole through read). A file
@@ -58,10 +58,8 @@ func Read(path string, read diff.FileReader, open diff.FileOpener, before func()
 	case manifest.DeclaredSchemaID:
 		// The snapshot beside it, when it is a regular file (a pipe is
 		// left to the reading).
-		if b, ok := headOf(diff.SnapshotPathFor(path)); ok && path != "-" {
-			if sh := manifest.PeekHead(b); sh.Schema == manifest.SnapshotSchemaID {
-				d.predicted = sh.ClientCapabilities
-			}
+		if sh, ok := headOf(diff.SnapshotPathFor(path)); ok && path != "-" && sh.Schema == manifest.SnapshotSchemaID {
+			d.predicted = sh.ClientCapabilities
 		}
 		d.read = f.baseline(path)
 	default:
@@ -91,8 +89,8 @@ type file struct {
 // peek is the head of the file at p: of a regular file's first bytes, or
 // of the whole of any other, kept.
 func (f *files) peek(p string) manifest.Head {
-	if b, ok := headOf(p); ok {
-		return manifest.PeekHead(b)
+	if h, ok := headOf(p); ok {
+		return h
 	}
 	b, err := f.read(p)
 	f.pre[p] = file{b, err}
@@ -152,22 +150,21 @@ func (f *files) baseline(path string) func(*manifest.Known) (*manifest.Tools, bo
 	}
 }
 
-// headOf is the first manifest.PeekLimit bytes of the regular file at
-// path (false: it is not one, or cannot be read).
-func headOf(path string) ([]byte, bool) {
+// headOf is the head of the regular file at path, read no further than
+// it needs (false: it is not one, or cannot be opened).
+func headOf(path string) (manifest.Head, bool) {
 	if path == "-" {
-		return nil, false
+		return manifest.Head{}, false
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, false
+		return manifest.Head{}, false
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, false
+		return manifest.Head{}, false
 	}
-	b, err := io.ReadAll(io.LimitReader(f, manifest.PeekLimit))
-	return b, err == nil
+	return manifest.PeekHeadFrom(f), true
 }
 
 // Wait reads the declared side, once, and returns what it found: the

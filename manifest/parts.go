@@ -70,8 +70,8 @@ type window struct {
 	r   io.Reader
 	b   []byte
 	off int
-	end bool // r has ended (or failed: failed is set)
-	err bool
+	end bool // r has ended, or failed
+	err bool // r failed
 }
 
 // more reads more of r into the window, keeping b[off:] (and moving it to

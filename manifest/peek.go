@@ -43,6 +43,10 @@ func PeekHead(src []byte) Head {
 	return peekHead(bytes.NewReader(src))
 }
 
+// PeekHeadFrom is PeekHead of what r holds, reading of it no more than
+// the head needs (and at most PeekLimit bytes).
+func PeekHeadFrom(r io.Reader) Head { return peekHead(r) }
+
 func peekHead(r io.Reader) (h Head) {
 	dec := json.NewDecoder(io.LimitReader(r, PeekLimit))
 	dec.UseNumber()
