@@ -120,7 +120,7 @@ func TestResolveKnown(t *testing.T) {
 	known := manifest.NewKnown(tl.Tools)
 	opened := map[string]bool{}
 	open := func(p string) (io.ReadCloser, bool, error) {
-		f, ok, err := diff.OpenFile(1<<20)(p)
+		f, ok, err := diff.OpenFile(1 << 20)(p)
 		opened[p] = opened[p] || ok
 		return f, ok, err
 	}
