@@ -117,7 +117,7 @@ func TestResolveKnown(t *testing.T) {
 	if err := os.WriteFile(diff.SnapshotPathFor(decl), snap, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	known := manifest.NewKnown(tl.Tools)
+	known := manifest.NewKnown(tl)
 	opened := map[string]bool{}
 	open := func(p string) (io.ReadCloser, bool, error) {
 		f, ok, err := diff.OpenFile(1 << 20)(p)

@@ -45,17 +45,19 @@ func ReadFile(max int64) FileReader {
 }
 
 // OpenFile is the FileOpener of a program, beside ReadFile(max): a regular
-// file of at most max bytes is opened (and cut at max bytes, should it
-// grow); any other is left to ReadFile, which reads or refuses it. "-" is
-// left to the FileReader too (the command line reads it as stdin).
+// file of at most max bytes is opened (its reading fails should it grow
+// past max); any other is left to ReadFile, which reads or refuses it,
+// and is not opened here (a named pipe opened and closed would lose its
+// writer). "-" is left to the FileReader too (the command line reads it
+// as stdin).
 func OpenFile(max int64) FileOpener {
 	return func(path string) (io.ReadCloser, bool, error) {
-		if path == "-" {
-			return nil, false, nil
+		if st, err := os.Stat(path); path == "-" || err != nil || !st.Mode().IsRegular() || st.Size() > max {
+			return nil, false, nil // the FileReader reads it, or says why not
 		}
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, false, nil // the FileReader says why
+			return nil, false, nil
 		}
 		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > max {
 			f.Close()
@@ -64,8 +66,22 @@ func OpenFile(max int64) FileOpener {
 		return struct {
 			io.Reader
 			io.Closer
-		}{io.LimitReader(f, max), f}, true, nil
+		}{&within{f, max}, f}, true, nil
 	}
+}
+
+// within reads r and fails once r has given more than left bytes.
+type within struct {
+	r    io.Reader
+	left int64
+}
+
+func (w *within) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if w.left -= int64(n); w.left < 0 {
+		return n, errors.New("the file grew past its bound while it was read")
+	}
+	return n, err
 }
 
 // SnapshotPathFor is where the snapshot pinned beside an artifact is:

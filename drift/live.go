@@ -44,13 +44,13 @@ func (r *run) live(ctx context.Context) (*Result, error) {
 		listed.Store(pl)
 		return observe.ListInto(ctx, cfg, pl)
 	}
-	obs, tl, warning, err := others.primary(ctx, r.withSurface(cfg, func() []manifest.Tool { return listed.Load().Tools() }), list)
+	obs, tl, warning, err := others.primary(ctx, r.withSurface(cfg, func() *manifest.ToolList { return listed.Load().List("", "") }), list)
 	if r.reading != nil {
 		// Whatever the listing found, a declared side that cannot be read
 		// is the run's error.
-		var served []manifest.Tool
+		var served *manifest.ToolList
 		if err == nil {
-			served = tl.Tools
+			served = tl
 		}
 		declared, _, derr := r.reading.WaitKnown(served)
 		if derr != nil {

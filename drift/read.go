@@ -151,9 +151,10 @@ func (f *files) baseline(path string) func(*manifest.Known) (*manifest.Tools, bo
 }
 
 // headOf is the head of the regular file at path, read no further than
-// it needs (false: it is not one, or cannot be opened).
+// it needs (false: it is not one, or cannot be opened). Another file is
+// not opened (a named pipe opened and closed would lose its writer).
 func headOf(path string) (manifest.Head, bool) {
-	if path == "-" {
+	if st, err := os.Stat(path); path == "-" || err != nil || !st.Mode().IsRegular() {
 		return manifest.Head{}, false
 	}
 	f, err := os.Open(path)
@@ -172,10 +173,11 @@ func headOf(path string) (manifest.Head, bool) {
 // cannot be read.
 func (d *Reading) Wait() (schemadiff.Input, []byte, error) { return d.WaitKnown(nil) }
 
-// WaitKnown is Wait with the tools just listed known: when it is the first
-// to read the declared side, a snapshot's tools of the same bytes are
-// theirs (diff.ResolveKnown). What it returns is what Wait returns.
-func (d *Reading) WaitKnown(served []manifest.Tool) (schemadiff.Input, []byte, error) {
+// WaitKnown is Wait with the tools just listed known (served, nil: none):
+// when it is the first to read the declared side, a snapshot's tools of
+// the same bytes are theirs (diff.ResolveKnown). What it returns is what
+// Wait returns.
+func (d *Reading) WaitKnown(served *manifest.ToolList) (schemadiff.Input, []byte, error) {
 	d.once.Do(func() {
 		tools, viaBaseline, err := d.read(manifest.NewKnown(served))
 		if err != nil {

@@ -21,7 +21,7 @@ type pinnedOnce struct {
 // pinnedSurface is the surface the declared side pins (nil: none), from
 // the declared side read with the tools served known (Reading.WaitKnown)
 // when it is not read yet.
-func (r *run) pinnedSurface(served []manifest.Tool) (*surface.Surface, error) {
+func (r *run) pinnedSurface(served *manifest.ToolList) (*surface.Surface, error) {
 	r.pinned.once.Do(func() {
 		in := r.declared
 		if r.reading != nil {
@@ -38,7 +38,7 @@ func (r *run) pinnedSurface(served []manifest.Tool) (*surface.Surface, error) {
 // withSurface is cfg observing the surface: resources when the declared
 // side pins them (decided when they would be listed, after the tools:
 // listed are the tools the listing read).
-func (r *run) withSurface(cfg mcpclient.Config, listed func() []manifest.Tool) mcpclient.Config {
+func (r *run) withSurface(cfg mcpclient.Config, listed func() *manifest.ToolList) mcpclient.Config {
 	cfg.Surface = &mcpclient.SurfaceOptions{ResourcesIf: func() bool {
 		s, _ := r.pinnedSurface(listed())
 		return s != nil && s.Resources.State == surface.Observed

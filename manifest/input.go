@@ -211,6 +211,8 @@ const (
 	FormResult    = "result"
 	FormPages     = "pages"
 	FormToolArray = "tool-array"
+	// FormSnapshot is the form of a snapshot's tools (Snapshot.ToolList).
+	FormSnapshot = "snapshot"
 )
 
 // ToolList is a parsed tools/list observation.

@@ -22,14 +22,22 @@ type Known struct {
 	tools []Tool
 }
 
-// NewKnown indexes tools read from tools/list responses or pages: each was
-// parsed strictly at least as deep as a snapshot's tools sit (a page's
-// tools are in "result", in "tools"), so bytes that parsed there parse in
-// a snapshot too. nil for no tools.
-func NewKnown(tools []Tool) *Known {
-	if len(tools) == 0 {
+// NewKnown indexes the tools of tl, a list read from tools/list responses,
+// pages or a snapshot: each tool was parsed strictly at least as deep as a
+// snapshot's tools sit (a page's are in "result", in "tools"), so bytes
+// that parsed there parse in a snapshot too. A bare tool array's tools sit
+// a level higher, where bytes a snapshot would refuse as too deep can
+// parse: it knows none, nor of a list of another form. nil for no tools.
+func NewKnown(tl *ToolList) *Known {
+	if tl == nil || len(tl.Tools) == 0 {
 		return nil
 	}
+	switch tl.Form {
+	case FormJSONRPC, FormResult, FormPages, FormSnapshot:
+	default:
+		return nil
+	}
+	tools := tl.Tools
 	k := &Known{seed: maphash.MakeSeed(), at: make(map[uint64]int32, len(tools)), tools: tools}
 	for i := range tools {
 		h := maphash.Bytes(k.seed, tools[i].raw)

@@ -9,21 +9,22 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 	"unsafe"
 
 	"github.com/mcpdrift/mcpdrift/internal/corpus"
 	"github.com/mcpdrift/mcpdrift/jcs"
 )
 
-// listed is the tools of a tools/list response holding the tool array
+// listed is the list of a tools/list response holding the tool array
 // text tools: tools as a listing reads them.
-func listed(tb testing.TB, tools string) []Tool {
+func listed(tb testing.TB, tools string) *ToolList {
 	tb.Helper()
 	tl, err := ParseToolList([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":` + tools + `}}`))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return tl.Tools
+	return tl
 }
 
 // sameRead fails t when ReadToolsKnown of src does not read what ReadTools
@@ -91,7 +92,7 @@ func within(src, b []byte) bool {
 // hostile, is read whole (or refused as the whole read refuses it).
 func TestReadToolsKnown(t *testing.T) {
 	all := listed(t, string(corpus.Tools(30, 4)))
-	good, err := MarshalSnapshot("s", Identity{Endpoint: "e"}, &ToolList{Tools: all}, Complete)
+	good, err := MarshalSnapshot("s", Identity{Endpoint: "e"}, all, Complete)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestReadToolsKnown(t *testing.T) {
 		found int
 	}{
 		{"every tool listed", NewKnown(all), 30},
-		{"some listed", NewKnown(all[10:25]), 15},
+		{"some listed", NewKnown(&ToolList{Form: FormPages, Tools: all.Tools[10:25]}), 15},
 		{"none listed", NewKnown(listed(t, string(corpus.Tools(5, 9)))), 0},
 	} {
 		parts, found := sameRead(t, good, c.known)
@@ -111,6 +112,13 @@ func TestReadToolsKnown(t *testing.T) {
 	}
 	if NewKnown(nil) != nil {
 		t.Error("NewKnown of no tools is not nil")
+	}
+	// Of a bare tool array (its tools a level above a snapshot's) or a
+	// list of no known form, nothing is known.
+	for _, form := range []string{FormToolArray, ""} {
+		if NewKnown(&ToolList{Form: form, Tools: all.Tools}) != nil {
+			t.Errorf("NewKnown of a list of form %q knows its tools", form)
+		}
 	}
 
 	head := `{"schema":"mcpdrift.tool_snapshot.v1","server":{"id":"s"},"canonicalization":"assay.mcp_manifest_projection.v0","manifest_digest":null,"tools_list_complete":"complete",`
@@ -159,13 +167,13 @@ func TestReadToolsKnown(t *testing.T) {
 // or not, reading it with known tools agrees with reading it whole.
 func FuzzReadToolsKnown(f *testing.F) {
 	base := listed(f, string(corpus.Tools(3, 4)))
-	good, _ := MarshalSnapshot("s", Identity{Endpoint: "e"}, &ToolList{Tools: base}, Complete)
+	good, _ := MarshalSnapshot("s", Identity{Endpoint: "e"}, base, Complete)
 	f.Add(good, false)
 	f.Add([]byte(`{"schema":"mcpdrift.tool_snapshot.v1","tools":[{"name":"a"},{"name":"b"}],"tools":[]}`), true)
 	f.Fuzz(func(t *testing.T, src []byte, own bool) {
 		known := NewKnown(base)
 		if w, err := ReadTools(bytes.Clone(src), "f"); own && err == nil && w.Snapshot != nil {
-			known = NewKnown(w.Snapshot.Tools) // the text's own tools (a copy): every one found
+			known = NewKnown(w.Snapshot.ToolList()) // the text's own tools (a copy): every one found
 		}
 		sameRead(t, src, known)
 	})
@@ -188,6 +196,73 @@ func TestNameDigestOf(t *testing.T) {
 		got, err := NameDigestOf(v, "/x")
 		if err != nil || got.Name != want.Name || got.ToolDigest != want.ToolDigest() {
 			t.Fatalf("tool %d: %+v %v, want %s %s", i, got, err, want.Name, want.ToolDigest())
+		}
+	}
+}
+
+// spaces is a reader of a text, then of spaces without end.
+type spaces struct{ text []byte }
+
+func (s *spaces) Read(p []byte) (int, error) {
+	n := copy(p, s.text)
+	s.text = s.text[n:]
+	for i := n; i < len(p); i++ {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+// stalled gives its text, then nothing and no error, forever.
+type stalled struct{ text []byte }
+
+func (s *stalled) Read(p []byte) (int, error) {
+	n := copy(p, s.text)
+	s.text = s.text[n:]
+	return n, nil
+}
+
+// TestReadSnapshotKnownHostileReaders: a reader that stalls is given up
+// on, and one that goes on past what Parse accepts whole (jcs.MaxInputSize)
+// is not read as a snapshot, however small its parts; a tool given a byte
+// at a time is read in time linear in its size.
+func TestReadSnapshotKnownHostileReaders(t *testing.T) {
+	all := listed(t, string(corpus.Tools(4, 2)))
+	good, err := MarshalSnapshot("s", Identity{Endpoint: "e"}, all, Complete)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := NewKnown(all)
+	if _, _, ok := ReadSnapshotKnown(&stalled{good[:len(good)/2]}, "f", known); ok {
+		t.Error("read in parts from a reader that stalled half way")
+	}
+	big := append(bytes.Clone(good[:bytes.LastIndexByte(good, ']')]), ',')
+	if testing.Short() {
+		t.Skip("reads 2 GiB of spaces")
+	}
+	if _, _, ok := ReadSnapshotKnown(&spaces{big}, "f", known); ok {
+		t.Error("a text past jcs.MaxInputSize read in parts")
+	}
+}
+
+// TestReadSnapshotKnownByteByByte: a large tool given a byte at a time is
+// cut in time linear in its size (the window is filled, not rescanned per
+// byte).
+func TestReadSnapshotKnownByteByByte(t *testing.T) {
+	desc := strings.Repeat(`x\"`, 1<<19) // 1.5 MB, escapes throughout
+	tool := `{"name":"big","description":"` + desc + `","inputSchema":{"type":"object"}}`
+	tl := listed(t, `[`+tool+`]`)
+	snap, err := MarshalSnapshot("s", Identity{Endpoint: "e"}, tl, Complete)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, known := range []*Known{NewKnown(tl), NewKnown(listed(t, `[{"name":"other"}]`))} {
+		start := time.Now()
+		s, err, ok := ReadSnapshotKnown(iotest.OneByteReader(bytes.NewReader(snap)), "f", known)
+		if !ok || err != nil || len(s.Tools) != 1 || s.Tools[0].ToolDigest() != tl.Tools[0].ToolDigest() {
+			t.Fatalf("read in parts: %v %v", ok, err)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("a 1.5 MB tool a byte at a time took %v", d)
 		}
 	}
 }

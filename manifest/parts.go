@@ -67,15 +67,18 @@ func ReadSnapshotKnown(r io.Reader, file string, known *Known) (s *Snapshot, err
 
 // window is what has been read of r and not yet cut: b[off:].
 type window struct {
-	r   io.Reader
-	b   []byte
-	off int
-	end bool // r has ended, or failed
-	err bool // r failed
+	r    io.Reader
+	b    []byte
+	off  int
+	read int64 // bytes read of r
+	end  bool  // r has ended, or failed
+	err  bool  // r failed, made no progress, or held more than jcs.MaxInputSize bytes
 }
 
 // more reads more of r into the window, keeping b[off:] (and moving it to
-// the front when that frees half of b); false when r has ended.
+// the front when that frees half of b), until b is full or r has ended:
+// a cut that needs more scans again at most once per doubling of b.
+// False when nothing more was read.
 func (w *window) more() bool {
 	if w.end {
 		return false
@@ -87,12 +90,23 @@ func (w *window) more() bool {
 	if len(w.b) == cap(w.b) {
 		w.b = append(w.b, make([]byte, cap(w.b))...)[:len(w.b)]
 	}
-	n, err := w.r.Read(w.b[len(w.b):cap(w.b)])
-	w.b = w.b[:len(w.b)+n]
-	if err != nil {
-		w.end, w.err = true, err != io.EOF
+	from, empty := len(w.b), 0
+	for len(w.b) < cap(w.b) && !w.end {
+		n, err := w.r.Read(w.b[len(w.b):cap(w.b)])
+		w.b = w.b[:len(w.b)+n]
+		w.read += int64(n)
+		switch {
+		case w.read > jcs.MaxInputSize:
+			w.end, w.err = true, true // a text Parse refuses whole
+		case err != nil:
+			w.end, w.err = true, err != io.EOF
+		case n == 0:
+			if empty++; empty == 100 {
+				w.end, w.err = true, true // as bufio: no progress
+			}
+		}
 	}
-	return n > 0 || !w.end
+	return len(w.b) > from && !w.err
 }
 
 // head is the text before the value of the top-level "tools" member (read

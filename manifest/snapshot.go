@@ -504,5 +504,5 @@ func (s *Snapshot) checkDigest(claimed string, kind jcs.Kind, file string) error
 
 // ToolList returns the snapshot's tools as a ToolList.
 func (s *Snapshot) ToolList() *ToolList {
-	return &ToolList{Form: "snapshot", Tools: s.Tools, Completeness: s.Completeness, Reason: "from a snapshot"}
+	return &ToolList{Form: FormSnapshot, Tools: s.Tools, Completeness: s.Completeness, Reason: "from a snapshot"}
 }
