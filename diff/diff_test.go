@@ -47,28 +47,7 @@ func TestRun(t *testing.T) {
 // snapshot pinned beside it, which must be its own; without the snapshot,
 // or from stdin, it is refused.
 func TestLoadThroughBaseline(t *testing.T) {
-	src, err := os.ReadFile(acmeV1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := manifest.ParseToolList(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := manifest.Pin(manifest.BuildObserved("acme", tl, tl.Completeness, nil), manifest.PinOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, _ := manifest.MarshalArtifact(d)
-	snap, err := manifest.MarshalSnapshot("acme", manifest.Identity{Endpoint: "http://127.0.0.1/mcp"}, tl, tl.Completeness)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	decl := filepath.Join(dir, "acme.json")
-	if err := os.WriteFile(decl, db, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	decl, snap, db, tl := pinnedAcme(t)
 	if _, _, err := diff.Load(decl, read); runerr.KindOf(err) != runerr.Usage || !strings.Contains(err.Error(), "is not there") {
 		t.Errorf("no snapshot beside: %v", err)
 	}
@@ -82,9 +61,36 @@ func TestLoadThroughBaseline(t *testing.T) {
 	if _, _, err := diff.Load("-", func(string) ([]byte, error) { return db, nil }); runerr.KindOf(err) != runerr.Usage {
 		t.Errorf("a baseline from stdin: %v", err)
 	}
-	if _, _, err := diff.Load(filepath.Join(dir, "missing.json"), read); err == nil {
+	if _, _, err := diff.Load(filepath.Join(filepath.Dir(decl), "missing.json"), read); err == nil {
 		t.Error("a file that is not there was read")
 	}
+}
+
+// pinnedAcme pins the acme list (v1) into a new directory: the declared
+// baseline's path, the snapshot to put beside it, the baseline's bytes and
+// the list.
+func pinnedAcme(t *testing.T) (decl string, snap, db []byte, tl *manifest.ToolList) {
+	t.Helper()
+	src, err := os.ReadFile(acmeV1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl, err = manifest.ParseToolList(src); err != nil {
+		t.Fatal(err)
+	}
+	d, err := manifest.Pin(manifest.BuildObserved("acme", tl, tl.Completeness, nil), manifest.PinOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ = manifest.MarshalArtifact(d)
+	if snap, err = manifest.MarshalSnapshot("acme", manifest.Identity{Endpoint: "http://127.0.0.1/mcp"}, tl, tl.Completeness); err != nil {
+		t.Fatal(err)
+	}
+	decl = filepath.Join(t.TempDir(), "acme.json")
+	if err := os.WriteFile(decl, db, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return decl, snap, db, tl
 }
 
 // TestResolveKnown: with the listed tools known, the snapshot beside a
@@ -92,28 +98,7 @@ func TestLoadThroughBaseline(t *testing.T) {
 // resolves it; a file OpenFile does not open (too large, stdin) is left
 // to the FileReader, whose refusal is the error.
 func TestResolveKnown(t *testing.T) {
-	src, err := os.ReadFile(acmeV1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := manifest.ParseToolList(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := manifest.Pin(manifest.BuildObserved("acme", tl, tl.Completeness, nil), manifest.PinOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, _ := manifest.MarshalArtifact(d)
-	snap, err := manifest.MarshalSnapshot("acme", manifest.Identity{Endpoint: "http://127.0.0.1/mcp"}, tl, tl.Completeness)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	decl := filepath.Join(dir, "acme.json")
-	if err := os.WriteFile(decl, db, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	decl, snap, _, tl := pinnedAcme(t)
 	if err := os.WriteFile(diff.SnapshotPathFor(decl), snap, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -22,20 +22,11 @@ type FileReader func(path string) ([]byte, error)
 // it is not a regular file or is larger than max bytes.
 func ReadFile(max int64) FileReader {
 	return func(path string) ([]byte, error) {
-		f, err := os.Open(path)
+		f, err := regularFile(path, max)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		st, err := f.Stat()
-		switch {
-		case err != nil:
-			return nil, err
-		case !st.Mode().IsRegular():
-			return nil, fmt.Errorf("%s is not a regular file", safetext.Quote(path))
-		case st.Size() > max:
-			return nil, fmt.Errorf("%s: %d bytes is larger than %d", safetext.Quote(path), st.Size(), max)
-		}
 		b, err := io.ReadAll(io.LimitReader(f, max+1))
 		if err == nil && int64(len(b)) > max {
 			err = fmt.Errorf("%s is larger than %d bytes", safetext.Quote(path), max)
@@ -46,28 +37,49 @@ func ReadFile(max int64) FileReader {
 
 // OpenFile is the FileOpener of a program, beside ReadFile(max): a regular
 // file of at most max bytes is opened (its reading fails should it grow
-// past max); any other is left to ReadFile, which reads or refuses it,
-// and is not opened here (a named pipe opened and closed would lose its
-// writer). "-" is left to the FileReader too (the command line reads it
-// as stdin).
+// past max); any other is left to the FileReader, which reads or refuses
+// it. "-" is left to the FileReader too (the command line reads it as
+// stdin).
 func OpenFile(max int64) FileOpener {
 	return func(path string) (io.ReadCloser, bool, error) {
-		if st, err := os.Stat(path); path == "-" || err != nil || !st.Mode().IsRegular() || st.Size() > max {
-			return nil, false, nil // the FileReader reads it, or says why not
+		if path == "-" {
+			return nil, false, nil
 		}
-		f, err := os.Open(path)
+		f, err := regularFile(path, max)
 		if err != nil {
-			return nil, false, nil
-		}
-		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || st.Size() > max {
-			f.Close()
-			return nil, false, nil
+			return nil, false, nil // the FileReader says why
 		}
 		return struct {
 			io.Reader
 			io.Closer
 		}{&within{f, max}, f}, true, nil
 	}
+}
+
+// regularFile opens the regular file at path, of at most max bytes, or
+// says why not. A file of another kind is not opened: a named pipe opened
+// and closed would lose its writer.
+func regularFile(path string, max int64) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", safetext.Quote(path))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+	case !st.Mode().IsRegular():
+		err = fmt.Errorf("%s is not a regular file", safetext.Quote(path))
+	case st.Size() > max:
+		err = fmt.Errorf("%s: %d bytes is larger than %d", safetext.Quote(path), st.Size(), max)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // within reads r and fails once r has given more than left bytes.

@@ -45,7 +45,7 @@ func TestOpenFile(t *testing.T) {
 
 	fifo := filepath.Join(dir, "pipe.json")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no named pipe here: %v", err)
+		t.Fatal(err) // unix: a temporary directory takes a named pipe
 	}
 	done := make(chan bool)
 	go func() {

@@ -33,7 +33,7 @@ func TestReadNamedPipe(t *testing.T) {
 	}
 	fifo := filepath.Join(t.TempDir(), "acme.snapshot.json")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no named pipe here: %v", err)
+		t.Fatal(err) // unix: a temporary directory takes a named pipe
 	}
 	go func() {
 		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {

@@ -48,13 +48,12 @@ type Reading struct {
 // when set, runs once the heads are peeked at.
 func Read(path string, read diff.FileReader, open diff.FileOpener, before func()) *Reading {
 	f := &files{read: read, open: open, pre: map[string]file{}}
-	d := &Reading{path: path}
+	d := &Reading{path: path, read: func(known *manifest.Known) (*manifest.Tools, bool, error) {
+		return diff.ResolveKnown(path, f.get, f.opener, known)
+	}}
 	switch h := f.peek(path); h.Schema {
 	case manifest.SnapshotSchemaID:
 		d.predicted = h.ClientCapabilities
-		d.read = func(known *manifest.Known) (*manifest.Tools, bool, error) {
-			return diff.ResolveKnown(path, f.get, f.opener, known)
-		}
 	case manifest.DeclaredSchemaID:
 		// The snapshot beside it, when it is a regular file (a pipe is
 		// left to the reading).
@@ -62,10 +61,6 @@ func Read(path string, read diff.FileReader, open diff.FileOpener, before func()
 			d.predicted = sh.ClientCapabilities
 		}
 		d.read = f.baseline(path)
-	default:
-		d.read = func(known *manifest.Known) (*manifest.Tools, bool, error) {
-			return diff.ResolveKnown(path, f.get, f.opener, known)
-		}
 	}
 	if before != nil {
 		before()

@@ -48,14 +48,6 @@ func NewKnown(tl *ToolList) *Known {
 	return k
 }
 
-// find is the known tool whose bytes are b, or nil.
-func (k *Known) find(b []byte) *Tool {
-	if i, ok := k.index(b); ok {
-		return &k.tools[i]
-	}
-	return nil
-}
-
 // index is the index of the known tool whose bytes are b.
 func (k *Known) index(b []byte) (int, bool) {
 	if k == nil {

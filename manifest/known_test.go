@@ -63,7 +63,7 @@ func sameRead(t testing.TB, src []byte, known *Known) (parts bool, found int) {
 	}
 	for i := range g.Tools {
 		a, b := g.Tools[i], w.Tools[i]
-		if known.find(b.raw) != nil {
+		if _, ok := known.index(b.raw); ok {
 			found++
 		}
 		if within(src, a.raw) {
